@@ -1,0 +1,82 @@
+#include "adapters/scalapack/forward.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace pipevd::scalapack {
+namespace {
+
+// True when fn lives in the same shared object as this file (libpipevd itself).
+bool is_ours(void* fn) {
+  Dl_info mine{}, theirs{};
+  if (!dladdr(reinterpret_cast<void*>(&real_pdsyevd), &mine) || !dladdr(fn, &theirs)) return false;
+  return mine.dli_fbase == theirs.dli_fbase;
+}
+
+RealPdsyevd resolve() {
+  RealPdsyevd r;
+  void* fn = dlsym(RTLD_NEXT, "pdsyevd_");
+  // A program that linked ScaLAPACK ahead of libpipevd has it before us in search order.
+  if (!fn || is_ours(fn)) {
+    void* first = dlsym(RTLD_DEFAULT, "pdsyevd_");
+    fn = (first && !is_ours(first)) ? first : nullptr;
+  }
+  if (!fn) {
+    r.error =
+        "pipevd: ScaLAPACK's pdsyevd_ was not found in the process (dlsym RTLD_NEXT/RTLD_DEFAULT); "
+        "link ScaLAPACK after -lpipevd (e.g. -lpipevd -lscalapack-openmpi)";
+    return r;
+  }
+  r.fn = reinterpret_cast<pdsyevd_fn>(fn);
+  return r;
+}
+
+int local_rows(int m, const int* desc, int myrow, int nprow) {
+  return numroc_(&m, &desc[MB_], &myrow, &desc[RSRC_], &nprow);
+}
+
+}  // namespace
+
+const RealPdsyevd& real_pdsyevd() {
+  static const RealPdsyevd r = resolve();
+  return r;
+}
+
+void forward_pdsyevd(const PdsyevdCall& c) {
+  const pdsyevd_fn fn = real_pdsyevd().fn;  // the caller checked real_pdsyevd().error
+  const char jobz[1] = {c.jobz}, uplo[1] = {c.uplo};
+  if (*c.ia == 1 && *c.ja == 1 && *c.iz == 1 && *c.jz == 1) {
+    fn(jobz, uplo, c.n, c.a, c.ia, c.ja, c.desca, c.w, c.z, c.iz, c.jz, c.descz, c.work, c.lwork,
+       c.iwork, c.liwork, c.info, 1, 1);
+    return;
+  }
+  // Submatrix: solve a copy at (1,1) on the same grid and blocking, then copy Z back.
+  const int n = *c.n, one = 1, ictxt = c.desca[CTXT_];
+  int nprow, npcol, myrow, mycol;
+  blacs_gridinfo_(&ictxt, &nprow, &npcol, &myrow, &mycol);
+  int desc1[kDescLen];
+  const int lld = std::max(1, local_rows(n, c.desca, myrow, nprow));
+  int dinfo = 0;
+  descinit_(desc1, &n, &n, &c.desca[MB_], &c.desca[NB_], &c.desca[RSRC_], &c.desca[CSRC_], &ictxt,
+            &lld, &dinfo);
+  const int nloc_cols = numroc_(&n, &c.desca[NB_], &mycol, &c.desca[CSRC_], &npcol);
+  const std::size_t local = static_cast<std::size_t>(lld) * std::max(1, nloc_cols);
+  std::vector<double> a1(local), z1(local);
+  pdgemr2d_(&n, &n, c.a, c.ia, c.ja, c.desca, a1.data(), &one, &one, desc1, &ictxt);
+
+  double wq = 0;
+  int iwq = 0, qinfo = 0;
+  const int query = -1;
+  fn(jobz, uplo, &n, a1.data(), &one, &one, desc1, c.w, z1.data(), &one, &one, desc1, &wq, &query,
+     &iwq, &query, &qinfo, 1, 1);
+  int lwork1 = static_cast<int>(wq), liwork1 = iwq;
+  std::vector<double> work1(std::max(1, lwork1));
+  std::vector<int> iwork1(std::max(1, liwork1));
+  fn(jobz, uplo, &n, a1.data(), &one, &one, desc1, c.w, z1.data(), &one, &one, desc1, work1.data(),
+     &lwork1, iwork1.data(), &liwork1, c.info, 1, 1);
+  pdgemr2d_(&n, &n, z1.data(), &one, &one, desc1, c.z, c.iz, c.jz, c.descz, &ictxt);
+}
+
+}  // namespace pipevd::scalapack

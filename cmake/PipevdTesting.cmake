@@ -1,0 +1,40 @@
+# Test helpers: MPI tests through mpiexec at several rank counts, GPU tests that report "skipped"
+# (exit code 77) where no device is visible.
+find_package(GTest REQUIRED)
+
+set(PIPEVD_MPIEXEC_FLAGS --oversubscribe --bind-to none)
+set(PIPEVD_TEST_ENV
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PMIX_MCA_pcompress_base_silence_warning=1
+    PMIX_MCA_gds=hash)
+set(PIPEVD_SKIP_CODE 77)
+
+# pipevd_add_mpi_test(<name> <target> RANKS 1 2 3 4 [LABELS ...] [ENV ...] [ARGS ...] [TIMEOUT s])
+function(pipevd_add_mpi_test name target)
+  cmake_parse_arguments(T "" "TIMEOUT" "RANKS;LABELS;ENV;ARGS" ${ARGN})
+  if(NOT T_RANKS)
+    set(T_RANKS 1 2 3 4)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  foreach(np IN LISTS T_RANKS)
+    set(tname ${name}.np${np})
+    add_test(NAME ${tname}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${PIPEVD_MPIEXEC_FLAGS}
+                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${T_ARGS})
+    set_tests_properties(${tname} PROPERTIES ENVIRONMENT "${PIPEVD_TEST_ENV};${T_ENV}"
+                         TIMEOUT ${T_TIMEOUT} PROCESSORS ${np} SKIP_RETURN_CODE ${PIPEVD_SKIP_CODE}
+                         LABELS "mpi;${T_LABELS}")
+  endforeach()
+endfunction()
+
+# pipevd_add_gtest_executable(<target> SOURCES ... LIBS <pipevd::pipevd | pipevd_internal> ...):
+# GoogleTest with the MPI-aware main. LIBS come first on the link line, so libpipevd is ahead of
+# ScaLAPACK as in a relinked application.
+function(pipevd_add_gtest_executable target)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${target} ${T_SOURCES})
+  target_link_libraries(${target} PRIVATE ${T_LIBS} pipevd_test_support GTest::gtest)
+endfunction()

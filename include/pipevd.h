@@ -1,0 +1,35 @@
+/* pipevd: GPU engine behind ScaLAPACK's PDSYEVD.
+ *
+ * pipevd_pdsyevd takes exactly PDSYEVD's arguments with PDSYEVD's semantics (1-based IA/JA/IZ/JZ,
+ * BLACS descriptors of 9 integers, LWORK = -1 / LIWORK = -1 workspace queries, INFO conventions).
+ * The library also exports the Fortran symbols pdsyevd_ and pipevd_pdsyevd_, so a code relinked with
+ * -lpipevd ahead of ScaLAPACK reaches pipevd with no source change.
+ *
+ * Extension (documented, not in ScaLAPACK): JOBZ = 'N' computes eigenvalues only, where the engine
+ * takes the call; ScaLAPACK's PDSYEVD itself accepts only JOBZ = 'V'.
+ *
+ * Environment, read once per process:
+ *   PIPEVD_BACKEND = auto | gpu | host | scalapack   (default auto)
+ *   PIPEVD_MIN_N   = non-negative integer: below it calls go to ScaLAPACK
+ *   PIPEVD_VERBOSE = 0 | 1 | 2: one line per call on rank 0 (1), plus per-rank timelines (2)
+ */
+#ifndef PIPEVD_H
+#define PIPEVD_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void pipevd_pdsyevd(const char* jobz, const char* uplo, const int* n, double* a, const int* ia,
+                    const int* ja, const int* desca, double* w, double* z, const int* iz,
+                    const int* jz, const int* descz, double* work, const int* lwork, int* iwork,
+                    const int* liwork, int* info);
+
+/* Version string of the library, e.g. "0.1.0". */
+const char* pipevd_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PIPEVD_H */

@@ -1,0 +1,48 @@
+#include "interface/decision.hpp"
+
+namespace pipevd {
+
+const char* to_string(Route r) {
+  switch (r) {
+    case Route::Scalapack: return "scalapack";
+    case Route::Host: return "host";
+    case Route::Gpu: return "gpu";
+  }
+  return "?";
+}
+
+Decision decide(const Policy& policy, int n, const EngineAvailability& available) {
+  Decision d;
+  switch (policy.backend) {
+    case Backend::Scalapack:
+      d.why = "PIPEVD_BACKEND=scalapack";
+      return d;
+    case Backend::Host:
+      if (!available.host) d.error = "PIPEVD_BACKEND=host, but this build has no host engine";
+      d.route = Route::Host;
+      d.why = "PIPEVD_BACKEND=host";
+      return d;
+    case Backend::Gpu:
+      if (!available.gpu) d.error = "PIPEVD_BACKEND=gpu, but no GPU engine with a visible device";
+      d.route = Route::Gpu;
+      d.why = "PIPEVD_BACKEND=gpu";
+      return d;
+    case Backend::Auto: break;
+  }
+  if (n < policy.min_n) {
+    d.why = "auto: n < PIPEVD_MIN_N=" + std::to_string(policy.min_n);
+  } else if (available.gpu) {
+    d.route = Route::Gpu;
+    d.why = "auto: GPU engine";
+  } else if (available.host) {
+    d.route = Route::Host;
+    d.why = "auto: no GPU engine, host engine";
+  } else {
+    d.why = "auto: no engine in this build";
+  }
+  return d;
+}
+
+EngineAvailability engine_availability() { return EngineAvailability{}; }
+
+}  // namespace pipevd

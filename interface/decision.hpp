@@ -1,0 +1,29 @@
+// Where one PDSYEVD call goes: the engine (on a backend) or the real ScaLAPACK.
+#pragma once
+#include <string>
+
+#include "interface/policy.hpp"
+
+namespace pipevd {
+
+enum class Route { Scalapack, Host, Gpu };
+const char* to_string(Route r);
+
+struct Decision {
+  Route route = Route::Scalapack;
+  std::string why;    // for PIPEVD_VERBOSE
+  std::string error;  // non-empty: the policy asks for something this build or machine cannot do
+};
+
+struct EngineAvailability {
+  bool host = false;  // the host engine is built in
+  bool gpu = false;   // the GPU engine is built in and a device is visible
+};
+
+// Pure function of the policy, the problem size and what is available; the same on every rank.
+Decision decide(const Policy& policy, int n, const EngineAvailability& available);
+
+// What this build and this process offer.
+EngineAvailability engine_availability();
+
+}  // namespace pipevd

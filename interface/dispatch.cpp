@@ -1,0 +1,69 @@
+#include "interface/dispatch.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+
+#include "adapters/scalapack/forward.hpp"
+#include "interface/argument_checks.hpp"
+#include "interface/decision.hpp"
+
+namespace pipevd {
+namespace {
+
+using namespace scalapack;
+
+// Configuration errors (bad environment, missing ScaLAPACK) cannot be told through INFO: stop the
+// job with a message that names the problem rather than run something the user did not ask for.
+[[noreturn]] void fatal(const std::string& message) {
+  std::fprintf(stderr, "pipevd: error: %s\n", message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+void report(const PdsyevdCall& c, const Decision& d, double seconds) {
+  int nprow, npcol, myrow, mycol;
+  blacs_gridinfo_(&c.descz[CTXT_], &nprow, &npcol, &myrow, &mycol);
+  if (myrow != 0 || mycol != 0) return;
+  std::fprintf(stderr, "pipevd: pdsyevd route=%s (%s) n=%d grid=%dx%d nb=%d jobz=%c uplo=%c info=%d time=%.6f s\n",
+               to_string(d.route), d.why.c_str(), *c.n, nprow, npcol, c.desca[NB_], c.jobz, c.uplo,
+               *c.info, seconds);
+}
+
+}  // namespace
+
+void run_pdsyevd(const PdsyevdCall& c) {
+  const PolicyOrError& pol = process_policy();
+  if (!pol.error.empty()) fatal(pol.error);
+  const double t0 = MPI_Wtime();
+  const Decision d = decide(pol.policy, *c.n, engine_availability());
+
+  const PdsyevdCheck chk = check_pdsyevd_arguments(c, d.route != Route::Scalapack);
+  if (chk.quick_return) return;
+  *c.info = chk.info;
+  if (chk.info != 0) {
+    const int code = -chk.info;
+    pxerbla_(&c.descz[CTXT_], "PDSYEVD", &code, 7);
+    return;
+  }
+  if (chk.query) return;
+  if (!d.error.empty()) fatal(d.error);
+
+  switch (d.route) {
+    case Route::Scalapack: {
+      const RealPdsyevd& real = real_pdsyevd();
+      if (!real.fn) fatal(real.error);
+      forward_pdsyevd(c);
+      c.work[0] = chk.lwmin;  // PDSYEVD's WORK(1) on exit, whatever the copy path used
+      c.iwork[0] = chk.liwmin;
+      break;
+    }
+    case Route::Host:
+    case Route::Gpu:
+      fatal(std::string("route ") + to_string(d.route) + " has no engine in this build");
+  }
+  if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
+}
+
+}  // namespace pipevd

@@ -1,0 +1,69 @@
+#include "interface/policy.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace pipevd {
+
+const char* to_string(Backend b) {
+  switch (b) {
+    case Backend::Auto: return "auto";
+    case Backend::Gpu: return "gpu";
+    case Backend::Host: return "host";
+    case Backend::Scalapack: return "scalapack";
+  }
+  return "?";
+}
+
+namespace {
+
+// A whole decimal integer in [lo, hi], nothing else.
+std::optional<long> parse_integer(const char* s, long lo, long hi) {
+  if (!s || !*s) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const long v = std::strtol(s, &end, 10);
+  if (errno || *end || v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv_fn) {
+  PolicyOrError r;
+  if (const char* s = getenv_fn("PIPEVD_BACKEND")) {
+    const std::string v = s;
+    if (v == "auto") r.policy.backend = Backend::Auto;
+    else if (v == "gpu") r.policy.backend = Backend::Gpu;
+    else if (v == "host") r.policy.backend = Backend::Host;
+    else if (v == "scalapack") r.policy.backend = Backend::Scalapack;
+    else {
+      r.error = "PIPEVD_BACKEND='" + v + "' is not one of auto, gpu, host, scalapack";
+      return r;
+    }
+  }
+  if (const char* s = getenv_fn("PIPEVD_MIN_N")) {
+    const auto v = parse_integer(s, 0, 2147483647L);
+    if (!v) {
+      r.error = std::string("PIPEVD_MIN_N='") + s + "' is not a non-negative integer";
+      return r;
+    }
+    r.policy.min_n = *v;
+  }
+  if (const char* s = getenv_fn("PIPEVD_VERBOSE")) {
+    const auto v = parse_integer(s, 0, 2);
+    if (!v) {
+      r.error = std::string("PIPEVD_VERBOSE='") + s + "' is not one of 0, 1, 2";
+      return r;
+    }
+    r.policy.verbose = static_cast<int>(*v);
+  }
+  return r;
+}
+
+const PolicyOrError& process_policy() {
+  static const PolicyOrError p = parse_policy([](const char* name) { return std::getenv(name); });
+  return p;
+}
+
+}  // namespace pipevd

@@ -1,0 +1,29 @@
+// The process-wide policy: which backend takes PDSYEVD calls, from the environment, read once.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace pipevd {
+
+enum class Backend { Auto, Gpu, Host, Scalapack };
+const char* to_string(Backend b);
+
+struct Policy {
+  Backend backend = Backend::Auto;
+  long min_n = 0;   // below it, calls go to ScaLAPACK (PIPEVD_MIN_N)
+  int verbose = 0;  // PIPEVD_VERBOSE: 0, 1 (a line per call), 2 (plus per-rank timelines)
+};
+
+struct PolicyOrError {
+  Policy policy;
+  std::string error;  // empty when the environment was valid; otherwise names the variable
+};
+
+// Parses the policy from an environment lookup (nullptr for unset). Pure, for tests.
+PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv_fn);
+
+// The policy of this process, parsed from the real environment on first use.
+const PolicyOrError& process_policy();
+
+}  // namespace pipevd

@@ -1,0 +1,48 @@
+#include "tests/support/blacs_grid.hpp"
+
+#include <mpi.h>
+
+extern "C" {
+void Cblacs_get(int ictxt, int what, int* val);
+void Cblacs_gridinit(int* ictxt, const char* order, int nprow, int npcol);
+void Cblacs_gridinfo(int ictxt, int* nprow, int* npcol, int* myrow, int* mycol);
+void Cblacs_gridexit(int ictxt);
+}
+
+namespace pipevd::test {
+
+BlacsGrid::BlacsGrid(int nprow_, int npcol_, char order) {
+  int sys = 0;
+  Cblacs_get(0, 0, &sys);
+  ictxt = sys;
+  const char ord[2] = {order, 0};
+  Cblacs_gridinit(&ictxt, ord, nprow_, npcol_);
+  nprow = nprow_;
+  npcol = npcol_;
+  if (world_rank() < nprow_ * npcol_) Cblacs_gridinfo(ictxt, &nprow, &npcol, &myrow, &mycol);
+}
+
+BlacsGrid::~BlacsGrid() {
+  if (in_grid()) Cblacs_gridexit(ictxt);
+}
+
+GridShape squarest_grid(int size) {
+  int r = 1;
+  for (int d = 1; d * d <= size; ++d)
+    if (size % d == 0) r = d;
+  return {r, size / r};
+}
+
+int world_size() {
+  int s = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+}  // namespace pipevd::test

@@ -1,0 +1,27 @@
+// A BLACS process grid over MPI_COMM_WORLD for tests: created and released with the object.
+#pragma once
+
+namespace pipevd::test {
+
+struct BlacsGrid {
+  // order 'R' (row-major) or 'C' (column-major), as Cblacs_gridinit takes it. Ranks beyond
+  // nprow*npcol are not in the grid (in_grid() false).
+  BlacsGrid(int nprow, int npcol, char order = 'R');
+  ~BlacsGrid();
+  BlacsGrid(const BlacsGrid&) = delete;
+  BlacsGrid& operator=(const BlacsGrid&) = delete;
+  bool in_grid() const { return myrow >= 0 && myrow < nprow && mycol >= 0 && mycol < npcol; }
+
+  int ictxt = -1, nprow = 0, npcol = 0, myrow = -1, mycol = -1;
+};
+
+// Grid shapes (nprow, npcol) that use all of `size` ranks: 1 x size, size x 1 and the squarest.
+struct GridShape {
+  int nprow, npcol;
+};
+GridShape squarest_grid(int size);
+
+int world_size();
+int world_rank();
+
+}  // namespace pipevd::test

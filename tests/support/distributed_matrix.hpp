@@ -1,0 +1,37 @@
+// A block-cyclic matrix for tests: its descriptor and local storage, filled from a function of the
+// global (0-based) indices, and gathered back to a full column-major copy on every rank.
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "tests/support/blacs_grid.hpp"
+
+namespace pipevd::test {
+
+struct BlockCyclicLayout {
+  int m = 0, n = 0, mb = 1, nb = 1, rsrc = 0, csrc = 0;
+  int lld_extra = 0;  // LLD larger than needed by this much
+};
+
+struct DistributedMatrix {
+  DistributedMatrix(const BlacsGrid& grid, const BlockCyclicLayout& layout);
+  // f(i, j) for every local element (global 0-based indices).
+  void fill(const std::function<double(long, long)>& f);
+  // The whole m x n matrix, column-major, on every rank (collective over MPI_COMM_WORLD).
+  std::vector<double> gather(const BlacsGrid& grid) const;
+  double* data() { return local.data(); }
+
+  int desc[9] = {};
+  int local_rows = 0, local_cols = 0;
+  std::vector<double> local;
+  BlockCyclicLayout layout;
+  int myrow = -1, mycol = -1, nprow = 1, npcol = 1;
+};
+
+// Global index of local index l (0-based) on process coordinate p (block size nb, source src).
+long global_index(int l, int nb, int p, int src, int nprocs);
+
+// A deterministic random symmetric matrix: entry (i, j) from a hash of (min, max, seed) in [-1, 1).
+double random_symmetric_entry(long i, long j, unsigned seed);
+
+}  // namespace pipevd::test

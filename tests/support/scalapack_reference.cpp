@@ -1,0 +1,42 @@
+#include "tests/support/scalapack_reference.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace pipevd::test {
+
+pdsyevd_fn scalapack_pdsyevd() {
+  static pdsyevd_fn fn = [] {
+    void* lib = dlopen(PIPEVD_SCALAPACK_LIBRARY_FILE, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+    if (!lib) lib = dlopen(PIPEVD_SCALAPACK_LIBRARY_FILE, RTLD_NOW | RTLD_GLOBAL);
+    void* sym = lib ? dlsym(lib, "pdsyevd_") : nullptr;
+    if (!sym) {
+      std::fprintf(stderr, "cannot load ScaLAPACK's pdsyevd_ from %s\n", PIPEVD_SCALAPACK_LIBRARY_FILE);
+      std::abort();
+    }
+    return reinterpret_cast<pdsyevd_fn>(sym);
+  }();
+  return fn;
+}
+
+int call_scalapack_pdsyevd(char jobz, char uplo, int n, double* a, int ia, int ja, const int* desca,
+                           double* w, double* z, int iz, int jz, const int* descz) {
+  const pdsyevd_fn fn = scalapack_pdsyevd();
+  int info = 0, lwork = -1, liwork = 1, iwq = 0;
+  double wq = 0;
+  fn(&jobz, &uplo, &n, a, &ia, &ja, desca, w, z, &iz, &jz, descz, &wq, &lwork, &iwq, &liwork, &info, 1, 1);
+  if (info != 0) return info;
+  lwork = static_cast<int>(wq);
+  liwork = std::max(1, iwq);
+  std::vector<double> work(std::max(1, lwork));
+  std::vector<int> iwork(liwork);
+  fn(&jobz, &uplo, &n, a, &ia, &ja, desca, w, z, &iz, &jz, descz, work.data(), &lwork, iwork.data(),
+     &liwork, &info, 1, 1);
+  return info;
+}
+
+}  // namespace pipevd::test

@@ -1,0 +1,72 @@
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "interface/decision.hpp"
+#include "interface/policy.hpp"
+
+namespace pipevd {
+namespace {
+
+PolicyOrError parse(const std::map<std::string, std::string>& env) {
+  return parse_policy([&](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+}
+
+TEST(Policy, DefaultsWhenUnset) {
+  const PolicyOrError p = parse({});
+  EXPECT_TRUE(p.error.empty());
+  EXPECT_EQ(p.policy.backend, Backend::Auto);
+  EXPECT_EQ(p.policy.min_n, 0);
+  EXPECT_EQ(p.policy.verbose, 0);
+}
+
+TEST(Policy, ParsesEveryBackend) {
+  EXPECT_EQ(parse({{"PIPEVD_BACKEND", "gpu"}}).policy.backend, Backend::Gpu);
+  EXPECT_EQ(parse({{"PIPEVD_BACKEND", "host"}}).policy.backend, Backend::Host);
+  EXPECT_EQ(parse({{"PIPEVD_BACKEND", "scalapack"}}).policy.backend, Backend::Scalapack);
+  EXPECT_EQ(parse({{"PIPEVD_BACKEND", "auto"}}).policy.backend, Backend::Auto);
+}
+
+TEST(Policy, BadValuesNameTheVariable) {
+  for (const auto& [var, value] : std::map<std::string, std::string>{{"PIPEVD_BACKEND", "GPU"},
+                                                                     {"PIPEVD_MIN_N", "-3"},
+                                                                     {"PIPEVD_VERBOSE", "yes"}}) {
+    const PolicyOrError p = parse({{var, value}});
+    EXPECT_NE(p.error.find(var), std::string::npos) << p.error;
+  }
+  EXPECT_FALSE(parse({{"PIPEVD_MIN_N", "12abc"}}).error.empty());
+  EXPECT_FALSE(parse({{"PIPEVD_MIN_N", ""}}).error.empty());
+  EXPECT_FALSE(parse({{"PIPEVD_VERBOSE", "3"}}).error.empty());
+  EXPECT_EQ(parse({{"PIPEVD_MIN_N", "4096"}}).policy.min_n, 4096);
+  EXPECT_EQ(parse({{"PIPEVD_VERBOSE", "2"}}).policy.verbose, 2);
+}
+
+TEST(Decision, AutoPrefersGpuThenHostThenScalapack) {
+  Policy p;
+  EXPECT_EQ(decide(p, 1000, {true, true}).route, Route::Gpu);
+  EXPECT_EQ(decide(p, 1000, {true, false}).route, Route::Host);
+  EXPECT_EQ(decide(p, 1000, {false, false}).route, Route::Scalapack);
+  p.min_n = 2000;
+  EXPECT_EQ(decide(p, 1000, {true, true}).route, Route::Scalapack);
+  EXPECT_EQ(decide(p, 2000, {true, true}).route, Route::Gpu);
+}
+
+TEST(Decision, ExplicitBackendThatIsMissingIsAnError) {
+  Policy p;
+  p.backend = Backend::Gpu;
+  EXPECT_FALSE(decide(p, 100, {true, false}).error.empty());
+  EXPECT_TRUE(decide(p, 100, {true, true}).error.empty());
+  p.backend = Backend::Host;
+  EXPECT_FALSE(decide(p, 100, {false, false}).error.empty());
+  p.backend = Backend::Scalapack;
+  const Decision d = decide(p, 100, {true, true});
+  EXPECT_EQ(d.route, Route::Scalapack);
+  EXPECT_TRUE(d.error.empty());
+}
+
+}  // namespace
+}  // namespace pipevd
