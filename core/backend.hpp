@@ -1,0 +1,98 @@
+// The backend interface: the short list of operations the engine (core/) runs on a device.
+//
+// core/ writes each stage once against this interface; host/ implements it with BLAS/LAPACK and
+// MPI (the reference backend), gpu/ with cuBLAS/cuSOLVER, custom kernels and NCCL. Device memory
+// is handed out by the backend as plain `double*` that core/ never dereferences; host memory
+// crosses the boundary only through copy_to_device / copy_to_host. Matrices are column-major with
+// 64-bit sizes and leading dimensions. Streams and events order work on a device; the host backend
+// runs everything in program order, so they are no-ops there.
+#pragma once
+#include <mpi.h>
+
+namespace pipevd {
+
+struct ReflectorStore;  // bulge chasing's Householder vectors (core/reflector_store.hpp)
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+
+  // --- Communicator: the engine ranks; every communication below is over it.
+  virtual void bind(MPI_Comm engine) = 0;
+
+  // --- Memory (device buffers, zero-initialized).
+  virtual double* allocate(long count) = 0;
+  virtual void release(double* p) = 0;
+  virtual void copy_to_device(const double* host, double* dev, long count) = 0;
+  virtual void copy_to_host(const double* dev, double* host, long count) = 0;
+  // dst(0:m, 0:n) = src(0:m, 0:n), both on the device.
+  virtual void copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) = 0;
+  // LAPACK's laset: off-diagonal entries alpha, diagonal entries beta.
+  virtual void fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) = 0;
+
+  // --- BLAS3: C = alpha op(A) op(B) + beta C.
+  virtual void gemm(char transa, char transb, long m, long n, long k, double alpha, const double* a,
+                    long lda, const double* b, long ldb, double beta, double* c, long ldc) = 0;
+
+  // --- DBBR panel: Householder QR of the m x nb panel in WY form, Q = I - W Y^T with Y unit lower
+  // trapezoidal (explicit ones and zeros) and W = Y T. The panel is left holding R (zeros below
+  // the diagonal), which is what the reduced matrix holds there. Columns past min(m, nb) of W and
+  // Y are zero.
+  virtual void panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
+                        long ldy) = 0;
+  // SBR-back's merge of two adjacent reflector blocks (paper Algorithm 3, line 12):
+  // W(:, k1:k1+k2) -= W(:, 0:k1) * (Y(:, 0:k1)^T * W(:, k1:k1+k2)), so that
+  // (I - W1 Y1^T)(I - W2 Y2^T) = I - [W1 | W2'] [Y1 | Y2]^T.
+  virtual void merge_reflector_blocks(long m, long k1, long k2, double* w, long ldw,
+                                      const double* y, long ldy) = 0;
+
+  // --- Bulge chasing (band -> tridiagonal) and BC-back.
+  // ab (device): the band in lower band storage (core/band_storage.hpp), not modified; d, e and
+  // the reflectors U are on the host: T = Q_b^T B Q_b.
+  virtual void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
+                           ReflectorStore& u) = 0;
+  // X := X * Q_b for the m x n row block X (device), reflectors in BC-back's dependency order.
+  virtual void bc_back(const ReflectorStore& u, long m, double* x, long ldx) = 0;
+
+  // --- Communication over the bound engine communicator (device buffers).
+  virtual void broadcast(double* buf, long count, int root) = 0;
+  virtual void send(const double* buf, long count, int dest, int tag) = 0;
+  virtual void recv(double* buf, long count, int source, int tag) = 0;
+
+  // --- Ordering: wait for all work issued so far (no-op on the host).
+  virtual void synchronize() = 0;
+};
+
+// A device buffer owned through its backend.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(Backend& be, long count) : be_(&be), p_(count > 0 ? be.allocate(count) : nullptr), n_(count) {}
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : be_(o.be_), p_(o.p_), n_(o.n_) { o.p_ = nullptr; o.n_ = 0; }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      be_ = o.be_; p_ = o.p_; n_ = o.n_;
+      o.p_ = nullptr; o.n_ = 0;
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void reset() {
+    if (p_) be_->release(p_);
+    p_ = nullptr;
+    n_ = 0;
+  }
+  double* get() const { return p_; }
+  long size() const { return n_; }
+
+ private:
+  Backend* be_ = nullptr;
+  double* p_ = nullptr;
+  long n_ = 0;
+};
+
+}  // namespace pipevd

@@ -1,0 +1,36 @@
+// Stage 1, DBBR: dense -> band with bandwidth b, on E engine ranks in the blockwise layout.
+//
+// Double blocking (DBBR paper Algorithm 1): panels of b columns are factored by Householder QR in
+// WY form; inside an outer block of k columns only the next panels are updated (recursively, so
+// the GEMMs have k = b, 2b, 4b ..., DBR paper §5.1) and the accumulated Z, Y update the trailing
+// matrix once per outer block. Multi-rank (pipelined paper §4.1): every rank stores its columns of
+// the FULL matrix, so it forms its own rows of A W from its own columns; only W, Y, Z of each
+// panel (and the rows of A W, to the panel's owner) travel.
+#pragma once
+#include "core/reflector_panels.hpp"
+#include "redistribute/engine_layout.hpp"
+
+namespace pipevd {
+
+struct DbbrOptions {
+  long b = 32;                  // bandwidth (panel width)
+  long k = 1024;                // outer block (trailing update) width, rounded up to a multiple of b
+  bool keep_reflectors = true;  // false: drop W, Y (eigenvalues only)
+};
+
+// The bandwidth actually used for an n x n matrix: b, but at most n - 1 (and at least 1).
+long effective_bandwidth(long n, long b);
+
+// Reduces the matrix in place. `a` (device) holds this rank's columns [col_begin[rank],
+// col_begin[rank+1]) of the full symmetric matrix, leading dimension n. Every col_begin must be a
+// multiple of effective_bandwidth(n, b) or equal n. Collective over the backend's communicator.
+// On return the lower band of `a` (rows j..j+b of column j) holds the band matrix B = Q_s^T A Q_s;
+// the result lists Q_s's panels on every rank.
+ReflectorPanels reduce_to_band(Backend& be, const EngineLayout& layout, int rank, double* a,
+                               const DbbrOptions& opt);
+
+// The band matrix in lower band storage (core/band_storage.hpp layout), ldab = b + 1, on every
+// rank (device buffer of n * ldab doubles), assembled from each rank's columns.
+DeviceBuffer gather_band(Backend& be, const EngineLayout& layout, int rank, const double* a, long b);
+
+}  // namespace pipevd

@@ -1,0 +1,112 @@
+#include "core/engine.hpp"
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+#include "core/dbbr.hpp"
+#include "core/reflector_store.hpp"
+#include "core/sbr_back.hpp"
+#include "core/tridiagonal_solver.hpp"
+
+namespace pipevd {
+
+int run_engine(Backend& be, MPI_Comm engine, const EngineLayout& layout, const double* a_cols,
+               double* w, double* z_rows, const EngineOptions& opt, EngineStats* stats) {
+  EngineStats st;
+  const double t_start = MPI_Wtime();
+  be.bind(engine);
+  int rank = 0;
+  MPI_Comm_rank(engine, &rank);
+  const long n = layout.n;
+  const long b = effective_bandwidth(n, opt.b);
+
+  // 1 DBBR on the device copy of this rank's columns, then the band on every rank.
+  double t = MPI_Wtime();
+  DeviceBuffer band;
+  ReflectorPanels panels;
+  {
+    DeviceBuffer a(be, n * layout.width(rank));
+    be.copy_to_device(a_cols, a.get(), n * layout.width(rank));
+    panels = reduce_to_band(be, layout, rank, a.get(), DbbrOptions{b, opt.k, opt.want_vectors});
+    band = gather_band(be, layout, rank, a.get(), b);
+  }
+  be.synchronize();
+  st.dbbr = MPI_Wtime() - t;
+
+  // 2 Bulge chasing, replicated on every rank (each needs all of U for its rows of BC-back).
+  t = MPI_Wtime();
+  std::vector<double> d(std::max(1L, n)), e(std::max(1L, n));
+  ReflectorStore u;
+  be.bulge_chase(n, b, band.get(), b + 1, d.data(), e.data(), u);
+  band.reset();
+  st.bulge_chasing = MPI_Wtime() - t;
+
+  int info = 0;
+  if (!opt.want_vectors) {
+    t = MPI_Wtime();
+    if (rank == 0) info = tridiagonal_eigenvalues(n, d.data(), e.data());
+    MPI_Bcast(&info, 1, MPI_INT, 0, engine);
+    MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
+    std::copy(d.begin(), d.begin() + n, w);
+    st.dc = MPI_Wtime() - t;
+    st.total = MPI_Wtime() - t_start;
+    if (stats) *stats = st;
+    return info;
+  }
+
+  // 3 D&C on rank 0 in a thread, concurrent with 4.
+  std::vector<double> qd;
+  std::thread dc;
+  auto solve = [&] {
+    const double t0 = MPI_Wtime();
+    qd.assign(static_cast<std::size_t>(n) * n, 0.0);
+    info = tridiagonal_eigenpairs(n, d.data(), e.data(), qd.data());
+    st.dc = MPI_Wtime() - t0;
+  };
+  if (rank == 0) {
+    if (opt.dc_in_thread) dc = std::thread(solve);
+    else solve();
+  }
+
+  // 4 This rank's rows of Q_sb = Q_s Q_b: the identity's row block through SBR-back and BC-back.
+  const long h = layout.height(rank), r0 = layout.row_begin[rank], ldx = std::max(1L, h);
+  DeviceBuffer x(be, ldx * n);
+  be.fill_matrix(h, n, 0.0, 0.0, x.get(), ldx);
+  be.fill_matrix(h, h, 0.0, 1.0, x.get() + r0 * ldx, ldx);
+  t = MPI_Wtime();
+  {
+    const std::vector<MergedReflectorBlock> blocks = merge_reflector_panels(be, panels, opt.k);
+    panels.panels.clear();
+    apply_sbr_back(be, blocks, h, x.get(), ldx);
+  }
+  be.synchronize();
+  st.sbr_back = MPI_Wtime() - t;
+  t = MPI_Wtime();
+  if (h > 0) be.bc_back(u, h, x.get(), ldx);
+  be.synchronize();
+  st.bc_back = MPI_Wtime() - t;
+  if (dc.joinable()) dc.join();
+
+  // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d and the eigenvalues from rank 0.
+  t = MPI_Wtime();
+  MPI_Bcast(&info, 1, MPI_INT, 0, engine);
+  if (info == 0) {
+    MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
+    std::copy(d.begin(), d.begin() + n, w);
+    DeviceBuffer q(be, n * n);
+    if (rank == 0) be.copy_to_device(qd.data(), q.get(), n * n);
+    qd.clear();
+    be.broadcast(q.get(), n * n, 0);
+    DeviceBuffer z(be, ldx * n);
+    be.gemm('N', 'N', h, n, n, 1.0, x.get(), ldx, q.get(), n, 0.0, z.get(), ldx);
+    be.copy_to_host(z.get(), z_rows, h > 0 ? ldx * n : 0);
+  }
+  be.synchronize();
+  st.gemm = MPI_Wtime() - t;
+  st.total = MPI_Wtime() - t_start;
+  if (stats) *stats = st;
+  return info;
+}
+
+}  // namespace pipevd

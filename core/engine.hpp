@@ -1,0 +1,40 @@
+// The engine: one eigenproblem on E engine ranks, from the blockwise layout to eigenvalues and
+// row blocks of eigenvectors, through the stages of the pipelined paper (reordered, §3.3):
+//   1 DBBR (dense -> band b)            core/dbbr
+//   2 bulge chasing (band -> T, U)      backend
+//   3 D&C of T on rank 0, in a thread   core/tridiagonal_solver   } concurrent
+//   4 Q_sb(rows_e, :) = I(rows_e, :) Q_s Q_b (SBR-back, BC-back)  }
+//   5 Z(rows_e, :) = Q_sb(rows_e, :) Q_d, Q_d broadcast from rank 0
+// Eigenvalues only (want_vectors false) stops after 2 and runs dsterf.
+#pragma once
+#include <mpi.h>
+
+#include "core/backend.hpp"
+#include "redistribute/engine_layout.hpp"
+
+namespace pipevd {
+
+struct EngineOptions {
+  long b = 32;                // bandwidth of DBBR
+  long k = 1024;              // DBBR's outer block and SBR-back's merged block width
+  bool want_vectors = true;   // JOBZ = 'V'
+  bool dc_in_thread = true;   // D&C concurrent with the back transformation on rank 0
+};
+
+// Seconds per stage on this rank (stage 3 on rank 0 only).
+struct EngineStats {
+  double dbbr = 0, bulge_chasing = 0, dc = 0, sbr_back = 0, bc_back = 0, gemm = 0, total = 0;
+};
+
+// Collective over `engine` (the rank order is the layout's). On engine rank e:
+//   a_cols  (in)  columns [col_begin[e], col_begin[e+1]) of the full symmetric matrix, ld n;
+//                 not modified;
+//   w       (out) the n eigenvalues, ascending (every rank);
+//   z_rows  (out) rows [row_begin[e], row_begin[e+1]) of the eigenvectors, ld max(1, height(e))
+//                 (not referenced without want_vectors).
+// Column boundaries must be multiples of effective_bandwidth(n, b) (see plan_engine_layout).
+// Returns 0, or the tridiagonal solver's INFO (> 0) on every rank when it failed.
+int run_engine(Backend& be, MPI_Comm engine, const EngineLayout& layout, const double* a_cols,
+               double* w, double* z_rows, const EngineOptions& opt, EngineStats* stats);
+
+}  // namespace pipevd

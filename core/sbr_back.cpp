@@ -1,0 +1,60 @@
+#include "core/sbr_back.hpp"
+
+#include <algorithm>
+
+namespace pipevd {
+
+std::vector<MergedReflectorBlock> merge_reflector_panels(Backend& be, const ReflectorPanels& q,
+                                                         long k) {
+  std::vector<MergedReflectorBlock> blocks;
+  const long count = static_cast<long>(q.panels.size());
+  const long per_block = std::max(1L, k / std::max(1L, q.b));
+  for (long first = 0; first < count; first += per_block) {
+    const long last = std::min(count, first + per_block);
+    MergedReflectorBlock blk;
+    blk.row0 = q.panels[first].row0;
+    blk.m = q.n - blk.row0;
+    for (long p = first; p < last; ++p) blk.width += q.panels[p].width;
+    blk.w = DeviceBuffer(be, blk.m * blk.width);
+    blk.y = DeviceBuffer(be, blk.m * blk.width);
+    // Each panel's W, Y below its own first row; zeros above (from allocation).
+    long col = 0;
+    std::vector<long> starts;
+    for (long p = first; p < last; ++p) {
+      const ReflectorPanel& pan = q.panels[p];
+      const long off = pan.row0 - blk.row0 + col * blk.m;
+      be.copy_matrix(pan.m, pan.width, pan.w.get(), pan.m, blk.w.get() + off, blk.m);
+      be.copy_matrix(pan.m, pan.width, pan.y.get(), pan.m, blk.y.get() + off, blk.m);
+      starts.push_back(col);
+      col += pan.width;
+    }
+    starts.push_back(col);
+    // Pairwise merging, level by level (the batched form of Algorithm 3's recursion): after the
+    // level with span s, every aligned run of 2s panels is one block.
+    const long panels = last - first;
+    for (long s = 1; s < panels; s *= 2)
+      for (long a = 0; a + s < panels; a += 2 * s) {
+        const long mid = a + s, end = std::min(panels, a + 2 * s);
+        const long k1 = starts[mid] - starts[a], k2 = starts[end] - starts[mid];
+        be.merge_reflector_blocks(blk.m, k1, k2, blk.w.get() + starts[a] * blk.m, blk.m,
+                                  blk.y.get() + starts[a] * blk.m, blk.m);
+      }
+    blocks.push_back(std::move(blk));
+  }
+  return blocks;
+}
+
+void apply_sbr_back(Backend& be, const std::vector<MergedReflectorBlock>& blocks, long h,
+                    double* x, long ldx) {
+  if (h <= 0) return;
+  long tmax = 0;
+  for (const auto& blk : blocks) tmax = std::max(tmax, blk.width);
+  DeviceBuffer t(be, h * tmax);
+  for (const auto& blk : blocks) {
+    double* xs = x + blk.row0 * ldx;  // X(:, row0:n)
+    be.gemm('N', 'N', h, blk.width, blk.m, 1.0, xs, ldx, blk.w.get(), blk.m, 0.0, t.get(), h);
+    be.gemm('N', 'T', h, blk.m, blk.width, -1.0, t.get(), h, blk.y.get(), blk.m, 1.0, xs, ldx);
+  }
+}
+
+}  // namespace pipevd

@@ -1,0 +1,129 @@
+#include "host/host_backend.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <vector>
+
+#include "core/lapack_prototypes.hpp"
+#include "host/bc_back.hpp"
+#include "host/bulge_chasing.hpp"
+
+namespace pipevd {
+namespace {
+
+// BLAS/LAPACK and MPI take int sizes: refuse what does not fit instead of wrapping.
+int to_int(long v) {
+  if (v < 0 || v > INT_MAX) throw std::length_error("pipevd host backend: size exceeds int");
+  return static_cast<int>(v);
+}
+
+// MPI messages in pieces of at most this many doubles.
+constexpr long kMessageChunk = 1L << 28;
+
+}  // namespace
+
+double* HostBackend::allocate(long count) {
+  void* p = std::calloc(static_cast<std::size_t>(std::max(1L, count)), sizeof(double));
+  if (!p) throw std::bad_alloc();
+  return static_cast<double*>(p);
+}
+
+void HostBackend::release(double* p) { std::free(p); }
+
+void HostBackend::copy_to_device(const double* host, double* dev, long count) {
+  if (count > 0) std::memcpy(dev, host, static_cast<std::size_t>(count) * sizeof(double));
+}
+
+void HostBackend::copy_to_host(const double* dev, double* host, long count) {
+  if (count > 0) std::memcpy(host, dev, static_cast<std::size_t>(count) * sizeof(double));
+}
+
+void HostBackend::copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) {
+  for (long j = 0; j < n; ++j)
+    std::memmove(dst + j * ldd, src + j * lds, static_cast<std::size_t>(m) * sizeof(double));
+}
+
+void HostBackend::fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) {
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < m; ++i) a[i + j * lda] = i == j ? beta : alpha;
+}
+
+void HostBackend::gemm(char transa, char transb, long m, long n, long k, double alpha,
+                       const double* a, long lda, const double* b, long ldb, double beta, double* c,
+                       long ldc) {
+  if (m <= 0 || n <= 0) return;
+  const int im = to_int(m), in = to_int(n), ik = to_int(k), ia = to_int(std::max(1L, lda)),
+            ib = to_int(std::max(1L, ldb)), ic = to_int(ldc);
+  dgemm_(&transa, &transb, &im, &in, &ik, &alpha, a, &ia, b, &ib, &beta, c, &ic, 1, 1);
+}
+
+void HostBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
+                           long ldy) {
+  fill_matrix(m, nb, 0.0, 0.0, w, ldw);
+  fill_matrix(m, nb, 0.0, 0.0, y, ldy);
+  const long kk = std::min(m, nb);
+  if (kk <= 0) return;
+  const int im = to_int(m), inb = to_int(nb), ikk = to_int(kk), ip = to_int(ldp), iy = to_int(ldy),
+            iw = to_int(ldw);
+  std::vector<double> tau(kk), t(kk * kk);
+  int info = 0, lwork = -1;
+  double query = 0;
+  dgeqrf_(&im, &inb, panel, &ip, tau.data(), &query, &lwork, &info);
+  lwork = std::max(1, static_cast<int>(query));
+  std::vector<double> work(lwork);
+  dgeqrf_(&im, &inb, panel, &ip, tau.data(), work.data(), &lwork, &info);
+  // Y: the reflectors below the diagonal, explicit unit diagonal, zeros above.
+  const double zero = 0, one = 1;
+  dlacpy_("L", &im, &ikk, panel, &ip, y, &iy, 1);
+  dlaset_("U", &ikk, &ikk, &zero, &one, y, &iy, 1);
+  // W = Y T, with Q = H_1 ... H_kk = I - Y T Y^T.
+  dlarft_("F", "C", &im, &ikk, y, &iy, tau.data(), t.data(), &ikk, 1, 1);
+  dlacpy_("A", &im, &ikk, y, &iy, w, &iw, 1);
+  dtrmm_("R", "U", "N", "N", &im, &ikk, &one, t.data(), &ikk, w, &iw, 1, 1, 1, 1);
+  // The panel now holds R: zeros below the diagonal.
+  if (m > 1) {
+    const int im1 = im - 1;
+    dlaset_("L", &im1, &ikk, &zero, &zero, panel + 1, &ip, 1);
+  }
+}
+
+void HostBackend::merge_reflector_blocks(long m, long k1, long k2, double* w, long ldw,
+                                         const double* y, long ldy) {
+  if (m <= 0 || k1 <= 0 || k2 <= 0) return;
+  std::vector<double> s(k1 * k2);
+  gemm('T', 'N', k1, k2, m, 1.0, y, ldy, w + k1 * ldw, ldw, 0.0, s.data(), k1);
+  gemm('N', 'N', m, k2, k1, -1.0, w, ldw, s.data(), k1, 1.0, w + k1 * ldw, ldw);
+}
+
+void HostBackend::bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
+                              ReflectorStore& u) {
+  host::bulge_chase(n, b, ab, ldab, d, e, u);
+}
+
+void HostBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
+  host::apply_bc_back(u, m, x, ldx);
+}
+
+void HostBackend::broadcast(double* buf, long count, int root) {
+  for (long off = 0; off < count; off += kMessageChunk)
+    MPI_Bcast(buf + off, static_cast<int>(std::min(kMessageChunk, count - off)), MPI_DOUBLE, root,
+              comm_);
+}
+
+void HostBackend::send(const double* buf, long count, int dest, int tag) {
+  for (long off = 0; off < count; off += kMessageChunk)
+    MPI_Send(buf + off, static_cast<int>(std::min(kMessageChunk, count - off)), MPI_DOUBLE, dest,
+             tag, comm_);
+}
+
+void HostBackend::recv(double* buf, long count, int source, int tag) {
+  for (long off = 0; off < count; off += kMessageChunk)
+    MPI_Recv(buf + off, static_cast<int>(std::min(kMessageChunk, count - off)), MPI_DOUBLE, source,
+             tag, comm_, MPI_STATUS_IGNORE);
+}
+
+}  // namespace pipevd

@@ -1,0 +1,42 @@
+// The reference backend: the engine's operations on the CPU with BLAS/LAPACK and MPI. Device
+// memory is host memory, streams and events are program order. It is the oracle the GPU backend
+// is tested against and the engine's backend where no GPU is present.
+#pragma once
+#include "core/backend.hpp"
+
+namespace pipevd {
+
+class HostBackend final : public Backend {
+ public:
+  const char* name() const override { return "host"; }
+  void bind(MPI_Comm engine) override { comm_ = engine; }
+
+  double* allocate(long count) override;
+  void release(double* p) override;
+  void copy_to_device(const double* host, double* dev, long count) override;
+  void copy_to_host(const double* dev, double* host, long count) override;
+  void copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) override;
+  void fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) override;
+
+  void gemm(char transa, char transb, long m, long n, long k, double alpha, const double* a,
+            long lda, const double* b, long ldb, double beta, double* c, long ldc) override;
+  void panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
+                long ldy) override;
+  void merge_reflector_blocks(long m, long k1, long k2, double* w, long ldw, const double* y,
+                              long ldy) override;
+
+  void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
+                   ReflectorStore& u) override;
+  void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;
+
+  void broadcast(double* buf, long count, int root) override;
+  void send(const double* buf, long count, int dest, int tag) override;
+  void recv(double* buf, long count, int source, int tag) override;
+
+  void synchronize() override {}
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+}  // namespace pipevd
