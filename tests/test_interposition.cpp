@@ -19,8 +19,8 @@ namespace pipevd::test {
 namespace {
 
 // Calls the interposed pdsyevd_ with a workspace query first; returns INFO.
-int call_pdsyevd(char jobz, char uplo, int n, double* a, int ia, int ja, const int* desca, double* w,
-                 double* z, int iz, int jz, const int* descz) {
+int call_pdsyevd(char jobz, char uplo, int n, double* a, int ia, int ja, const int* desca,
+                 double* w, double* z, int iz, int jz, const int* descz) {
   int info = 0, lwork = -1, liwork = 1, iwq = 0;
   double wq = 0;
   pdsyevd_(&jobz, &uplo, &n, a, &ia, &ja, desca, w, z, &iz, &jz, descz, &wq, &lwork, &iwq, &liwork,
@@ -58,7 +58,8 @@ TEST_P(InterpositionSquare, EqualsScalapack) {
   a.fill(entry);
   a_ref.fill(entry);
   std::vector<double> w(c.n), w_ref(c.n);
-  const int info = call_pdsyevd('V', c.uplo, c.n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc);
+  const int info =
+      call_pdsyevd('V', c.uplo, c.n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc);
   const int info_ref = call_scalapack_pdsyevd('V', c.uplo, c.n, a_ref.data(), 1, 1, a_ref.desc,
                                               w_ref.data(), z_ref.data(), 1, 1, z_ref.desc);
   ASSERT_EQ(info, 0);
@@ -90,15 +91,15 @@ TEST(InterpositionSubmatrix, OffsetsGoThroughACopy) {
   const double sentinel = -12345.5;
   z.fill([&](long, long) { return sentinel; });
   std::vector<double> w(n), w_ref(n);
-  ASSERT_EQ(call_pdsyevd('V', 'L', n, a.data(), off + 1, off + 1, a.desc, w.data(), z.data(), off + 1,
-                         off + 1, z.desc),
+  ASSERT_EQ(call_pdsyevd('V', 'L', n, a.data(), off + 1, off + 1, a.desc, w.data(), z.data(),
+                         off + 1, off + 1, z.desc),
             0);
 
   const BlockCyclicLayout inner{n, n, nb, nb, 0, 0, 0};
   DistributedMatrix a1(grid, inner), z1(grid, inner);
   a1.fill([&](long i, long j) { return entry(i + off, j + off); });
-  ASSERT_EQ(call_scalapack_pdsyevd('V', 'L', n, a1.data(), 1, 1, a1.desc, w_ref.data(), z1.data(), 1, 1,
-                                   z1.desc),
+  ASSERT_EQ(call_scalapack_pdsyevd('V', 'L', n, a1.data(), 1, 1, a1.desc, w_ref.data(), z1.data(),
+                                   1, 1, z1.desc),
             0);
   EXPECT_LE(eigenvalue_difference(w, w_ref), 1e-12);
   const std::vector<double> zf = z.gather(grid), z1f = z1.gather(grid);
@@ -108,8 +109,10 @@ TEST(InterpositionSubmatrix, OffsetsGoThroughACopy) {
     for (long i = 0; i < big; ++i) {
       const bool inside = i >= off && i < off + n && j >= off && j < off + n;
       const double v = zf[i + j * big];
-      if (!inside) touched_outside += v != sentinel;
-      else zdiff = std::max(zdiff, std::fabs(v - z1f[(i - off) + (j - off) * n]));
+      if (!inside)
+        touched_outside += v != sentinel;
+      else
+        zdiff = std::max(zdiff, std::fabs(v - z1f[(i - off) + (j - off) * n]));
     }
   EXPECT_EQ(touched_outside, 0);
   EXPECT_LE(zdiff, 1e-10);  // the same routine on the same data: equal up to rounding
