@@ -44,14 +44,22 @@ TEST(Interposition, PdsyevdResolvesToPipevd) {
 struct Case {
   int n, nb;
   char uplo;
+  char shape;  // 's': squarest grid, 'r': 1 x P, 'c': P x 1 (column-major BLACS order)
 };
+
+GridShape shape_of(char s) {
+  const int p = world_size();
+  if (s == 'r') return {1, p};
+  if (s == 'c') return {p, 1};
+  return squarest_grid(p);
+}
 
 class InterpositionSquare : public testing::TestWithParam<Case> {};
 
 TEST_P(InterpositionSquare, EqualsScalapack) {
   const Case c = GetParam();
-  const GridShape shape = squarest_grid(world_size());
-  BlacsGrid grid(shape.nprow, shape.npcol);
+  const GridShape shape = shape_of(c.shape);
+  BlacsGrid grid(shape.nprow, shape.npcol, c.shape == 'c' ? 'C' : 'R');
   const BlockCyclicLayout layout{c.n, c.n, c.nb, c.nb, 0, 0, 3};
   DistributedMatrix a(grid, layout), a_ref(grid, layout), z(grid, layout), z_ref(grid, layout);
   auto entry = [](long i, long j) { return random_symmetric_entry(i, j, 7); };
@@ -74,8 +82,10 @@ TEST_P(InterpositionSquare, EqualsScalapack) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, InterpositionSquare,
-                         testing::Values(Case{1, 4, 'L'}, Case{2, 1, 'U'}, Case{37, 8, 'L'},
-                                         Case{37, 8, 'U'}, Case{100, 7, 'L'}, Case{131, 16, 'U'}));
+                         testing::Values(Case{1, 4, 'L', 's'}, Case{2, 1, 'U', 's'},
+                                         Case{37, 8, 'L', 's'}, Case{37, 8, 'U', 'r'},
+                                         Case{100, 7, 'L', 'c'}, Case{131, 16, 'U', 's'},
+                                         Case{97, 3, 'L', 'r'}, Case{64, 5, 'U', 'c'}));
 
 // ScaLAPACK 2.2's PDSYEVD corrupts memory on submatrices; pipevd's forwarding solves a copy.
 // Expected: Z's submatrix equals ScaLAPACK's Z on the same matrix copied to (1,1), and nothing
