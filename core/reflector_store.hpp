@@ -71,6 +71,14 @@ struct ReflectorLayout {
   PIPEVD_HOST_DEVICE long index(long s, long t) const { return sweep_offset(s) + t; }
   // Total number of reflectors.
   PIPEVD_HOST_DEVICE long count() const { return sweep_offset(sweeps()); }
+  // Pipelined sweeps (the GPU's schedule, band-to-bidiagonal paper §IV): step (s,t), s >= 1, may
+  // start once sweep s-1 has completed its step prerequisite(s,t). Steps t-1 .. t+2 of sweep s-1
+  // touch entries that step (s,t) touches (t+2: the bulge column that (s-1,t+2) annihilates is
+  // updated by (s,t)'s right update), later ones do not; so sweep s-1 stays three steps ahead.
+  PIPEVD_HOST_DEVICE long prerequisite(long s, long t) const {
+    const long last = steps(s - 1) - 1;
+    return t + 2 < last ? t + 2 : last;
+  }
   // Offset of v(s,t)[0] in the vector array; each vector has a slot of b doubles.
   PIPEVD_HOST_DEVICE long vector_offset(long s, long t) const { return index(s, t) * b; }
   PIPEVD_HOST_DEVICE long vector_array_size() const { return count() * b; }

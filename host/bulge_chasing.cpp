@@ -1,8 +1,8 @@
 // Bulge chasing on the host: the reference for the GPU kernel of issue 6.
 //
 // The band is copied into a working lower band storage wide enough for the bulge (2b - 1
-// subdiagonals: a bulge fills the b x b block just below the band). One sweep after the other,
-// step (s,t) does what LAPACK dsb2st's kernels do for the lower triangle:
+// subdiagonals: a bulge fills the b x b block just below the band). Step (s,t) does what LAPACK
+// dsb2st's kernels do for the lower triangle:
 //   1. generate H(s,t) (dlarfg) from column c of the rows J = [first_row, first_row + length):
 //      c = s for t = 0, the bulge's first column first_row - b for t >= 1;
 //   2. apply H from the left to the rest of the bulge in rows J (columns c+1 .. first_row-1);
@@ -16,29 +16,23 @@
 extern "C" void dlarfg_(const int* n, double* alpha, double* x, const int* incx, double* tau);
 
 namespace pipevd::host {
-namespace {
 
-// Lower band storage with `width` subdiagonals; holds the band plus the bulge.
-class WorkBand {
- public:
-  WorkBand(long n, long width) : ld_(width + 1), a_(static_cast<size_t>(n * ld_), 0.0) {}
-  // B(i, j) for i >= j.
-  double& operator()(long i, long j) { return a_[static_cast<size_t>((i - j) + j * ld_)]; }
-  // B(i, j) for any i, j within the stored width, through symmetry.
-  double& sym(long i, long j) { return i >= j ? (*this)(i, j) : (*this)(j, i); }
+BulgeBand::BulgeBand(const ReflectorLayout& layout, const double* ab, long ldab)
+    : ld_(std::max(2L, 2 * layout.b)), a_(static_cast<std::size_t>(layout.n * ld_), 0.0) {
+  const long n = layout.n;
+  for (long j = 0; j < n; ++j)
+    for (long i = j; i <= std::min(n - 1, j + layout.b); ++i)
+      (*this)(i, j) = ab[(i - j) + j * ldab];
+}
 
- private:
-  long ld_;
-  std::vector<double> a_;
-};
-
-void chase_step(WorkBand& a, const ReflectorLayout& layout, long s, long t, double* v, double& tau,
-                std::vector<double>& w) {
+void chase_step(BulgeBand& a, const ReflectorLayout& layout, long s, long t, double* v,
+                double& tau) {
   const long b = layout.b;
   const long first = layout.first_row(s, t);
   const long len = layout.length(s, t);
   const long c = t == 0 ? s : first - b;
   const long n = layout.n;
+  std::vector<double> w(static_cast<std::size_t>(len));
 
   // 1. The reflector that annihilates B(first+1 .. first+len-1, c); column c of the band storage
   // is contiguous, so dlarfg works on it in place.
@@ -83,8 +77,6 @@ void chase_step(WorkBand& a, const ReflectorLayout& layout, long s, long t, doub
   }
 }
 
-}  // namespace
-
 void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
                  ReflectorStore& U) {
   if (n <= 0) {
@@ -96,14 +88,10 @@ void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double*
   U = ReflectorStore(n, bw);
   const ReflectorLayout& layout = U.layout;
 
-  WorkBand a(n, std::max(1L, 2 * bw - 1));
-  for (long j = 0; j < n; ++j)
-    for (long i = j; i <= std::min(n - 1, j + bw); ++i) a(i, j) = ab[(i - j) + j * ldab];
-
-  std::vector<double> w(static_cast<size_t>(std::max(1L, bw)));
+  BulgeBand a(layout, ab, ldab);
   for (long s = 0; s < layout.sweeps(); ++s)
     for (long t = 0; t < layout.steps(s); ++t)
-      chase_step(a, layout, s, t, U.vector(s, t), U.tau_of(s, t), w);
+      chase_step(a, layout, s, t, U.vector(s, t), U.tau_of(s, t));
 
   for (long i = 0; i < n; ++i) d[i] = a(i, i);
   for (long i = 0; i + 1 < n; ++i) e[i] = bw >= 1 ? a(i + 1, i) : 0.0;
