@@ -157,10 +157,7 @@ TEST(ReflectorLayout, IndicesAreConsecutiveAndStepsTileEachSweep) {
       }
       EXPECT_EQ(L.count(), next);
       EXPECT_EQ(L.vector_array_size(), next * L.b);
-      if (n >= 3 && L.b >= 2)
-        EXPECT_EQ(L.sweeps(), n - 2);
-      else
-        EXPECT_EQ(L.count(), 0);
+      EXPECT_EQ(L.sweeps(), n >= 3 && L.b >= 2 ? n - 2 : 0);
     }
 }
 
@@ -265,7 +262,9 @@ TEST_P(BulgeChasing, ReflectorsFollowDlarfgNormalisation) {
       // H = I - tau v v^T is orthogonal: tau (v^T v) = 2 (or tau = 0).
       double vv = 0;
       for (long i = 0; i < L.length(s, t); ++i) vv += v[i] * v[i];
-      if (tau != 0.0) EXPECT_NEAR(tau * vv, 2.0, 1e-14);
+      if (tau != 0.0) {
+        EXPECT_NEAR(tau * vv, 2.0, 1e-14);
+      }
     }
 }
 
