@@ -13,9 +13,9 @@ namespace pipevd {
 
 struct ReflectorStore;  // bulge chasing's Householder vectors (core/reflector_store.hpp)
 
-class Backend {
+class EngineBackend {
  public:
-  virtual ~Backend() = default;
+  virtual ~EngineBackend() = default;
   virtual const char* name() const = 0;
 
   // --- Communicator: the engine ranks; every communication below is over it.
@@ -68,14 +68,21 @@ class Backend {
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  DeviceBuffer(Backend& be, long count) : be_(&be), p_(count > 0 ? be.allocate(count) : nullptr), n_(count) {}
+  DeviceBuffer(EngineBackend& be, long count)
+      : be_(&be), p_(count > 0 ? be.allocate(count) : nullptr), n_(count) {}
   ~DeviceBuffer() { reset(); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : be_(o.be_), p_(o.p_), n_(o.n_) { o.p_ = nullptr; o.n_ = 0; }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : be_(o.be_), p_(o.p_), n_(o.n_) {
+    o.p_ = nullptr;
+    o.n_ = 0;
+  }
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
       reset();
-      be_ = o.be_; p_ = o.p_; n_ = o.n_;
-      o.p_ = nullptr; o.n_ = 0;
+      be_ = o.be_;
+      p_ = o.p_;
+      n_ = o.n_;
+      o.p_ = nullptr;
+      o.n_ = 0;
     }
     return *this;
   }
@@ -90,7 +97,7 @@ class DeviceBuffer {
   long size() const { return n_; }
 
  private:
-  Backend* be_ = nullptr;
+  EngineBackend* be_ = nullptr;
   double* p_ = nullptr;
   long n_ = 0;
 };

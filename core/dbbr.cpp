@@ -14,8 +14,14 @@ namespace {
 // panels (a pure function of the layout), so collectives match without extra coordination.
 class BandReduction {
  public:
-  BandReduction(Backend& be, const EngineLayout& layout, int rank, double* a, const DbbrOptions& opt)
-      : be_(be), L_(layout), me_(rank), a_(a), n_(layout.n), b_(effective_bandwidth(layout.n, opt.b)),
+  BandReduction(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
+                const DbbrOptions& opt)
+      : be_(be),
+        L_(layout),
+        me_(rank),
+        a_(a),
+        n_(layout.n),
+        b_(effective_bandwidth(layout.n, opt.b)),
         keep_(opt.keep_reflectors) {
     k_ = std::max(b_, (std::max(opt.k, b_) + b_ - 1) / b_ * b_);
     out_.n = n_;
@@ -107,8 +113,9 @@ class BandReduction {
       // Own rows: block columns from the saved copy, columns right of the block from A.
       const long mid = std::min(hi, e_);
       if (mid > lo)
-        be_.gemm('T', 'N', mid - lo, b_, m, 1.0, old_.get() + (r0 - i_ - b_) + (lo - i_ - b_) * old_ld_,
-                 old_ld_, w.get(), m, 0.0, z.get() + (lo - r0), m);
+        be_.gemm('T', 'N', mid - lo, b_, m, 1.0,
+                 old_.get() + (r0 - i_ - b_) + (lo - i_ - b_) * old_ld_, old_ld_, w.get(), m, 0.0,
+                 z.get() + (lo - r0), m);
       const long lo2 = std::max(lo, e_);
       if (hi > lo2)
         be_.gemm('T', 'N', hi - lo2, b_, m, 1.0, at(r0, lo2), n_, w.get(), m, 0.0,
@@ -148,7 +155,7 @@ class BandReduction {
     be_.gemm('N', 'T', rows, c1 - c0, kb_, -1.0, yb(e_, 0), n_, zb(c0, 0), n_, 1.0, at(e_, c0), n_);
   }
 
-  Backend& be_;
+  EngineBackend& be_;
   const EngineLayout& L_;
   int me_;
   double* a_;
@@ -170,28 +177,28 @@ void check_layout(const EngineLayout& L, long b) {
     if (L.width(e) < 0 || L.height(e) < 0)
       throw std::invalid_argument("engine layout: decreasing col_begin or row_begin");
     if (L.col_begin[e] % b != 0 && L.col_begin[e] != L.n)
-      throw std::invalid_argument("engine layout: col_begin[" + std::to_string(e) + "] = " +
-                                  std::to_string(L.col_begin[e]) + " is not a multiple of b = " +
-                                  std::to_string(b));
+      throw std::invalid_argument("engine layout: col_begin[" + std::to_string(e) +
+                                  "] = " + std::to_string(L.col_begin[e]) +
+                                  " is not a multiple of b = " + std::to_string(b));
   }
 }
 
 }  // namespace
 
-ReflectorPanels reduce_to_band(Backend& be, const EngineLayout& layout, int rank, double* a,
+ReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
                                const DbbrOptions& opt) {
   check_layout(layout, effective_bandwidth(layout.n, opt.b));
   return BandReduction(be, layout, rank, a, opt).run();
 }
 
-DeviceBuffer gather_band(Backend& be, const EngineLayout& L, int rank, const double* a, long b) {
+DeviceBuffer gather_band(EngineBackend& be, const EngineLayout& L, int rank, const double* a,
+                         long b) {
   const long n = L.n, ldab = b + 1;
   DeviceBuffer ab(be, n * ldab);
   const long c0 = L.col_begin[rank], c1 = L.col_begin[rank + 1];
   // Column c's band rows c..c+b lie along the diagonal: stride n + 1 walks A(c, c), A(c+1, c+1)...
   const long full = std::min(c1, std::max(c0, n - b));  // columns whose b+1 band rows all exist
-  if (full > c0)
-    be.copy_matrix(b + 1, full - c0, a + c0, n + 1, ab.get() + c0 * ldab, ldab);
+  if (full > c0) be.copy_matrix(b + 1, full - c0, a + c0, n + 1, ab.get() + c0 * ldab, ldab);
   for (long c = full; c < c1; ++c)
     be.copy_matrix(n - c, 1, a + c + (c - c0) * n, n, ab.get() + c * ldab, ldab);
   for (int q = 0; q < L.engine_ranks(); ++q)

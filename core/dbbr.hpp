@@ -13,8 +13,8 @@
 namespace pipevd {
 
 struct DbbrOptions {
-  long b = 32;                  // bandwidth (panel width)
-  long k = 1024;                // outer block (trailing update) width, rounded up to a multiple of b
+  long b = 32;    // bandwidth (panel width)
+  long k = 1024;  // outer block (trailing update) width, rounded up to a multiple of b
   bool keep_reflectors = true;  // false: drop W, Y (eigenvalues only)
 };
 
@@ -26,11 +26,12 @@ long effective_bandwidth(long n, long b);
 // multiple of effective_bandwidth(n, b) or equal n. Collective over the backend's communicator.
 // On return the lower band of `a` (rows j..j+b of column j) holds the band matrix B = Q_s^T A Q_s;
 // the result lists Q_s's panels on every rank.
-ReflectorPanels reduce_to_band(Backend& be, const EngineLayout& layout, int rank, double* a,
+ReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
                                const DbbrOptions& opt);
 
 // The band matrix in lower band storage (core/band_storage.hpp layout), ldab = b + 1, on every
 // rank (device buffer of n * ldab doubles), assembled from each rank's columns.
-DeviceBuffer gather_band(Backend& be, const EngineLayout& layout, int rank, const double* a, long b);
+DeviceBuffer gather_band(EngineBackend& be, const EngineLayout& layout, int rank, const double* a,
+                         long b);
 
 }  // namespace pipevd

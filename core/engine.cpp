@@ -11,7 +11,7 @@
 
 namespace pipevd {
 
-int run_engine(Backend& be, MPI_Comm engine, const EngineLayout& layout, const double* a_cols,
+int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const double* a_cols,
                double* w, double* z_rows, const EngineOptions& opt, EngineStats* stats) {
   EngineStats st;
   const double t_start = MPI_Wtime();
@@ -65,8 +65,10 @@ int run_engine(Backend& be, MPI_Comm engine, const EngineLayout& layout, const d
     st.dc = MPI_Wtime() - t0;
   };
   if (rank == 0) {
-    if (opt.dc_in_thread) dc = std::thread(solve);
-    else solve();
+    if (opt.dc_in_thread)
+      dc = std::thread(solve);
+    else
+      solve();
   }
 
   // 4 This rank's rows of Q_sb = Q_s Q_b: the identity's row block through SBR-back and BC-back.

@@ -15,10 +15,10 @@
 namespace pipevd {
 
 struct EngineOptions {
-  long b = 32;                // bandwidth of DBBR
-  long k = 1024;              // DBBR's outer block and SBR-back's merged block width
-  bool want_vectors = true;   // JOBZ = 'V'
-  bool dc_in_thread = true;   // D&C concurrent with the back transformation on rank 0
+  long b = 32;               // bandwidth of DBBR
+  long k = 1024;             // DBBR's outer block and SBR-back's merged block width
+  bool want_vectors = true;  // JOBZ = 'V'
+  bool dc_in_thread = true;  // D&C concurrent with the back transformation on rank 0
 };
 
 // Seconds per stage on this rank (stage 3 on rank 0 only).
@@ -34,7 +34,7 @@ struct EngineStats {
 //                 (not referenced without want_vectors).
 // Column boundaries must be multiples of effective_bandwidth(n, b) (see plan_engine_layout).
 // Returns 0, or the tridiagonal solver's INFO (> 0) on every rank when it failed.
-int run_engine(Backend& be, MPI_Comm engine, const EngineLayout& layout, const double* a_cols,
+int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const double* a_cols,
                double* w, double* z_rows, const EngineOptions& opt, EngineStats* stats);
 
 }  // namespace pipevd

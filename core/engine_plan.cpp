@@ -24,7 +24,8 @@ EngineLayout plan_engine_layout(long n, int ranks, long b, long k, double slack)
   return L;
 }
 
-std::vector<double> dbbr_flops_per_rank(long n, const std::vector<long>& col_begin, long b, long k) {
+std::vector<double> dbbr_flops_per_rank(long n, const std::vector<long>& col_begin, long b,
+                                        long k) {
   const int ranks = static_cast<int>(col_begin.size()) - 1;
   const long bw = effective_bandwidth(n, b);
   const long kw = std::max(bw, (std::max(k, bw) + bw - 1) / bw * bw);
@@ -65,8 +66,8 @@ std::vector<long> balanced_row_heights(long n, const std::vector<long>& col_begi
     return sum;
   };
   std::vector<double> ideal(ranks);
-  double t_lo = *std::min_element(f.begin(), f.end()), t_hi = *std::max_element(f.begin(), f.end()) +
-                                                              per_row * (hi + 1);
+  double t_lo = *std::min_element(f.begin(), f.end()),
+         t_hi = *std::max_element(f.begin(), f.end()) + per_row * (hi + 1);
   for (int it = 0; it < 200; ++it) {
     const double mid = 0.5 * (t_lo + t_hi);
     (heights_at(mid, ideal) < n ? t_lo : t_hi) = mid;

@@ -8,15 +8,15 @@ void dgemm_(const char*, const char*, const int*, const int*, const int*, const 
             const double*, const int*, const double*, const int*, const double*, double*,
             const int*, std::size_t, std::size_t);
 void dtrmm_(const char*, const char*, const char*, const char*, const int*, const int*,
-            const double*, const double*, const int*, double*, const int*, std::size_t,
-            std::size_t, std::size_t, std::size_t);
+            const double*, const double*, const int*, double*, const int*, std::size_t, std::size_t,
+            std::size_t, std::size_t);
 void dgeqrf_(const int*, const int*, double*, const int*, double*, double*, const int*, int*);
 void dlarft_(const char*, const char*, const int*, const int*, double*, const int*, const double*,
              double*, const int*, std::size_t, std::size_t);
 void dlacpy_(const char*, const int*, const int*, const double*, const int*, double*, const int*,
              std::size_t);
-void dlaset_(const char*, const int*, const int*, const double*, const double*, double*,
-             const int*, std::size_t);
+void dlaset_(const char*, const int*, const int*, const double*, const double*, double*, const int*,
+             std::size_t);
 void dstedc_(const char*, const int*, double*, double*, double*, const int*, double*, const int*,
              int*, const int*, int*, std::size_t);
 void dsterf_(const int*, double*, double*, int*);

@@ -4,8 +4,8 @@
 
 namespace pipevd {
 
-std::vector<MergedReflectorBlock> merge_reflector_panels(Backend& be, const ReflectorPanels& q,
-                                                         long k) {
+std::vector<MergedReflectorBlock> merge_reflector_panels(EngineBackend& be,
+                                                         const ReflectorPanels& q, long k) {
   std::vector<MergedReflectorBlock> blocks;
   const long count = static_cast<long>(q.panels.size());
   const long per_block = std::max(1L, k / std::max(1L, q.b));
@@ -44,7 +44,7 @@ std::vector<MergedReflectorBlock> merge_reflector_panels(Backend& be, const Refl
   return blocks;
 }
 
-void apply_sbr_back(Backend& be, const std::vector<MergedReflectorBlock>& blocks, long h,
+void apply_sbr_back(EngineBackend& be, const std::vector<MergedReflectorBlock>& blocks, long h,
                     double* x, long ldx) {
   if (h <= 0) return;
   long tmax = 0;

@@ -18,11 +18,11 @@ struct MergedReflectorBlock {
 };
 
 // Merges groups of about k / b consecutive panels (at least one per group), in order.
-std::vector<MergedReflectorBlock> merge_reflector_panels(Backend& be, const ReflectorPanels& q,
-                                                         long k);
+std::vector<MergedReflectorBlock> merge_reflector_panels(EngineBackend& be,
+                                                         const ReflectorPanels& q, long k);
 
 // X := X * Q_s for the h x n row block X (device, leading dimension ldx).
-void apply_sbr_back(Backend& be, const std::vector<MergedReflectorBlock>& blocks, long h,
+void apply_sbr_back(EngineBackend& be, const std::vector<MergedReflectorBlock>& blocks, long h,
                     double* x, long ldx);
 
 }  // namespace pipevd

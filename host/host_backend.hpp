@@ -6,7 +6,7 @@
 
 namespace pipevd {
 
-class HostBackend final : public Backend {
+class HostBackend final : public EngineBackend {
  public:
   const char* name() const override { return "host"; }
   void bind(MPI_Comm engine) override { comm_ = engine; }

@@ -66,6 +66,14 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
     }
     r.policy.verbose = static_cast<int>(*v);
   }
+  if (const char* s = getenv_fn("PIPEVD_ENGINE_RANKS")) {
+    const auto v = parse_integer(s, 1, 1 << 20);
+    if (!v) {
+      r.error = std::string("PIPEVD_ENGINE_RANKS='") + s + "' is not a positive integer";
+      return r;
+    }
+    r.policy.engine_ranks = static_cast<int>(*v);
+  }
   return r;
 }
 

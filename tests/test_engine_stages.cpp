@@ -21,6 +21,7 @@
 #include "tests/support/accuracy.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_matrix.hpp"
+#include "tests/support/spectra.hpp"
 
 namespace pipevd {
 namespace {
@@ -53,7 +54,8 @@ std::vector<double> random_matrix(long n, unsigned seed) {
 }
 
 std::vector<double> columns_of(const std::vector<double>& a, const EngineLayout& L, int e) {
-  return std::vector<double>(a.begin() + L.col_begin[e] * L.n, a.begin() + L.col_begin[e + 1] * L.n);
+  return std::vector<double>(a.begin() + L.col_begin[e] * L.n,
+                             a.begin() + L.col_begin[e + 1] * L.n);
 }
 
 // Column widths growing with the rank (rank 0 may get none), multiples of b; heights skewed the
@@ -159,14 +161,16 @@ TEST_P(EngineStages, SbrBackWithMergedBlocksEqualsPanelByPanel) {
     const std::vector<double> q = panel_by_panel(be, r.panels);
     for (long merge : {r.b, 3 * r.b, s.k, s.n}) {
       const auto blocks = merge_reflector_panels(be, r.panels, merge);
-      for (auto [r0, r1] : {std::pair<long, long>{0, s.n}, {s.n / 3, s.n / 3 + 5}, {s.n - 1, s.n}}) {
+      for (auto [r0, r1] :
+           {std::pair<long, long>{0, s.n}, {s.n / 3, s.n / 3 + 5}, {s.n - 1, s.n}}) {
         const long h = r1 - r0;
         std::vector<double> x(h * s.n, 0.0);
         for (long i = 0; i < h; ++i) x[i + (r0 + i) * h] = 1;
         apply_sbr_back(be, blocks, h, x.data(), h);
         double diff = 0;
         for (long j = 0; j < s.n; ++j)
-          for (long i = 0; i < h; ++i) diff = std::max(diff, std::fabs(x[i + j * h] - q[r0 + i + j * s.n]));
+          for (long i = 0; i < h; ++i)
+            diff = std::max(diff, std::fabs(x[i + j * h] - q[r0 + i + j * s.n]));
         EXPECT_LT(diff, 1e-13) << "merge width " << merge << " rows " << r0 << ".." << r1;
       }
     }
@@ -184,7 +188,8 @@ TEST_P(EngineStages, BackTransformationsReconstructTheTridiagonal) {
     const long n = s.n, ldab = r.b + 1;
     std::vector<double> ab(n * ldab, 0.0), d(n), e(n);
     for (long j = 0; j < n; ++j)
-      for (long i = j; i <= std::min(n - 1, j + r.b); ++i) ab[(i - j) + j * ldab] = r.band[i + j * n];
+      for (long i = j; i <= std::min(n - 1, j + r.b); ++i)
+        ab[(i - j) + j * ldab] = r.band[i + j * n];
     ReflectorStore u;
     be.bulge_chase(n, r.b, ab.data(), ldab, d.data(), e.data(), u);
     // This rank's rows of Q_sb = I Q_s Q_b, then the whole Q_sb on every rank.
@@ -283,6 +288,23 @@ TEST_P(EngineStages, SmallAndSpecialMatrices) {
       const Shape s{n, opt.b, opt.k};
       expect_eigendecomposition(a, n, run_whole_engine(a, layout(s), opt));
     }
+  }
+}
+
+TEST_P(EngineStages, SpectraOfTheTableAndDegenerateEigenvalues) {
+  const long n = 90;
+  EngineOptions opt;
+  opt.b = 8;
+  opt.k = 32;
+  std::vector<std::vector<double>> spectra;
+  for (test::Spectrum sp : test::kAllSpectra) spectra.push_back(test::eigenvalues_of(sp, n, 3));
+  std::vector<double> degenerate(n);
+  for (long i = 0; i < n; ++i) degenerate[i] = static_cast<double>(i % 3) - 1.0;  // -1, 0, 1 x 30
+  spectra.push_back(degenerate);
+  for (size_t s = 0; s < spectra.size(); ++s) {
+    SCOPED_TRACE(s < 6 ? test::to_string(test::kAllSpectra[s]) : "degenerate");
+    const std::vector<double> a = test::matrix_with_eigenvalues(spectra[s], 5);
+    expect_eigendecomposition(a, n, run_whole_engine(a, layout(Shape{n, opt.b, opt.k}), opt));
   }
 }
 

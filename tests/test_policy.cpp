@@ -44,6 +44,15 @@ TEST(Policy, BadValuesNameTheVariable) {
   EXPECT_EQ(parse({{"PIPEVD_VERBOSE", "2"}}).policy.verbose, 2);
 }
 
+TEST(Policy, EngineRanksPerNode) {
+  EXPECT_EQ(parse({}).policy.engine_ranks, 0);
+  EXPECT_EQ(parse({{"PIPEVD_ENGINE_RANKS", "3"}}).policy.engine_ranks, 3);
+  for (const char* bad : {"0", "-1", "two", "", "2x"}) {
+    const PolicyOrError p = parse({{"PIPEVD_ENGINE_RANKS", bad}});
+    EXPECT_NE(p.error.find("PIPEVD_ENGINE_RANKS"), std::string::npos) << bad;
+  }
+}
+
 TEST(Decision, AutoPrefersGpuThenHostThenScalapack) {
   Policy p;
   EXPECT_EQ(decide(p, 1000, {true, true}).route, Route::Gpu);
