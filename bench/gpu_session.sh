@@ -51,13 +51,13 @@ if [[ " $steps " == *" build "* ]]; then
 fi
 if [[ " $steps " == *" test "* ]]; then
   log "ctest -L gpu"
-  PIPEVD_REQUIRE_GPU=1 timeout 300 ctest --test-dir "$build" -L gpu --output-on-failure \
+  PIPEVD_REQUIRE_GPU=1 timeout 300 ctest --test-dir "$build" -L gpu --output-on-failure -V \
     >"$OUT/ctest_gpu.log" 2>&1 || { log "gpu tests FAILED"; rc=1; }
   tail -15 "$OUT/ctest_gpu.log"
 fi
 if [[ " $steps " == *" bench "* ]]; then
-  log "syr2k_bench --tune ${SYR2K_BENCH_ARGS:-}"
-  timeout 420 "$build/bench/syr2k_bench" --tune ${SYR2K_BENCH_ARGS:-} 2>&1 | tee "$OUT/syr2k_bench.log" ||
+  log "syr2k_bench --ceilings --tune ${SYR2K_BENCH_ARGS:-}"
+  timeout 420 "$build/bench/syr2k_bench" --ceilings --tune ${SYR2K_BENCH_ARGS:-} 2>&1 | tee "$OUT/syr2k_bench.log" ||
     { log "syr2k_bench FAILED"; rc=1; }
 fi
 if [[ " $steps " == *" qr "* ]]; then

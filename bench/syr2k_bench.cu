@@ -1,12 +1,14 @@
 // Our recursive syr2k (gpu/syr2k.hpp) against cuBLAS Dsyr2k, in TFLOP/s (2 n^2 k flops), and the
 // panel QR of an m x b panel (cusolverDnXgeqrf, then the T factor of the WY form through cuBLAS).
 // Each time is the median of several repetitions timed with CUDA events after one warm-up.
-//   syr2k_bench [--n 16384,32768,49152] [--k 32,...,4096] [--tune] [--qr] [--no-main]
+//   syr2k_bench [--n 16384,32768,49152] [--k 32,...,4096] [--nb 512] [--pack-max-k 1024]
+//               [--lanes 4] [--tune] [--qr] [--ceilings] [--no-main]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -145,6 +147,42 @@ void bench_panel_qr(cudaStream_t stream, const cudaDeviceProp& prop) {
                                          CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, b, b, &one, G, b, T,
                                          b));
     };
+    // Check the T factor: Q^T A = (I - V T^T V^T) A must be [R; 0], R the panel's upper triangle.
+    geqrf();
+    form_t();
+    {
+      const double one = 1.0, zero = 0.0, minus_one = -1.0;
+      double *S, *U, *X;
+      PIPEVD_CUDA_CHECK(cudaMalloc(&S, b * b * sizeof(double)));
+      PIPEVD_CUDA_CHECK(cudaMalloc(&U, b * b * sizeof(double)));
+      PIPEVD_CUDA_CHECK(cudaMalloc(&X, m * b * sizeof(double)));
+      PIPEVD_CUDA_CHECK(
+          cudaMemcpyAsync(X, orig, m * b * sizeof(double), cudaMemcpyDeviceToDevice, stream));
+      PIPEVD_CUBLAS_CHECK(cublasDgemm_64(blas, CUBLAS_OP_T, CUBLAS_OP_N, b, b, m, &one, V, m, orig,
+                                         m, &zero, S, b));
+      PIPEVD_CUBLAS_CHECK(
+          cublasDgemm_64(blas, CUBLAS_OP_T, CUBLAS_OP_N, b, b, b, &one, T, b, S, b, &zero, U, b));
+      PIPEVD_CUBLAS_CHECK(cublasDgemm_64(blas, CUBLAS_OP_N, CUBLAS_OP_N, m, b, b, &minus_one, V, m,
+                                         U, b, &one, X, m));
+      std::vector<double> hX(static_cast<std::size_t>(m * b)), hP(hX.size()), hA(hX.size());
+      PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+      PIPEVD_CUDA_CHECK(cudaMemcpy(hX.data(), X, m * b * sizeof(double), cudaMemcpyDeviceToHost));
+      PIPEVD_CUDA_CHECK(
+          cudaMemcpy(hP.data(), panel, m * b * sizeof(double), cudaMemcpyDeviceToHost));
+      PIPEVD_CUDA_CHECK(
+          cudaMemcpy(hA.data(), orig, m * b * sizeof(double), cudaMemcpyDeviceToHost));
+      double d2 = 0, a2 = 0;
+      for (std::int64_t c = 0; c < b; ++c)
+        for (std::int64_t r = 0; r < m; ++r) {
+          const std::size_t i = static_cast<std::size_t>(r + c * m);
+          const double want = r <= c ? hP[i] : 0.0;
+          d2 += (hX[i] - want) * (hX[i] - want);
+          a2 += hA[i] * hA[i];
+        }
+      std::printf("# m = %lld: ||Q^T A - [R; 0]||_F / ||A||_F = %.2e with Q = I - V T V^T\n",
+                  static_cast<long long>(m), std::sqrt(d2 / a2));
+      for (double* p : {S, U, X}) PIPEVD_CUDA_CHECK(cudaFree(p));
+    }
     const double t_qr = median_ms(stream, geqrf);
     const double t_both = median_ms(stream, [&] {
       geqrf();
@@ -165,12 +203,50 @@ void bench_panel_qr(cudaStream_t stream, const cudaDeviceProp& prop) {
   PIPEVD_CUSOLVER_CHECK(cusolverDnDestroy(solver));
 }
 
+// The two ceilings of METHOD.md: device-to-device copy bandwidth and DGEMM rate, plus the DGEMM
+// shape that dominates our syr2k at small k (n/2 x n/2 x 2k).
+void bench_ceilings(cudaStream_t stream, cublasHandle_t blas) {
+  std::printf("\n# ceilings\n");
+  const std::int64_t bytes = std::int64_t{4} << 30;
+  void *x, *y;
+  PIPEVD_CUDA_CHECK(cudaMalloc(&x, bytes));
+  PIPEVD_CUDA_CHECK(cudaMalloc(&y, bytes));
+  random_fill(static_cast<double*>(x), bytes / 8, 5);
+  const double t_copy = median_ms(stream, [&] {
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, stream));
+  });
+  std::printf("copy 4 GiB device to device: %.2f TB/s (bytes read + written)\n",
+              2.0 * bytes / (t_copy * 1e-3) / 1e12);
+  PIPEVD_CUDA_CHECK(cudaFree(x));
+  PIPEVD_CUDA_CHECK(cudaFree(y));
+  const double one = 1.0;
+  for (const auto& mk :
+       {std::pair<std::int64_t, std::int64_t>{16384, 4096}, {16384, 64}, {16384, 256}}) {
+    const std::int64_t m = mk.first, k = mk.second;
+    double *A, *B, *C;
+    PIPEVD_CUDA_CHECK(cudaMalloc(&A, m * k * sizeof(double)));
+    PIPEVD_CUDA_CHECK(cudaMalloc(&B, m * k * sizeof(double)));
+    PIPEVD_CUDA_CHECK(cudaMalloc(&C, m * m * sizeof(double)));
+    random_fill(A, m * k, 6);
+    random_fill(B, m * k, 7);
+    random_fill(C, m * m, 8);
+    const double t = median_ms(stream, [&] {
+      PIPEVD_CUBLAS_CHECK(
+          cublasDgemm_64(blas, CUBLAS_OP_N, CUBLAS_OP_T, m, m, k, &one, A, m, B, m, &one, C, m));
+    });
+    std::printf("DGEMM %lld x %lld x %lld: %.2f TFLOP/s, %.2f TB/s of C read + written\n",
+                static_cast<long long>(m), static_cast<long long>(m), static_cast<long long>(k),
+                2.0 * m * m * k / (t * 1e-3) / 1e12, 16.0 * m * m / (t * 1e-3) / 1e12);
+    for (double* p : {A, B, C}) PIPEVD_CUDA_CHECK(cudaFree(p));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::int64_t> ns{16384, 32768, 49152};
   std::vector<std::int64_t> ks{32, 64, 128, 256, 512, 1024, 2048, 4096};
-  bool tune = false, qr = false, main_table = true;
+  bool tune = false, qr = false, main_table = true, ceilings = false;
   Syr2kParams params;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -218,6 +294,7 @@ int main(int argc, char** argv) {
   PIPEVD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   PIPEVD_CUBLAS_CHECK(cublasSetStream(blas, stream));
 
+  if (ceilings) bench_ceilings(stream, blas);
   if (main_table || tune) {
     const std::int64_t nmax = *std::max_element(ns.begin(), ns.end());
     const std::int64_t kmax = *std::max_element(ks.begin(), ks.end());
@@ -258,6 +335,17 @@ int main(int argc, char** argv) {
                         tflops(n, k, ours(n, k, p)));
             std::fflush(stdout);
           }
+        }
+      }
+      std::printf("\n# lanes at n = %lld (nb %lld, packed for k <= %lld)\n%6s %6s %9s\n",
+                  static_cast<long long>(n), static_cast<long long>(params.diag_block),
+                  static_cast<long long>(params.pack_max_k), "k", "lanes", "TFLOP/s");
+      for (std::int64_t k : {32, 256}) {
+        for (int lanes : {1, 2, 4}) {
+          Syr2kParams p = params;
+          p.lanes = lanes;
+          std::printf("%6lld %6d %9.2f\n", static_cast<long long>(k), lanes,
+                      tflops(n, k, ours(n, k, p)));
         }
       }
     }
