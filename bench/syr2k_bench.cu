@@ -264,6 +264,8 @@ int main(int argc, char** argv) {
       tune = true;
     else if (a == "--qr")
       qr = true;
+    else if (a == "--ceilings")
+      ceilings = true;
     else if (a == "--no-main")
       main_table = false;
     else {
