@@ -1,6 +1,7 @@
 #include "core/engine.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -20,6 +21,10 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   MPI_Comm_rank(engine, &rank);
   const long n = layout.n;
   const long b = effective_bandwidth(n, opt.b);
+  // dstedc's workspace (1 + 4n + n^2) must fit LAPACK's 32-bit integers; refuse before any
+  // collective so every rank stops at the same point.
+  if (opt.want_vectors && n > 46340)
+    throw std::length_error("host engine: n > 46340 exceeds dstedc's 32-bit workspace");
 
   // 1 DBBR on the device copy of this rank's columns, then the band on every rank.
   double t = MPI_Wtime();
