@@ -4,8 +4,9 @@
 // MPI (the reference backend), gpu/ with cuBLAS/cuSOLVER, custom kernels and NCCL. Device memory
 // is handed out by the backend as plain `double*` that core/ never dereferences; host memory
 // crosses the boundary only through copy_to_device / copy_to_host. Matrices are column-major with
-// 64-bit sizes and leading dimensions. Streams and events order work on a device; the host backend
-// runs everything in program order, so they are no-ops there.
+// 64-bit sizes and leading dimensions. A device backend may run work asynchronously (streams) as
+// long as each operation sees the results of those issued before it; synchronize() waits for all
+// of it. The host backend runs everything in program order, so that is a no-op there.
 #pragma once
 #include <mpi.h>
 
