@@ -359,6 +359,25 @@ TEST(ArgumentChecks, ProcessOutsideTheGrid) {
   }
 }
 
+// CHK1MAT checks LLD only on processes that hold columns of the matrix: a too small LLD on one
+// that holds none is no error (the bad LWORK makes the call a bad one all the same).
+TEST(ArgumentChecks, LldCheckedOnlyWhereColumnsAre) {
+  const int p = world_size();
+  if (p < 3) GTEST_SKIP() << "needs a process column without columns of the matrix";
+  BlacsGrid grid(1, p);
+  const int n = 37, nb = 32;  // columns on process columns 0 and 1 only
+  for (int lld : {1, 0}) {
+    Args g;
+    g.n = n;
+    g.lwork = 0;
+    g.liwork = 40000;
+    describe(grid, n, nb, 0, 0, g.desca);
+    describe(grid, n, nb, 0, 0, g.descz);
+    if (grid.mycol >= 2) g.desca[LLD_] = g.descz[LLD_] = lld;  // LLD = 0 is an error anywhere
+    expect_same(g, "LLD_=" + std::to_string(lld) + " where no columns are", true);
+  }
+}
+
 // Values that must agree over the grid (PCHK1MAT) but differ on one rank, and local errors on one
 // rank only: every rank gets the INFO ScaLAPACK gives it.
 TEST(ArgumentChecks, InconsistentAcrossRanks) {
