@@ -12,11 +12,12 @@ EngineLayout plan_engine_layout(long n, int ranks, long b, long k, double slack)
   EngineLayout L;
   L.n = n;
   const long be = effective_bandwidth(n, b);
+  // Whole units of b columns, the first ranks one more where they do not divide evenly (later
+  // ranks already do more of DBBR: every earlier panel updates their columns); the last rank also
+  // takes the n mod b remainder.
+  const long units = n / be, base = units / ranks, extra = units % ranks;
   L.col_begin.assign(ranks + 1, n);
-  for (int e = 0; e < ranks; ++e) {
-    const double ideal = static_cast<double>(e) * n / (static_cast<double>(ranks) * be);
-    L.col_begin[e] = std::min(n, be * static_cast<long>(std::llround(ideal)));
-  }
+  for (int e = 0; e < ranks; ++e) L.col_begin[e] = be * (e * base + std::min<long>(e, extra));
   L.col_begin[ranks] = n;
   const std::vector<long> h = balanced_row_heights(n, L.col_begin, b, k, slack);
   L.row_begin.assign(ranks + 1, 0);

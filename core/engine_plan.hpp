@@ -9,8 +9,8 @@
 
 namespace pipevd {
 
-// Equal column blocks (rounded to multiples of the effective bandwidth; the last rank takes the
-// rest) and row heights from balanced_row_heights.
+// Equal column blocks in whole units of the effective bandwidth (the last rank also takes the
+// n mod b remainder) and row heights from balanced_row_heights.
 EngineLayout plan_engine_layout(long n, int ranks, long b, long k, double slack = 0.05);
 
 // Work of DBBR per rank (flops, a model: A W rows, panel QR, panel and trailing updates).
