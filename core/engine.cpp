@@ -1,6 +1,7 @@
 #include "core/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -63,11 +64,11 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   // 3 D&C on rank 0 in a thread, concurrent with 4.
   std::vector<double> qd;
   std::thread dc;
-  auto solve = [&] {
-    const double t0 = MPI_Wtime();
+  auto solve = [&] {  // no MPI in here: the caller may have MPI_THREAD_SINGLE
+    const auto t0 = std::chrono::steady_clock::now();
     qd.assign(static_cast<std::size_t>(n) * n, 0.0);
     info = tridiagonal_eigenpairs(n, d.data(), e.data(), qd.data());
-    st.dc = MPI_Wtime() - t0;
+    st.dc = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   if (rank == 0) {
     if (opt.dc_in_thread)
