@@ -43,6 +43,7 @@ std::vector<Shape> shapes() {
   for (long b : {2L, 4L, 8L, 32L})
     for (long k : {b, 4 * b})
       for (long n : {37L, 101L}) v.push_back({n, b, k});
+  v.push_back({77, 4, 12});  // three panels per outer block: an uneven recursive panel update
   return v;
 }
 
