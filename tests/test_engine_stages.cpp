@@ -17,6 +17,7 @@
 #include "core/engine_plan.hpp"
 #include "core/reflector_store.hpp"
 #include "core/sbr_back.hpp"
+#include "core/tridiagonal_solver.hpp"
 #include "host/host_backend.hpp"
 #include "tests/support/accuracy.hpp"
 #include "tests/support/blacs_grid.hpp"
@@ -193,6 +194,14 @@ TEST_P(EngineStages, BackTransformationsReconstructTheTridiagonal) {
         ab[(i - j) + j * ldab] = r.band[i + j * n];
     ReflectorStore u;
     be.bulge_chase(n, r.b, ab.data(), ldab, d.data(), e.data(), u);
+    {  // T has the band matrix's eigenvalues
+      std::vector<double> dt(d), et(e);
+      ASSERT_EQ(tridiagonal_eigenvalues(n, dt.data(), et.data()), 0);
+      dt.resize(n);
+      EXPECT_LT(
+          test::eigenvalue_difference(dt, test::lapack_eigenvalues(static_cast<int>(n), r.band)),
+          1e-13);
+    }
     // This rank's rows of Q_sb = I Q_s Q_b, then the whole Q_sb on every rank.
     const int me = world_rank();
     const long h = L.height(me), ldx = std::max(1L, h);
