@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
   Cblacs_get(0, 0, &ictxt);
   Cblacs_gridinit(&ictxt, "R", nprow, npcol);
   Cblacs_gridinfo(ictxt, &pr, &pc, &myrow, &mycol);
-  const int mloc = numroc_(&n, &nb, &myrow, &zero, &pr), nloc = numroc_(&n, &nb, &mycol, &zero, &pc);
+  const int mloc = numroc_(&n, &nb, &myrow, &zero, &pr),
+            nloc = numroc_(&n, &nb, &mycol, &zero, &pc);
   const int lld = mloc > 1 ? mloc : 1;
   int desc[9];
   descinit_(desc, &n, &n, &nb, &nb, &zero, &zero, &ictxt, &lld, &info);
@@ -97,9 +98,10 @@ int main(int argc, char** argv) {
   int ok = info == 0 && res < 100.0 && orth < 100.0, all_ok;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("pipevd %s: pipevd_pdsyevd n=%d nb=%d grid=%dx%d info=%d residual=%.3g "
-           "orthogonality=%.3g time=%.3f s solves=1\n",
-           pipevd_version(), n, nb, pr, pc, info, res, orth, seconds);
+    printf(
+        "pipevd %s: pipevd_pdsyevd n=%d nb=%d grid=%dx%d info=%d residual=%.3g "
+        "orthogonality=%.3g time=%.3f s solves=1\n",
+        pipevd_version(), n, nb, pr, pc, info, res, orth, seconds);
   free(a), free(a0), free(z), free(r), free(w), free(work), free(iwork), free(norm_work);
   Cblacs_gridexit(ictxt);
   MPI_Finalize();
