@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
   double worst = 0;
   for (int k = 0; k < n; ++k)
     worst = fmax(worst, fabs(w[k] - (2.0 - 2.0 * cos((k + 1) * M_PI / (n + 1)))));
-  printf("consumer_c: pipevd %s info=%d max eigenvalue error=%.2g\n", pipevd_version(), info, worst);
+  printf("consumer_c: pipevd %s info=%d max eigenvalue error=%.2g\n", pipevd_version(), info,
+         worst);
   free(work), free(iwork);
   Cblacs_gridexit(ictxt);
   MPI_Finalize();
