@@ -1,0 +1,86 @@
+#include "redistribute/block_cyclic_to_engine.hpp"
+
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "adapters/scalapack/scalapack_api.hpp"
+#include "redistribute/redistribution_plan.hpp"
+
+namespace pipevd {
+
+namespace {
+
+// Copies one segment from the local block-cyclic array to contiguous memory.
+inline void read_segment(const double* a, long lld, const Segment& s, double* out) {
+  const double* from = a + s.src_row + s.src_col * lld;
+  if (!s.mirrored) {
+    std::memcpy(out, from, sizeof(double) * static_cast<size_t>(s.len));
+  } else {
+    for (long t = 0; t < s.len; ++t) out[t] = from[t * lld];
+  }
+}
+
+}  // namespace
+
+void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja, const int* desca,
+                            const EngineLayout& layout, const EngineComm& comm, double* a_cols,
+                            const ExchangeOptions& options) {
+  if (layout.n != n || layout.engine_ranks() != static_cast<int>(comm.engine_to_caller.size()))
+    throw std::invalid_argument("block_cyclic_to_engine: layout does not match n or engine ranks");
+  if (n == 0) return;
+  const GridMap grid = grid_map(desca[scalapack::CTXT_]);
+  const BlockCyclicView view = view_of(desca, ia, ja, n, n, grid.nprow, grid.npcol);
+  const long lld = view.lld;
+  int me = 0, size = 0;
+  MPI_Comm_rank(comm.caller, &me);
+  MPI_Comm_size(comm.caller, &size);
+  if (grid.caller_rank[grid.myrow * grid.npcol + grid.mycol] != me)
+    throw std::logic_error("block_cyclic_to_engine: comm is not the caller comm of this grid");
+
+  const ExchangeCounts counts = counts_to_engine(uplo, view, grid, layout, comm);
+  std::vector<long> soff(size + 1, 0), roff(size + 1, 0);
+  for (int r = 0; r < size; ++r) {
+    soff[r + 1] = soff[r] + counts.send[r];
+    roff[r + 1] = roff[r] + counts.recv[r];
+  }
+
+  // Pack per destination; the pieces this process keeps go straight into a_cols.
+  const LocalRuns mine = local_runs(view, grid.myrow, grid.mycol);
+  std::vector<double> send(static_cast<size_t>(soff[size]));
+  for (int e = 0; e < layout.engine_ranks(); ++e) {
+    const int dest = comm.engine_to_caller[e];
+    const long c0 = layout.col_begin[e], c1 = layout.col_begin[e + 1];
+    if (dest == me) {
+      for_each_segment_to_engine(uplo, mine, c0, c1, [&](const Segment& s) {
+        read_segment(a, lld, s, a_cols + s.dest_row + (s.dest_col - c0) * n);
+      });
+    } else {
+      double* out = send.data() + soff[dest];
+      for_each_segment_to_engine(uplo, mine, c0, c1, [&](const Segment& s) {
+        read_segment(a, lld, s, out);
+        out += s.len;
+      });
+    }
+  }
+
+  std::vector<double> recv(static_cast<size_t>(roff[size]));
+  exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
+  send = std::vector<double>();
+
+  if (comm.engine_rank < 0) return;
+  const int e = comm.engine_rank;
+  const long c0 = layout.col_begin[e], c1 = layout.col_begin[e + 1];
+  for (int src = 0; src < size; ++src) {
+    if (src == me || counts.recv[src] == 0) continue;
+    const double* in = recv.data() + roff[src];
+    for_each_segment_to_engine(uplo, local_runs(view, grid.prow[src], grid.pcol[src]), c0, c1,
+                               [&](const Segment& s) {
+                                 std::memcpy(a_cols + s.dest_row + (s.dest_col - c0) * n, in,
+                                             sizeof(double) * static_cast<size_t>(s.len));
+                                 in += s.len;
+                               });
+  }
+}
+
+}  // namespace pipevd

@@ -1,0 +1,81 @@
+#include "redistribute/redistribution_plan.hpp"
+
+namespace pipevd {
+
+LocalRuns local_runs(const BlockCyclicView& v, int prow, int pcol) {
+  return {owned_runs(v.ia, v.m, v.mb, v.rsrc, v.nprow, prow),
+          owned_runs(v.ja, v.n, v.nb, v.csrc, v.npcol, pcol)};
+}
+
+namespace {
+
+int my_rank(MPI_Comm comm) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  return r;
+}
+
+int size_of(MPI_Comm comm) {
+  int s = 0;
+  MPI_Comm_size(comm, &s);
+  return s;
+}
+
+}  // namespace
+
+// Pieces a process keeps for itself are copied in place, not sent: their counts stay 0.
+ExchangeCounts counts_to_engine(char uplo, const BlockCyclicView& a, const GridMap& grid,
+                                const EngineLayout& layout, const EngineComm& comm) {
+  const int me = my_rank(comm.caller), size = size_of(comm.caller);
+  ExchangeCounts c{std::vector<long>(size, 0), std::vector<long>(size, 0)};
+  const LocalRuns mine = local_runs(a, grid.myrow, grid.mycol);
+  for (int e = 0; e < layout.engine_ranks(); ++e) {
+    const int dest = comm.engine_to_caller[e];
+    if (dest == me) continue;
+    long total = 0;
+    for_each_segment_to_engine(uplo, mine, layout.col_begin[e], layout.col_begin[e + 1],
+                               [&](const Segment& s) { total += s.len; });
+    c.send[dest] = total;
+  }
+  if (comm.engine_rank >= 0) {
+    const int e = comm.engine_rank;
+    for (int src = 0; src < size; ++src) {
+      if (src == me) continue;
+      long total = 0;
+      for_each_segment_to_engine(uplo, local_runs(a, grid.prow[src], grid.pcol[src]),
+                                 layout.col_begin[e], layout.col_begin[e + 1],
+                                 [&](const Segment& s) { total += s.len; });
+      c.recv[src] = total;
+    }
+  }
+  return c;
+}
+
+ExchangeCounts counts_from_engine(const BlockCyclicView& z, const GridMap& grid,
+                                  const EngineLayout& layout, const EngineComm& comm) {
+  const int me = my_rank(comm.caller), size = size_of(comm.caller);
+  ExchangeCounts c{std::vector<long>(size, 0), std::vector<long>(size, 0)};
+  if (comm.engine_rank >= 0) {
+    const int e = comm.engine_rank;
+    for (int dest = 0; dest < size; ++dest) {
+      if (dest == me) continue;
+      long total = 0;
+      for_each_segment_from_engine(layout.row_begin[e], layout.row_begin[e + 1],
+                                   local_runs(z, grid.prow[dest], grid.pcol[dest]),
+                                   [&](const Segment& s) { total += s.len; });
+      c.send[dest] = total;
+    }
+  }
+  const LocalRuns mine = local_runs(z, grid.myrow, grid.mycol);
+  for (int e = 0; e < layout.engine_ranks(); ++e) {
+    const int src = comm.engine_to_caller[e];
+    if (src == me) continue;
+    long total = 0;
+    for_each_segment_from_engine(layout.row_begin[e], layout.row_begin[e + 1], mine,
+                                 [&](const Segment& s) { total += s.len; });
+    c.recv[src] = total;
+  }
+  return c;
+}
+
+}  // namespace pipevd
