@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "adapters/scalapack/scalapack_api.hpp"
+#include "redistribute/message_buffer.hpp"
 #include "redistribute/redistribution_plan.hpp"
 
 namespace pipevd {
@@ -25,7 +26,13 @@ inline void read_segment(const double* a, long lld, const Segment& s, double* ou
 
 void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja, const int* desca,
                             const EngineLayout& layout, const EngineComm& comm, double* a_cols,
-                            const ExchangeOptions& options) {
+                            const ExchangeOptions& options, PhaseTimes* times) {
+  double t = MPI_Wtime();
+  auto lap = [&](double PhaseTimes::*phase) {
+    const double now = MPI_Wtime();
+    if (times) times->*phase += now - t;
+    t = now;
+  };
   if (layout.n != n || layout.engine_ranks() != static_cast<int>(comm.engine_to_caller.size()))
     throw std::invalid_argument("block_cyclic_to_engine: layout does not match n or engine ranks");
   if (n == 0) return;
@@ -47,7 +54,8 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
 
   // Pack per destination; the pieces this process keeps go straight into a_cols.
   const LocalRuns mine = local_runs(view, grid.myrow, grid.mycol);
-  std::vector<double> send(static_cast<size_t>(soff[size]));
+  lap(&PhaseTimes::plan);
+  MessageBuffer send(static_cast<size_t>(soff[size]));
   for (int e = 0; e < layout.engine_ranks(); ++e) {
     const int dest = comm.engine_to_caller[e];
     const long c0 = layout.col_begin[e], c1 = layout.col_begin[e + 1];
@@ -64,9 +72,11 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     }
   }
 
-  std::vector<double> recv(static_cast<size_t>(roff[size]));
+  lap(&PhaseTimes::pack);
+  MessageBuffer recv(static_cast<size_t>(roff[size]));
   exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
-  send = std::vector<double>();
+  send.release();
+  lap(&PhaseTimes::exchange);
 
   if (comm.engine_rank < 0) return;
   const int e = comm.engine_rank;
@@ -81,6 +91,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
                                  in += s.len;
                                });
   }
+  lap(&PhaseTimes::unpack);
 }
 
 }  // namespace pipevd

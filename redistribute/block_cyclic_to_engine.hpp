@@ -12,6 +12,6 @@ namespace pipevd {
 // ranks of width 0) may pass nullptr.
 void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja, const int* desca,
                             const EngineLayout& layout, const EngineComm& comm, double* a_cols,
-                            const ExchangeOptions& options = {});
+                            const ExchangeOptions& options = {}, PhaseTimes* times = nullptr);
 
 }  // namespace pipevd

@@ -6,13 +6,20 @@
 #include <vector>
 
 #include "adapters/scalapack/scalapack_api.hpp"
+#include "redistribute/message_buffer.hpp"
 #include "redistribute/redistribution_plan.hpp"
 
 namespace pipevd {
 
 void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& layout,
                             const EngineComm& comm, double* z, long iz, long jz, const int* descz,
-                            const ExchangeOptions& options) {
+                            const ExchangeOptions& options, PhaseTimes* times) {
+  double t = MPI_Wtime();
+  auto lap = [&](double PhaseTimes::*phase) {
+    const double now = MPI_Wtime();
+    if (times) times->*phase += now - t;
+    t = now;
+  };
   if (layout.n != n || layout.engine_ranks() != static_cast<int>(comm.engine_to_caller.size()))
     throw std::invalid_argument("engine_to_block_cyclic: layout does not match n or engine ranks");
   if (n == 0) return;
@@ -34,7 +41,8 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   const LocalRuns mine = local_runs(view, grid.myrow, grid.mycol);
 
   // Engine ranks pack per destination (their own part goes straight into z).
-  std::vector<double> send(static_cast<size_t>(soff[size]));
+  lap(&PhaseTimes::plan);
+  MessageBuffer send(static_cast<size_t>(soff[size]));
   if (comm.engine_rank >= 0) {
     const int e = comm.engine_rank;
     const long r0 = layout.row_begin[e], r1 = layout.row_begin[e + 1];
@@ -57,9 +65,11 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     }
   }
 
-  std::vector<double> recv(static_cast<size_t>(roff[size]));
+  lap(&PhaseTimes::pack);
+  MessageBuffer recv(static_cast<size_t>(roff[size]));
   exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
-  send = std::vector<double>();
+  send.release();
+  lap(&PhaseTimes::exchange);
 
   for (int e = 0; e < layout.engine_ranks(); ++e) {
     const int src = comm.engine_to_caller[e];
@@ -72,6 +82,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
                                    in += s.len;
                                  });
   }
+  lap(&PhaseTimes::unpack);
 }
 
 }  // namespace pipevd

@@ -11,6 +11,6 @@ namespace pipevd {
 // nothing else of z.
 void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& layout,
                             const EngineComm& comm, double* z, long iz, long jz, const int* descz,
-                            const ExchangeOptions& options = {});
+                            const ExchangeOptions& options = {}, PhaseTimes* times = nullptr);
 
 }  // namespace pipevd

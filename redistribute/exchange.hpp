@@ -14,6 +14,11 @@ struct ExchangeOptions {
   long max_message = 1L << 27;   // elements per peer per round (1 GiB of doubles)
 };
 
+// Seconds spent in each phase of one redistribution (this process), for benchmarks and logs.
+struct PhaseTimes {
+  double plan = 0, pack = 0, exchange = 0, unpack = 0;
+};
+
 // Collective over comm. send holds the elements for rank r at [sum(send_counts[<r]), +count), and
 // recv receives those from rank r likewise. Counts are in doubles.
 void exchange(const double* send, const std::vector<long>& send_counts, double* recv,
