@@ -38,8 +38,8 @@ Outcome run(const std::function<void(Args&, double*, double*, double*, double*, 
 Outcome via_pipevd(Args args) {
   return run(
       [](Args& g, double* a, double* w, double* z, double* work, int* iwork, int* info) {
-        pipevd_pdsyevd(&g.jobz, &g.uplo, &g.n, a, &g.ia, &g.ja, g.desca, w, z, &g.iz, &g.jz, g.descz,
-                       work, &g.lwork, iwork, &g.liwork, info);
+        pipevd_pdsyevd(&g.jobz, &g.uplo, &g.n, a, &g.ia, &g.ja, g.desca, w, z, &g.iz, &g.jz,
+                       g.descz, work, &g.lwork, iwork, &g.liwork, info);
       },
       args);
 }
