@@ -7,6 +7,7 @@
 #include "adapters/scalapack/scalapack_api.hpp"
 #include "redistribute/message_buffer.hpp"
 #include "redistribute/redistribution_plan.hpp"
+#include "redistribute/segment_type.hpp"
 
 namespace pipevd {
 
@@ -24,6 +25,10 @@ inline void read_segment(const double* a, long lld, const Segment& s, double* ou
 
 }  // namespace
 
+// Senders always pack (a mirrored segment is a row of their local array, no block for a
+// datatype). The engine rank receives long segments in place through a datatype over a_cols and
+// unpacks only messages of short segments; with counts past the int limit, everything is packed
+// and moved in rounds.
 void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja, const int* desca,
                             const EngineLayout& layout, const EngineComm& comm, double* a_cols,
                             const ExchangeOptions& options, PhaseTimes* times) {
@@ -51,38 +56,61 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     soff[r + 1] = soff[r] + counts.send[r];
     roff[r + 1] = roff[r] + counts.recv[r];
   }
+  const bool rounds = exchange_needs_rounds(soff[size], roff[size], comm.caller, options);
+  const int e = comm.engine_rank;
+  const long c0 = e >= 0 ? layout.col_begin[e] : 0, c1 = e >= 0 ? layout.col_begin[e + 1] : 0;
+  auto typed = [&](int src) {
+    return !rounds && counts.recv[src] >= options.min_typed_segment * counts.recv_segments[src];
+  };
+  lap(&PhaseTimes::plan);
 
   // Pack per destination; the pieces this process keeps go straight into a_cols.
   const LocalRuns mine = local_runs(view, grid.myrow, grid.mycol);
-  lap(&PhaseTimes::plan);
   MessageBuffer send(static_cast<size_t>(soff[size]));
-  for (int e = 0; e < layout.engine_ranks(); ++e) {
-    const int dest = comm.engine_to_caller[e];
-    const long c0 = layout.col_begin[e], c1 = layout.col_begin[e + 1];
+  for (int d = 0; d < layout.engine_ranks(); ++d) {
+    const int dest = comm.engine_to_caller[d];
+    const long d0 = layout.col_begin[d], d1 = layout.col_begin[d + 1];
     if (dest == me) {
-      for_each_segment_to_engine(uplo, mine, c0, c1, [&](const Segment& s) {
-        read_segment(a, lld, s, a_cols + s.dest_row + (s.dest_col - c0) * n);
+      for_each_segment_to_engine(uplo, mine, d0, d1, [&](const Segment& s) {
+        read_segment(a, lld, s, a_cols + s.dest_row + (s.dest_col - d0) * n);
       });
-    } else {
+    } else if (counts.send[dest] > 0) {
       double* out = send.data() + soff[dest];
-      for_each_segment_to_engine(uplo, mine, c0, c1, [&](const Segment& s) {
+      for_each_segment_to_engine(uplo, mine, d0, d1, [&](const Segment& s) {
         read_segment(a, lld, s, out);
         out += s.len;
       });
     }
   }
-
   lap(&PhaseTimes::pack);
+
   MessageBuffer recv(static_cast<size_t>(roff[size]));
-  exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
+  if (rounds) {
+    exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
+  } else {
+    std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
+    for (int r = 0; r < size; ++r) {
+      if (counts.send[r] > 0) stype[r] = contiguous_at(send.data() + soff[r], counts.send[r]);
+      if (counts.recv[r] == 0) continue;
+      if (!typed(r)) {
+        rtype[r] = contiguous_at(recv.data() + roff[r], counts.recv[r]);
+        continue;
+      }
+      SegmentType in_place;
+      for_each_segment_to_engine(uplo, local_runs(view, grid.prow[r], grid.pcol[r]), c0, c1,
+                                 [&](const Segment& s) {
+                                   in_place.add(a_cols + s.dest_row + (s.dest_col - c0) * n, s.len);
+                                 });
+      rtype[r] = in_place.commit();
+    }
+    exchange_typed(stype, rtype, comm.caller);
+  }
   send.release();
   lap(&PhaseTimes::exchange);
 
-  if (comm.engine_rank < 0) return;
-  const int e = comm.engine_rank;
-  const long c0 = layout.col_begin[e], c1 = layout.col_begin[e + 1];
+  if (e < 0) return;
   for (int src = 0; src < size; ++src) {
-    if (src == me || counts.recv[src] == 0) continue;
+    if (src == me || counts.recv[src] == 0 || typed(src)) continue;
     const double* in = recv.data() + roff[src];
     for_each_segment_to_engine(uplo, local_runs(view, grid.prow[src], grid.pcol[src]), c0, c1,
                                [&](const Segment& s) {

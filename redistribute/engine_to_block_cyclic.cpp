@@ -8,9 +8,12 @@
 #include "adapters/scalapack/scalapack_api.hpp"
 #include "redistribute/message_buffer.hpp"
 #include "redistribute/redistribution_plan.hpp"
+#include "redistribute/segment_type.hpp"
 
 namespace pipevd {
 
+// Segments are contiguous on both sides, so messages of long segments go straight from z_rows to
+// z through datatypes; short-segment messages (and everything past the int limit) are packed.
 void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& layout,
                             const EngineComm& comm, double* z, long iz, long jz, const int* descz,
                             const ExchangeOptions& options, PhaseTimes* times) {
@@ -38,44 +41,79 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     soff[r + 1] = soff[r] + counts.send[r];
     roff[r + 1] = roff[r] + counts.recv[r];
   }
+  const bool rounds = exchange_needs_rounds(soff[size], roff[size], comm.caller, options);
+  auto typed = [&](long elements, long segments) {
+    return !rounds && elements >= options.min_typed_segment * segments;
+  };
+  std::vector<int> engine_of(size, -1);
+  for (int e = 0; e < layout.engine_ranks(); ++e) engine_of[comm.engine_to_caller[e]] = e;
   const LocalRuns mine = local_runs(view, grid.myrow, grid.mycol);
-
-  // Engine ranks pack per destination (their own part goes straight into z).
+  const int e = comm.engine_rank;
+  const long r0 = e >= 0 ? layout.row_begin[e] : 0, r1 = e >= 0 ? layout.row_begin[e + 1] : 0;
+  const long ldz = std::max(1L, r1 - r0);
   lap(&PhaseTimes::plan);
+
+  // Engine ranks: their own part straight into z; per destination a datatype or a packed slice.
+  std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
   MessageBuffer send(static_cast<size_t>(soff[size]));
-  if (comm.engine_rank >= 0) {
-    const int e = comm.engine_rank;
-    const long r0 = layout.row_begin[e], r1 = layout.row_begin[e + 1];
-    const long ldz = std::max(1L, r1 - r0);
+  if (e >= 0) {
     for (int dest = 0; dest < size; ++dest) {
       if (dest == me) {
         for_each_segment_from_engine(r0, r1, mine, [&](const Segment& s) {
           std::memcpy(z + s.dest_row + s.dest_col * lld, z_rows + s.src_row + s.src_col * ldz,
                       sizeof(double) * static_cast<size_t>(s.len));
         });
-      } else if (counts.send[dest] > 0) {
-        double* out = send.data() + soff[dest];
-        for_each_segment_from_engine(r0, r1, local_runs(view, grid.prow[dest], grid.pcol[dest]),
-                                     [&](const Segment& s) {
-                                       std::memcpy(out, z_rows + s.src_row + s.src_col * ldz,
-                                                   sizeof(double) * static_cast<size_t>(s.len));
-                                       out += s.len;
-                                     });
+        continue;
       }
+      if (counts.send[dest] == 0) continue;
+      const LocalRuns theirs = local_runs(view, grid.prow[dest], grid.pcol[dest]);
+      if (typed(counts.send[dest], counts.send_segments[dest])) {
+        SegmentType in_place;
+        for_each_segment_from_engine(r0, r1, theirs, [&](const Segment& s) {
+          in_place.add(z_rows + s.src_row + s.src_col * ldz, s.len);
+        });
+        stype[dest] = in_place.commit();
+        continue;
+      }
+      double* out = send.data() + soff[dest];
+      for_each_segment_from_engine(r0, r1, theirs, [&](const Segment& s) {
+        std::memcpy(out, z_rows + s.src_row + s.src_col * ldz,
+                    sizeof(double) * static_cast<size_t>(s.len));
+        out += s.len;
+      });
+      if (!rounds) stype[dest] = contiguous_at(send.data() + soff[dest], counts.send[dest]);
     }
   }
-
   lap(&PhaseTimes::pack);
+
   MessageBuffer recv(static_cast<size_t>(roff[size]));
-  exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
+  if (rounds) {
+    exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
+  } else {
+    for (int src = 0; src < size; ++src) {
+      if (counts.recv[src] == 0) continue;
+      if (!typed(counts.recv[src], counts.recv_segments[src])) {
+        rtype[src] = contiguous_at(recv.data() + roff[src], counts.recv[src]);
+        continue;
+      }
+      const int from = engine_of[src];
+      SegmentType in_place;
+      for_each_segment_from_engine(
+          layout.row_begin[from], layout.row_begin[from + 1], mine,
+          [&](const Segment& s) { in_place.add(z + s.dest_row + s.dest_col * lld, s.len); });
+      rtype[src] = in_place.commit();
+    }
+    exchange_typed(stype, rtype, comm.caller);
+  }
   send.release();
   lap(&PhaseTimes::exchange);
 
-  for (int e = 0; e < layout.engine_ranks(); ++e) {
-    const int src = comm.engine_to_caller[e];
-    if (src == me || counts.recv[src] == 0) continue;
+  for (int src = 0; src < size; ++src) {
+    if (src == me || counts.recv[src] == 0 || typed(counts.recv[src], counts.recv_segments[src]))
+      continue;
+    const int from = engine_of[src];
     const double* in = recv.data() + roff[src];
-    for_each_segment_from_engine(layout.row_begin[e], layout.row_begin[e + 1], mine,
+    for_each_segment_from_engine(layout.row_begin[from], layout.row_begin[from + 1], mine,
                                  [&](const Segment& s) {
                                    std::memcpy(z + s.dest_row + s.dest_col * lld, in,
                                                sizeof(double) * static_cast<size_t>(s.len));

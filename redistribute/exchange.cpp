@@ -83,4 +83,30 @@ void exchange(const double* send, const std::vector<long>& send_counts, double* 
                 comm);
 }
 
+bool exchange_needs_rounds(long send_total, long recv_total, MPI_Comm comm,
+                           const ExchangeOptions& options) {
+  long largest = std::max(send_total, recv_total);
+  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_LONG, MPI_MAX, comm);
+  return largest > options.int_limit;
+}
+
+void exchange_typed(std::vector<MPI_Datatype>& send, std::vector<MPI_Datatype>& recv,
+                    MPI_Comm comm) {
+  const int size = static_cast<int>(send.size());
+  std::vector<int> scount(size), rcount(size), zero(size, 0);
+  std::vector<MPI_Datatype> stype(size), rtype(size);
+  for (int r = 0; r < size; ++r) {
+    scount[r] = send[r] != MPI_DATATYPE_NULL ? 1 : 0;
+    rcount[r] = recv[r] != MPI_DATATYPE_NULL ? 1 : 0;
+    stype[r] = scount[r] ? send[r] : MPI_DOUBLE;
+    rtype[r] = rcount[r] ? recv[r] : MPI_DOUBLE;
+  }
+  MPI_Alltoallw(MPI_BOTTOM, scount.data(), zero.data(), stype.data(), MPI_BOTTOM, rcount.data(),
+                zero.data(), rtype.data(), comm);
+  for (int r = 0; r < size; ++r) {
+    if (send[r] != MPI_DATATYPE_NULL) MPI_Type_free(&send[r]);
+    if (recv[r] != MPI_DATATYPE_NULL) MPI_Type_free(&recv[r]);
+  }
+}
+
 }  // namespace pipevd

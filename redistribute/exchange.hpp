@@ -12,6 +12,9 @@ namespace pipevd {
 struct ExchangeOptions {
   long int_limit = 2147483647L;  // above this total per rank (on any rank), use the rounds
   long max_message = 1L << 27;   // elements per peer per round (1 GiB of doubles)
+  // Below the int limit, a message whose segments average at least this many elements is
+  // described in place by a datatype (no pack or unpack pass); shorter ones are packed.
+  long min_typed_segment = 32;
 };
 
 // Seconds spent in each phase of one redistribution (this process), for benchmarks and logs.
@@ -24,5 +27,15 @@ struct PhaseTimes {
 void exchange(const double* send, const std::vector<long>& send_counts, double* recv,
               const std::vector<long>& recv_counts, MPI_Comm comm,
               const ExchangeOptions& options = {});
+
+// Collective over comm: whether some rank's total (send or receive) exceeds options.int_limit;
+// then every message is packed and moved by exchange() in rounds.
+bool exchange_needs_rounds(long send_total, long recv_total, MPI_Comm comm,
+                           const ExchangeOptions& options);
+
+// Collective over comm: one MPI_Alltoallw from MPI_BOTTOM, one message per peer described by a
+// datatype over absolute addresses (MPI_DATATYPE_NULL: no message). Frees the datatypes.
+void exchange_typed(std::vector<MPI_Datatype>& send, std::vector<MPI_Datatype>& recv,
+                    MPI_Comm comm);
 
 }  // namespace pipevd

@@ -27,25 +27,35 @@ int size_of(MPI_Comm comm) {
 ExchangeCounts counts_to_engine(char uplo, const BlockCyclicView& a, const GridMap& grid,
                                 const EngineLayout& layout, const EngineComm& comm) {
   const int me = my_rank(comm.caller), size = size_of(comm.caller);
-  ExchangeCounts c{std::vector<long>(size, 0), std::vector<long>(size, 0)};
+  ExchangeCounts c{std::vector<long>(size, 0), std::vector<long>(size, 0),
+                   std::vector<long>(size, 0), std::vector<long>(size, 0)};
   const LocalRuns mine = local_runs(a, grid.myrow, grid.mycol);
   for (int e = 0; e < layout.engine_ranks(); ++e) {
     const int dest = comm.engine_to_caller[e];
     if (dest == me) continue;
-    long total = 0;
+    long total = 0, segments = 0;
     for_each_segment_to_engine(uplo, mine, layout.col_begin[e], layout.col_begin[e + 1],
-                               [&](const Segment& s) { total += s.len; });
+                               [&](const Segment& s) {
+                                 total += s.len;
+                                 ++segments;
+                               });
     c.send[dest] = total;
+    c.send_segments[dest] = segments;
   }
   if (comm.engine_rank >= 0) {
     const int e = comm.engine_rank;
     for (int src = 0; src < size; ++src) {
       if (src == me) continue;
-      long total = 0;
+      long total = 0, segments = 0;
       for_each_segment_to_engine(uplo, local_runs(a, grid.prow[src], grid.pcol[src]),
                                  layout.col_begin[e], layout.col_begin[e + 1],
-                                 [&](const Segment& s) { total += s.len; });
+                                 [&](const Segment& s) {
+                                   total += s.len;
+                                   ++segments;
+                                 });
       c.recv[src] = total;
+      c.recv_segments[src] = segments;
+      c.recv_segments[src] = segments;
     }
   }
   return c;
@@ -54,26 +64,36 @@ ExchangeCounts counts_to_engine(char uplo, const BlockCyclicView& a, const GridM
 ExchangeCounts counts_from_engine(const BlockCyclicView& z, const GridMap& grid,
                                   const EngineLayout& layout, const EngineComm& comm) {
   const int me = my_rank(comm.caller), size = size_of(comm.caller);
-  ExchangeCounts c{std::vector<long>(size, 0), std::vector<long>(size, 0)};
+  ExchangeCounts c{std::vector<long>(size, 0), std::vector<long>(size, 0),
+                   std::vector<long>(size, 0), std::vector<long>(size, 0)};
   if (comm.engine_rank >= 0) {
     const int e = comm.engine_rank;
     for (int dest = 0; dest < size; ++dest) {
       if (dest == me) continue;
-      long total = 0;
+      long total = 0, segments = 0;
       for_each_segment_from_engine(layout.row_begin[e], layout.row_begin[e + 1],
                                    local_runs(z, grid.prow[dest], grid.pcol[dest]),
-                                   [&](const Segment& s) { total += s.len; });
+                                   [&](const Segment& s) {
+                                     total += s.len;
+                                     ++segments;
+                                   });
       c.send[dest] = total;
+      c.send_segments[dest] = segments;
+      c.send_segments[dest] = segments;
     }
   }
   const LocalRuns mine = local_runs(z, grid.myrow, grid.mycol);
   for (int e = 0; e < layout.engine_ranks(); ++e) {
     const int src = comm.engine_to_caller[e];
     if (src == me) continue;
-    long total = 0;
+    long total = 0, segments = 0;
     for_each_segment_from_engine(layout.row_begin[e], layout.row_begin[e + 1], mine,
-                                 [&](const Segment& s) { total += s.len; });
+                                 [&](const Segment& s) {
+                                   total += s.len;
+                                   ++segments;
+                                 });
     c.recv[src] = total;
+    c.recv_segments[src] = segments;
   }
   return c;
 }

@@ -91,7 +91,8 @@ void for_each_segment_from_engine(long r0, long r1, const LocalRuns& dest, F&& f
 
 // Element counts per caller rank of one exchange, from this process's point of view.
 struct ExchangeCounts {
-  std::vector<long> send, recv;
+  std::vector<long> send, recv;                    // elements
+  std::vector<long> send_segments, recv_segments;  // segments they come in
 };
 
 // Counts for block-cyclic -> engine columns. `a` is the n x n submatrix view.

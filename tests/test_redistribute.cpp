@@ -189,21 +189,28 @@ TEST_F(Redistribute, FewerEngineRanksThanCallerRanks) {
   }
 }
 
-// Counts of any size: the datatype rounds (forced here with tiny limits) give the same result.
-TEST_F(Redistribute, ExchangeInRoundsGivesTheSameResult) {
+// Every way of moving the messages gives the same result: packed in rounds of Alltoallw with tiny
+// messages (the path for counts past 2^31), always described in place by datatypes, always packed.
+TEST_F(Redistribute, EveryExchangePathGivesTheSameResult) {
   const auto shape = squarest_grid(size);
   BlacsGrid blacs(shape.nprow, shape.npcol, 'R');
   const GridInfo grid = GridInfo::of(blacs);
   const EngineComm& comm = engine_comm_for(grid.ictxt, size);
-  ExchangeOptions small;
-  small.int_limit = 0;
-  small.max_message = 37;
-  int variant = 0;
-  for (const Case& c : cases(false)) {
-    SCOPED_TRACE(describe(c, shape.nprow, shape.npcol, 'R', size));
-    const EngineLayout layout = layout_for(c.n, comm.engine_ranks(), variant++);
-    check_to_engine(grid, c, layout, comm, small);
-    check_from_engine(grid, c, layout, comm, small);
+  ExchangeOptions rounds, typed, packed;
+  rounds.int_limit = 0;
+  rounds.max_message = 37;
+  typed.min_typed_segment = 1;
+  packed.min_typed_segment = 1L << 40;
+  for (const ExchangeOptions& opt : {rounds, typed, packed}) {
+    int variant = 0;
+    for (const Case& c : cases(false)) {
+      SCOPED_TRACE(describe(c, shape.nprow, shape.npcol, 'R', size) +
+                   " int_limit=" + std::to_string(opt.int_limit) +
+                   " min_typed_segment=" + std::to_string(opt.min_typed_segment));
+      const EngineLayout layout = layout_for(c.n, comm.engine_ranks(), variant++);
+      check_to_engine(grid, c, layout, comm, opt);
+      check_from_engine(grid, c, layout, comm, opt);
+    }
   }
 }
 
