@@ -1,6 +1,7 @@
 #include "redistribute/block_cyclic_to_engine.hpp"
 
 #include <cstring>
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -25,10 +26,10 @@ inline void read_segment(const double* a, long lld, const Segment& s, double* ou
 
 }  // namespace
 
-// Senders always pack (a mirrored segment is a row of their local array, no block for a
-// datatype). The engine rank receives long segments in place through a datatype over a_cols and
-// unpacks only messages of short segments; with counts past the int limit, everything is packed
-// and moved in rounds.
+// Senders pack the mirrored part (a mirrored segment is a row of their local array, no block for a
+// datatype) and send the direct part of long segments in place; the engine rank receives long
+// segments in place through a datatype over a_cols and unpacks only messages of short segments.
+// With counts past the int limit, everything is packed and moved in rounds.
 void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja, const int* desca,
                             const EngineLayout& layout, const EngineComm& comm, double* a_cols,
                             const ExchangeOptions& options, PhaseTimes* times) {
@@ -51,22 +52,31 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     throw std::logic_error("block_cyclic_to_engine: comm is not the caller comm of this grid");
 
   const ExchangeCounts counts = counts_to_engine(uplo, view, grid, layout, comm);
-  std::vector<long> soff(size + 1, 0), roff(size + 1, 0);
+  const bool rounds = exchange_needs_rounds(
+      std::accumulate(counts.send.begin(), counts.send.end(), 0L),
+      std::accumulate(counts.recv.begin(), counts.recv.end(), 0L), comm.caller, options);
+  auto long_segments = [&](long elements, long segments) {
+    return !rounds && elements > 0 && elements >= options.min_typed_segment * segments;
+  };
+  // What is packed per destination: everything, or only the mirrored part where the direct part
+  // (whole columns of segments in A) goes out in place.
+  std::vector<long> packed(size), soff(size + 1, 0), roff(size + 1, 0);
   for (int r = 0; r < size; ++r) {
-    soff[r + 1] = soff[r] + counts.send[r];
+    const bool direct_in_place =
+        long_segments(counts.send_direct[r], counts.send_direct_segments[r]);
+    packed[r] = counts.send[r] - (direct_in_place ? counts.send_direct[r] : 0);
+    soff[r + 1] = soff[r] + packed[r];
     roff[r + 1] = roff[r] + counts.recv[r];
   }
-  const bool rounds = exchange_needs_rounds(soff[size], roff[size], comm.caller, options);
   const int e = comm.engine_rank;
   const long c0 = e >= 0 ? layout.col_begin[e] : 0, c1 = e >= 0 ? layout.col_begin[e + 1] : 0;
-  auto typed = [&](int src) {
-    return !rounds && counts.recv[src] >= options.min_typed_segment * counts.recv_segments[src];
-  };
+  auto typed = [&](int src) { return long_segments(counts.recv[src], counts.recv_segments[src]); };
   lap(&PhaseTimes::plan);
 
   // Pack per destination; the pieces this process keeps go straight into a_cols.
   const LocalRuns mine = local_runs(view, grid.myrow, grid.mycol);
   MessageBuffer send(static_cast<size_t>(soff[size]));
+  std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
   for (int d = 0; d < layout.engine_ranks(); ++d) {
     const int dest = comm.engine_to_caller[d];
     const long d0 = layout.col_begin[d], d1 = layout.col_begin[d + 1];
@@ -74,13 +84,35 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
       for_each_segment_to_engine(uplo, mine, d0, d1, [&](const Segment& s) {
         read_segment(a, lld, s, a_cols + s.dest_row + (s.dest_col - d0) * n);
       });
-    } else if (counts.send[dest] > 0) {
-      double* out = send.data() + soff[dest];
-      for_each_segment_to_engine(uplo, mine, d0, d1, [&](const Segment& s) {
+      continue;
+    }
+    if (counts.send[dest] == 0) continue;
+    const bool direct_in_place = packed[dest] < counts.send[dest];
+    SegmentType direct;
+    double* out = send.data() + soff[dest];
+    for_each_segment_to_engine(uplo, mine, d0, d1, [&](const Segment& s) {
+      if (direct_in_place && !s.mirrored) {
+        direct.add(a + s.src_row + s.src_col * lld, s.len);
+      } else {
         read_segment(a, lld, s, out);
         out += s.len;
-      });
+      }
+    });
+    if (rounds) continue;
+    // The message: its direct part in place, then its packed slice (message order).
+    MPI_Datatype parts[2] = {
+        direct.commit(), packed[dest] > 0 ? contiguous_at(send.data() + soff[dest], packed[dest])
+                                          : MPI_DATATYPE_NULL};
+    if (parts[0] == MPI_DATATYPE_NULL || parts[1] == MPI_DATATYPE_NULL) {
+      stype[dest] = parts[0] != MPI_DATATYPE_NULL ? parts[0] : parts[1];
+      continue;
     }
+    const int ones[2] = {1, 1};
+    const MPI_Aint zeros[2] = {0, 0};
+    MPI_Type_create_struct(2, ones, zeros, parts, &stype[dest]);
+    MPI_Type_commit(&stype[dest]);
+    MPI_Type_free(&parts[0]);
+    MPI_Type_free(&parts[1]);
   }
   lap(&PhaseTimes::pack);
 
@@ -88,9 +120,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   if (rounds) {
     exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
   } else {
-    std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
     for (int r = 0; r < size; ++r) {
-      if (counts.send[r] > 0) stype[r] = contiguous_at(send.data() + soff[r], counts.send[r]);
       if (counts.recv[r] == 0) continue;
       if (!typed(r)) {
         rtype[r] = contiguous_at(recv.data() + roff[r], counts.recv[r]);

@@ -1,7 +1,8 @@
-// The one all-to-all that moves every piece: packed per-destination buffers, element counts of
-// any size. Counts and displacements that fit in an int go through one MPI_Alltoallv; larger ones
-// through rounds of MPI_Alltoallw whose per-peer datatypes carry 64-bit offsets, each message at
-// most max_message elements.
+// The all-to-all that moves every piece, for element counts of any size. Below int_limit: one
+// MPI_Alltoallw whose per-peer datatypes describe the messages in place or point at packed
+// slices (exchange_typed), or one MPI_Alltoallv of packed buffers (exchange). Above it: packed
+// buffers in rounds of MPI_Alltoallw whose per-peer datatypes carry 64-bit offsets, each message
+// at most max_message elements, so memory stays that of the packed buffers.
 #pragma once
 #include <mpi.h>
 
@@ -10,8 +11,10 @@
 namespace pipevd {
 
 struct ExchangeOptions {
-  long int_limit = 2147483647L;  // above this total per rank (on any rank), use the rounds
-  long max_message = 1L << 27;   // elements per peer per round (1 GiB of doubles)
+  // Above this total per rank (elements, on any rank) messages go in rounds. 2 GiB of doubles:
+  // below MPI's int counts and clear of 32-bit byte counts in MPI implementations.
+  long int_limit = (1L << 28) - 1;
+  long max_message = 1L << 27;  // elements per peer per round (1 GiB of doubles)
   // Below the int limit, a message whose segments average at least this many elements is
   // described in place by a datatype (no pack or unpack pass); shorter ones are packed.
   long min_typed_segment = 32;

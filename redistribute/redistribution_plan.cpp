@@ -29,18 +29,26 @@ ExchangeCounts counts_to_engine(char uplo, const BlockCyclicView& a, const GridM
   const int me = my_rank(comm.caller), size = size_of(comm.caller);
   ExchangeCounts c{std::vector<long>(size, 0), std::vector<long>(size, 0),
                    std::vector<long>(size, 0), std::vector<long>(size, 0)};
+  c.send_direct.assign(size, 0);
+  c.send_direct_segments.assign(size, 0);
   const LocalRuns mine = local_runs(a, grid.myrow, grid.mycol);
   for (int e = 0; e < layout.engine_ranks(); ++e) {
     const int dest = comm.engine_to_caller[e];
     if (dest == me) continue;
-    long total = 0, segments = 0;
+    long total = 0, segments = 0, direct = 0, direct_segments = 0;
     for_each_segment_to_engine(uplo, mine, layout.col_begin[e], layout.col_begin[e + 1],
                                [&](const Segment& s) {
                                  total += s.len;
                                  ++segments;
+                                 if (!s.mirrored) {
+                                   direct += s.len;
+                                   ++direct_segments;
+                                 }
                                });
     c.send[dest] = total;
     c.send_segments[dest] = segments;
+    c.send_direct[dest] = direct;
+    c.send_direct_segments[dest] = direct_segments;
   }
   if (comm.engine_rank >= 0) {
     const int e = comm.engine_rank;
@@ -54,7 +62,6 @@ ExchangeCounts counts_to_engine(char uplo, const BlockCyclicView& a, const GridM
                                    ++segments;
                                  });
       c.recv[src] = total;
-      c.recv_segments[src] = segments;
       c.recv_segments[src] = segments;
     }
   }
@@ -78,7 +85,6 @@ ExchangeCounts counts_from_engine(const BlockCyclicView& z, const GridMap& grid,
                                      ++segments;
                                    });
       c.send[dest] = total;
-      c.send_segments[dest] = segments;
       c.send_segments[dest] = segments;
     }
   }

@@ -93,6 +93,8 @@ void for_each_segment_from_engine(long r0, long r1, const LocalRuns& dest, F&& f
 struct ExchangeCounts {
   std::vector<long> send, recv;                    // elements
   std::vector<long> send_segments, recv_segments;  // segments they come in
+  // To the engine only: the direct part of each message (it comes first, then the mirrored one).
+  std::vector<long> send_direct, send_direct_segments;
 };
 
 // Counts for block-cyclic -> engine columns. `a` is the n x n submatrix view.
