@@ -4,8 +4,9 @@
 //
 //   mpiexec -n 4 redistribute_bench [n=16384] [nb=64] [repetitions=3] [engine_ranks_per_node=ranks]
 //
-// Each time is the slowest rank's, after a barrier; the table gives the best and the median of
-// the repetitions.
+// Each time is the slowest rank's, after a barrier; the operations take turns in every
+// repetition; the table gives the best and the median of the repetitions, and the ratios compare
+// medians ("vs" columns) so that one lucky run does not decide them.
 #include <mpi.h>
 
 #include <algorithm>
@@ -33,17 +34,17 @@ struct Stats {
   double best = 0, median = 0;
 };
 
-// Runs f `reps` times after a barrier; the time of a repetition is the slowest rank's.
-Stats time_it(int reps, const std::function<void()>& f) {
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    f();
-    double dt = MPI_Wtime() - t0;
-    MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    t.push_back(dt);
-  }
+// One timed run of f after a barrier: the slowest rank's time.
+double time_once(const std::function<void()>& f) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = MPI_Wtime();
+  f();
+  double dt = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return dt;
+}
+
+Stats stats_of(std::vector<double> t) {
   std::sort(t.begin(), t.end());
   return {t.front(), t[t.size() / 2]};
 }
@@ -122,37 +123,42 @@ int main(int argc, char** argv) {
   Cblacs_get(0, 0, &all_ctxt);
   Cblacs_gridinit(&all_ctxt, "R", 1, size);
 
-  pipevd::PhaseTimes in_phases, out_phases;
-  const Stats in = time_it(reps, [&] {
-    pipevd::block_cyclic_to_engine('L', n, a.data(), 1, 1, desc, layout, comm,
-                                   e >= 0 ? cols.data() : nullptr, {}, &in_phases);
-  });
-  const Stats out = time_it(reps, [&] {
-    pipevd::engine_to_block_cyclic(n, e >= 0 ? cols.data() : nullptr, layout, comm, z.data(), 1, 1,
-                                   desc, {}, &out_phases);
-  });
-  const Stats gemr_in = time_it(reps, [&] {
-    pdgemr2d_(&n, &n, a.data(), &one, &one, desc, cols.data(), &one, &one, desc_cols, &all_ctxt);
-  });
-  const Stats gemr_out = time_it(reps, [&] {
-    pdgemr2d_(&n, &n, cols.data(), &one, &one, desc_rows, z.data(), &one, &one, desc, &all_ctxt);
-  });
   // The same bytes (n^2 doubles over all ranks) in equal pieces, one MPI_Alltoall.
   const long per_peer = static_cast<long>(n) * n / (static_cast<long>(size) * size);
-  Stats plain;
-  {
-    std::vector<double> s(static_cast<size_t>(per_peer) * size, 1.0), r(s.size());
-    plain = time_it(reps, [&] {
+  std::vector<double> s(static_cast<size_t>(per_peer) * size, 1.0), r(s.size());
+
+  // The five operations take turns within each repetition, so that a busy machine slows them
+  // alike.
+  pipevd::PhaseTimes in_phases, out_phases;
+  std::vector<double> t_in, t_out, t_gemr_in, t_gemr_out, t_plain;
+  for (int rep = 0; rep < reps; ++rep) {
+    t_in.push_back(time_once([&] {
+      pipevd::block_cyclic_to_engine('L', n, a.data(), 1, 1, desc, layout, comm,
+                                     e >= 0 ? cols.data() : nullptr, {}, &in_phases);
+    }));
+    t_gemr_in.push_back(time_once([&] {
+      pdgemr2d_(&n, &n, a.data(), &one, &one, desc, cols.data(), &one, &one, desc_cols, &all_ctxt);
+    }));
+    t_out.push_back(time_once([&] {
+      pipevd::engine_to_block_cyclic(n, e >= 0 ? cols.data() : nullptr, layout, comm, z.data(), 1,
+                                     1, desc, {}, &out_phases);
+    }));
+    t_gemr_out.push_back(time_once([&] {
+      pdgemr2d_(&n, &n, cols.data(), &one, &one, desc_rows, z.data(), &one, &one, desc, &all_ctxt);
+    }));
+    t_plain.push_back(time_once([&] {
       MPI_Alltoall(s.data(), static_cast<int>(per_peer), MPI_DOUBLE, r.data(),
                    static_cast<int>(per_peer), MPI_DOUBLE, MPI_COMM_WORLD);
-    });
+    }));
   }
+  const Stats in = stats_of(t_in), out = stats_of(t_out), gemr_in = stats_of(t_gemr_in),
+              gemr_out = stats_of(t_gemr_out), plain = stats_of(t_plain);
 
   if (rank == 0) {
     const double gb = 8.0 * n * n / 1e9;
     std::printf("n=%d nb=%d ranks=%d grid=%dx%d engine_ranks=%d reps=%d (matrix %.2f GB)\n", n, nb,
                 size, nprow, npcol, engines, reps, gb);
-    std::printf("%-34s %9s %9s %8s %12s %10s\n", "operation", "best s", "median s", "GB/s",
+    std::printf("%-34s %9s %9s %8s %12s %10s\n", "operation", "best s", "median s", "GB/s med",
                 "vs alltoall", "vs gemr2d");
     auto row = [&](const char* name, Stats s, double ref_plain, double ref_gemr) {
       std::printf("%-34s %9.3f %9.3f %8.2f", name, s.best, s.median, gb / s.best);

@@ -1,7 +1,6 @@
 #include "redistribute/block_cyclic_to_engine.hpp"
 
 #include <cstring>
-#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -52,9 +51,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     throw std::logic_error("block_cyclic_to_engine: comm is not the caller comm of this grid");
 
   const ExchangeCounts counts = counts_to_engine(uplo, view, grid, layout, comm);
-  const bool rounds = exchange_needs_rounds(
-      std::accumulate(counts.send.begin(), counts.send.end(), 0L),
-      std::accumulate(counts.recv.begin(), counts.recv.end(), 0L), comm.caller, options);
+  const bool rounds = largest_total_to_engine(view, layout) > options.int_limit;
   auto long_segments = [&](long elements, long segments) {
     return !rounds && elements > 0 && elements >= options.min_typed_segment * segments;
   };

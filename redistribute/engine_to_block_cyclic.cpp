@@ -41,7 +41,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     soff[r + 1] = soff[r] + counts.send[r];
     roff[r + 1] = roff[r] + counts.recv[r];
   }
-  const bool rounds = exchange_needs_rounds(soff[size], roff[size], comm.caller, options);
+  const bool rounds = largest_total_from_engine(view, layout) > options.int_limit;
   auto typed = [&](long elements, long segments) {
     return !rounds && elements >= options.min_typed_segment * segments;
   };

@@ -83,13 +83,6 @@ void exchange(const double* send, const std::vector<long>& send_counts, double* 
                 comm);
 }
 
-bool exchange_needs_rounds(long send_total, long recv_total, MPI_Comm comm,
-                           const ExchangeOptions& options) {
-  long largest = std::max(send_total, recv_total);
-  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_LONG, MPI_MAX, comm);
-  return largest > options.int_limit;
-}
-
 void exchange_typed(std::vector<MPI_Datatype>& send, std::vector<MPI_Datatype>& recv,
                     MPI_Comm comm) {
   const int size = static_cast<int>(send.size());

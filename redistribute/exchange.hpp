@@ -31,11 +31,6 @@ void exchange(const double* send, const std::vector<long>& send_counts, double* 
               const std::vector<long>& recv_counts, MPI_Comm comm,
               const ExchangeOptions& options = {});
 
-// Collective over comm: whether some rank's total (send or receive) exceeds options.int_limit;
-// then every message is packed and moved by exchange() in rounds.
-bool exchange_needs_rounds(long send_total, long recv_total, MPI_Comm comm,
-                           const ExchangeOptions& options);
-
 // Collective over comm: one MPI_Alltoallw from MPI_BOTTOM, one message per peer described by a
 // datatype over absolute addresses (MPI_DATATYPE_NULL: no message). Frees the datatypes.
 void exchange_typed(std::vector<MPI_Datatype>& send, std::vector<MPI_Datatype>& recv,

@@ -23,6 +23,39 @@ int size_of(MPI_Comm comm) {
 
 }  // namespace
 
+namespace {
+
+long largest_local_size(const BlockCyclicView& v) {
+  long largest = 0;
+  for (int pr = 0; pr < v.nprow; ++pr)
+    for (int pc = 0; pc < v.npcol; ++pc) {
+      const LocalRuns runs = local_runs(v, pr, pc);
+      long rows = 0, cols = 0;
+      for (const Run& r : runs.rows) rows += r.len;
+      for (const Run& r : runs.cols) cols += r.len;
+      largest = std::max(largest, rows * cols);
+    }
+  return largest;
+}
+
+long largest_engine_block(const std::vector<long>& begin, long n) {
+  long largest = 0;
+  for (size_t e = 0; e + 1 < begin.size(); ++e)
+    largest = std::max(largest, (begin[e + 1] - begin[e]) * n);
+  return largest;
+}
+
+}  // namespace
+
+// A process sends each stored element at most twice (direct and mirrored).
+long largest_total_to_engine(const BlockCyclicView& a, const EngineLayout& layout) {
+  return std::max(2 * largest_local_size(a), largest_engine_block(layout.col_begin, layout.n));
+}
+
+long largest_total_from_engine(const BlockCyclicView& z, const EngineLayout& layout) {
+  return std::max(largest_local_size(z), largest_engine_block(layout.row_begin, layout.n));
+}
+
 // Pieces a process keeps for itself are copied in place, not sent: their counts stay 0.
 ExchangeCounts counts_to_engine(char uplo, const BlockCyclicView& a, const GridMap& grid,
                                 const EngineLayout& layout, const EngineComm& comm) {

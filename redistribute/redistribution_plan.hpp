@@ -97,6 +97,11 @@ struct ExchangeCounts {
   std::vector<long> send_direct, send_direct_segments;
 };
 
+// Upper bounds of any rank's total (send or receive, elements) in each direction, the same on
+// every rank without communication, so all ranks agree on the way to exchange (exchange.hpp).
+long largest_total_to_engine(const BlockCyclicView& a, const EngineLayout& layout);
+long largest_total_from_engine(const BlockCyclicView& z, const EngineLayout& layout);
+
 // Counts for block-cyclic -> engine columns. `a` is the n x n submatrix view.
 ExchangeCounts counts_to_engine(char uplo, const BlockCyclicView& a, const GridMap& grid,
                                 const EngineLayout& layout, const EngineComm& comm);
