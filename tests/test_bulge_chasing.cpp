@@ -135,6 +135,24 @@ bool bitwise_equal(const std::vector<double>& x, const std::vector<double>& y) {
   return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
 }
 
+// ---------------------------------------------------------------- band storage
+
+TEST(BandStorage, PackingColumnRangesGivesTheBand) {
+  const long n = 23, b = 5, ldab = b + 2;
+  Band band = random_band(n, b, 11);
+  std::vector<double> a = dense(band);
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < j; ++i) a[i + j * n] = 1e300;  // the upper triangle is not read
+  std::vector<double> ab(static_cast<size_t>(n * ldab), -7.0);
+  const long bounds[] = {0, 4, 9, 17, n};  // the column ranges of four engine ranks
+  for (int r = 0; r < 4; ++r)
+    pack_lower_band(n, b, bounds[r], bounds[r + 1], a.data() + bounds[r] * n, n, ab.data(), ldab);
+  const BandView packed{n, b, ab.data(), ldab};
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < n; ++i) EXPECT_EQ(packed.get(i, j), band.view().get(i, j));
+  for (long j = 0; j < n; ++j) EXPECT_EQ(ab[(b + 1) + j * ldab], -7.0);  // padding untouched
+}
+
 // ---------------------------------------------------------------- reflector layout
 
 TEST(ReflectorLayout, IndicesAreConsecutiveAndStepsTileEachSweep) {
