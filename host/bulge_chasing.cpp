@@ -11,6 +11,8 @@
 #include "host/bulge_chasing.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 extern "C" void dlarfg_(const int* n, double* alpha, double* x, const int* incx, double* tau);
@@ -79,13 +81,13 @@ void chase_step(BulgeBand& a, const ReflectorLayout& layout, long s, long t, dou
 
 void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
                  ReflectorStore& U) {
-  if (n <= 0) {
-    U = ReflectorStore(0, std::max(b, 0L));
-    return;
-  }
   // A bandwidth past n-1 is the full lower triangle; the reflector layout uses the clamped one.
   const long bw = std::max(0L, std::min(b, n - 1));
+  if (n < 0 || b < 0 || ldab < bw + 1)
+    throw std::invalid_argument("bulge_chase: n = " + std::to_string(n) +
+                                ", b = " + std::to_string(b) + ", ldab = " + std::to_string(ldab));
   U = ReflectorStore(n, bw);
+  if (n == 0) return;
   const ReflectorLayout& layout = U.layout;
 
   BulgeBand a(layout, ab, ldab);

@@ -8,7 +8,8 @@
 namespace pipevd::host {
 
 // Reduces the symmetric band matrix B (order n, bandwidth b, lower band storage ab/ldab as in
-// core/band_storage.hpp; ab is not modified) to the tridiagonal T = Q_b^T B Q_b:
+// core/band_storage.hpp, ldab >= min(b, n-1) + 1; ab is not modified) to the tridiagonal
+// T = Q_b^T B Q_b (std::invalid_argument for n < 0, b < 0 or a too small ldab):
 //   d[0 .. n-1]  diagonal of T,
 //   e[0 .. n-2]  subdiagonal of T (e may be null when n <= 1),
 //   U            every reflector of Q_b, in the layout of core/reflector_store.hpp (made here, with

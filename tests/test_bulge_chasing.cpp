@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -439,6 +440,21 @@ TEST(BulgeChasingSpecial, PartlyReducedAndDiagonal) {
     const std::vector<double> q = form_q(c.U, n);
     EXPECT_LT(test::orthogonality(n, q), 10.0);
   }
+}
+
+TEST(BulgeChasingSpecial, BadArgumentsThrow) {
+  std::vector<double> ab(64, 0.0), d(8), e(8), x(64, 0.0);
+  ReflectorStore U;
+  EXPECT_THROW(host::bulge_chase(-1, 2, ab.data(), 3, d.data(), e.data(), U),
+               std::invalid_argument);
+  EXPECT_THROW(host::bulge_chase(8, -1, ab.data(), 3, d.data(), e.data(), U),
+               std::invalid_argument);
+  EXPECT_THROW(host::bulge_chase(8, 3, ab.data(), 3, d.data(), e.data(), U), std::invalid_argument);
+  EXPECT_NO_THROW(host::bulge_chase(3, 7, ab.data(), 3, d.data(), e.data(), U));  // b clamped to 2
+  EXPECT_EQ(U.layout.b, 2);
+  host::bulge_chase(8, 3, ab.data(), 4, d.data(), e.data(), U);
+  EXPECT_THROW(host::apply_bc_back(U, 5, x.data(), 4), std::invalid_argument);
+  EXPECT_THROW(host::apply_bc_back_left(U, 5, x.data(), 7), std::invalid_argument);
 }
 
 }  // namespace
