@@ -12,9 +12,8 @@ namespace pipevd::host {
 // sweeps per block (the result does not depend on `group`; group <= 0 picks b).
 void apply_bc_back(const ReflectorStore& U, long m, double* x, long ldx, long group = 0);
 
-// X := Q_b * X for X n x m, ldx >= max(1, n) (the conventional BC-back on the D&C eigenvectors,
-// Q_b * Q_d):
-// reflectors in the reverse of generation order.
+// X := Q_b * X for X n x m, ldx >= max(1, n): the conventional BC-back on the D&C eigenvectors
+// (Q_b * Q_d), reflectors in the reverse of generation order.
 void apply_bc_back_left(const ReflectorStore& U, long m, double* x, long ldx);
 
 }  // namespace pipevd::host
