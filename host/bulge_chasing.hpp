@@ -21,6 +21,9 @@ namespace pipevd::host {
 void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
                  ReflectorStore& U);
 
+// The same d and e (bitwise) without keeping the reflectors (JOBZ = 'N': no n^2/2 doubles of U).
+void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d, double* e);
+
 // The working matrix of bulge chasing: lower band storage with 2b - 1 subdiagonals, the band plus
 // room for the bulge (the b x b block below the band that a step's right update fills).
 class BulgeBand {

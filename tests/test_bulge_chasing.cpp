@@ -346,6 +346,12 @@ TEST_P(BulgeChasing, ResultsDependOnlyOnInputs) {
     EXPECT_TRUE(bitwise_equal(c1.U.tau, c->U.tau));
   }
   EXPECT_TRUE(bitwise_equal(form_q(c1.U, n), form_q(c2.U, n)));
+  // Without the reflectors: the same T.
+  std::vector<double> d(c1.d.size(), -1.0), e(c1.e.size(), -1.0);
+  if (n <= 1) e.assign(c1.e.begin(), c1.e.end());  // not written
+  host::bulge_chase_values(n, b, band.ab.data(), band.ldab, d.data(), e.data());
+  EXPECT_TRUE(bitwise_equal(c1.d, d));
+  EXPECT_TRUE(bitwise_equal(c1.e, e));
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, BulgeChasing,
