@@ -214,9 +214,9 @@ int main(int argc, char** argv) {
     for (long b : bs) {
       const auto ab = random_band(n, b, 17);
       double best = 1e30;
-      for (int tps : {16, 32})
-        for (int per_block : {2, 4, 8})
-          for (int per_sm : {1, 2, 0}) {
+      for (int tps : {32})
+        for (int per_block : {1, 2, 4})
+          for (int per_sm : {1, 2}) {
             const BulgeChasingTunables tun{tps, per_block, per_sm};
             const GpuTiming t = time_gpu(n, b, ab, tun, 1);
             std::printf("%4ld %4d %10d %9d %10.4f%s\n", b, tps, per_block, per_sm, t.median_s,

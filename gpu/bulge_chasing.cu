@@ -48,6 +48,13 @@ __device__ __forceinline__ double group_sum(const cg::thread_block_tile<TPS>& g,
   return x;
 }
 
+template <int TPS>
+__device__ __forceinline__ double group_max(const cg::thread_block_tile<TPS>& g, double x) {
+#pragma unroll
+  for (int o = TPS / 2; o > 0; o /= 2) x = fmax(x, g.shfl_xor(x, o));
+  return x;
+}
+
 // Step t of sweep s (host::chase_step's arithmetic) by the TPS lanes of group g. vs, ws: b doubles
 // of shared memory each. Lane l owns the indices l, l + TPS, ... of every per-index loop.
 template <int TPS>
@@ -61,12 +68,25 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   const long lm1 = ld - 1;                 // stride along a row of the band storage
   double* col = a + (first - c) + c * ld;  // &A(first, c): the column the reflector annihilates
 
-  // 1. dlarfg on (A(first, c), A(first+1 .. first+len-1, c)).
+  // 1. dlarfg on (A(first, c), A(first+1 .. first+len-1, c)). ||x|| scaled by max |x_i| (as
+  // dnrm2 guards it): the bulges of long sweeps decay to underflow, and an x whose squares
+  // underflow must still give the host's tau (2, a sign flip), not tau = 0.
   const double alpha = col[0];
-  double sq = 0.0;
+  double big = 0.0;
   for (long i = lane; i < len; i += TPS)
-    if (i >= 1) sq += col[i] * col[i];
-  const double xnorm = sqrt(group_sum<TPS>(g, sq));
+    if (i >= 1) big = fmax(big, fabs(col[i]));
+  big = group_max<TPS>(g, big);
+  double xnorm = 0.0;
+  if (big != 0.0) {
+    const double inv = 1.0 / big;
+    double sq = 0.0;
+    for (long i = lane; i < len; i += TPS)
+      if (i >= 1) {
+        const double x = col[i] * inv;
+        sq += x * x;
+      }
+    xnorm = big * sqrt(group_sum<TPS>(g, sq));
+  }
   double tau = 0.0, beta = alpha, scal = 1.0;
   if (xnorm != 0.0) {
     beta = -copysign(hypot(alpha, xnorm), alpha);
@@ -94,8 +114,10 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   for (long j = c + 1 + lane; j < first; j += TPS) {
     double* cj = a + (first - j) + j * ld;  // &A(first, j), len contiguous entries
     double dot = 0.0;
+#pragma unroll 8
     for (long i = 0; i < len; ++i) dot += vs[i] * cj[i];
     dot *= tau;
+#pragma unroll 8
     for (long i = 0; i < len; ++i) cj[i] -= dot * vs[i];
   }
 
@@ -105,8 +127,10 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   for (long r = first + len + lane; r < r1; r += TPS) {
     double* row = a + (r - first) + first * ld;  // &A(r, first); A(r, first+i) = row[i * lm1]
     double dot = 0.0;
+#pragma unroll 8
     for (long i = 0; i < len; ++i) dot += row[i * lm1] * vs[i];
     dot *= tau;
+#pragma unroll 8
     for (long i = 0; i < len; ++i) row[i * lm1] -= dot * vs[i];
   }
 
@@ -115,7 +139,9 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   double vp = 0.0;
   for (long k = lane; k < len; k += TPS) {
     double p = 0.0;
+#pragma unroll 8
     for (long i = 0; i <= k; ++i) p += d0[(k - i) + i * ld] * vs[i];
+#pragma unroll 8
     for (long i = k + 1; i < len; ++i) p += d0[(i - k) + k * ld] * vs[i];
     const double w = tau * p;
     ws[k] = w;
@@ -124,6 +150,7 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   const double half = -0.5 * tau * group_sum<TPS>(g, vp);
   for (long k = lane; k < len; k += TPS) ws[k] += half * vs[k];
   g.sync();
+#pragma unroll 4
   for (long j = 0; j < len; ++j) {
     double* cj = d0 + j * ld - j;  // cj[i] = A(first+i, first+j)
     const double vj = vs[j], wj = ws[j];
@@ -155,10 +182,10 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
       if (s > 0) {
         const int need = static_cast<int>(L.prerequisite(s, t)) + 1;
         if (leader && seen < need) {
-          unsigned ns = 20;
+          unsigned ns = 16;
           while ((seen = before.load(cuda::memory_order_acquire)) < need) {
             __nanosleep(ns);
-            ns = ns < 640 ? 2 * ns : ns;
+            ns = ns < 256 ? 2 * ns : ns;
           }
         }
         g.sync();  // the other lanes' reads come after the leader's acquire
@@ -205,7 +232,11 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
 BulgeChasingTunables default_bulge_chasing_tunables(int device, long b) {
   (void)device;
   (void)b;
-  return BulgeChasingTunables{};
+  // Measured on an H100 (bench/RESULTS.md, n = 16384, b = 16, 32, 64): a full warp per sweep, two
+  // sweeps per block, one block per SM was the fastest of threads_per_sweep {16, 32} x
+  // sweeps_per_block {2, 4, 8} x blocks_per_sm {1, 2, all} for every b. The H200 (same SM count
+  // and L2) takes the same until measured.
+  return BulgeChasingTunables{32, 2, 1};
 }
 
 std::size_t bulge_chase_workspace_bytes(long n, long b) {

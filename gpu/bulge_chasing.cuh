@@ -32,8 +32,8 @@ namespace pipevd::gpu {
 // per-GPU defaults).
 struct BulgeChasingTunables {
   int threads_per_sweep = 32;  // 8, 16 or 32 lanes chase one sweep
-  int sweeps_per_block = 4;    // groups (sweeps in flight) per block
-  int blocks_per_sm = 0;       // resident blocks per SM; 0 = as many as fit
+  int sweeps_per_block = 2;    // groups (sweeps in flight) per block
+  int blocks_per_sm = 1;       // resident blocks per SM; 0 = as many as fit
 };
 
 // Defaults for the current device and bandwidth b.
