@@ -114,10 +114,8 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   for (long j = c + 1 + lane; j < first; j += TPS) {
     double* cj = a + (first - j) + j * ld;  // &A(first, j), len contiguous entries
     double dot = 0.0;
-#pragma unroll 8
     for (long i = 0; i < len; ++i) dot += vs[i] * cj[i];
     dot *= tau;
-#pragma unroll 8
     for (long i = 0; i < len; ++i) cj[i] -= dot * vs[i];
   }
 
@@ -127,10 +125,8 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   for (long r = first + len + lane; r < r1; r += TPS) {
     double* row = a + (r - first) + first * ld;  // &A(r, first); A(r, first+i) = row[i * lm1]
     double dot = 0.0;
-#pragma unroll 8
     for (long i = 0; i < len; ++i) dot += row[i * lm1] * vs[i];
     dot *= tau;
-#pragma unroll 8
     for (long i = 0; i < len; ++i) row[i * lm1] -= dot * vs[i];
   }
 
@@ -139,9 +135,7 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   double vp = 0.0;
   for (long k = lane; k < len; k += TPS) {
     double p = 0.0;
-#pragma unroll 8
     for (long i = 0; i <= k; ++i) p += d0[(k - i) + i * ld] * vs[i];
-#pragma unroll 8
     for (long i = k + 1; i < len; ++i) p += d0[(i - k) + k * ld] * vs[i];
     const double w = tau * p;
     ws[k] = w;
@@ -150,7 +144,6 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   const double half = -0.5 * tau * group_sum<TPS>(g, vp);
   for (long k = lane; k < len; k += TPS) ws[k] += half * vs[k];
   g.sync();
-#pragma unroll 4
   for (long j = 0; j < len; ++j) {
     double* cj = d0 + j * ld - j;  // cj[i] = A(first+i, first+j)
     const double vj = vs[j], wj = ws[j];

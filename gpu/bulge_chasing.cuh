@@ -11,8 +11,8 @@
 //
 // The step arithmetic is host::chase_step's (host/bulge_chasing.cpp): the same reflector
 // (dlarfg's normalisation), the same left / two-sided / right updates, each dot product
-// accumulated in the host's order; only the two sums over a whole reflector (||x||^2 and v^T w)
-// are tree reductions. So d, e and the reflectors agree with the host's to rounding, and repeated
+// accumulated in the host's order; only the reductions over a whole reflector (max |x_i| and the
+// scaled ||x||^2 of dlarfg's norm, v^T w) are trees. So d, e and the reflectors agree with the host's to rounding, and repeated
 // runs are bitwise identical (no atomics on data, fixed reduction trees).
 //
 // Output: d, e, and, when v is given, every reflector in core/reflector_store.hpp's layout

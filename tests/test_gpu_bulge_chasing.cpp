@@ -4,15 +4,16 @@
 // moving result would be a race between sweeps); tunables that change only the schedule give
 // bitwise the same results.
 //
-// What "to rounding" means here. Both sides apply dlarfg's normalisation, so there is no sign
-// freedom except one: a column that is already zero. Bulges of long sweeps decay geometrically and
-// reach underflow; where one side's bulge column is exactly 0 (H = I, tau = 0) and the other's a
-// subnormal (H = I - 2 e1 e1^T, tau = 2, v ~ 0), the two T differ by a similarity with a diagonal
-// of +-1: d and |e| and |v| agree, the signs of e and v may not. So e and v are compared in
-// absolute value, and tau where the reflector is not such a trivial one. And T is a sensitive
-// function of B where a bulge column is near the rounding level (the reflector that annihilates it
-// is then set by rounding): a reflector's error is about the error of its column over |beta| (the
-// norm of that column), so v and tau differences are weighted by |beta|, which the oracle keeps.
+// What "to rounding" means here. T and the reflectors are backward stable but not well-conditioned
+// functions of B: on the host alone, B and B with one ulp added to every 7th stored entry give d
+// and |e| apart by up to ~1e-7 at n = 4099..20000, reflectors apart by up to O(1) where a bulge
+// column is near the rounding level, and (n = 20000, b = 2) some thousand e of opposite sign (host
+// experiment, bench/RESULTS.md). So the GPU's deviation from the host is measured against that
+// spread: each of max |d - d_h|, max ||e| - |e_h||, max ||v| - |v_h||, max |tau - tau_h| must be
+// within 100 times the host's own spread under the one-ulp perturbation (or a floor of n eps ||B||
+// size), T's eigenvalues within 100 n eps ||B|| of the host T's (n <= 5000, dsterf), and signs are
+// not compared (a sign of e or of a v entry is where a reflector's beta = -sign(alpha) ||.|| meets
+// an alpha at the rounding level). Runs of the GPU kernel are compared bitwise.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -55,7 +56,6 @@ Band random_band(long n, long b, unsigned seed) {
 struct Result {
   std::vector<double> d, e;
   ReflectorStore U;
-  std::vector<double> beta;  // the oracle's: beta of each reflector (dlarfg's new alpha)
 };
 
 // The host oracle with sweeps pipelined over all cores (the prerequisite rule of
@@ -64,11 +64,8 @@ struct Result {
 Result host_oracle(const Band& band) {
   const long n = band.n, bw = std::max(0L, std::min(band.b, n - 1));
   const ReflectorLayout L{n, bw};
-  Result r{std::vector<double>(std::max(1L, n)),
-           std::vector<double>(std::max(1L, n)),
-           ReflectorStore(n, bw),
-           {}};
-  r.beta.assign(static_cast<size_t>(L.count()), 0.0);
+  Result r{std::vector<double>(std::max(1L, n)), std::vector<double>(std::max(1L, n)),
+           ReflectorStore(n, bw)};
   if (n == 0) return r;
   host::BulgeBand a(L, band.ab.data(), band.ldab);
   const long sweeps = L.sweeps();
@@ -83,9 +80,6 @@ Result host_oracle(const Band& band) {
           while (progress[s - 1].load(std::memory_order_acquire) < L.prerequisite(s, t) + 1)
             std::this_thread::yield();
         host::chase_step(a, L, s, t, r.U.vector(s, t), r.U.tau_of(s, t));
-        // A(first, c) holds beta until sweep s+1 (which waits for the store below) updates it.
-        const long first = L.first_row(s, t);
-        r.beta[L.index(s, t)] = a(first, t == 0 ? s : first - bw);
         progress[s].store(t + 1, std::memory_order_release);
       }
   };
@@ -98,10 +92,8 @@ Result host_oracle(const Band& band) {
 }
 
 Result gpu_run(const Band& band, const gpu::BulgeChasingTunables& tun, bool with_u = true) {
-  Result r{std::vector<double>(std::max(1L, band.n)),
-           std::vector<double>(std::max(1L, band.n)),
-           ReflectorStore(),
-           {}};
+  Result r{std::vector<double>(std::max(1L, band.n)), std::vector<double>(std::max(1L, band.n)),
+           ReflectorStore()};
   gpu::bulge_chase_from_host(band.n, band.b, band.ab.data(), band.ldab, r.d.data(), r.e.data(),
                              with_u ? &r.U : nullptr, tun);
   return r;
@@ -129,57 +121,76 @@ std::vector<double> eigenvalues(std::vector<double> d, std::vector<double> e, lo
   return d;
 }
 
+// B with one ulp added to every 7th stored entry.
+Band perturbed(const Band& band) {
+  Band p = band;
+  for (size_t k = 0; k < p.ab.size(); k += 7) p.ab[k] = std::nextafter(p.ab[k], 2.0);
+  return p;
+}
+
+struct Deviation {
+  double d = 0, e = 0, v = 0, tau = 0, eig = 0;
+  long sign_flips = 0, trivial = 0;
+};
+
+// x against y: max |d|, ||e||, ||v|| differences, |tau| differences over reflectors that are not
+// trivial (x = 0 up to underflow: tau = 0 and tau = 2 both right), T's eigenvalues (n <= 5000).
+Deviation deviation(const Result& x, const Result& y, long n) {
+  Deviation r;
+  for (long i = 0; i < n; ++i) r.d = std::max(r.d, std::fabs(x.d[i] - y.d[i]));
+  for (long i = 0; i + 1 < n; ++i) {
+    r.e = std::max(r.e, std::fabs(std::fabs(x.e[i]) - std::fabs(y.e[i])));
+    r.sign_flips += (x.e[i] < 0) != (y.e[i] < 0);
+  }
+  const ReflectorLayout& L = y.U.layout;
+  const long b = L.b;
+  for (long k = 0; k < L.count(); ++k) {
+    double rest = 0.0;
+    for (long i = 0; i < b; ++i) {
+      const double p = x.U.v[k * b + i], q = y.U.v[k * b + i];
+      if (i > 0) rest = std::max(rest, std::max(std::fabs(p), std::fabs(q)));
+      r.v = std::max(r.v, std::fabs(std::fabs(p) - std::fabs(q)));
+    }
+    if (rest < 1e-150) {
+      ++r.trivial;
+      continue;
+    }
+    r.tau = std::max(r.tau, std::fabs(x.U.tau[k] - y.U.tau[k]));
+  }
+  if (n <= 5000) {
+    const auto lx = eigenvalues(x.d, x.e, n), ly = eigenvalues(y.d, y.e, n);
+    for (long i = 0; i < n; ++i) r.eig = std::max(r.eig, std::fabs(lx[i] - ly[i]));
+  }
+  return r;
+}
+
 // GPU == host to rounding (see the top of the file). ||B||_inf <= 2b + 1 for entries in [-1, 1].
 void expect_matches_host(const Band& band, const Result& g, const Result& h) {
   const long n = band.n;
-  const double norm = 2.0 * band.b + 1.0;
-  const double tol_t = 1e-7 * norm;                                     // d, |e|, |beta| |dv|
-  const double tol_eig = 100.0 * DBL_EPSILON * std::max(1L, n) * norm;  // T's eigenvalues
   ASSERT_EQ(g.U.layout.n, h.U.layout.n);
   ASSERT_EQ(g.U.layout.b, h.U.layout.b);
   ASSERT_EQ(g.U.v.size(), h.U.v.size());
   ASSERT_EQ(g.U.tau.size(), h.U.tau.size());
-  double dd = 0.0, de = 0.0, dv = 0.0, dvw = 0.0, dt = 0.0, dtw = 0.0, deig = 0.0;
-  long sign_flips = 0, trivial = 0;
-  for (long i = 0; i < n; ++i) dd = std::max(dd, std::fabs(g.d[i] - h.d[i]));
-  for (long i = 0; i + 1 < n; ++i) {
-    de = std::max(de, std::fabs(std::fabs(g.e[i]) - std::fabs(h.e[i])));
-    sign_flips += (g.e[i] < 0) != (h.e[i] < 0);
-  }
-  const ReflectorLayout& L = h.U.layout;
-  const long b = L.b;
-  for (long k = 0; k < L.count(); ++k) {
-    const double beta = std::fabs(h.beta[k]);
-    double rest = 0.0, dk = 0.0;
-    for (long i = 0; i < b; ++i) {
-      const double x = g.U.v[k * b + i], y = h.U.v[k * b + i];
-      if (i > 0) rest = std::max(rest, std::max(std::fabs(x), std::fabs(y)));
-      dk = std::max(dk, std::fabs(std::fabs(x) - std::fabs(y)));
-    }
-    dv = std::max(dv, dk);
-    dvw = std::max(dvw, dk * beta);
-    if (rest < 1e-150) {  // x = 0 up to underflow: tau = 0 and tau = 2 are both right
-      ++trivial;
-      continue;
-    }
-    const double dtk = std::fabs(g.U.tau[k] - h.U.tau[k]);
-    dt = std::max(dt, dtk);
-    dtw = std::max(dtw, dtk * beta);
-  }
-  if (n <= 5000) {
-    const auto lg = eigenvalues(g.d, g.e, n), lh = eigenvalues(h.d, h.e, n);
-    for (long i = 0; i < n; ++i) deig = std::max(deig, std::fabs(lg[i] - lh[i]));
-  }
+  const double norm = 2.0 * band.b + 1.0, nn = static_cast<double>(std::max(1L, n));
+  const Deviation dev = deviation(g, h, n);
+  const Deviation spread = deviation(host_oracle(perturbed(band)), h, n);
+  const double floor_t = 64.0 * DBL_EPSILON * nn * norm, floor_v = 1e3 * DBL_EPSILON * nn;
+  const double tol_d = std::max(floor_t, 100.0 * spread.d);
+  const double tol_e = std::max(floor_t, 100.0 * spread.e);
+  const double tol_v = std::max(floor_v, 100.0 * spread.v);
+  const double tol_tau = std::max(floor_v, 100.0 * spread.tau);
+  const double tol_eig = 100.0 * DBL_EPSILON * nn * norm;
   std::printf(
-      "  n = %ld, b = %ld: |d-d_h| %.1e, ||e|-|e_h|| %.1e (tol %.0e), eig %.1e (tol %.0e), "
-      "||v|-|v_h|| %.1e (x|beta| %.1e), |tau-tau_h| %.1e (x|beta| %.1e); %ld sign flips "
-      "of e, %ld trivial reflectors\n",
-      n, band.b, dd, de, tol_t, deig, tol_eig, dv, dvw, dt, dtw, sign_flips, trivial);
-  EXPECT_LE(dd, tol_t);
-  EXPECT_LE(de, tol_t);
-  EXPECT_LE(deig, tol_eig);
-  EXPECT_LE(dvw, tol_t);
-  EXPECT_LE(dtw, tol_t);
+      "  n = %ld, b = %ld, GPU vs host (host vs host of B + 1 ulp): |d| %.1e (%.1e), |e| "
+      "%.1e (%.1e), eig %.1e (%.1e), |v| %.1e (%.1e), tau %.1e (%.1e), e sign flips %ld "
+      "(%ld), trivial reflectors %ld\n",
+      n, band.b, dev.d, spread.d, dev.e, spread.e, dev.eig, spread.eig, dev.v, spread.v, dev.tau,
+      spread.tau, dev.sign_flips, spread.sign_flips, dev.trivial);
+  EXPECT_LE(dev.d, tol_d);
+  EXPECT_LE(dev.e, tol_e);
+  EXPECT_LE(dev.eig, tol_eig);
+  EXPECT_LE(dev.v, tol_v);
+  EXPECT_LE(dev.tau, tol_tau);
 }
 
 class GpuBulgeChasing : public ::testing::TestWithParam<std::tuple<long, long>> {};
@@ -208,7 +219,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuBulgeChasing,
 TEST(GpuBulgeChasingOracle, PipelinedHostEqualsSequentialHost) {
   const Band band = random_band(700, 12, 7);
   const Result p = host_oracle(band);
-  Result s{std::vector<double>(700), std::vector<double>(700), ReflectorStore(), {}};
+  Result s{std::vector<double>(700), std::vector<double>(700), ReflectorStore()};
   host::bulge_chase(band.n, band.b, band.ab.data(), band.ldab, s.d.data(), s.e.data(), s.U);
   EXPECT_TRUE(bitwise_equal(p, s));
 }
