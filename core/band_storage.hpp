@@ -36,4 +36,16 @@ struct BandView {
 // occupies.
 inline long band_storage_size(long n, long ldab) { return n * ldab; }
 
+// Packs the band of columns [j0, j1) of a symmetric matrix held densely: a points at A(0, j0),
+// all n rows of those columns, column-major with leading dimension lda >= n (the engine layout's
+// input side); ab points at the band storage of the whole matrix. Only the lower triangle of A is
+// read. Column j of the band storage is the contiguous ab[j * ldab .. j * ldab + b], so the column
+// ranges that engine ranks pack can be gathered as they are.
+inline void pack_lower_band(long n, long b, long j0, long j1, const double* a, long lda, double* ab,
+                            long ldab) {
+  for (long j = j0; j < j1; ++j)
+    for (long i = j; i <= std::min(n - 1, j + b); ++i)
+      ab[(i - j) + j * ldab] = a[i + (j - j0) * lda];
+}
+
 }  // namespace pipevd

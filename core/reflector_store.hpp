@@ -4,13 +4,13 @@
 // a tridiagonal T in n - 2 sweeps s = 0 .. n-3. Sweep s annihilates column s below the
 // subdiagonal, then chases the bulge this creates down the band in steps t = 0, 1, ...:
 //
-//   step t of sweep s uses the reflector H(s,t) = I - tau v v^T acting on rows/columns
-//     first_row(s,t) = s + 1 + t*b  ..  first_row + length - 1,   length(s,t) = min(b, n -
-//     first_row)
-//   (t = 0 annihilates B(s+2 .. s+b, s); t >= 1 annihilates column first_row - b of the bulge).
+//   step t of sweep s uses the reflector H(s,t) = I - tau v v^T on rows/columns
+//     first_row(s,t) = s + 1 + t*b .. first_row + length - 1,  length(s,t) = min(b, n - first_row)
+//   (t = 0 annihilates B(s+2 .. s+length, s); t >= 1 the bulge's column first_row - b).
 //   Sweep s has steps(s) = floor((n - 3 - s) / b) + 1 steps: exactly those with length >= 2.
 //
-// With b = 1 (already tridiagonal) or n < 3 there are no reflectors.
+// With b = 1 (already tridiagonal) or n < 3 there are no reflectors. b here is the layout's b,
+// the band's clamped to n - 1 (host::bulge_chase makes it so; a GPU writer must do the same).
 //
 // The product. Q_b = H(0,0) H(0,1) ... H(0,steps(0)-1) H(1,0) ... H(n-3, steps(n-3)-1), the
 // reflectors in the order bulge chasing generates them, and T = Q_b^T B Q_b (so B = Q_b T Q_b^T).

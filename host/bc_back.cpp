@@ -6,6 +6,8 @@
 #include "host/bc_back.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace pipevd::host {
@@ -45,7 +47,10 @@ void apply_left(long m, long first, long len, const double* v, double tau, doubl
 
 void apply_bc_back(const ReflectorStore& U, long m, double* x, long ldx, long group) {
   const ReflectorLayout& layout = U.layout;
-  if (m <= 0 || layout.count() == 0) return;
+  if (m < 0 || (m > 0 && ldx < m))
+    throw std::invalid_argument("apply_bc_back: m = " + std::to_string(m) +
+                                ", ldx = " + std::to_string(ldx));
+  if (m == 0 || layout.count() == 0) return;
   if (group <= 0) group = layout.b;
   std::vector<double> w(static_cast<size_t>(m));
   for_each_in_bc_back_order(layout, group, [&](long s, long t) {
@@ -56,7 +61,10 @@ void apply_bc_back(const ReflectorStore& U, long m, double* x, long ldx, long gr
 
 void apply_bc_back_left(const ReflectorStore& U, long m, double* x, long ldx) {
   const ReflectorLayout& layout = U.layout;
-  if (m <= 0) return;
+  if (m < 0 || (m > 0 && ldx < std::max(1L, layout.n)))
+    throw std::invalid_argument("apply_bc_back_left: m = " + std::to_string(m) +
+                                ", ldx = " + std::to_string(ldx));
+  if (m == 0) return;
   // Q_b X = H(0,0) (H(0,1) (... (H_last X))): the last generated reflector first.
   for (long s = layout.sweeps() - 1; s >= 0; --s)
     for (long t = layout.steps(s) - 1; t >= 0; --t)

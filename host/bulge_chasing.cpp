@@ -11,6 +11,8 @@
 #include "host/bulge_chasing.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 extern "C" void dlarfg_(const int* n, double* alpha, double* x, const int* incx, double* tau);
@@ -77,24 +79,43 @@ void chase_step(BulgeBand& a, const ReflectorLayout& layout, long s, long t, dou
   }
 }
 
-void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
-                 ReflectorStore& U) {
-  if (n <= 0) {
-    U = ReflectorStore(0, std::max(b, 0L));
-    return;
-  }
+namespace {
+
+// Bulge chasing sweep after sweep; the reflectors go to U when given, else are dropped.
+void chase_all(long n, long b, const double* ab, long ldab, double* d, double* e,
+               ReflectorStore* U) {
   // A bandwidth past n-1 is the full lower triangle; the reflector layout uses the clamped one.
   const long bw = std::max(0L, std::min(b, n - 1));
-  U = ReflectorStore(n, bw);
-  const ReflectorLayout& layout = U.layout;
+  if (n < 0 || b < 0 || ldab < bw + 1)
+    throw std::invalid_argument("bulge_chase: n = " + std::to_string(n) +
+                                ", b = " + std::to_string(b) + ", ldab = " + std::to_string(ldab));
+  const ReflectorLayout layout{n, bw};
+  if (U) *U = ReflectorStore(n, bw);
+  if (n == 0) return;
 
   BulgeBand a(layout, ab, ldab);
+  std::vector<double> v(static_cast<std::size_t>(std::max(1L, bw)));
+  double tau = 0.0;
   for (long s = 0; s < layout.sweeps(); ++s)
     for (long t = 0; t < layout.steps(s); ++t)
-      chase_step(a, layout, s, t, U.vector(s, t), U.tau_of(s, t));
+      if (U)
+        chase_step(a, layout, s, t, U->vector(s, t), U->tau_of(s, t));
+      else
+        chase_step(a, layout, s, t, v.data(), tau);
 
   for (long i = 0; i < n; ++i) d[i] = a(i, i);
   for (long i = 0; i + 1 < n; ++i) e[i] = bw >= 1 ? a(i + 1, i) : 0.0;
+}
+
+}  // namespace
+
+void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
+                 ReflectorStore& U) {
+  chase_all(n, b, ab, ldab, d, e, &U);
+}
+
+void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d, double* e) {
+  chase_all(n, b, ab, ldab, d, e, nullptr);
 }
 
 }  // namespace pipevd::host

@@ -8,7 +8,8 @@
 namespace pipevd::host {
 
 // Reduces the symmetric band matrix B (order n, bandwidth b, lower band storage ab/ldab as in
-// core/band_storage.hpp; ab is not modified) to the tridiagonal T = Q_b^T B Q_b:
+// core/band_storage.hpp, ldab >= min(b, n-1) + 1; ab is not modified) to the tridiagonal
+// T = Q_b^T B Q_b (std::invalid_argument for n < 0, b < 0 or a too small ldab):
 //   d[0 .. n-1]  diagonal of T,
 //   e[0 .. n-2]  subdiagonal of T (e may be null when n <= 1),
 //   U            every reflector of Q_b, in the layout of core/reflector_store.hpp (made here, with
@@ -19,6 +20,9 @@ namespace pipevd::host {
 // s-1 (the GPU's pipelined sweeps) gives bitwise the same results with the same step arithmetic.
 void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
                  ReflectorStore& U);
+
+// The same d and e (bitwise) without keeping the reflectors (JOBZ = 'N': no n^2/2 doubles of U).
+void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d, double* e);
 
 // The working matrix of bulge chasing: lower band storage with 2b - 1 subdiagonals, the band plus
 // room for the bulge (the b x b block below the band that a step's right update fills).

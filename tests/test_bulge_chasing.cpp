@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -133,6 +134,24 @@ std::string sci(double x) {
 
 bool bitwise_equal(const std::vector<double>& x, const std::vector<double>& y) {
   return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+}
+
+// ---------------------------------------------------------------- band storage
+
+TEST(BandStorage, PackingColumnRangesGivesTheBand) {
+  const long n = 23, b = 5, ldab = b + 2;
+  Band band = random_band(n, b, 11);
+  std::vector<double> a = dense(band);
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < j; ++i) a[i + j * n] = 1e300;  // the upper triangle is not read
+  std::vector<double> ab(static_cast<size_t>(n * ldab), -7.0);
+  const long bounds[] = {0, 4, 9, 17, n};  // the column ranges of four engine ranks
+  for (int r = 0; r < 4; ++r)
+    pack_lower_band(n, b, bounds[r], bounds[r + 1], a.data() + bounds[r] * n, n, ab.data(), ldab);
+  const BandView packed{n, b, ab.data(), ldab};
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < n; ++i) EXPECT_EQ(packed.get(i, j), band.view().get(i, j));
+  for (long j = 0; j < n; ++j) EXPECT_EQ(ab[(b + 1) + j * ldab], -7.0);  // padding untouched
 }
 
 // ---------------------------------------------------------------- reflector layout
@@ -327,6 +346,12 @@ TEST_P(BulgeChasing, ResultsDependOnlyOnInputs) {
     EXPECT_TRUE(bitwise_equal(c1.U.tau, c->U.tau));
   }
   EXPECT_TRUE(bitwise_equal(form_q(c1.U, n), form_q(c2.U, n)));
+  // Without the reflectors: the same T.
+  std::vector<double> d(c1.d.size(), -1.0), e(c1.e.size(), -1.0);
+  if (n <= 1) e.assign(c1.e.begin(), c1.e.end());  // not written
+  host::bulge_chase_values(n, b, band.ab.data(), band.ldab, d.data(), e.data());
+  EXPECT_TRUE(bitwise_equal(c1.d, d));
+  EXPECT_TRUE(bitwise_equal(c1.e, e));
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, BulgeChasing,
@@ -421,6 +446,21 @@ TEST(BulgeChasingSpecial, PartlyReducedAndDiagonal) {
     const std::vector<double> q = form_q(c.U, n);
     EXPECT_LT(test::orthogonality(n, q), 10.0);
   }
+}
+
+TEST(BulgeChasingSpecial, BadArgumentsThrow) {
+  std::vector<double> ab(64, 0.0), d(8), e(8), x(64, 0.0);
+  ReflectorStore U;
+  EXPECT_THROW(host::bulge_chase(-1, 2, ab.data(), 3, d.data(), e.data(), U),
+               std::invalid_argument);
+  EXPECT_THROW(host::bulge_chase(8, -1, ab.data(), 3, d.data(), e.data(), U),
+               std::invalid_argument);
+  EXPECT_THROW(host::bulge_chase(8, 3, ab.data(), 3, d.data(), e.data(), U), std::invalid_argument);
+  EXPECT_NO_THROW(host::bulge_chase(3, 7, ab.data(), 3, d.data(), e.data(), U));  // b clamped to 2
+  EXPECT_EQ(U.layout.b, 2);
+  host::bulge_chase(8, 3, ab.data(), 4, d.data(), e.data(), U);
+  EXPECT_THROW(host::apply_bc_back(U, 5, x.data(), 4), std::invalid_argument);
+  EXPECT_THROW(host::apply_bc_back_left(U, 5, x.data(), 7), std::invalid_argument);
 }
 
 }  // namespace
