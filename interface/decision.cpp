@@ -47,6 +47,10 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
   return d;
 }
 
-EngineAvailability engine_availability() { return EngineAvailability{}; }
+EngineAvailability engine_availability() {
+  EngineAvailability a;
+  a.host = true;  // the host engine (core/ on host/) is always built
+  return a;
+}
 
 }  // namespace pipevd

@@ -3,10 +3,13 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <exception>
+#include <string>
 
 #include "adapters/scalapack/forward.hpp"
 #include "interface/argument_checks.hpp"
 #include "interface/decision.hpp"
+#include "interface/host_route.hpp"
 
 namespace pipevd {
 namespace {
@@ -62,6 +65,14 @@ void run_pdsyevd(const PdsyevdCall& c) {
       break;
     }
     case Route::Host:
+      try {
+        run_host_engine(c, pol.policy);
+      } catch (const std::exception& e) {
+        fatal(std::string("host engine: ") + e.what());
+      }
+      c.work[0] = chk.lwmin;
+      c.iwork[0] = chk.liwmin;
+      break;
     case Route::Gpu:
       fatal(std::string("route ") + to_string(d.route) + " has no engine in this build");
   }

@@ -11,8 +11,8 @@ const char* to_string(Backend b);
 
 struct Policy {
   Backend backend = Backend::Auto;
-  long min_n = 0;   // below it, calls go to ScaLAPACK (PIPEVD_MIN_N)
-  int verbose = 0;  // PIPEVD_VERBOSE: 0, 1 (a line per call), 2 (plus per-rank timelines)
+  long min_n = 0;        // below it, calls go to ScaLAPACK (PIPEVD_MIN_N)
+  int verbose = 0;       // PIPEVD_VERBOSE: 0, 1 (a line per call), 2 (plus per-rank timelines)
   int engine_ranks = 0;  // PIPEVD_ENGINE_RANKS: host engine ranks per node; 0: all node-local ranks
 };
 

@@ -1,0 +1,101 @@
+#include "interface/host_route.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "core/engine_plan.hpp"
+#include "host/host_backend.hpp"
+#include "redistribute/block_cyclic_to_engine.hpp"
+#include "redistribute/engine_comm.hpp"
+#include "redistribute/engine_to_block_cyclic.hpp"
+
+extern "C" double dlamch_(const char*, std::size_t);
+
+namespace pipevd {
+namespace {
+
+using namespace scalapack;
+
+// PDSYEVD's scaling (ScaLAPACK 2.2): A is scaled by sigma when its max-norm is below
+// sqrt(smlnum) or above min(sqrt(bignum), 1/sqrt(sqrt(safmin))); W is scaled back.
+double scaling_factor(double anrm) {
+  const double safmin = dlamch_("S", 1), eps = dlamch_("P", 1);
+  const double smlnum = safmin / eps, bignum = 1 / smlnum;
+  const double rmin = std::sqrt(smlnum),
+               rmax = std::min(std::sqrt(bignum), 1 / std::sqrt(std::sqrt(safmin)));
+  if (anrm > 0 && anrm < rmin) return rmin / anrm;
+  if (anrm > rmax) return rmax / anrm;
+  return 1.0;
+}
+
+}  // namespace
+
+int run_host_engine(const PdsyevdCall& c, const Policy& policy) {
+  const long n = *c.n;
+  const bool vectors = std::toupper(static_cast<unsigned char>(c.jobz)) == 'V';
+  const int per_node = policy.engine_ranks > 0 ? policy.engine_ranks : INT_MAX;
+  const EngineComm& ec = engine_comm_for(c.desca[CTXT_], per_node);
+  const int ranks = static_cast<int>(ec.engine_to_caller.size());
+
+  EngineOptions opt;
+  opt.want_vectors = vectors;
+  const EngineLayout layout = plan_engine_layout(n, ranks, opt.b, opt.k);
+  const bool engine = ec.engine_rank >= 0;
+  const long width = engine ? layout.width(ec.engine_rank) : 0;
+  const long height = engine ? layout.height(ec.engine_rank) : 0;
+
+  double t = MPI_Wtime();
+  std::vector<double> a_cols(engine ? std::max(1L, n * width) : 0);
+  block_cyclic_to_engine(c.uplo, n, c.a, *c.ia, *c.ja, c.desca, layout, ec,
+                         engine ? a_cols.data() : nullptr);
+  double redistribute_s = MPI_Wtime() - t;
+
+  std::vector<double> w(n, 0.0);
+  std::vector<double> z_rows(engine && vectors ? std::max(1L, height) * n : 0);
+  EngineStats stats;
+  int info = 0;
+  double sigma = 1;
+  if (engine) {
+    double local = 0;
+    for (long i = 0; i < n * width; ++i) local = std::max(local, std::fabs(a_cols[i]));
+    double anrm = 0;
+    MPI_Allreduce(&local, &anrm, 1, MPI_DOUBLE, MPI_MAX, ec.engine);
+    sigma = scaling_factor(anrm);
+    if (sigma != 1)
+      for (long i = 0; i < n * width; ++i) a_cols[i] *= sigma;
+    HostBackend backend;
+    info =
+        run_engine(backend, ec.engine, layout, a_cols.data(), w.data(), z_rows.data(), opt, &stats);
+    if (sigma != 1)
+      for (double& v : w) v /= sigma;
+  }
+  a_cols.clear();
+  a_cols.shrink_to_fit();
+
+  // W and INFO from engine rank 0 to every caller rank.
+  const int root = ec.engine_to_caller[0];
+  MPI_Bcast(&info, 1, MPI_INT, root, ec.caller);
+  MPI_Bcast(w.data(), static_cast<int>(n), MPI_DOUBLE, root, ec.caller);
+  std::copy(w.begin(), w.end(), c.w);
+  t = MPI_Wtime();
+  if (info == 0 && vectors)
+    engine_to_block_cyclic(n, engine ? z_rows.data() : nullptr, layout, ec, c.z, *c.iz, *c.jz,
+                           c.descz);
+  redistribute_s += MPI_Wtime() - t;
+
+  if (policy.verbose >= 1 && ec.engine_rank == 0)
+    std::fprintf(stderr,
+                 "pipevd: host engine ranks=%d b=%ld k=%ld stages: redistribute=%.4f dbbr=%.4f "
+                 "bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f gemm=%.4f engine=%.4f s\n",
+                 ranks, opt.b, opt.k, redistribute_s, stats.dbbr, stats.bulge_chasing, stats.dc,
+                 stats.sbr_back, stats.bc_back, stats.gemm, stats.total);
+  *c.info = info;
+  return info;
+}
+
+}  // namespace pipevd
