@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/dbbr.hpp"
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
 #include "host/host_backend.hpp"
@@ -88,12 +89,15 @@ int run_host_engine(const PdsyevdCall& c, const Policy& policy) {
                            c.descz);
   redistribute_s += MPI_Wtime() - t;
 
-  if (policy.verbose >= 1 && ec.engine_rank == 0)
+  // Verbose 1: engine rank 0's stage times; 2: every engine rank's (with its rows and columns).
+  if (engine && (policy.verbose >= 2 || (policy.verbose >= 1 && ec.engine_rank == 0)))
     std::fprintf(stderr,
-                 "pipevd: host engine ranks=%d b=%ld k=%ld stages: redistribute=%.4f dbbr=%.4f "
-                 "bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f gemm=%.4f engine=%.4f s\n",
-                 ranks, opt.b, opt.k, redistribute_s, stats.dbbr, stats.bulge_chasing, stats.dc,
-                 stats.sbr_back, stats.bc_back, stats.gemm, stats.total);
+                 "pipevd: host engine rank=%d/%d cols=%ld rows=%ld b=%ld k=%ld stages: "
+                 "redistribute=%.4f dbbr=%.4f bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f "
+                 "gemm=%.4f engine=%.4f s\n",
+                 ec.engine_rank, ranks, width, height, effective_bandwidth(n, opt.b), opt.k,
+                 redistribute_s, stats.dbbr, stats.bulge_chasing, stats.dc, stats.sbr_back,
+                 stats.bc_back, stats.gemm, stats.total);
   *c.info = info;
   return info;
 }
