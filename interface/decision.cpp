@@ -21,7 +21,11 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
       d.why = "PIPEVD_BACKEND=scalapack";
       return d;
     case Backend::Host:
-      if (!available.host) d.error = "PIPEVD_BACKEND=host, but this build has no host engine";
+      if (!available.host)
+        d.error = "PIPEVD_BACKEND=host, but this build has no host engine";
+      else if (available.host_max_n > 0 && n > available.host_max_n)
+        d.error = "PIPEVD_BACKEND=host, but n = " + std::to_string(n) +
+                  " exceeds the host engine's limit " + std::to_string(available.host_max_n);
       d.route = Route::Host;
       d.why = "PIPEVD_BACKEND=host";
       return d;
@@ -38,7 +42,7 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
   } else if (available.gpu) {
     d.route = Route::Gpu;
     d.why = "auto: GPU engine";
-  } else if (available.host) {
+  } else if (available.host && (available.host_max_n == 0 || n <= available.host_max_n)) {
     d.route = Route::Host;
     d.why = "auto: no GPU engine, host engine";
   } else {
@@ -50,6 +54,8 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
 EngineAvailability engine_availability() {
   EngineAvailability a;
   a.host = true;  // the host engine (core/ on host/) is always built
+  // Its D&C (LAPACK dstedc, 32-bit workspace of 1 + 4n + n^2) stops there.
+  a.host_max_n = 46340;
   return a;
 }
 

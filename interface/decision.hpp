@@ -16,8 +16,9 @@ struct Decision {
 };
 
 struct EngineAvailability {
-  bool host = false;  // the host engine is built in
-  bool gpu = false;   // the GPU engine is built in and a device is visible
+  bool host = false;    // the host engine is built in
+  bool gpu = false;     // the GPU engine is built in and a device is visible
+  long host_max_n = 0;  // largest n the host engine takes (0: no limit)
 };
 
 // Pure function of the policy, the problem size and what is available; the same on every rank.

@@ -63,6 +63,16 @@ TEST(Decision, AutoPrefersGpuThenHostThenScalapack) {
   EXPECT_EQ(decide(p, 2000, {true, true}).route, Route::Gpu);
 }
 
+TEST(Decision, HostEngineOnlyUpToItsLimit) {
+  Policy p;
+  EngineAvailability host_only{true, false, 46340};
+  EXPECT_EQ(decide(p, 46340, host_only).route, Route::Host);
+  EXPECT_EQ(decide(p, 46341, host_only).route, Route::Scalapack);
+  p.backend = Backend::Host;
+  EXPECT_TRUE(decide(p, 46340, host_only).error.empty());
+  EXPECT_NE(decide(p, 46341, host_only).error.find("limit"), std::string::npos);
+}
+
 TEST(Decision, ExplicitBackendThatIsMissingIsAnError) {
   Policy p;
   p.backend = Backend::Gpu;
