@@ -24,7 +24,7 @@ class EngineBackend {
 
   // --- Memory (device buffers, zero-initialized).
   virtual double* allocate(long count) = 0;
-  virtual void release(double* p) = 0;
+  virtual void release(double* p) = 0;  // after the work issued on p before it
   virtual void copy_to_device(const double* host, double* dev, long count) = 0;
   virtual void copy_to_host(const double* dev, double* host, long count) = 0;
   // dst(0:m, 0:n) = src(0:m, 0:n), both on the device.

@@ -84,7 +84,8 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   be.fill_matrix(h, h, 0.0, 1.0, x.get() + r0 * ldx, ldx);
   t = MPI_Wtime();
   {
-    const std::vector<MergedReflectorBlock> blocks = merge_reflector_panels(be, panels, opt.k);
+    const std::vector<MergedReflectorBlock> blocks =
+        merge_reflector_panels(be, panels, opt.k, true);
     panels.panels.clear();
     apply_sbr_back(be, blocks, h, x.get(), ldx);
   }
@@ -104,7 +105,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     std::copy(d.begin(), d.begin() + n, w);
     DeviceBuffer q(be, n * n);
     if (rank == 0) be.copy_to_device(qd.data(), q.get(), n * n);
-    qd.clear();
+    std::vector<double>().swap(qd);
     be.broadcast(q.get(), n * n, 0);
     DeviceBuffer z(be, ldx * n);
     be.gemm('N', 'N', h, n, n, 1.0, x.get(), ldx, q.get(), n, 0.0, z.get(), ldx);

@@ -4,8 +4,8 @@
 
 namespace pipevd {
 
-std::vector<MergedReflectorBlock> merge_reflector_panels(EngineBackend& be,
-                                                         const ReflectorPanels& q, long k) {
+std::vector<MergedReflectorBlock> merge_reflector_panels(EngineBackend& be, ReflectorPanels& q,
+                                                         long k, bool release_panels) {
   std::vector<MergedReflectorBlock> blocks;
   const long count = static_cast<long>(q.panels.size());
   const long per_block = std::max(1L, k / std::max(1L, q.b));
@@ -21,10 +21,14 @@ std::vector<MergedReflectorBlock> merge_reflector_panels(EngineBackend& be,
     long col = 0;
     std::vector<long> starts;
     for (long p = first; p < last; ++p) {
-      const ReflectorPanel& pan = q.panels[p];
+      ReflectorPanel& pan = q.panels[p];
       const long off = pan.row0 - blk.row0 + col * blk.m;
       be.copy_matrix(pan.m, pan.width, pan.w.get(), pan.m, blk.w.get() + off, blk.m);
       be.copy_matrix(pan.m, pan.width, pan.y.get(), pan.m, blk.y.get() + off, blk.m);
+      if (release_panels) {
+        pan.w.reset();
+        pan.y.reset();
+      }
       starts.push_back(col);
       col += pan.width;
     }

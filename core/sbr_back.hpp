@@ -17,9 +17,11 @@ struct MergedReflectorBlock {
   DeviceBuffer w, y;
 };
 
-// Merges groups of about k / b consecutive panels (at least one per group), in order.
-std::vector<MergedReflectorBlock> merge_reflector_panels(EngineBackend& be,
-                                                         const ReflectorPanels& q, long k);
+// Merges groups of about k / b consecutive panels (at least one per group), in order. With
+// release_panels, each panel's buffers are freed once copied, so the merged blocks replace the
+// panels instead of doubling the memory they take.
+std::vector<MergedReflectorBlock> merge_reflector_panels(EngineBackend& be, ReflectorPanels& q,
+                                                         long k, bool release_panels = false);
 
 // X := X * Q_s for the h x n row block X (device, leading dimension ldx).
 void apply_sbr_back(EngineBackend& be, const std::vector<MergedReflectorBlock>& blocks, long h,

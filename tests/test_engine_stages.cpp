@@ -159,7 +159,7 @@ TEST_P(EngineStages, SbrBackWithMergedBlocksEqualsPanelByPanel) {
   be.bind(MPI_COMM_WORLD);
   for (const Shape& s : shapes()) {
     SCOPED_TRACE(name(s));
-    const Reduced r = run_dbbr(be, random_matrix(s.n, 11), layout(s), s);
+    Reduced r = run_dbbr(be, random_matrix(s.n, 11), layout(s), s);
     const std::vector<double> q = panel_by_panel(be, r.panels);
     for (long merge : {r.b, 3 * r.b, s.k, s.n}) {
       const auto blocks = merge_reflector_panels(be, r.panels, merge);
@@ -186,7 +186,7 @@ TEST_P(EngineStages, BackTransformationsReconstructTheTridiagonal) {
     SCOPED_TRACE(name(s));
     const std::vector<double> a = random_matrix(s.n, 13);
     const EngineLayout L = layout(s);
-    const Reduced r = run_dbbr(be, a, L, s);
+    Reduced r = run_dbbr(be, a, L, s);
     const long n = s.n, ldab = r.b + 1;
     std::vector<double> ab(n * ldab, 0.0), d(n), e(n);
     for (long j = 0; j < n; ++j)
