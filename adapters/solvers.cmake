@@ -44,7 +44,9 @@ if(PIPEVD_HAVE_CUDA)
     target_sources(pipevd_solvers PRIVATE cusolvermp/cusolvermp_solver.cpp)
     set_source_files_properties(cusolvermp/cusolvermp_solver.cpp PROPERTIES INCLUDE_DIRECTORIES
                                                                              ${PIPEVD_CUSOLVERMP_INCLUDE})
-    target_link_libraries(pipevd_solvers PUBLIC ${PIPEVD_CUSOLVERMP_LIBRARY} ${PIPEVD_NCCL_LIBRARY})
+    # libcusolverMp needs libcuda.so.1 at link time: the driver's, or the toolkit's stub without a GPU.
+    target_link_libraries(pipevd_solvers PUBLIC ${PIPEVD_CUSOLVERMP_LIBRARY} ${PIPEVD_NCCL_LIBRARY}
+                                                CUDA::cuda_driver)
     target_compile_definitions(pipevd_solvers PRIVATE PIPEVD_SOLVERS_HAVE_CUSOLVERMP=1)
     message(STATUS "pipevd: cuSOLVERMp adapter with ${PIPEVD_CUSOLVERMP_LIBRARY}")
   else()
