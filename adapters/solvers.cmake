@@ -35,6 +35,9 @@ if(PIPEVD_HAVE_CUDA)
   target_link_libraries(pipevd_solvers PUBLIC CUDA::cudart CUDA::cusolver ${PIPEVD_CUSOLVERMG_LIBRARY})
   target_compile_definitions(pipevd_solvers PRIVATE PIPEVD_SOLVERS_HAVE_CUDA=1)
 
+  # Searched afresh each configure, so changing or clearing the root takes effect.
+  unset(PIPEVD_CUSOLVERMP_INCLUDE CACHE)
+  unset(PIPEVD_CUSOLVERMP_LIBRARY CACHE)
   if(PIPEVD_CUSOLVERMP_ROOT)
     find_path(PIPEVD_CUSOLVERMP_INCLUDE cusolverMp.h PATHS ${PIPEVD_CUSOLVERMP_ROOT}/include NO_DEFAULT_PATH)
     find_library(PIPEVD_CUSOLVERMP_LIBRARY NAMES cusolverMp libcusolverMp.so.0

@@ -87,6 +87,26 @@ def table(runs):
     return text, labels, sizes, best
 
 
+def accuracy(runs):
+    """Worst residual, orthogonality and eigenvalue difference (units of n eps) per solver."""
+    worst = collections.OrderedDict()
+    for r in runs:
+        if r.get("status") != "ok":
+            continue
+        w = worst.setdefault(label(r), [0.0, 0.0, 0.0])
+        eps_n = 2.220446049250313e-16 * max(r["n"], 1)
+        for i, v in enumerate((r.get("residual"), r.get("orthogonality"),
+                               None if r.get("eigenvalue_diff") is None else r["eigenvalue_diff"] / eps_n)):
+            if v is not None:
+                w[i] = max(w[i], v)
+    if not worst:
+        return ""
+    rows = ["| solver | residual | orthogonality | eigenvalue diff / (n ε) |", "|---|---:|---:|---:|"]
+    for l in sorted(worst, key=lambda s: (not s.startswith("pipevd"), s)):
+        rows.append("| %s | %.3g | %.3g | %.3g |" % ((l,) + tuple(worst[l])))
+    return "\nWorst accuracy over the timed runs (threshold 100 on each):\n\n" + "\n".join(rows) + "\n"
+
+
 def problems(runs):
     seen, lines = set(), []
     for r in runs:
@@ -176,7 +196,7 @@ def main():
     for g, rs in sorted(groups(runs).items()):
         heading = "CPU only" if g == 0 else "%d GPU%s" % (g, "" if g == 1 else "s")
         text, labels, sizes, best = table(rs)
-        body += ["### %s — %s" % (a.title, heading), "", text]
+        body += ["### %s — %s" % (a.title, heading), "", text + accuracy(rs)]
         stem = "%s_%s" % (a.section, "cpu" if g == 0 else "%dgpu" % g)
         for f in plots(labels, sizes, best, a.plots, stem, "%s, %s" % (a.title, heading)):
             body.append("![%s](%s)" % (os.path.basename(f), os.path.relpath(f, results_dir)))

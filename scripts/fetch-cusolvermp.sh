@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Fetches NVIDIA's cuSOLVERMp (not a Debian package) as its Python wheel into .deps/cusolvermp/
-# (git-ignored) and unpacks it to .deps/cusolvermp/root/{include,lib}; configure with
-#   -DPIPEVD_CUSOLVERMP_ROOT=$PWD/.deps/cusolvermp/root
+# Fetches NVIDIA's cuSOLVERMp (not a Debian package) as its Python wheel into .deps/wheels/
+# (git-ignored) and unpacks it to .deps/cusolvermp/{include,lib}; configure with
+#   -DPIPEVD_CUSOLVERMP_ROOT=$PWD/.deps/cusolvermp
 # Run here (with the registry) to download; on the GPU machine (no registry) run it with --unpack
-# to unpack the carried wheel. The wheel (23 MB) travels, not the 74 MB library.
+# to unpack the carried wheel. Carry .deps/wheels (23 MB), not the unpacked 74 MB library.
 #
 # Version: nvidia-cusolvermp-cu13 0.8.0.3126. Its METADATA requires nvidia-nccl-cu13 2.*,
 # nvidia-cuda-runtime 13.*, nvidia-cublas 13.*, nvidia-cusolver 12.*: all in the CUDA 13 toolkit
@@ -14,22 +14,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${CUSOLVERMP_VERSION:-0.8.0.3126}
-dest=.deps/cusolvermp
-mkdir -p "$dest"
-wheel=$(ls "$dest"/nvidia_cusolvermp_cu13-"$version"-*.whl 2>/dev/null | head -1 || true)
+wheels=.deps/wheels dest=.deps/cusolvermp
+mkdir -p "$wheels"
+wheel=$(ls "$wheels"/nvidia_cusolvermp_cu13-"$version"-*.whl 2>/dev/null | head -1 || true)
 if [ -z "$wheel" ]; then
   if [ "${1:-}" = --unpack ]; then
-    echo "no wheel in $dest (run scripts/fetch-cusolvermp.sh where pip can reach the registry)" >&2
+    echo "no wheel in $wheels (run scripts/fetch-cusolvermp.sh where pip can reach the registry)" >&2
     exit 1
   fi
-  pip download --quiet --no-deps --dest "$dest" "nvidia-cusolvermp-cu13==$version"
-  wheel=$(ls "$dest"/nvidia_cusolvermp_cu13-"$version"-*.whl | head -1)
+  pip download --quiet --no-deps --dest "$wheels" "nvidia-cusolvermp-cu13==$version"
+  wheel=$(ls "$wheels"/nvidia_cusolvermp_cu13-"$version"-*.whl | head -1)
 fi
-rm -rf "$dest/unpacked" "$dest/root"
-python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$wheel" "$dest/unpacked"
-grep '^Requires-Dist' "$dest"/unpacked/*.dist-info/METADATA | sed 's/^/  /'
-mkdir -p "$dest/root"
-mv "$dest/unpacked/nvidia/cu13/include" "$dest/unpacked/nvidia/cu13/lib" "$dest/root/"
-ln -sf libcusolverMp.so.0 "$dest/root/lib/libcusolverMp.so"
-rm -rf "$dest/unpacked"
-echo "cuSOLVERMp $version in $dest/root: configure with -DPIPEVD_CUSOLVERMP_ROOT=$PWD/$dest/root"
+rm -rf "$dest" .deps/unpacked
+python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$wheel" .deps/unpacked
+grep '^Requires-Dist' .deps/unpacked/*.dist-info/METADATA | sed 's/^/  /'
+mkdir -p "$dest"
+mv .deps/unpacked/nvidia/cu13/include .deps/unpacked/nvidia/cu13/lib "$dest/"
+ln -sf libcusolverMp.so.0 "$dest/lib/libcusolverMp.so"
+rm -rf .deps/unpacked
+echo "cuSOLVERMp $version in $dest: configure with -DPIPEVD_CUSOLVERMP_ROOT=$PWD/$dest"
