@@ -5,7 +5,7 @@
 set(PIPEVD_CUSOLVERMP_ROOT "" CACHE PATH
     "Unpacked nvidia-cusolvermp wheel (holds include/cusolverMp.h and lib/libcusolverMp.so*)")
 
-add_library(pipevd_solvers STATIC solver_registry.cpp pipevd/pipevd_solver.cpp
+add_library(pipevd_solvers STATIC solver_registry.cpp root_copy.cpp pipevd/pipevd_solver.cpp
                                   scalapack/pdsyevd_solver.cpp)
 target_include_directories(pipevd_solvers PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/include)
 # The pipevd adapter calls the library's public entry.
@@ -25,7 +25,7 @@ else()
 endif()
 
 if(PIPEVD_HAVE_CUDA)
-  target_sources(pipevd_solvers PRIVATE root_copy.cpp cusolver/cusolver_solver.cpp
+  target_sources(pipevd_solvers PRIVATE cusolver/cusolver_solver.cpp
                                         cusolvermg/cusolvermg_solver.cpp)
   # cuSOLVERMg is deprecated in CUDA 13 but is still the single-process multi-GPU peer.
   set_source_files_properties(cusolvermg/cusolvermg_solver.cpp PROPERTIES COMPILE_OPTIONS

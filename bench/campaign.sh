@@ -63,6 +63,8 @@ if ls .deps/wheels/nvidia_cusolvermp_cu13-*.whl >/dev/null 2>&1; then
   export LD_LIBRARY_PATH=$mp_root/lib:${LD_LIBRARY_PATH:-}
 fi
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
 
 build=${BUILD_DIR:-build-campaign}
 cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DPIPEVD_BUILD_TESTS=OFF -DPIPEVD_BUILD_EXAMPLES=OFF \
@@ -70,14 +72,14 @@ cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DPIPEVD_BUILD_TESTS=OFF -DPIPEV
 cmake --build $build -j "$(nproc)" --target pipevd-bench >/dev/null
 bench=$root/$build/bench/pipevd-bench
 
-ngpu=${GPUS:-$(nvidia-smi -L 2>/dev/null | wc -l)}
+ngpu=${GPUS:-$( (nvidia-smi -L 2>/dev/null || true) | grep -c "^GPU" || true)}
 cores=$(nproc)
-gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-cpu_name=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
+gpu_name=$( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || true) | head -1)
+cpu_name=$( (lscpu 2>/dev/null || true) | sed -n 's/^Model name: *//p' | head -1)
 echo "${ngpu} x ${gpu_name:-no GPU}; ${cores} cores ${cpu_name}; $(hostname)" >"$out/device.txt"
 date -u '+%Y-%m-%d %H:%M UTC' >"$out/date.txt"
 echo "SIZES='$sizes' CPU_SIZES='$cpu_sizes' NB=$nb REPEAT=$repeat REF_MAX_N=$ref_max bench/campaign.sh" >"$out/command.txt"
-"$bench" --list | tee "$out/solvers.jsonl"
+"$bench" --list | tee "$out/solvers.jsonl" || echo "pipevd-bench does not start (exit $?)"
 
 common=(--nb "$nb" --reference scalapack --reference-max-n "$ref_max")
 # One pipevd-bench call per configuration and n, smallest n first, so that the budget cuts the
@@ -88,10 +90,11 @@ run() {  # run <ranks> <threads per rank> <visible GPUs> <solvers> <n> <repeat> 
     echo "budget spent: skipped ranks=$1 solvers=$4 n=$5"
     return 0
   fi
-  echo "== ranks=$1 gpus=$3 solvers=$4 n=$5 (${left}s left)"
-  CUDA_VISIBLE_DEVICES=$3 OPENBLAS_NUM_THREADS=$2 OMP_NUM_THREADS=$2 \
+  echo "== ranks=$1 devices=[$3] solvers=$4 n=$5 (${left}s left)"
+  # PIPEVD_VERBOSE=1: pipevd's one line per call (its decision: engine or ScaLAPACK) goes to the log.
+  CUDA_VISIBLE_DEVICES=$3 OPENBLAS_NUM_THREADS=$2 OMP_NUM_THREADS=$2 PIPEVD_VERBOSE=1 \
     timeout "$left" mpirun --bind-to none -n "$1" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
-    -x OMP_NUM_THREADS -x LD_LIBRARY_PATH "$bench" --solver "$4" --n "$5" --repeat "$6" \
+    -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x PIPEVD_VERBOSE "$bench" --solver "$4" --n "$5" --repeat "$6" \
     --warmup "$7" "${common[@]}" | tee -a "$out/runs.jsonl" || echo "(exit $? for ranks=$1 solvers=$4 n=$5)"
 }
 

@@ -37,7 +37,8 @@ def load(paths):
 def label(run):
     """Solver with its resources, e.g. 'cusolvermp (4 GPUs)', 'scalapack (16 ranks, CPU)'."""
     if run.get("gpus", 0) == 0:
-        return "%s (%d ranks, CPU)" % (run["solver"], run.get("ranks", 1))
+        ranks = run.get("ranks", 1)
+        return "%s (%d rank%s, CPU)" % (run["solver"], ranks, "" if ranks == 1 else "s")
     return "%s (%d GPU%s)" % (run["solver"], run["gpus"], "" if run["gpus"] == 1 else "s")
 
 
@@ -127,6 +128,8 @@ def problems(runs):
 
 
 def plots(labels, sizes, best, plots_dir, stem, title):
+    if not labels:
+        return []
     try:
         import matplotlib
         matplotlib.use("Agg")

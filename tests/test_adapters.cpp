@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "adapters/root_copy.hpp"
 #include "adapters/solver.hpp"
 #include "bench/run_record.hpp"
 #include "tests/support/accuracy.hpp"
@@ -112,6 +113,34 @@ INSTANTIATE_TEST_SUITE_P(Solvers, CpuAdapter,
                                   std::to_string(std::get<2>(info.param)) + "_" +
                                   std::get<3>(info.param);
                          });
+
+// The one-process GPU peers (cuSOLVER, cuSOLVERMg) see the matrix through RootCopy: the full
+// matrix on grid process (0, 0) and the eigenvectors scattered back into the caller's layout.
+TEST(RootCopy, GathersToProcessZeroAndScattersBack) {
+  for (const GridShape shape : grid_shapes()) {
+    SCOPED_TRACE(std::to_string(shape.nprow) + "x" + std::to_string(shape.npcol));
+    BlacsGrid g(shape.nprow, shape.npcol);
+    const int n = 45;
+    DistributedMatrix a(g, {n, n, 4, 4}), back(g, {n, n, 4, 4});
+    a.fill([](long i, long j) { return 1000.0 * i + j; });  // not symmetric: orientation shows
+    const solvers::Problem p = problem_of(g, a);
+    solvers::RootCopy copy(p);
+    std::vector<double> full;
+    copy.gather(a.data(), full);
+    EXPECT_EQ(copy.is_root(), g.myrow == 0 && g.mycol == 0);
+    if (copy.is_root()) {
+      ASSERT_EQ(full.size(), size_t(n) * n);
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) ASSERT_EQ(full[i + size_t(j) * n], 1000.0 * i + j);
+      for (double& x : full) x = -x;
+    }
+    copy.scatter(full, back.data());
+    for (size_t k = 0; k < a.local.size(); ++k) ASSERT_EQ(back.local[k], -a.local[k]);
+    std::vector<double> w(n, copy.is_root() ? 3.0 : 0.0);
+    copy.broadcast(w.data());
+    EXPECT_EQ(w, std::vector<double>(n, 3.0));
+  }
+}
 
 TEST(Registry, EveryPeerIsKnownAndBuiltOnesConstruct) {
   const auto all = solvers::known_solvers();
