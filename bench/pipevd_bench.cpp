@@ -40,8 +40,10 @@ struct Options {
   unsigned seed = 1;
   double threshold = test::kScalapackThreshold;
   bool list = false;
-  bool corrupt_z =
-      false;  // test hook: perturb Z after the solve (the accuracy check must catch it)
+  // Test hooks: perturb Z after the solve (the accuracy check must catch it); exit with this code
+  // where a requested solver is absent or cannot run here (ctest's "skipped" for GPU peers).
+  bool corrupt_z = false;
+  int unsupported_exit = -1;
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -109,6 +111,8 @@ Options parse(int argc, char** argv) {
         o.list = true;
       else if (arg == "--test-corrupt-z")
         o.corrupt_z = true;
+      else if (arg == "--unsupported-exit")
+        o.unsupported_exit = std::stoi(value());
       else
         usage("unknown argument " + arg);
     } catch (const std::logic_error&) {
@@ -178,11 +182,13 @@ int run(const Options& o) {
   // The adapters once per job, so handles and communicators are not part of any timed call.
   std::vector<std::unique_ptr<solvers::Solver>> solvers;
   int worst = 0;
+  bool missing = false;  // a requested solver absent or unsupported
   for (const auto& name : o.solvers) {
     std::string why;
     auto s = solvers::make_solver(name, &why);
     if (!s) {
       print("{\"solver\":\"" + name + "\",\"status\":\"absent\",\"error\":\"" + why + "\"}");
+      missing = true;
       continue;
     }
     solvers.push_back(std::move(s));
@@ -225,6 +231,7 @@ int run(const Options& o) {
       if (!no.empty()) {
         r.unsupported = true;
         r.error = no;
+        missing = true;
         print(bench::to_json(r, o.threshold));
         continue;
       }
@@ -265,6 +272,7 @@ int run(const Options& o) {
       }
     }
   }
+  if (missing && o.unsupported_exit >= 0 && worst == 0) return o.unsupported_exit;
   return worst;
 }
 
