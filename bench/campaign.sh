@@ -12,7 +12,8 @@
 #   bench/campaign.sh --report <that campaign directory>
 #
 # Settings (environment): SIZES ("2000 4000 8000 16000"), CPU_SIZES ("2000 4000 8000"),
-# NB (128), REPEAT (2), REF_MAX_N (8000: reference eigenvalues from ScaLAPACK up to this n),
+# NB (128), REPEAT (2), SPECTRUM (random; or a Table 2 spectrum where tests/support/spectra is),
+# REF_MAX_N (8000: reference eigenvalues from ScaLAPACK up to this n; exact for Table 2 spectra),
 # BUDGET_S (500: no new run starts after this many seconds), GPUS (all visible).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +31,7 @@ report() {  # report <campaign dir> <RESULTS.md> <plots dir>
   py=$(pick_python)
   [ -n "$py" ] || { echo "no python3: tables not generated" >&2; return 0; }
   "$py" bench/report.py --jsonl "$dir/runs.jsonl" --section gpu-campaign --results "$results" \
-    --plots "$plots" --title "Random symmetric" --device "$(cat "$dir/device.txt" 2>/dev/null)" \
+    --plots "$plots" --title "Spectrum ${SPECTRUM:-random}" --device "$(cat "$dir/device.txt" 2>/dev/null)" \
     --date "$(cat "$dir/date.txt" 2>/dev/null || date -u '+%Y-%m-%d %H:%M UTC')" \
     --command "$(cat "$dir/command.txt" 2>/dev/null || echo bench/campaign.sh)"
   "$py" -c 'import matplotlib' 2>/dev/null ||
@@ -78,10 +79,10 @@ gpu_name=$( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || tr
 cpu_name=$( (lscpu 2>/dev/null || true) | sed -n 's/^Model name: *//p' | head -1)
 echo "${ngpu} x ${gpu_name:-no GPU}; ${cores} cores ${cpu_name}; $(hostname)" >"$out/device.txt"
 date -u '+%Y-%m-%d %H:%M UTC' >"$out/date.txt"
-echo "SIZES='$sizes' CPU_SIZES='$cpu_sizes' NB=$nb REPEAT=$repeat REF_MAX_N=$ref_max bench/campaign.sh" >"$out/command.txt"
+echo "SIZES='$sizes' CPU_SIZES='$cpu_sizes' NB=$nb REPEAT=$repeat SPECTRUM=${SPECTRUM:-random} REF_MAX_N=$ref_max bench/campaign.sh" >"$out/command.txt"
 "$bench" --list | tee "$out/solvers.jsonl" || echo "pipevd-bench does not start (exit $?)"
 
-common=(--nb "$nb" --reference scalapack --reference-max-n "$ref_max")
+common=(--nb "$nb" --spectrum "${SPECTRUM:-random}" --reference scalapack --reference-max-n "$ref_max")
 # One pipevd-bench call per configuration and n, smallest n first, so that the budget cuts the
 # largest sizes, never a whole configuration.
 run() {  # run <ranks> <threads per rank> <visible GPUs> <solvers> <n> <repeat> <warmup>

@@ -3,8 +3,11 @@
 // the same distributed code; a run that fails it is reported without a time.
 //
 //   mpirun -n 4 pipevd-bench --solver pipevd,scalapack,elpa2 --n 1000,2000 --nb 64 --grid 2x2
-//          [--jobz V|N] [--spectrum random] [--repeat 3] [--warmup 1] [--seed 1]
+//          [--jobz V|N] [--spectrum random|cluster0|cluster1|geometric|arithmetic|normal|uniform]
+//          [--repeat 3] [--warmup 1] [--seed 1]
 //          [--reference scalapack|lapack|none] [--reference-max-n N] [--threshold 100] [--list]
+// --spectrum: 'random', or one of the Table 2 spectra where tests/support/spectra is in the tree
+// (bench/test_matrix); those bring their exact eigenvalues as the reference.
 // The reference eigenvalues (for the eigenvalue difference) cost a CPU solve per n: above
 // --reference-max-n only the residual and orthogonality are checked.
 #include <mpi.h>
@@ -61,7 +64,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
     std::fprintf(
         stderr,
         "pipevd-bench: %s\nusage: pipevd-bench --solver a,b --n n1,n2 [--nb 64] [--grid PxQ] "
-        "[--jobz V|N] [--spectrum random] [--repeat R] [--warmup W] [--seed S] "
+        "[--jobz V|N] [--spectrum NAME] [--repeat R] [--warmup W] [--seed S] "
         "[--reference scalapack|lapack|none] [--reference-max-n N] [--threshold T] [--list]\n",
         why.c_str());
   MPI_Finalize();

@@ -1,8 +1,9 @@
 // The matrices of a comparison run, by spectrum name. Every solver of a run gets the same matrix
 // (same generator, same seed), whatever grid or blocking it runs on.
-// Only 'random' (tests/support's random symmetric matrix) exists now; the six spectra of the
-// pipelined paper's Table 2 (A = Q diag(lambda) Q^T, tests/support/spectra) plug in here, and
-// their exact eigenvalues then serve as the reference.
+// 'random' (tests/support's random symmetric matrix), and, where tests/support/spectra is in the
+// tree, the six spectra of the pipelined paper's Table 2 (A = Q diag(lambda) Q^T: cluster0,
+// cluster1, geometric, arithmetic, normal, uniform), whose exact eigenvalues are then the
+// reference.
 #pragma once
 #include <string>
 #include <vector>
