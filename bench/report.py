@@ -199,7 +199,7 @@ def main():
     for g, rs in sorted(groups(runs).items()):
         heading = "CPU only" if g == 0 else "%d GPU%s" % (g, "" if g == 1 else "s")
         text, labels, sizes, best = table(rs)
-        body += ["### %s — %s" % (a.title, heading), "", text + accuracy(rs)]
+        body += ["#### %s — %s" % (a.title, heading), "", text + accuracy(rs)]
         stem = "%s_%s" % (a.section, "cpu" if g == 0 else "%dgpu" % g)
         for f in plots(labels, sizes, best, a.plots, stem, "%s, %s" % (a.title, heading)):
             body.append("![%s](%s)" % (os.path.basename(f), os.path.relpath(f, results_dir)))

@@ -38,3 +38,25 @@ function(pipevd_add_gtest_executable target)
   add_executable(${target} ${T_SOURCES})
   target_link_libraries(${target} PRIVATE ${T_LIBS} pipevd_test_support GTest::gtest)
 endfunction()
+
+# pipevd_add_gpu_gtest_executable(<target> SOURCES ... LIBS ...): GoogleTest with the GPU main, which
+# exits 77 (ctest: skipped) where no CUDA device is visible.
+function(pipevd_add_gpu_gtest_executable target)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${target} ${T_SOURCES})
+  target_link_libraries(${target} PRIVATE ${T_LIBS} pipevd_gpu_test_main GTest::gtest CUDA::cudart)
+endfunction()
+
+# pipevd_add_gpu_test(<name> <target> [LABELS ...] [ENV ...] [ARGS ...] [TIMEOUT s]): label `gpu`;
+# reported as skipped (not passed) on a machine without a GPU. PIPEVD_REQUIRE_GPU=1 in the
+# environment turns the skip into a failure (the GPU machine's runs set it).
+function(pipevd_add_gpu_test name target)
+  cmake_parse_arguments(T "" "TIMEOUT" "LABELS;ENV;ARGS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  add_test(NAME ${name} COMMAND $<TARGET_FILE:${target}> ${T_ARGS})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${PIPEVD_TEST_ENV};${T_ENV}"
+                       TIMEOUT ${T_TIMEOUT} SKIP_RETURN_CODE ${PIPEVD_SKIP_CODE}
+                       RESOURCE_LOCK gpu LABELS "gpu;${T_LABELS}")
+endfunction()

@@ -2,8 +2,8 @@
  *
  * pipevd_pdsyevd takes exactly PDSYEVD's arguments with PDSYEVD's semantics (1-based IA/JA/IZ/JZ,
  * BLACS descriptors of 9 integers, LWORK = -1 / LIWORK = -1 workspace queries, INFO conventions).
- * The library also exports the Fortran symbols pdsyevd_ and pipevd_pdsyevd_, so a code relinked with
- * -lpipevd ahead of ScaLAPACK reaches pipevd with no source change.
+ * The library also exports the Fortran symbols pdsyevd_ and pipevd_pdsyevd_, so a code relinked
+ * with -lpipevd ahead of ScaLAPACK reaches pipevd with no source change.
  *
  * Extension (documented, not in ScaLAPACK): JOBZ = 'N' computes eigenvalues only, where the engine
  * takes the call; ScaLAPACK's PDSYEVD itself accepts only JOBZ = 'V'.

@@ -16,7 +16,9 @@ constexpr int kBig = kDescMult * kDescMult;
 // Positions of PDSYEVD's arguments.
 constexpr int kPosDescA = 7, kPosDescZ = 12, kPosLwork = 14, kPosUplo = 2;
 
-bool same_letter(char c, char letter) { return std::toupper(static_cast<unsigned char>(c)) == letter; }
+bool same_letter(char c, char letter) {
+  return std::toupper(static_cast<unsigned char>(c)) == letter;
+}
 
 // INFO (0 or negative) into CHK1MAT's "smallest position" scale, and back.
 int to_scale(int info) {
@@ -45,16 +47,26 @@ int chk1mat(int ma, int mapos0, int na, int napos0, int ia, int ja, const int* d
   blacs_gridinfo_(&d[CTXT_], &nprow, &npcol, &myrow, &mycol);
   // Descriptor entries are 1-based in the encoding (DTYPE_ = 1 ... LLD_ = 9).
   auto at = [&](Desc e) { return dpos + static_cast<int>(e) + 1; };
-  if (d[DTYPE_] != 1) v = std::min(v, at(DTYPE_));
-  else if (ma < 0) v = std::min(v, mapos);
-  else if (na < 0) v = std::min(v, napos);
-  else if (ia < 1) v = std::min(v, iapos);
-  else if (ja < 1) v = std::min(v, japos);
-  else if (d[MB_] < 1) v = std::min(v, at(MB_));
-  else if (d[NB_] < 1) v = std::min(v, at(NB_));
-  else if (d[RSRC_] < 0 || d[RSRC_] >= nprow) v = std::min(v, at(RSRC_));
-  else if (d[CSRC_] < 0 || d[CSRC_] >= npcol) v = std::min(v, at(CSRC_));
-  else if (d[LLD_] < 1) v = std::min(v, at(LLD_));
+  if (d[DTYPE_] != 1)
+    v = std::min(v, at(DTYPE_));
+  else if (ma < 0)
+    v = std::min(v, mapos);
+  else if (na < 0)
+    v = std::min(v, napos);
+  else if (ia < 1)
+    v = std::min(v, iapos);
+  else if (ja < 1)
+    v = std::min(v, japos);
+  else if (d[MB_] < 1)
+    v = std::min(v, at(MB_));
+  else if (d[NB_] < 1)
+    v = std::min(v, at(NB_));
+  else if (d[RSRC_] < 0 || d[RSRC_] >= nprow)
+    v = std::min(v, at(RSRC_));
+  else if (d[CSRC_] < 0 || d[CSRC_] >= npcol)
+    v = std::min(v, at(CSRC_));
+  else if (d[LLD_] < 1)
+    v = std::min(v, at(LLD_));
   else if (d[LLD_] < numroc(d[M_], d[MB_], myrow, d[RSRC_], nprow)) {
     if (numroc(d[N_], d[NB_], mycol, d[CSRC_], npcol) > 0) v = std::min(v, at(LLD_));
   }
@@ -155,20 +167,37 @@ PdsyevdCheck check_pdsyevd_arguments(const PdsyevdCall& c, bool allow_jobz_n) {
     c.work[0] = r.lwmin;
     c.iwork[0] = r.liwmin;
     const bool jobz_ok = same_letter(c.jobz, 'V') || (allow_jobz_n && same_letter(c.jobz, 'N'));
-    if (!jobz_ok) info = -1;
-    else if (!upper && !same_letter(c.uplo, 'L')) info = -2;
-    else if (iroffa != icoffa || icoffa != 0) info = -6;
-    else if (iroffa != iroffz || icoffa != icoffz) info = -10;
-    else if (da[M_] != dz[M_]) info = -(1200 + M_ + 1);
-    else if (da[MB_] != da[NB_]) info = -(700 + NB_ + 1);
-    else if (dz[MB_] != dz[NB_]) info = -(1200 + NB_ + 1);
-    else if (da[MB_] != dz[MB_]) info = -(1200 + MB_ + 1);
-    else if (da[CTXT_] != dz[CTXT_]) info = -(1200 + CTXT_ + 1);
-    else if (da[RSRC_] != dz[RSRC_]) info = -(1200 + RSRC_ + 1);
-    else if (da[CSRC_] != dz[CSRC_]) info = -(1200 + CSRC_ + 1);
-    else if (*c.lwork < r.lwmin && !r.query) info = -kPosLwork;
-    else if (*c.liwork < r.liwmin && !r.query) info = -16;
+    if (!jobz_ok)
+      info = -1;
+    else if (!upper && !same_letter(c.uplo, 'L'))
+      info = -2;
+    else if (iroffa != icoffa || icoffa != 0)
+      info = -6;
+    else if (iroffa != iroffz || icoffa != icoffz)
+      info = -10;
+    else if (da[M_] != dz[M_])
+      info = -(1200 + M_ + 1);
+    else if (da[MB_] != da[NB_])
+      info = -(700 + NB_ + 1);
+    else if (dz[MB_] != dz[NB_])
+      info = -(1200 + NB_ + 1);
+    else if (da[MB_] != dz[MB_])
+      info = -(1200 + MB_ + 1);
+    else if (da[CTXT_] != dz[CTXT_])
+      info = -(1200 + CTXT_ + 1);
+    else if (da[RSRC_] != dz[RSRC_])
+      info = -(1200 + RSRC_ + 1);
+    else if (da[CSRC_] != dz[CSRC_])
+      info = -(1200 + CSRC_ + 1);
+    else if (*c.lwork < r.lwmin && !r.query)
+      info = -kPosLwork;
+    else if (*c.liwork < r.liwmin && !r.query)
+      info = -16;
   }
+  // ScaLAPACK 2.2 sets UPPER only once CHK1MAT has passed on this process and sends it to
+  // PCHK1MAT even where CHK1MAT failed, so there its UPLO is uninitialised memory (a stale 'U' on
+  // one process turns a descriptor error into INFO = -2 everywhere). pipevd sends the UPLO given:
+  // ScaLAPACK's answer whenever that memory happens to agree with it.
   const int ex[2] = {upper ? 'U' : 'L', *c.lwork == -1 ? -1 : 1};
   const int expos[2] = {kPosUplo, kPosLwork};
   info = pchk1mat(n, 3, n, 3, ia, ja, da, kPosDescA, ex, expos, 2, info);

@@ -4,9 +4,12 @@ namespace pipevd {
 
 const char* to_string(Route r) {
   switch (r) {
-    case Route::Scalapack: return "scalapack";
-    case Route::Host: return "host";
-    case Route::Gpu: return "gpu";
+    case Route::Scalapack:
+      return "scalapack";
+    case Route::Host:
+      return "host";
+    case Route::Gpu:
+      return "gpu";
   }
   return "?";
 }
@@ -27,7 +30,8 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
       d.route = Route::Gpu;
       d.why = "PIPEVD_BACKEND=gpu";
       return d;
-    case Backend::Auto: break;
+    case Backend::Auto:
+      break;
   }
   if (n < policy.min_n) {
     d.why = "auto: n < PIPEVD_MIN_N=" + std::to_string(policy.min_n);

@@ -26,9 +26,11 @@ void report(const PdsyevdCall& c, const Decision& d, double seconds) {
   int nprow, npcol, myrow, mycol;
   blacs_gridinfo_(&c.descz[CTXT_], &nprow, &npcol, &myrow, &mycol);
   if (myrow != 0 || mycol != 0) return;
-  std::fprintf(stderr, "pipevd: pdsyevd route=%s (%s) n=%d grid=%dx%d nb=%d jobz=%c uplo=%c info=%d time=%.6f s\n",
-               to_string(d.route), d.why.c_str(), *c.n, nprow, npcol, c.desca[NB_], c.jobz, c.uplo,
-               *c.info, seconds);
+  std::fprintf(
+      stderr,
+      "pipevd: pdsyevd route=%s (%s) n=%d grid=%dx%d nb=%d jobz=%c uplo=%c info=%d time=%.6f s\n",
+      to_string(d.route), d.why.c_str(), *c.n, nprow, npcol, c.desca[NB_], c.jobz, c.uplo, *c.info,
+      seconds);
 }
 
 }  // namespace

@@ -6,9 +6,10 @@
 
 namespace {
 
-void entry(const char* jobz, const char* uplo, const int* n, double* a, const int* ia, const int* ja,
-           const int* desca, double* w, double* z, const int* iz, const int* jz, const int* descz,
-           double* work, const int* lwork, int* iwork, const int* liwork, int* info) {
+void entry(const char* jobz, const char* uplo, const int* n, double* a, const int* ia,
+           const int* ja, const int* desca, double* w, double* z, const int* iz, const int* jz,
+           const int* descz, double* work, const int* lwork, int* iwork, const int* liwork,
+           int* info) {
   // Like LSAME, only the first character counts; the hidden Fortran lengths are not needed.
   pipevd::run_pdsyevd(pipevd::PdsyevdCall{*jobz, *uplo, n, a, ia, ja, desca, w, z, iz, jz, descz,
                                           work, lwork, iwork, liwork, info});

@@ -7,10 +7,14 @@ namespace pipevd {
 
 const char* to_string(Backend b) {
   switch (b) {
-    case Backend::Auto: return "auto";
-    case Backend::Gpu: return "gpu";
-    case Backend::Host: return "host";
-    case Backend::Scalapack: return "scalapack";
+    case Backend::Auto:
+      return "auto";
+    case Backend::Gpu:
+      return "gpu";
+    case Backend::Host:
+      return "host";
+    case Backend::Scalapack:
+      return "scalapack";
   }
   return "?";
 }
@@ -33,10 +37,14 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
   PolicyOrError r;
   if (const char* s = getenv_fn("PIPEVD_BACKEND")) {
     const std::string v = s;
-    if (v == "auto") r.policy.backend = Backend::Auto;
-    else if (v == "gpu") r.policy.backend = Backend::Gpu;
-    else if (v == "host") r.policy.backend = Backend::Host;
-    else if (v == "scalapack") r.policy.backend = Backend::Scalapack;
+    if (v == "auto")
+      r.policy.backend = Backend::Auto;
+    else if (v == "gpu")
+      r.policy.backend = Backend::Gpu;
+    else if (v == "host")
+      r.policy.backend = Backend::Host;
+    else if (v == "scalapack")
+      r.policy.backend = Backend::Scalapack;
     else {
       r.error = "PIPEVD_BACKEND='" + v + "' is not one of auto, gpu, host, scalapack";
       return r;

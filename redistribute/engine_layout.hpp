@@ -24,10 +24,12 @@ struct EngineLayout {
 
 // The caller's processes (those of the BLACS grid) and, among them, the engine ranks.
 struct EngineComm {
-  MPI_Comm caller = MPI_COMM_NULL;  // the grid's processes; rank = BLACS pnum order
-  MPI_Comm engine = MPI_COMM_NULL;  // engine ranks only; MPI_COMM_NULL elsewhere
-  int engine_rank = -1;             // rank in `engine`, -1 on ranks that only send and receive
+  MPI_Comm caller = MPI_COMM_NULL;    // the grid's processes; rank = BLACS pnum order
+  MPI_Comm engine = MPI_COMM_NULL;    // engine ranks only; MPI_COMM_NULL elsewhere
+  int engine_rank = -1;               // rank in `engine`, -1 on ranks that only send and receive
   std::vector<int> engine_to_caller;  // caller rank of engine rank e
+
+  int engine_ranks() const { return static_cast<int>(engine_to_caller.size()); }
 };
 
 }  // namespace pipevd

@@ -19,8 +19,8 @@ namespace pipevd::test {
 namespace {
 
 // Calls the interposed pdsyevd_ with a workspace query first; returns INFO.
-int call_pdsyevd(char jobz, char uplo, int n, double* a, int ia, int ja, const int* desca, double* w,
-                 double* z, int iz, int jz, const int* descz) {
+int call_pdsyevd(char jobz, char uplo, int n, double* a, int ia, int ja, const int* desca,
+                 double* w, double* z, int iz, int jz, const int* descz) {
   int info = 0, lwork = -1, liwork = 1, iwq = 0;
   double wq = 0;
   pdsyevd_(&jobz, &uplo, &n, a, &ia, &ja, desca, w, z, &iz, &jz, descz, &wq, &lwork, &iwq, &liwork,
@@ -44,21 +44,30 @@ TEST(Interposition, PdsyevdResolvesToPipevd) {
 struct Case {
   int n, nb;
   char uplo;
+  char shape;  // 's': squarest grid, 'r': 1 x P, 'c': P x 1 (column-major BLACS order)
 };
+
+GridShape shape_of(char s) {
+  const int p = world_size();
+  if (s == 'r') return {1, p};
+  if (s == 'c') return {p, 1};
+  return squarest_grid(p);
+}
 
 class InterpositionSquare : public testing::TestWithParam<Case> {};
 
 TEST_P(InterpositionSquare, EqualsScalapack) {
   const Case c = GetParam();
-  const GridShape shape = squarest_grid(world_size());
-  BlacsGrid grid(shape.nprow, shape.npcol);
+  const GridShape shape = shape_of(c.shape);
+  BlacsGrid grid(shape.nprow, shape.npcol, c.shape == 'c' ? 'C' : 'R');
   const BlockCyclicLayout layout{c.n, c.n, c.nb, c.nb, 0, 0, 3};
   DistributedMatrix a(grid, layout), a_ref(grid, layout), z(grid, layout), z_ref(grid, layout);
   auto entry = [](long i, long j) { return random_symmetric_entry(i, j, 7); };
   a.fill(entry);
   a_ref.fill(entry);
   std::vector<double> w(c.n), w_ref(c.n);
-  const int info = call_pdsyevd('V', c.uplo, c.n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc);
+  const int info =
+      call_pdsyevd('V', c.uplo, c.n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc);
   const int info_ref = call_scalapack_pdsyevd('V', c.uplo, c.n, a_ref.data(), 1, 1, a_ref.desc,
                                               w_ref.data(), z_ref.data(), 1, 1, z_ref.desc);
   ASSERT_EQ(info, 0);
@@ -73,8 +82,10 @@ TEST_P(InterpositionSquare, EqualsScalapack) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, InterpositionSquare,
-                         testing::Values(Case{1, 4, 'L'}, Case{2, 1, 'U'}, Case{37, 8, 'L'},
-                                         Case{37, 8, 'U'}, Case{100, 7, 'L'}, Case{131, 16, 'U'}));
+                         testing::Values(Case{1, 4, 'L', 's'}, Case{2, 1, 'U', 's'},
+                                         Case{37, 8, 'L', 's'}, Case{37, 8, 'U', 'r'},
+                                         Case{100, 7, 'L', 'c'}, Case{131, 16, 'U', 's'},
+                                         Case{97, 3, 'L', 'r'}, Case{64, 5, 'U', 'c'}));
 
 // ScaLAPACK 2.2's PDSYEVD corrupts memory on submatrices; pipevd's forwarding solves a copy.
 // Expected: Z's submatrix equals ScaLAPACK's Z on the same matrix copied to (1,1), and nothing
@@ -90,15 +101,15 @@ TEST(InterpositionSubmatrix, OffsetsGoThroughACopy) {
   const double sentinel = -12345.5;
   z.fill([&](long, long) { return sentinel; });
   std::vector<double> w(n), w_ref(n);
-  ASSERT_EQ(call_pdsyevd('V', 'L', n, a.data(), off + 1, off + 1, a.desc, w.data(), z.data(), off + 1,
-                         off + 1, z.desc),
+  ASSERT_EQ(call_pdsyevd('V', 'L', n, a.data(), off + 1, off + 1, a.desc, w.data(), z.data(),
+                         off + 1, off + 1, z.desc),
             0);
 
   const BlockCyclicLayout inner{n, n, nb, nb, 0, 0, 0};
   DistributedMatrix a1(grid, inner), z1(grid, inner);
   a1.fill([&](long i, long j) { return entry(i + off, j + off); });
-  ASSERT_EQ(call_scalapack_pdsyevd('V', 'L', n, a1.data(), 1, 1, a1.desc, w_ref.data(), z1.data(), 1, 1,
-                                   z1.desc),
+  ASSERT_EQ(call_scalapack_pdsyevd('V', 'L', n, a1.data(), 1, 1, a1.desc, w_ref.data(), z1.data(),
+                                   1, 1, z1.desc),
             0);
   EXPECT_LE(eigenvalue_difference(w, w_ref), 1e-12);
   const std::vector<double> zf = z.gather(grid), z1f = z1.gather(grid);
@@ -108,8 +119,10 @@ TEST(InterpositionSubmatrix, OffsetsGoThroughACopy) {
     for (long i = 0; i < big; ++i) {
       const bool inside = i >= off && i < off + n && j >= off && j < off + n;
       const double v = zf[i + j * big];
-      if (!inside) touched_outside += v != sentinel;
-      else zdiff = std::max(zdiff, std::fabs(v - z1f[(i - off) + (j - off) * n]));
+      if (!inside)
+        touched_outside += v != sentinel;
+      else
+        zdiff = std::max(zdiff, std::fabs(v - z1f[(i - off) + (j - off) * n]));
     }
   EXPECT_EQ(touched_outside, 0);
   EXPECT_LE(zdiff, 1e-10);  // the same routine on the same data: equal up to rounding

@@ -32,9 +32,8 @@ TEST(Policy, ParsesEveryBackend) {
 }
 
 TEST(Policy, BadValuesNameTheVariable) {
-  for (const auto& [var, value] : std::map<std::string, std::string>{{"PIPEVD_BACKEND", "GPU"},
-                                                                     {"PIPEVD_MIN_N", "-3"},
-                                                                     {"PIPEVD_VERBOSE", "yes"}}) {
+  for (const auto& [var, value] : std::map<std::string, std::string>{
+           {"PIPEVD_BACKEND", "GPU"}, {"PIPEVD_MIN_N", "-3"}, {"PIPEVD_VERBOSE", "yes"}}) {
     const PolicyOrError p = parse({{var, value}});
     EXPECT_NE(p.error.find(var), std::string::npos) << p.error;
   }

@@ -6,10 +6,11 @@
 #include <cmath>
 
 extern "C" {
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
-            const int*, const double*, const int*, const double*, double*, const int*, size_t, size_t);
-void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*, const int*,
-             int*, const int*, int*, size_t, size_t);
+void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*,
+            const double*, const int*, const double*, const int*, const double*, double*,
+            const int*, size_t, size_t);
+void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*,
+             const int*, int*, const int*, int*, size_t, size_t);
 }
 
 namespace pipevd::test {
@@ -75,7 +76,8 @@ std::vector<double> lapack_eigenvalues(int n, std::vector<double> a) {
   liwork = std::max(1, iw);
   std::vector<double> work(std::max(1, lwork));
   std::vector<int> iwork(liwork);
-  dsyevd_("N", "L", &n, a.data(), &n, w.data(), work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
+  dsyevd_("N", "L", &n, a.data(), &n, w.data(), work.data(), &lwork, iwork.data(), &liwork, &info,
+          1, 1);
   return w;
 }
 

@@ -56,7 +56,8 @@ std::vector<double> DistributedMatrix::gather(const BlacsGrid& grid) const {
 
 double random_symmetric_entry(long i, long j, unsigned seed) {
   uint64_t x = static_cast<uint64_t>(std::min(i, j)) * 0x9E3779B97F4A7C15ULL ^
-               static_cast<uint64_t>(std::max(i, j)) * 0xC2B2AE3D27D4EB4FULL ^ (uint64_t(seed) << 32);
+               static_cast<uint64_t>(std::max(i, j)) * 0xC2B2AE3D27D4EB4FULL ^
+               (uint64_t(seed) << 32);
   x ^= x >> 33;
   x *= 0xFF51AFD7ED558CCDULL;
   x ^= x >> 33;

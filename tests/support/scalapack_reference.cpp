@@ -15,7 +15,8 @@ pdsyevd_fn scalapack_pdsyevd() {
     if (!lib) lib = dlopen(PIPEVD_SCALAPACK_LIBRARY_FILE, RTLD_NOW | RTLD_GLOBAL);
     void* sym = lib ? dlsym(lib, "pdsyevd_") : nullptr;
     if (!sym) {
-      std::fprintf(stderr, "cannot load ScaLAPACK's pdsyevd_ from %s\n", PIPEVD_SCALAPACK_LIBRARY_FILE);
+      std::fprintf(stderr, "cannot load ScaLAPACK's pdsyevd_ from %s\n",
+                   PIPEVD_SCALAPACK_LIBRARY_FILE);
       std::abort();
     }
     return reinterpret_cast<pdsyevd_fn>(sym);
@@ -28,7 +29,8 @@ int call_scalapack_pdsyevd(char jobz, char uplo, int n, double* a, int ia, int j
   const pdsyevd_fn fn = scalapack_pdsyevd();
   int info = 0, lwork = -1, liwork = 1, iwq = 0;
   double wq = 0;
-  fn(&jobz, &uplo, &n, a, &ia, &ja, desca, w, z, &iz, &jz, descz, &wq, &lwork, &iwq, &liwork, &info, 1, 1);
+  fn(&jobz, &uplo, &n, a, &ia, &ja, desca, w, z, &iz, &jz, descz, &wq, &lwork, &iwq, &liwork, &info,
+     1, 1);
   if (info != 0) return info;
   lwork = static_cast<int>(wq);
   liwork = std::max(1, iwq);

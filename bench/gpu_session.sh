@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# One device-machine session: build pipevd with CUDA (sm_90 only, to keep the build short), run the
+# gpu tests (a skip there is a failure: PIPEVD_REQUIRE_GPU=1), then the GPU benchmarks. Logs go to
+# $OUT (the device tool brings that folder back). Run from the repository root or anywhere:
+#   source .gpu-node/env.sh && bash bench/gpu_session.sh [bench args...]
+# SESSION_STEPS (default "build test bench qr") picks the steps; SYR2K_BENCH_ARGS adds bench args.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+steps=${SESSION_STEPS:-build test bench qr}
+build=${BUILD_DIR:-build-gpu}
+log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$OUT/session.log"; }
+
+# The GPU image has no MPI, ScaLAPACK or GoogleTest: .gpu-node/env.sh brings the first two; a
+# libgtest-dev .deb (Debian's static libgtest.a with its CMake config) carried in .deps/ or in
+# .gpu-node/debs/ brings the third.
+if [ -z "${OPAL_PREFIX:-}" ]; then
+  for d in .gpu-node ../.gpu-node; do
+    if [ -f "$d/env.sh" ]; then source "$d/env.sh"; break; fi
+  done
+fi
+for deb in .deps/libgtest-dev_*.deb .gpu-node/debs/libgtest-dev_*.deb ../.gpu-node/debs/libgtest-dev_*.deb; do
+  if [ -f "$deb" ]; then
+    mkdir -p /tmp/gtest && dpkg -x "$deb" /tmp/gtest
+    export CMAKE_PREFIX_PATH=/tmp/gtest/usr:${CMAKE_PREFIX_PATH:-}
+    break
+  fi
+done
+export PATH=/usr/local/cuda/bin:$PATH
+
+{
+  log "host $(hostname), $(nproc) cores; git $(git rev-parse --short HEAD 2>/dev/null || echo '(no git)')"
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+    --format=csv 2>&1 | tee -a "$OUT/session.log"
+  nvcc --version | tail -1 | tee -a "$OUT/session.log"
+} || true
+
+rc=0
+if [[ " $steps " == *" build "* ]]; then
+  log "configure"
+  gen=()
+  command -v ninja >/dev/null && gen=(-G Ninja)
+  cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DPIPEVD_BUILD_EXAMPLES=OFF >"$OUT/configure.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/configure.log"; exit 1; }
+  log "build the GPU targets"
+  cmake --build "$build" -j16 --target test_gpu_syr2k syr2k_bench >"$OUT/build.log" 2>&1 ||
+    { log "build FAILED"; grep -E -A3 "error" "$OUT/build.log" | head -40; exit 1; }
+  log "build everything else"
+  cmake --build "$build" -j16 >>"$OUT/build.log" 2>&1 || { log "full build FAILED (see build.log)"; rc=1; }
+fi
+if [[ " $steps " == *" test "* ]]; then
+  log "ctest -L gpu"
+  PIPEVD_REQUIRE_GPU=1 timeout 300 ctest --test-dir "$build" -L gpu --output-on-failure -V \
+    >"$OUT/ctest_gpu.log" 2>&1 || { log "gpu tests FAILED"; rc=1; }
+  tail -15 "$OUT/ctest_gpu.log"
+fi
+if [[ " $steps " == *" bench "* ]]; then
+  log "syr2k_bench --ceilings --tune ${SYR2K_BENCH_ARGS:-}"
+  timeout 420 "$build/bench/syr2k_bench" --ceilings --tune ${SYR2K_BENCH_ARGS:-} 2>&1 | tee "$OUT/syr2k_bench.log" ||
+    { log "syr2k_bench FAILED"; rc=1; }
+fi
+if [[ " $steps " == *" qr "* ]]; then
+  log "panel QR"
+  timeout 60 "$build/bench/syr2k_bench" --no-main --qr 2>&1 | tee "$OUT/panel_qr.log" ||
+    { log "panel QR bench FAILED"; rc=1; }
+fi
+log "done, rc=$rc"
+exit $rc

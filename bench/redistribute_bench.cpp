@@ -1,0 +1,197 @@
+// Time to move an n x n symmetric matrix block-cyclic -> engine columns and engine rows ->
+// block-cyclic, next to ScaLAPACK's PDGEMR2D between the same two layouts and a plain
+// MPI_Alltoall of the same byte count, in the same run.
+//
+//   mpiexec -n 4 redistribute_bench [n=16384] [nb=64] [repetitions=3] [engine_ranks_per_node=ranks]
+//
+// Each time is the slowest rank's, after a barrier; the operations take turns in every
+// repetition; the table gives the best and the median of the repetitions, GB/s of the best
+// (matrix bytes over time), and ratios best/best and median/median against the same run's
+// MPI_Alltoall and PDGEMR2D.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "adapters/scalapack/scalapack_api.hpp"
+#include "redistribute/block_cyclic_to_engine.hpp"
+#include "redistribute/engine_comm.hpp"
+#include "redistribute/engine_to_block_cyclic.hpp"
+
+extern "C" {
+void Cblacs_gridinit(int* ictxt, const char* order, int nprow, int npcol);
+void Cblacs_gridmap(int* ictxt, int* usermap, int ldumap, int nprow, int npcol);
+void Cblacs_gridexit(int ictxt);
+}
+
+namespace {
+
+struct Stats {
+  double best = 0, median = 0;
+};
+
+// One timed run of f after a barrier: the slowest rank's time.
+double time_once(const std::function<void()>& f) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = MPI_Wtime();
+  f();
+  double dt = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return dt;
+}
+
+Stats stats_of(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  return {t.front(), t[t.size() / 2]};
+}
+
+int grid_ctxt(int nprow, int npcol, const std::vector<int>& usermap) {
+  int ctxt = 0;
+  Cblacs_get(0, 0, &ctxt);
+  std::vector<int> map = usermap;
+  Cblacs_gridmap(&ctxt, map.data(), nprow, nprow, npcol);
+  return ctxt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int n = argc > 1 ? std::atoi(argv[1]) : 16384;
+  const int nb = argc > 2 ? std::atoi(argv[2]) : 64;
+  const int reps = argc > 3 ? std::atoi(argv[3]) : 3;
+  const int g = argc > 4 ? std::atoi(argv[4]) : size;
+
+  // The caller's grid: the squarest, row-major.
+  int nprow = 1;
+  for (int d = 1; d * d <= size; ++d)
+    if (size % d == 0) nprow = d;
+  const int npcol = size / nprow;
+  int ictxt = 0;
+  Cblacs_get(0, 0, &ictxt);
+  Cblacs_gridinit(&ictxt, "R", nprow, npcol);
+  int myrow, mycol, pr, pc;
+  Cblacs_gridinfo(ictxt, &pr, &pc, &myrow, &mycol);
+  const int zero = 0, one = 1;
+  const int lr = numroc_(&n, &nb, &myrow, &zero, &nprow),
+            lc = numroc_(&n, &nb, &mycol, &zero, &npcol);
+  const int lld = std::max(1, lr);
+  int desc[9], info = 0;
+  descinit_(desc, &n, &n, &nb, &nb, &zero, &zero, &ictxt, &lld, &info);
+  std::vector<double> a(static_cast<size_t>(lld) * std::max(1, lc)), z(a.size());
+  for (size_t k = 0; k < a.size(); ++k) a[k] = std::sin(static_cast<double>(k + rank));
+
+  // Engine layout: even column and row blocks, so PDGEMR2D can describe it (1 x E and E x 1).
+  const pipevd::EngineComm& comm = pipevd::engine_comm_for(ictxt, g);
+  const int engines = comm.engine_ranks();
+  const int w = (n + engines - 1) / engines;
+  pipevd::EngineLayout layout;
+  layout.n = n;
+  for (int e = 0; e <= engines; ++e) layout.col_begin.push_back(std::min<long>(n, 1L * e * w));
+  layout.row_begin = layout.col_begin;
+  const int e = comm.engine_rank;
+  const long width = e >= 0 ? layout.width(e) : 0;
+  std::vector<double> cols(static_cast<size_t>(n) * std::max(1L, width));
+
+  // The engine layouts as block-cyclic descriptors over the engine ranks (world ranks here).
+  std::vector<int> engine_world(engines);
+  {
+    MPI_Group caller, world;
+    MPI_Comm_group(comm.caller, &caller);
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_translate_ranks(caller, engines, comm.engine_to_caller.data(), world,
+                              engine_world.data());
+    MPI_Group_free(&caller);
+    MPI_Group_free(&world);
+  }
+  const int cols_ctxt = grid_ctxt(1, engines, engine_world);
+  const int rows_ctxt = grid_ctxt(engines, 1, engine_world);
+  int desc_cols[9] = {0, -1, 0, 0, 1, 1, 0, 0, 1}, desc_rows[9] = {0, -1, 0, 0, 1, 1, 0, 0, 1};
+  if (e >= 0) {
+    descinit_(desc_cols, &n, &n, &n, &w, &zero, &zero, &cols_ctxt, &n, &info);
+    const int ldr = std::max(1L, width);
+    descinit_(desc_rows, &n, &n, &w, &n, &zero, &zero, &rows_ctxt, &ldr, &info);
+  }
+  int all_ctxt = 0;
+  Cblacs_get(0, 0, &all_ctxt);
+  Cblacs_gridinit(&all_ctxt, "R", 1, size);
+
+  // The same bytes (n^2 doubles over all ranks) in equal pieces, one MPI_Alltoall.
+  const long per_peer = static_cast<long>(n) * n / (static_cast<long>(size) * size);
+  std::vector<double> s(static_cast<size_t>(per_peer) * size, 1.0), r(s.size());
+
+  // The five operations take turns within each repetition, so that a busy machine slows them
+  // alike.
+  pipevd::PhaseTimes in_phases, out_phases;
+  std::vector<double> t_in, t_out, t_gemr_in, t_gemr_out, t_plain;
+  for (int rep = 0; rep < reps; ++rep) {
+    t_in.push_back(time_once([&] {
+      pipevd::block_cyclic_to_engine('L', n, a.data(), 1, 1, desc, layout, comm,
+                                     e >= 0 ? cols.data() : nullptr, {}, &in_phases);
+    }));
+    t_gemr_in.push_back(time_once([&] {
+      pdgemr2d_(&n, &n, a.data(), &one, &one, desc, cols.data(), &one, &one, desc_cols, &all_ctxt);
+    }));
+    t_out.push_back(time_once([&] {
+      pipevd::engine_to_block_cyclic(n, e >= 0 ? cols.data() : nullptr, layout, comm, z.data(), 1,
+                                     1, desc, {}, &out_phases);
+    }));
+    t_gemr_out.push_back(time_once([&] {
+      pdgemr2d_(&n, &n, cols.data(), &one, &one, desc_rows, z.data(), &one, &one, desc, &all_ctxt);
+    }));
+    t_plain.push_back(time_once([&] {
+      MPI_Alltoall(s.data(), static_cast<int>(per_peer), MPI_DOUBLE, r.data(),
+                   static_cast<int>(per_peer), MPI_DOUBLE, MPI_COMM_WORLD);
+    }));
+  }
+  const Stats in = stats_of(t_in), out = stats_of(t_out), gemr_in = stats_of(t_gemr_in),
+              gemr_out = stats_of(t_gemr_out), plain = stats_of(t_plain);
+
+  if (rank == 0) {
+    const double gb = 8.0 * n * n / 1e9;
+    std::printf("n=%d nb=%d ranks=%d grid=%dx%d engine_ranks=%d reps=%d (matrix %.2f GB)\n", n, nb,
+                size, nprow, npcol, engines, reps, gb);
+    // Ratios: best against best and median against median of the same run.
+    std::printf("%-32s %8s %8s %8s %17s %17s\n", "operation", "best s", "median s", "GB/s",
+                "vs alltoall b/m", "vs PDGEMR2D b/m");
+    auto row = [&](const char* name, Stats s, const Stats* plain_ref, const Stats* gemr_ref) {
+      std::printf("%-32s %8.3f %8.3f %8.2f", name, s.best, s.median, gb / s.best);
+      if (plain_ref)
+        std::printf("     %5.2fx %5.2fx", s.best / plain_ref->best, s.median / plain_ref->median);
+      else
+        std::printf(" %17s", "");
+      if (gemr_ref)
+        std::printf("     %5.2fx %5.2fx", s.best / gemr_ref->best, s.median / gemr_ref->median);
+      std::printf("\n");
+    };
+    row("block-cyclic -> engine columns", in, &plain, &gemr_in);
+    row("engine rows -> block-cyclic", out, &plain, &gemr_out);
+    row("PDGEMR2D block-cyclic -> 1xE", gemr_in, &plain, nullptr);
+    row("PDGEMR2D Ex1 -> block-cyclic", gemr_out, &plain, nullptr);
+    row("MPI_Alltoall, same bytes", plain, nullptr, nullptr);
+  }
+  // Phases (plan, pack, exchange, unpack), mean over repetitions, slowest rank per phase.
+  for (pipevd::PhaseTimes* p : {&in_phases, &out_phases}) {
+    double v[4] = {p->plan / reps, p->pack / reps, p->exchange / reps, p->unpack / reps};
+    MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+      std::printf("phases %-4s plan %.3f  pack %.3f  exchange %.3f  unpack %.3f s\n",
+                  p == &in_phases ? "in" : "out", v[0], v[1], v[2], v[3]);
+  }
+  if (e >= 0) {
+    Cblacs_gridexit(cols_ctxt);
+    Cblacs_gridexit(rows_ctxt);
+  }
+  Cblacs_gridexit(all_ctxt);
+  Cblacs_gridexit(ictxt);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,160 @@
+#include "gpu/gpu_context.hpp"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+namespace pipevd::gpu {
+namespace {
+
+std::string where(const char* expr, const char* file, int line) {
+  std::ostringstream os;
+  os << expr << " at " << file << ":" << line;
+  return os.str();
+}
+
+}  // namespace
+
+void throw_cuda_error(cudaError_t e, const char* expr, const char* file, int line) {
+  throw GpuError("pipevd: CUDA error " + std::string(cudaGetErrorName(e)) + " (" +
+                 cudaGetErrorString(e) + ") in " + where(expr, file, line));
+}
+
+void throw_cublas_error(cublasStatus_t s, const char* expr, const char* file, int line) {
+  throw GpuError("pipevd: cuBLAS error " + std::string(cublasGetStatusName(s)) + " (" +
+                 cublasGetStatusString(s) + ") in " + where(expr, file, line));
+}
+
+const char* cusolver_status_name(cusolverStatus_t s) {
+  switch (s) {
+    case CUSOLVER_STATUS_SUCCESS:
+      return "CUSOLVER_STATUS_SUCCESS";
+    case CUSOLVER_STATUS_NOT_INITIALIZED:
+      return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED:
+      return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case CUSOLVER_STATUS_INVALID_VALUE:
+      return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_ARCH_MISMATCH:
+      return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case CUSOLVER_STATUS_MAPPING_ERROR:
+      return "CUSOLVER_STATUS_MAPPING_ERROR";
+    case CUSOLVER_STATUS_EXECUTION_FAILED:
+      return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR:
+      return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED:
+      return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
+    case CUSOLVER_STATUS_NOT_SUPPORTED:
+      return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    case CUSOLVER_STATUS_INVALID_LICENSE:
+      return "CUSOLVER_STATUS_INVALID_LICENSE";
+    case CUSOLVER_STATUS_INVALID_WORKSPACE:
+      return "CUSOLVER_STATUS_INVALID_WORKSPACE";
+    default:
+      return "unknown cusolverStatus_t";
+  }
+}
+
+void throw_cusolver_error(cusolverStatus_t s, const char* expr, const char* file, int line) {
+  throw GpuError("pipevd: cuSOLVER error " + std::string(cusolver_status_name(s)) + " (" +
+                 std::to_string(static_cast<int>(s)) + ") in " + where(expr, file, line));
+}
+
+ScopedDevice::ScopedDevice(int device) {
+  PIPEVD_CUDA_CHECK(cudaGetDevice(&previous_));
+  if (previous_ != device) {
+    PIPEVD_CUDA_CHECK(cudaSetDevice(device));
+    changed_ = true;
+  }
+}
+
+ScopedDevice::~ScopedDevice() {
+  if (changed_) cudaSetDevice(previous_);  // a destructor must not throw; the set cannot fail here
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) cudaFree(ptr_);
+}
+
+void* DeviceBuffer::reserve(std::int64_t bytes) {
+  if (bytes <= bytes_) return ptr_;
+  if (ptr_) {
+    PIPEVD_CUDA_CHECK(cudaDeviceSynchronize());
+    PIPEVD_CUDA_CHECK(cudaFree(ptr_));
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+  PIPEVD_CUDA_CHECK(cudaMalloc(&ptr_, static_cast<std::size_t>(bytes)));
+  bytes_ = bytes;
+  return ptr_;
+}
+
+GpuContext& GpuContext::for_device(int device) {
+  static std::mutex mutex;
+  // Leaked on purpose: see the class comment.
+  static auto* contexts = new std::map<int, GpuContext*>();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = contexts->find(device);
+  if (it != contexts->end()) return *it->second;
+  auto* ctx = new GpuContext(device, kDefaultLanes);
+  contexts->emplace(device, ctx);
+  return *ctx;
+}
+
+GpuContext::GpuContext(int device, int nlanes)
+    : device_(device), workspaces_(static_cast<std::size_t>(Workspace::Count)) {
+  int count = 0;
+  PIPEVD_CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (device < 0 || device >= count)
+    throw GpuError("pipevd: GPU device " + std::to_string(device) + " does not exist (" +
+                   std::to_string(count) + " visible)");
+  ScopedDevice guard(device);
+  PIPEVD_CUDA_CHECK(cudaGetDeviceProperties(&props_, device));
+  lanes_.resize(static_cast<std::size_t>(nlanes));
+  for (Lane& l : lanes_) {
+    PIPEVD_CUDA_CHECK(cudaStreamCreateWithFlags(&l.stream, cudaStreamNonBlocking));
+    PIPEVD_CUBLAS_CHECK(cublasCreate(&l.blas));
+    PIPEVD_CUBLAS_CHECK(cublasSetStream(l.blas, l.stream));
+    PIPEVD_CUDA_CHECK(cudaEventCreateWithFlags(&l.done, cudaEventDisableTiming));
+  }
+  PIPEVD_CUDA_CHECK(cudaEventCreateWithFlags(&fork_event_, cudaEventDisableTiming));
+  PIPEVD_CUDA_CHECK(cudaEventCreateWithFlags(&idle_event_, cudaEventDisableTiming));
+  PIPEVD_CUSOLVER_CHECK(cusolverDnCreate(&solver_));
+}
+
+cusolverDnHandle_t GpuContext::solver(cudaStream_t stream) {
+  PIPEVD_CUSOLVER_CHECK(cusolverDnSetStream(solver_, stream));
+  return solver_;
+}
+
+double* GpuContext::workspace(Workspace w, std::int64_t count) {
+  ScopedDevice guard(device_);
+  return static_cast<double*>(
+      workspaces_.at(static_cast<std::size_t>(w)).reserve(count * std::int64_t{sizeof(double)}));
+}
+
+void GpuContext::fork(cudaStream_t from, int nlanes) {
+  PIPEVD_CUDA_CHECK(cudaEventRecord(fork_event_, from));
+  for (int i = 0; i < nlanes; ++i)
+    PIPEVD_CUDA_CHECK(cudaStreamWaitEvent(lane(i).stream, fork_event_, 0));
+}
+
+void GpuContext::join(cudaStream_t into, int nlanes) {
+  for (int i = 0; i < nlanes; ++i) {
+    PIPEVD_CUDA_CHECK(cudaEventRecord(lane(i).done, lane(i).stream));
+    PIPEVD_CUDA_CHECK(cudaStreamWaitEvent(into, lane(i).done, 0));
+  }
+}
+
+void GpuContext::acquire(cudaStream_t stream) {
+  // An event never recorded counts as complete, so the first user does not wait.
+  PIPEVD_CUDA_CHECK(cudaStreamWaitEvent(stream, idle_event_, 0));
+}
+
+void GpuContext::release(cudaStream_t stream) {
+  PIPEVD_CUDA_CHECK(cudaEventRecord(idle_event_, stream));
+}
+
+}  // namespace pipevd::gpu

@@ -1,0 +1,137 @@
+// Per-device GPU resources (streams, cuBLAS/cuSOLVER handles, workspaces), created once on first
+// use and reused by every later call; and error checking that turns every CUDA, cuBLAS and cuSOLVER
+// failure into an exception naming the call, the error and the source line.
+#pragma once
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pipevd::gpu {
+
+// A failed CUDA, cuBLAS or cuSOLVER call.
+class GpuError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void throw_cuda_error(cudaError_t e, const char* expr, const char* file, int line);
+[[noreturn]] void throw_cublas_error(cublasStatus_t s, const char* expr, const char* file,
+                                     int line);
+[[noreturn]] void throw_cusolver_error(cusolverStatus_t s, const char* expr, const char* file,
+                                       int line);
+const char* cusolver_status_name(cusolverStatus_t s);
+
+}  // namespace pipevd::gpu
+
+#define PIPEVD_CUDA_CHECK(expr)                                              \
+  do {                                                                       \
+    const cudaError_t pipevd_e_ = (expr);                                    \
+    if (pipevd_e_ != cudaSuccess)                                            \
+      ::pipevd::gpu::throw_cuda_error(pipevd_e_, #expr, __FILE__, __LINE__); \
+  } while (0)
+// After a kernel launch: launch-configuration errors surface here, not at some later call.
+#define PIPEVD_CUDA_CHECK_LAUNCH() PIPEVD_CUDA_CHECK(cudaGetLastError())
+#define PIPEVD_CUBLAS_CHECK(expr)                                              \
+  do {                                                                         \
+    const cublasStatus_t pipevd_s_ = (expr);                                   \
+    if (pipevd_s_ != CUBLAS_STATUS_SUCCESS)                                    \
+      ::pipevd::gpu::throw_cublas_error(pipevd_s_, #expr, __FILE__, __LINE__); \
+  } while (0)
+#define PIPEVD_CUSOLVER_CHECK(expr)                                              \
+  do {                                                                           \
+    const cusolverStatus_t pipevd_s_ = (expr);                                   \
+    if (pipevd_s_ != CUSOLVER_STATUS_SUCCESS)                                    \
+      ::pipevd::gpu::throw_cusolver_error(pipevd_s_, #expr, __FILE__, __LINE__); \
+  } while (0)
+
+namespace pipevd::gpu {
+
+// Makes `device` current for a scope and restores the previous one.
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(int device);
+  ~ScopedDevice();
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  int previous_ = -1;
+  bool changed_ = false;
+};
+
+// Device memory that only grows (a resize keeps nothing), freed with its owner.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  // At least `bytes` bytes; a larger request waits for the device to go idle before freeing the old
+  // allocation, since queued work may still use it.
+  void* reserve(std::int64_t bytes);
+  std::int64_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::int64_t bytes_ = 0;
+};
+
+// The context's named workspaces: one per purpose, so that two steps never share one by accident.
+enum class Workspace : int { Syr2kDiagonal = 0, Syr2kPacked, Panel, Count };
+
+// One stream with its own cuBLAS handle (a handle bound to one stream keeps its internal workspace
+// private to that stream) and an event that marks the end of the work queued on it.
+struct Lane {
+  cudaStream_t stream = nullptr;
+  cublasHandle_t blas = nullptr;
+  cudaEvent_t done = nullptr;
+};
+
+// Everything the GPU backend keeps per device. Obtained through for_device(); never destroyed (the
+// CUDA runtime may already be torn down when static destructors run). Calls that use one context
+// must come from one host thread at a time.
+class GpuContext {
+ public:
+  static constexpr int kDefaultLanes = 4;
+
+  static GpuContext& for_device(int device);
+
+  int device() const { return device_; }
+  const cudaDeviceProp& properties() const { return props_; }
+  int lane_count() const { return static_cast<int>(lanes_.size()); }
+  Lane& lane(int i) { return lanes_.at(static_cast<std::size_t>(i)); }
+  // The context's cuSOLVER handle, bound to `stream`.
+  cusolverDnHandle_t solver(cudaStream_t stream);
+  // At least `count` doubles of workspace `w` (contents undefined).
+  double* workspace(Workspace w, std::int64_t count);
+
+  // Lanes [0, nlanes) start after the work queued so far on `from`.
+  void fork(cudaStream_t from, int nlanes);
+  // `into` continues only after all work queued on lanes [0, nlanes).
+  void join(cudaStream_t into, int nlanes);
+  // `stream` waits for the end of the previous user of this context's workspaces, and this user is
+  // recorded as the last: successive calls on different streams never overlap on a workspace.
+  void acquire(cudaStream_t stream);
+  void release(cudaStream_t stream);
+
+  GpuContext(const GpuContext&) = delete;
+  GpuContext& operator=(const GpuContext&) = delete;
+
+ private:
+  explicit GpuContext(int device, int nlanes);
+
+  int device_;
+  cudaDeviceProp props_{};
+  std::vector<Lane> lanes_;
+  cudaEvent_t fork_event_ = nullptr;
+  cudaEvent_t idle_event_ = nullptr;
+  cusolverDnHandle_t solver_ = nullptr;
+  std::vector<DeviceBuffer> workspaces_;
+};
+
+}  // namespace pipevd::gpu

@@ -1,0 +1,126 @@
+#include "redistribute/engine_to_block_cyclic.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "adapters/scalapack/scalapack_api.hpp"
+#include "redistribute/message_buffer.hpp"
+#include "redistribute/redistribution_plan.hpp"
+#include "redistribute/segment_type.hpp"
+
+namespace pipevd {
+
+// Segments are contiguous on both sides, so messages of long segments go straight from z_rows to
+// z through datatypes; short-segment messages (and everything past the int limit) are packed.
+void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& layout,
+                            const EngineComm& comm, double* z, long iz, long jz, const int* descz,
+                            const ExchangeOptions& options, PhaseTimes* times) {
+  double t = MPI_Wtime();
+  auto lap = [&](double PhaseTimes::*phase) {
+    const double now = MPI_Wtime();
+    if (times) times->*phase += now - t;
+    t = now;
+  };
+  if (layout.n != n || layout.engine_ranks() != static_cast<int>(comm.engine_to_caller.size()))
+    throw std::invalid_argument("engine_to_block_cyclic: layout does not match n or engine ranks");
+  if (n == 0) return;
+  const GridMap grid = grid_map(descz[scalapack::CTXT_]);
+  const BlockCyclicView view = view_of(descz, iz, jz, n, n, grid.nprow, grid.npcol);
+  const long lld = view.lld;
+  int me = 0, size = 0;
+  MPI_Comm_rank(comm.caller, &me);
+  MPI_Comm_size(comm.caller, &size);
+  if (grid.caller_rank[grid.myrow * grid.npcol + grid.mycol] != me)
+    throw std::logic_error("engine_to_block_cyclic: comm is not the caller comm of this grid");
+
+  const ExchangeCounts counts = counts_from_engine(view, grid, layout, comm);
+  std::vector<long> soff(size + 1, 0), roff(size + 1, 0);
+  for (int r = 0; r < size; ++r) {
+    soff[r + 1] = soff[r] + counts.send[r];
+    roff[r + 1] = roff[r] + counts.recv[r];
+  }
+  const bool rounds = largest_total_from_engine(view, layout) > options.int_limit;
+  auto typed = [&](long elements, long segments) {
+    return !rounds && elements >= options.min_typed_segment * segments;
+  };
+  std::vector<int> engine_of(size, -1);
+  for (int e = 0; e < layout.engine_ranks(); ++e) engine_of[comm.engine_to_caller[e]] = e;
+  const LocalRuns mine = local_runs(view, grid.myrow, grid.mycol);
+  const int e = comm.engine_rank;
+  const long r0 = e >= 0 ? layout.row_begin[e] : 0, r1 = e >= 0 ? layout.row_begin[e + 1] : 0;
+  const long ldz = std::max(1L, r1 - r0);
+  lap(&PhaseTimes::plan);
+
+  // Engine ranks: their own part straight into z; per destination a datatype or a packed slice.
+  std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
+  MessageBuffer send(static_cast<size_t>(soff[size]));
+  if (e >= 0) {
+    for (int dest = 0; dest < size; ++dest) {
+      if (dest == me) {
+        for_each_segment_from_engine(r0, r1, mine, [&](const Segment& s) {
+          std::memcpy(z + s.dest_row + s.dest_col * lld, z_rows + s.src_row + s.src_col * ldz,
+                      sizeof(double) * static_cast<size_t>(s.len));
+        });
+        continue;
+      }
+      if (counts.send[dest] == 0) continue;
+      const LocalRuns theirs = local_runs(view, grid.prow[dest], grid.pcol[dest]);
+      if (typed(counts.send[dest], counts.send_segments[dest])) {
+        SegmentType in_place;
+        for_each_segment_from_engine(r0, r1, theirs, [&](const Segment& s) {
+          in_place.add(z_rows + s.src_row + s.src_col * ldz, s.len);
+        });
+        stype[dest] = in_place.commit();
+        continue;
+      }
+      double* out = send.data() + soff[dest];
+      for_each_segment_from_engine(r0, r1, theirs, [&](const Segment& s) {
+        std::memcpy(out, z_rows + s.src_row + s.src_col * ldz,
+                    sizeof(double) * static_cast<size_t>(s.len));
+        out += s.len;
+      });
+      if (!rounds) stype[dest] = contiguous_at(send.data() + soff[dest], counts.send[dest]);
+    }
+  }
+  lap(&PhaseTimes::pack);
+
+  MessageBuffer recv(static_cast<size_t>(roff[size]));
+  if (rounds) {
+    exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
+  } else {
+    for (int src = 0; src < size; ++src) {
+      if (counts.recv[src] == 0) continue;
+      if (!typed(counts.recv[src], counts.recv_segments[src])) {
+        rtype[src] = contiguous_at(recv.data() + roff[src], counts.recv[src]);
+        continue;
+      }
+      const int from = engine_of[src];
+      SegmentType in_place;
+      for_each_segment_from_engine(
+          layout.row_begin[from], layout.row_begin[from + 1], mine,
+          [&](const Segment& s) { in_place.add(z + s.dest_row + s.dest_col * lld, s.len); });
+      rtype[src] = in_place.commit();
+    }
+    exchange_typed(stype, rtype, comm.caller);
+  }
+  send.release();
+  lap(&PhaseTimes::exchange);
+
+  for (int src = 0; src < size; ++src) {
+    if (src == me || counts.recv[src] == 0 || typed(counts.recv[src], counts.recv_segments[src]))
+      continue;
+    const int from = engine_of[src];
+    const double* in = recv.data() + roff[src];
+    for_each_segment_from_engine(layout.row_begin[from], layout.row_begin[from + 1], mine,
+                                 [&](const Segment& s) {
+                                   std::memcpy(z + s.dest_row + s.dest_col * lld, in,
+                                               sizeof(double) * static_cast<size_t>(s.len));
+                                   in += s.len;
+                                 });
+  }
+  lap(&PhaseTimes::unpack);
+}
+
+}  // namespace pipevd

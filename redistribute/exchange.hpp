@@ -1,0 +1,39 @@
+// The all-to-all that moves every piece, for element counts of any size. Below int_limit: one
+// MPI_Alltoallw whose per-peer datatypes describe the messages in place or point at packed
+// slices (exchange_typed), or one MPI_Alltoallv of packed buffers (exchange). Above it: packed
+// buffers in rounds of MPI_Alltoallw whose per-peer datatypes carry 64-bit offsets, each message
+// at most max_message elements, so memory stays that of the packed buffers.
+#pragma once
+#include <mpi.h>
+
+#include <vector>
+
+namespace pipevd {
+
+struct ExchangeOptions {
+  // Above this total per rank (elements, on any rank) messages go in rounds. 2 GiB of doubles:
+  // below MPI's int counts and clear of 32-bit byte counts in MPI implementations.
+  long int_limit = (1L << 28) - 1;
+  long max_message = 1L << 27;  // elements per peer per round (1 GiB of doubles)
+  // Below the int limit, a message whose segments average at least this many elements is
+  // described in place by a datatype (no pack or unpack pass); shorter ones are packed.
+  long min_typed_segment = 32;
+};
+
+// Seconds spent in each phase of one redistribution (this process), for benchmarks and logs.
+struct PhaseTimes {
+  double plan = 0, pack = 0, exchange = 0, unpack = 0;
+};
+
+// Collective over comm. send holds the elements for rank r at [sum(send_counts[<r]), +count), and
+// recv receives those from rank r likewise. Counts are in doubles.
+void exchange(const double* send, const std::vector<long>& send_counts, double* recv,
+              const std::vector<long>& recv_counts, MPI_Comm comm,
+              const ExchangeOptions& options = {});
+
+// Collective over comm: one MPI_Alltoallw from MPI_BOTTOM, one message per peer described by a
+// datatype over absolute addresses (MPI_DATATYPE_NULL: no message). Frees the datatypes.
+void exchange_typed(std::vector<MPI_Datatype>& send, std::vector<MPI_Datatype>& recv,
+                    MPI_Comm comm);
+
+}  // namespace pipevd
