@@ -142,6 +142,11 @@ TEST(EnginePartition, EvenInWholeBlocksRemainderLast) {
   EXPECT_EQ(even_partition(1, 2, 32), (std::vector<long>{0, 0, 1}));
   EXPECT_EQ(even_partition(128, 2, 32), (std::vector<long>{0, 64, 128}));
   EXPECT_EQ(partition_from_widths({3, 0, 4}), (std::vector<long>{0, 3, 3, 7}));
+  const EngineLayout l = even_layout(97, 3, 32);
+  EXPECT_EQ(l.n, 97);
+  EXPECT_EQ(l.col_begin, (std::vector<long>{0, 32, 64, 97}));
+  EXPECT_EQ(l.row_begin, l.col_begin);
+  EXPECT_EQ(l.width(2), 33);
   EXPECT_THROW(even_partition(5, 0, 1), std::invalid_argument);
 }
 
