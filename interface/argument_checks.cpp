@@ -194,6 +194,10 @@ PdsyevdCheck check_pdsyevd_arguments(const PdsyevdCall& c, bool allow_jobz_n) {
     else if (*c.liwork < r.liwmin && !r.query)
       info = -16;
   }
+  // ScaLAPACK 2.2 sets UPPER only once CHK1MAT has passed on this process and sends it to
+  // PCHK1MAT even where CHK1MAT failed, so there its UPLO is uninitialised memory (a stale 'U' on
+  // one process turns a descriptor error into INFO = -2 everywhere). pipevd sends the UPLO given:
+  // ScaLAPACK's answer whenever that memory happens to agree with it.
   const int ex[2] = {upper ? 'U' : 'L', *c.lwork == -1 ? -1 : 1};
   const int expos[2] = {kPosUplo, kPosLwork};
   info = pchk1mat(n, 3, n, 3, ia, ja, da, kPosDescA, ex, expos, 2, info);

@@ -33,10 +33,6 @@ RealPdsyevd resolve() {
   return r;
 }
 
-int local_rows(int m, const int* desc, int myrow, int nprow) {
-  return numroc_(&m, &desc[MB_], &myrow, &desc[RSRC_], &nprow);
-}
-
 }  // namespace
 
 const RealPdsyevd& real_pdsyevd() {
@@ -47,21 +43,22 @@ const RealPdsyevd& real_pdsyevd() {
 void forward_pdsyevd(const PdsyevdCall& c) {
   const pdsyevd_fn fn = real_pdsyevd().fn;  // the caller checked real_pdsyevd().error
   const char jobz[1] = {c.jobz}, uplo[1] = {c.uplo};
-  if (*c.ia == 1 && *c.ja == 1 && *c.iz == 1 && *c.jz == 1) {
+  // ScaLAPACK 2.2's PDSYEVD returns wrong eigenpairs when CSRC != 0 (RSRC != 0 is fine), so
+  // such calls take the copy path below, whose copy starts on process (0, 0).
+  if (*c.ia == 1 && *c.ja == 1 && *c.iz == 1 && *c.jz == 1 && c.desca[CSRC_] == 0) {
     fn(jobz, uplo, c.n, c.a, c.ia, c.ja, c.desca, c.w, c.z, c.iz, c.jz, c.descz, c.work, c.lwork,
        c.iwork, c.liwork, c.info, 1, 1);
     return;
   }
   // Submatrix: solve a copy at (1,1) on the same grid and blocking, then copy Z back.
-  const int n = *c.n, one = 1, ictxt = c.desca[CTXT_];
+  const int n = *c.n, one = 1, zero = 0, ictxt = c.desca[CTXT_];
   int nprow, npcol, myrow, mycol;
   blacs_gridinfo_(&ictxt, &nprow, &npcol, &myrow, &mycol);
   int desc1[kDescLen];
-  const int lld = std::max(1, local_rows(n, c.desca, myrow, nprow));
+  const int lld = std::max(1, numroc_(&n, &c.desca[MB_], &myrow, &zero, &nprow));
   int dinfo = 0;
-  descinit_(desc1, &n, &n, &c.desca[MB_], &c.desca[NB_], &c.desca[RSRC_], &c.desca[CSRC_], &ictxt,
-            &lld, &dinfo);
-  const int nloc_cols = numroc_(&n, &c.desca[NB_], &mycol, &c.desca[CSRC_], &npcol);
+  descinit_(desc1, &n, &n, &c.desca[MB_], &c.desca[NB_], &zero, &zero, &ictxt, &lld, &dinfo);
+  const int nloc_cols = numroc_(&n, &c.desca[NB_], &mycol, &zero, &npcol);
   const std::size_t local = static_cast<std::size_t>(lld) * std::max(1, nloc_cols);
   std::vector<double> a1(local), z1(local);
   pdgemr2d_(&n, &n, c.a, c.ia, c.ja, c.desca, a1.data(), &one, &one, desc1, &ictxt);

@@ -1,0 +1,35 @@
+// Status checks for the CUDA library adapters: a failed call becomes an Outcome error naming it.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace pipevd::solvers {
+
+struct CudaFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw CudaFailure(std::string(what) + ": " + cudaGetErrorString(e));
+}
+// cuSOLVER (Dn, Mg, Mp) and NCCL status: 0 is success in all of them.
+inline void status_check(int s, const char* what) {
+  if (s != 0) throw CudaFailure(std::string(what) + " returned status " + std::to_string(s));
+}
+
+// GPU model of device `dev`, or why there is none.
+inline std::string gpu_name(int dev = 0) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return "no CUDA device";
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess) return "unknown GPU";
+  return prop.name;
+}
+inline int device_count() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+}  // namespace pipevd::solvers

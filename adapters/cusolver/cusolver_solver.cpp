@@ -1,0 +1,130 @@
+// cuSOLVER's cusolverDnXsyevd on one GPU: the matrix is gathered to grid process (0, 0), solved
+// on its GPU, and the eigenvectors scattered back. Stage times split the copies from the solve.
+#include <cusolverDn.h>
+
+#include <memory>
+#include <vector>
+
+#include "adapters/cuda_check.hpp"
+#include "adapters/root_copy.hpp"
+#include "adapters/solver.hpp"
+
+namespace pipevd::solvers {
+namespace {
+
+class CusolverSolver final : public Solver {
+ public:
+  CusolverSolver() : device_(gpu_name(0)) {}
+  ~CusolverSolver() override {
+    if (params_) cusolverDnDestroyParams(params_);
+    if (handle_) cusolverDnDestroy(handle_);
+  }
+  std::string name() const override { return "cusolver"; }
+  std::string device() const override { return device_; }
+  int gpus(const Problem&) const override { return 1; }
+  std::string unsupported(const Problem& p) const override {
+    int have = device_count() > 0, all = 0;
+    MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, p.comm);
+    return all ? std::string() : "no CUDA device visible";
+  }
+
+  Outcome solve(const Problem& p, char jobz, double* a, double* w, double* z) override {
+    Outcome out;
+    RootCopy copy(p);
+    std::vector<double> full;
+    double t = MPI_Wtime();
+    copy.gather(a, full);
+    lap(out, "gather", t);
+    int failed = 0;
+    if (copy.is_root()) {
+      try {
+        solve_on_root(p.n, jobz, full, w, out);
+      } catch (const CudaFailure& e) {
+        out.error = e.what();
+        failed = 1;
+      }
+      if (!failed && out.info != 0) failed = 1;
+    }
+    // Every rank learns the root's result before the collective scatter.
+    int info_root[2] = {failed, out.info};
+    MPI_Bcast(info_root, 2, MPI_INT, copy.root_rank(), p.comm);
+    if (info_root[0]) {
+      out.info = info_root[1] ? info_root[1] : -1;
+      if (out.error.empty()) out.error = "cuSOLVER failed on the root";
+      return out;
+    }
+    t = MPI_Wtime();
+    if (jobz == 'V') copy.scatter(full, z);
+    copy.broadcast(w);
+    lap(out, "scatter", t);
+    return out;
+  }
+
+ private:
+  static void lap(Outcome& out, const char* name, double& t) {
+    const double now = MPI_Wtime();
+    out.stages.push_back({name, now - t});
+    t = now;
+  }
+
+  void solve_on_root(int n, char jobz, std::vector<double>& full, double* w, Outcome& out) {
+    cuda_check(cudaSetDevice(0), "cudaSetDevice");
+    if (!handle_) {
+      status_check(cusolverDnCreate(&handle_), "cusolverDnCreate");
+      status_check(cusolverDnCreateParams(&params_), "cusolverDnCreateParams");
+    }
+    const auto mode = jobz == 'V' ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    const size_t bytes = sizeof(double) * static_cast<size_t>(n) * n;
+    double t = MPI_Wtime();
+    double *d_a = nullptr, *d_w = nullptr;
+    int* d_info = nullptr;
+    void* d_work = nullptr;
+    std::vector<char> h_work;
+    auto release = [&] {
+      cudaFree(d_a);
+      cudaFree(d_w);
+      cudaFree(d_info);
+      cudaFree(d_work);
+    };
+    try {
+      cuda_check(cudaMalloc(&d_a, std::max<size_t>(bytes, 8)), "cudaMalloc A");
+      cuda_check(cudaMalloc(&d_w, sizeof(double) * std::max(n, 1)), "cudaMalloc W");
+      cuda_check(cudaMalloc(&d_info, sizeof(int)), "cudaMalloc info");
+      cuda_check(cudaMemcpy(d_a, full.data(), bytes, cudaMemcpyHostToDevice), "copy A to GPU");
+      lap(out, "h2d", t);
+      size_t dev_bytes = 0, host_bytes = 0;
+      status_check(
+          cusolverDnXsyevd_bufferSize(handle_, params_, mode, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
+                                      d_a, n, CUDA_R_64F, d_w, CUDA_R_64F, &dev_bytes, &host_bytes),
+          "cusolverDnXsyevd_bufferSize");
+      cuda_check(cudaMalloc(&d_work, std::max<size_t>(dev_bytes, 1)), "cudaMalloc work");
+      h_work.resize(std::max<size_t>(host_bytes, 1));
+      status_check(cusolverDnXsyevd(handle_, params_, mode, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
+                                    d_a, n, CUDA_R_64F, d_w, CUDA_R_64F, d_work, dev_bytes,
+                                    h_work.data(), host_bytes, d_info),
+                   "cusolverDnXsyevd");
+      cuda_check(cudaDeviceSynchronize(), "cusolverDnXsyevd (sync)");
+      lap(out, "syevd", t);
+      cuda_check(cudaMemcpy(&out.info, d_info, sizeof(int), cudaMemcpyDeviceToHost), "copy info");
+      cuda_check(cudaMemcpy(w, d_w, sizeof(double) * n, cudaMemcpyDeviceToHost), "copy W");
+      if (jobz == 'V')
+        cuda_check(cudaMemcpy(full.data(), d_a, bytes, cudaMemcpyDeviceToHost), "copy Z");
+      lap(out, "d2h", t);
+      if (out.info != 0) out.error = "cusolverDnXsyevd info = " + std::to_string(out.info);
+    } catch (...) {
+      release();
+      throw;
+    }
+    release();
+  }
+
+  std::string device_;
+  cusolverDnHandle_t handle_ = nullptr;
+  cusolverDnParams_t params_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Solver> make_cusolver_solver() { return std::make_unique<CusolverSolver>(); }
+
+}  // namespace pipevd::solvers

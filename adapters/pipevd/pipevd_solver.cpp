@@ -1,0 +1,66 @@
+// pipevd itself through its public entry pipevd_pdsyevd (the call a relinked PDSYEVD code makes),
+// so the comparison measures what users get: checks, policy, redistribution and the engine.
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "adapters/solver.hpp"
+#include "pipevd.h"
+
+#ifdef PIPEVD_SOLVERS_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace pipevd::solvers {
+namespace {
+
+class PipevdSolver final : public Solver {
+ public:
+  std::string name() const override { return "pipevd"; }
+  // Which backend takes the call is pipevd's own policy (PIPEVD_BACKEND); report what was asked.
+  std::string device() const override {
+    const char* b = std::getenv("PIPEVD_BACKEND");
+    return std::string("pipevd:") + (b && *b ? b : "auto");
+  }
+  // One engine rank per GPU (single node): at most one GPU per rank of the call.
+  int gpus(const Problem& p) const override { return std::min(gpus_on_node(), p.nprow * p.npcol); }
+
+  Outcome solve(const Problem& p, char jobz, double* a, double* w, double* z) override {
+    Outcome out;
+    const int one = 1, query = -1;
+    const char uplo = 'L';
+    int info = 0, iwq = 0;
+    double wq = 0;
+    pipevd_pdsyevd(&jobz, &uplo, &p.n, a, &one, &one, p.desc, w, z, &one, &one, p.desc, &wq, &query,
+                   &iwq, &query, &info);
+    if (info == 0) {
+      const int lwork = std::max(1, static_cast<int>(wq)), liwork = std::max(1, iwq);
+      std::vector<double> work(lwork);
+      std::vector<int> iwork(liwork);
+      pipevd_pdsyevd(&jobz, &uplo, &p.n, a, &one, &one, p.desc, w, z, &one, &one, p.desc,
+                     work.data(), &lwork, iwork.data(), &liwork, &info);
+    }
+    out.info = info;
+    if (info != 0) out.error = "pipevd INFO = " + std::to_string(info);
+    return out;
+  }
+
+ private:
+  // The GPUs pipevd may use: one per engine rank, as many as the node shows (0 without CUDA).
+  static int gpus_on_node();
+};
+
+int PipevdSolver::gpus_on_node() {
+  int count = 0;
+#ifdef PIPEVD_SOLVERS_HAVE_CUDA
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+#endif
+  return count;
+}
+
+}  // namespace
+
+std::unique_ptr<Solver> make_pipevd_solver() { return std::make_unique<PipevdSolver>(); }
+
+}  // namespace pipevd::solvers

@@ -1,0 +1,55 @@
+#include "adapters/root_copy.hpp"
+
+#include <algorithm>
+
+#include "adapters/scalapack/scalapack_api.hpp"
+
+extern "C" {
+void Cblacs_gridmap(int* ictxt, int* usermap, int ldumap, int nprow, int npcol);
+void Cblacs_gridexit(int ictxt);
+}
+
+namespace pipevd::solvers {
+
+RootCopy::RootCopy(const Problem& p) : p_(p) {
+  root_ = p.myrow == 0 && p.mycol == 0;
+  int me = 0, cand = -1;
+  MPI_Comm_rank(p.comm, &me);
+  if (root_) cand = me;
+  MPI_Allreduce(&cand, &root_rank_, 1, MPI_INT, MPI_MAX, p.comm);
+  // A 1 x 1 grid on process (0, 0) of the caller's grid (every grid process takes part in creating
+  // it).
+  int sys = 0;
+  Cblacs_get(p.ictxt, 10, &sys);
+  int map = Cblacs_pnum(p.ictxt, 0, 0);
+  ctxt_root_ = sys;
+  Cblacs_gridmap(&ctxt_root_, &map, 1, 1, 1);
+  desc_root_[scalapack::CTXT_] = -1;  // processes outside the 1 x 1 grid
+  if (root_) {
+    const int zero = 0, lld = std::max(1, p.n);
+    int info = 0;
+    descinit_(desc_root_, &p.n, &p.n, &p.desc[scalapack::MB_], &p.desc[scalapack::NB_], &zero,
+              &zero, &ctxt_root_, &lld, &info);
+  }
+}
+
+RootCopy::~RootCopy() {
+  if (root_) Cblacs_gridexit(ctxt_root_);
+}
+
+void RootCopy::gather(const double* local, std::vector<double>& full) const {
+  if (root_) full.resize(static_cast<size_t>(p_.n) * p_.n);
+  const int one = 1;
+  pdgemr2d_(&p_.n, &p_.n, local, &one, &one, p_.desc, root_ ? full.data() : nullptr, &one, &one,
+            desc_root_, &p_.ictxt);
+}
+
+void RootCopy::scatter(const std::vector<double>& full, double* local) const {
+  const int one = 1;
+  pdgemr2d_(&p_.n, &p_.n, root_ ? full.data() : nullptr, &one, &one, desc_root_, local, &one, &one,
+            p_.desc, &p_.ictxt);
+}
+
+void RootCopy::broadcast(double* w) const { MPI_Bcast(w, p_.n, MPI_DOUBLE, root_rank_, p_.comm); }
+
+}  // namespace pipevd::solvers

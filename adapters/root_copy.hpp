@@ -1,0 +1,34 @@
+// For solvers that run in one process (cuSOLVER on one GPU, cuSOLVERMg on all GPUs of a process):
+// the caller's block-cyclic matrix gathered to grid process (0, 0) as a full column-major n x n
+// array, and eigenvectors scattered back, by ScaLAPACK's PDGEMR2D.
+#pragma once
+#include <vector>
+
+#include "adapters/solver.hpp"
+
+namespace pipevd::solvers {
+
+class RootCopy {
+ public:
+  explicit RootCopy(const Problem& p);
+  ~RootCopy();
+  RootCopy(const RootCopy&) = delete;
+  RootCopy& operator=(const RootCopy&) = delete;
+
+  bool is_root() const { return root_; }
+  int root_rank() const { return root_rank_; }  // rank of process (0, 0) in p.comm
+  // Collective over the grid: `local` (caller's layout) -> full (on the root, lda = n), and back.
+  void gather(const double* local, std::vector<double>& full) const;
+  void scatter(const std::vector<double>& full, double* local) const;
+  // Eigenvalues from the root to every rank of p.comm.
+  void broadcast(double* w) const;
+
+ private:
+  const Problem& p_;
+  int ctxt_root_ = -1;  // 1 x 1 grid holding process (0, 0); -1 elsewhere
+  int desc_root_[9] = {};
+  bool root_ = false;
+  int root_rank_ = 0;
+};
+
+}  // namespace pipevd::solvers

@@ -1,0 +1,282 @@
+// Bulge chasing benchmark: gpu::bulge_chase (band -> tridiagonal, all reflectors kept) against
+// LAPACK's dsytrd_sb2st (VECT = 'N', d and e only: the CPU-resident algorithm that MAGMA and
+// LAPACK use) on the same band matrices, n in {8192, 16384, 32768, 65536}, b in {16, 32, 64}.
+//
+//   bc_bench [--n 8192,16384,...] [--b 16,32,64] [--reps 3] [--tune] [--ceilings]
+//            [--lapack-dir DIR] [--lapack-seconds 240]
+//
+// GPU times: device events around gpu::bulge_chase (band copy-in, the sweeps, d/e extraction),
+// band already on the device, median of --reps runs after one warm-up; d, e and tau of every run
+// compared bitwise with the first (a moving result is a race). Throughput: the bytes each step
+// reads and writes (the reflector's column, the left block, the lower triangle of the diagonal
+// block, the right block, the reflector written out), over time, next to the device-to-device copy
+// bandwidth (--ceilings), to show how far from the memory limit the sweeps are.
+//
+// LAPACK: the OpenBLAS/LAPACK linked (on the GPU machine Debian's libopenblas0-pthread 0.3.21,
+// whose LAPACK is built without OpenMP, so dsytrd_sb2st runs on one core whatever
+// OPENBLAS_NUM_THREADS says) runs in sb2st_bench, started in the background before the GPU work
+// (see that file); bc_bench waits for its result files in DIR at most --lapack-seconds (counted
+// from its own start), then prints them next to its times; unfinished cases are reported as such.
+#include <cuda_runtime.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/bc_bench_common.hpp"
+#include "core/reflector_store.hpp"
+#include "gpu/bulge_chasing.cuh"
+#include "gpu/gpu_context.hpp"
+
+extern "C" void dsytrd_sb2st_(const char* stage1, const char* vect, const char* uplo, const int* n,
+                              const int* kd, double* ab, const int* ldab, double* d, double* e,
+                              double* hous, const int* lhous, double* work, const int* lwork,
+                              int* info, size_t, size_t, size_t);
+
+namespace {
+
+using namespace pipevd::bench;
+using pipevd::ReflectorLayout;
+using pipevd::gpu::BulgeChasingTunables;
+
+std::vector<long> parse_list(const char* s) {
+  std::vector<long> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(std::atol(item.c_str()));
+  return out;
+}
+
+// Bytes the steps read and write (see the header comment), summed over all steps.
+double touched_bytes(long n, long b) {
+  const ReflectorLayout L{n, b};
+  double total = 0.0;
+  for (long s = 0; s < L.sweeps(); ++s)
+    for (long t = 0; t < L.steps(s); ++t) {
+      const long first = L.first_row(s, t), len = L.length(s, t);
+      const long left = t == 0 ? 0 : b - 1;
+      const long below = std::min(n, first + len + b) - (first + len);
+      const double entries = len + len * left + len * (len + 1) / 2.0 + below * len;
+      total += 8.0 * (2.0 * entries + b + 1);
+    }
+  return total;
+}
+
+struct GpuBuffers {
+  double *ab = nullptr, *d = nullptr, *e = nullptr, *v = nullptr, *tau = nullptr;
+  void* work = nullptr;
+  ~GpuBuffers() {
+    cudaFree(ab), cudaFree(d), cudaFree(e), cudaFree(v), cudaFree(tau), cudaFree(work);
+  }
+};
+
+struct GpuTiming {
+  double median_s = 0.0, min_s = 0.0;
+  bool repeatable = true;
+  std::vector<double> d, e;
+};
+
+GpuTiming time_gpu(long n, long b, const std::vector<double>& ab, const BulgeChasingTunables& tun,
+                   int reps) {
+  const ReflectorLayout L{n, b};
+  GpuBuffers g;
+  PIPEVD_CUDA_CHECK(cudaMalloc(&g.ab, sizeof(double) * ab.size()));
+  PIPEVD_CUDA_CHECK(cudaMalloc(&g.d, sizeof(double) * n));
+  PIPEVD_CUDA_CHECK(cudaMalloc(&g.e, sizeof(double) * n));
+  PIPEVD_CUDA_CHECK(cudaMalloc(&g.v, sizeof(double) * L.vector_array_size()));
+  PIPEVD_CUDA_CHECK(cudaMalloc(&g.tau, sizeof(double) * L.count()));
+  PIPEVD_CUDA_CHECK(cudaMalloc(&g.work, pipevd::gpu::bulge_chase_workspace_bytes(n, b)));
+  PIPEVD_CUDA_CHECK(
+      cudaMemcpy(g.ab, ab.data(), sizeof(double) * ab.size(), cudaMemcpyHostToDevice));
+  cudaEvent_t e0, e1;
+  PIPEVD_CUDA_CHECK(cudaEventCreate(&e0));
+  PIPEVD_CUDA_CHECK(cudaEventCreate(&e1));
+  GpuTiming out;
+  std::vector<double> times, d(n), e(n), tau(L.count()), tau0;
+  for (int r = 0; r <= reps; ++r) {                                          // r = 0: warm-up
+    PIPEVD_CUDA_CHECK(cudaMemset(g.tau, 0xff, sizeof(double) * L.count()));  // poison
+    PIPEVD_CUDA_CHECK(cudaEventRecord(e0));
+    pipevd::gpu::bulge_chase(n, b, g.ab, b + 1, g.d, g.e, g.v, g.tau, g.work, tun, nullptr);
+    PIPEVD_CUDA_CHECK(cudaEventRecord(e1));
+    PIPEVD_CUDA_CHECK(cudaEventSynchronize(e1));
+    float ms = 0.f;
+    PIPEVD_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    PIPEVD_CUDA_CHECK(cudaMemcpy(d.data(), g.d, sizeof(double) * n, cudaMemcpyDeviceToHost));
+    PIPEVD_CUDA_CHECK(cudaMemcpy(e.data(), g.e, sizeof(double) * n, cudaMemcpyDeviceToHost));
+    PIPEVD_CUDA_CHECK(
+        cudaMemcpy(tau.data(), g.tau, sizeof(double) * L.count(), cudaMemcpyDeviceToHost));
+    if (r == 0) {
+      out.d = d, out.e = e, tau0 = tau;
+      if (ms > 2000.f) reps = std::min(reps, 1);  // long runs: one timed run after the warm-up
+    } else {
+      times.push_back(ms * 1e-3);
+      out.repeatable = out.repeatable && std::memcmp(d.data(), out.d.data(), 8 * n) == 0 &&
+                       std::memcmp(e.data(), out.e.data(), 8 * (n - 1)) == 0 &&
+                       std::memcmp(tau.data(), tau0.data(), 8 * L.count()) == 0;
+    }
+  }
+  cudaEventDestroy(e0), cudaEventDestroy(e1);
+  std::sort(times.begin(), times.end());
+  out.median_s = times[times.size() / 2];
+  out.min_s = times.front();
+  return out;
+}
+
+// Device-to-device copy bandwidth, bytes read + written per second.
+double copy_bandwidth() {
+  const size_t bytes = size_t(2) << 30;
+  void *a = nullptr, *b = nullptr;
+  PIPEVD_CUDA_CHECK(cudaMalloc(&a, bytes));
+  PIPEVD_CUDA_CHECK(cudaMalloc(&b, bytes));
+  PIPEVD_CUDA_CHECK(cudaMemset(a, 1, bytes));
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0), cudaEventCreate(&e1);
+  std::vector<double> t;
+  for (int r = 0; r < 6; ++r) {
+    cudaEventRecord(e0);
+    PIPEVD_CUDA_CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms;
+    cudaEventElapsedTime(&ms, e0, e1);
+    if (r) t.push_back(ms * 1e-3);
+  }
+  std::sort(t.begin(), t.end());
+  cudaFree(a), cudaFree(b), cudaEventDestroy(e0), cudaEventDestroy(e1);
+  return 2.0 * bytes / t[t.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<long> ns{8192, 16384, 32768, 65536}, bs{16, 32, 64};
+  int reps = 3;
+  bool tune = false, ceilings = false;
+  double lapack_seconds = 240;
+  std::string lapack_dir = "/tmp/bc_lapack";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--n" && i + 1 < argc)
+      ns = parse_list(argv[++i]);
+    else if (a == "--b" && i + 1 < argc)
+      bs = parse_list(argv[++i]);
+    else if (a == "--reps" && i + 1 < argc)
+      reps = std::atoi(argv[++i]);
+    else if (a == "--lapack-seconds" && i + 1 < argc)
+      lapack_seconds = std::atof(argv[++i]);
+    else if (a == "--lapack-dir" && i + 1 < argc)
+      lapack_dir = argv[++i];
+    else if (a == "--tune")
+      tune = true;
+    else if (a == "--ceilings")
+      ceilings = true;
+    else {
+      std::fprintf(stderr, "unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  int device = 0;
+  cudaDeviceProp prop{};
+  PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+  PIPEVD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  std::printf("device: %s, %d SMs, L2 %d MB; host: %u cores; OPENBLAS_NUM_THREADS=%s\n", prop.name,
+              prop.multiProcessorCount, prop.l2CacheSize >> 20, std::thread::hardware_concurrency(),
+              std::getenv("OPENBLAS_NUM_THREADS") ? std::getenv("OPENBLAS_NUM_THREADS") : "unset");
+
+  double copy_bw = 0.0;
+  if (ceilings) {
+    copy_bw = copy_bandwidth();
+    std::printf("device-to-device copy: %.0f GB/s (read + write)\n", copy_bw * 1e-9);
+  }
+
+  // Tunables per b at n = 16384 (the --tune table), else the per-GPU defaults.
+  std::map<long, BulgeChasingTunables> chosen;
+  for (long b : bs) chosen[b] = pipevd::gpu::default_bulge_chasing_tunables(device, b);
+  if (tune) {
+    const long n = 16384;
+    std::printf("\ntuning at n = %ld (one run after a warm-up, with reflectors)\n", n);
+    std::printf("%4s %4s %10s %9s %10s\n", "b", "tps", "per_block", "per_sm", "time_s");
+    for (long b : bs) {
+      const auto ab = random_band(n, b, 17);
+      double best = 1e30;
+      for (int tps : {32})
+        for (int per_block : {1, 2, 4})
+          for (int per_sm : {1, 2}) {
+            const BulgeChasingTunables tun{tps, per_block, per_sm};
+            const GpuTiming t = time_gpu(n, b, ab, tun, 1);
+            std::printf("%4ld %4d %10d %9d %10.4f%s\n", b, tps, per_block, per_sm, t.median_s,
+                        t.repeatable ? "" : "  NOT REPEATABLE");
+            if (t.median_s < best) best = t.median_s, chosen[b] = tun;
+          }
+      const auto& c = chosen[b];
+      std::printf("b = %ld: best tps %d, per_block %d, per_sm %d: %.4f s\n", b, c.threads_per_sweep,
+                  c.sweeps_per_block, c.blocks_per_sm, best);
+    }
+  }
+
+  struct Row {
+    long n, b;
+    GpuTiming g;
+    double bytes;
+  };
+  std::vector<Row> rows;
+  std::printf("\n%6s %4s %12s %10s %8s %14s %10s\n", "n", "b", "gpu_median_s", "gpu_min_s",
+              "repeat", "touched_GB/s", "of_copy");
+  for (long n : ns)
+    for (long b : bs) {
+      const auto ab = random_band(n, b, band_seed(n, b));
+      const GpuTiming g = time_gpu(n, b, ab, chosen[b], reps);
+      const double bytes = touched_bytes(n, b);
+      rows.push_back({n, b, g, bytes});
+      std::printf("%6ld %4ld %12.4f %10.4f %8s %14.0f %9.1f%%\n", n, b, g.median_s, g.min_s,
+                  g.repeatable ? "yes" : "NO", bytes / g.median_s * 1e-9,
+                  copy_bw > 0 ? 100.0 * bytes / g.median_s / copy_bw : 0.0);
+      std::fflush(stdout);
+    }
+
+  // The LAPACK results (waiting for them at most --lapack-seconds from this run's start).
+  std::printf(
+      "\nLAPACK dsytrd_sb2st('N', 'N', 'L'), one core (thread CPU time), next to "
+      "gpu::bulge_chase on the same band matrices\n");
+  std::printf("%6s %4s %12s %12s %12s %9s %12s %14s\n", "n", "b", "lapack_cpu_s", "lapack_wall_s",
+              "gpu_s", "speedup", "max|d-d_l|", "max||e|-|e_l||");
+  for (const auto& row : rows) {
+    LapackResult r;
+    bool have = false;
+    for (;;) {
+      have = read_lapack(lapack_dir, row.n, row.b, r);
+      const double waited =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (have || waited > lapack_seconds) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    if (!have) {
+      std::printf("%6ld %4ld %12s %12s %12.4f\n", row.n, row.b, "(none)", "", row.g.median_s);
+      continue;
+    }
+    double dd = 0, de = 0;
+    for (long i = 0; i < row.n; ++i) dd = std::max(dd, std::fabs(r.d[i] - row.g.d[i]));
+    for (long i = 0; i + 1 < row.n; ++i)
+      de = std::max(de, std::fabs(std::fabs(r.e[i]) - std::fabs(row.g.e[i])));
+    std::printf("%6ld %4ld %12.3f %12.3f %12.4f %8.1fx %12.2e %14.2e%s\n", row.n, row.b, r.cpu,
+                r.wall, row.g.median_s, r.cpu / row.g.median_s, dd, de,
+                r.info ? "  (INFO != 0)" : "");
+  }
+  std::fflush(stdout);
+  return 0;
+}

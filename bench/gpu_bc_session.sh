@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# One device-machine session for GPU bulge chasing (issue 6): LAPACK dsytrd_sb2st starts in the
+# background at once (sb2st_bench, plain g++), then build (sm_90), the gpu bulge-chasing tests
+# (a skip is a failure: PIPEVD_REQUIRE_GPU=1), then bc_bench (copy ceiling, tuning, the n x b
+# table, LAPACK's times next to it). Logs go to $OUT. From the repository root:
+#   source .gpu-node/env.sh && bash bench/gpu_bc_session.sh
+# BC_BUDGET_S (default 520): the whole script's wall-clock budget; bc_bench waits for LAPACK only
+# up to it.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+build=${BUILD_DIR:-build-gpu}
+budget=${BC_BUDGET_S:-520}
+log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$OUT/session.log"; }
+
+if [ -z "${OPAL_PREFIX:-}" ]; then
+  for d in .gpu-node ../.gpu-node; do
+    if [ -f "$d/env.sh" ]; then source "$d/env.sh"; break; fi
+  done
+fi
+for deb in .deps/libgtest-dev_*.deb .gpu-node/debs/libgtest-dev_*.deb ../.gpu-node/debs/libgtest-dev_*.deb; do
+  if [ -f "$deb" ]; then
+    mkdir -p /tmp/gtest && dpkg -x "$deb" /tmp/gtest
+    export CMAKE_PREFIX_PATH=/tmp/gtest/usr:${CMAKE_PREFIX_PATH:-}
+    break
+  fi
+done
+export PATH=/usr/local/cuda/bin:$PATH
+
+log "host $(hostname), $(nproc) cores; $(git rev-parse --short HEAD 2>/dev/null || echo 'no git')"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+  --format=csv 2>&1 | tee -a "$OUT/session.log"
+nvcc --version | tail -1 | tee -a "$OUT/session.log"
+
+# LAPACK first: it is sequential per case (no OpenMP in this LAPACK) and slow; its thread CPU times
+# are what the table reports, so overlapping it with the build and tests costs the numbers nothing.
+rm -rf /tmp/bc_lapack
+if g++ -O2 -I. bench/sb2st_bench.cpp -o /tmp/sb2st_bench -llapack -lpthread >"$OUT/sb2st.log" 2>&1; then
+  log "sb2st_bench started (n 8192,16384,32768 x b 16,32,64, OPENBLAS_NUM_THREADS=16)"
+  OPENBLAS_NUM_THREADS=16 /tmp/sb2st_bench --n 8192,16384,32768 --b 16,32,64 --dir /tmp/bc_lapack \
+    >>"$OUT/sb2st.log" 2>&1 &
+  lapack_pid=$!
+else
+  log "sb2st_bench did not build"; tail -5 "$OUT/sb2st.log"
+fi
+
+rc=0
+log "configure"
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DPIPEVD_BUILD_EXAMPLES=OFF >"$OUT/configure.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/configure.log"; exit 1; }
+log "build test_gpu_bulge_chasing bc_bench"
+cmake --build "$build" -j16 --target test_gpu_bulge_chasing bc_bench >"$OUT/build.log" 2>&1 ||
+  { log "build FAILED"; grep -E -A3 "error" "$OUT/build.log" | head -40; exit 1; }
+
+log "ctest -L gpu -R bulge"
+PIPEVD_REQUIRE_GPU=1 timeout 240 ctest --test-dir "$build" -L gpu -R bulge --output-on-failure -V \
+  >"$OUT/ctest_gpu_bc.log" 2>&1 || { log "gpu bulge chasing tests FAILED"; rc=1; }
+grep -E "n = |FAILED|PASSED|Failure|Expected|Which is|tests passed|Total Test" \
+  "$OUT/ctest_gpu_bc.log" | grep -v "^\s*[0-9]*: \[       OK" | tail -60
+
+left=$((budget - SECONDS))
+log "bc_bench --ceilings --tune (waits for LAPACK at most ${left}s)"
+timeout $((left + 60)) "$build/bench/bc_bench" --ceilings --tune --lapack-dir /tmp/bc_lapack \
+  --lapack-seconds "$left" 2>&1 | tee "$OUT/bc_bench.log" || { log "bc_bench FAILED"; rc=1; }
+[ -n "${lapack_pid:-}" ] && kill "$lapack_pid" 2>/dev/null
+log "sb2st log:"; cat "$OUT/sb2st.log"
+log "done, rc=$rc"
+exit $rc

@@ -1,0 +1,298 @@
+// pipevd-bench: runs eigensolvers (pipevd and its peers, adapters/) on the same generated matrices
+// in one MPI job and prints one JSON line per run on rank 0. Every run's accuracy is measured by
+// the same distributed code; a run that fails it is reported without a time.
+//
+//   mpirun -n 4 pipevd-bench --solver pipevd,scalapack,elpa2 --n 1000,2000 --nb 64 --grid 2x2
+//          [--jobz V|N] [--spectrum random|cluster0|cluster1|geometric|arithmetic|normal|uniform]
+//          [--repeat 3] [--warmup 1] [--seed 1]
+//          [--reference scalapack|lapack|none] [--reference-max-n N] [--threshold 100] [--list]
+// --spectrum: 'random', or one of the Table 2 spectra where tests/support/spectra is in the tree
+// (bench/test_matrix); those bring their exact eigenvalues as the reference.
+// The reference eigenvalues (for the eigenvalue difference) cost a CPU solve per n: above
+// --reference-max-n only the residual and orthogonality are checked.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "adapters/solver.hpp"
+#include "bench/run_record.hpp"
+#include "bench/test_matrix.hpp"
+#include "tests/support/accuracy.hpp"
+#include "tests/support/blacs_grid.hpp"
+#include "tests/support/distributed_accuracy.hpp"
+#include "tests/support/distributed_matrix.hpp"
+
+namespace {
+
+using namespace pipevd;
+
+struct Options {
+  std::vector<std::string> solvers{"pipevd", "scalapack"};
+  std::vector<int> sizes{1000};
+  int nb = 64, nprow = 0, npcol = 0, repeat = 1, warmup = 0;
+  char jobz = 'V';
+  std::string spectrum = "random", reference = "scalapack";
+  int reference_max_n = -1;  // above it no reference eigenvalues (-1: always)
+  unsigned seed = 1;
+  double threshold = test::kScalapackThreshold;
+  bool list = false;
+  // Test hooks: perturb Z after the solve (the accuracy check must catch it); exit with this code
+  // where a requested solver is absent or cannot run here (ctest's "skipped" for GPU peers).
+  bool corrupt_z = false;
+  int unsupported_exit = -1;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+[[noreturn]] void usage(const std::string& why) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    std::fprintf(
+        stderr,
+        "pipevd-bench: %s\nusage: pipevd-bench --solver a,b --n n1,n2 [--nb 64] [--grid PxQ] "
+        "[--jobz V|N] [--spectrum NAME] [--repeat R] [--warmup W] [--seed S] "
+        "[--reference scalapack|lapack|none] [--reference-max-n N] [--threshold T] [--list]\n",
+        why.c_str());
+  MPI_Finalize();
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(arg + " needs a value");
+      return argv[++i];
+    };
+    try {
+      if (arg == "--solver")
+        o.solvers = split(value(), ',');
+      else if (arg == "--n") {
+        o.sizes.clear();
+        for (const auto& s : split(value(), ',')) o.sizes.push_back(std::stoi(s));
+      } else if (arg == "--nb")
+        o.nb = std::stoi(value());
+      else if (arg == "--grid") {
+        const auto pq = split(value(), 'x');
+        if (pq.size() != 2) usage("--grid takes PxQ");
+        o.nprow = std::stoi(pq[0]);
+        o.npcol = std::stoi(pq[1]);
+      } else if (arg == "--jobz") {
+        const std::string j = value();
+        if (j != "V" && j != "N") usage("--jobz takes V or N");
+        o.jobz = j[0];
+      } else if (arg == "--spectrum")
+        o.spectrum = value();
+      else if (arg == "--repeat")
+        o.repeat = std::stoi(value());
+      else if (arg == "--warmup")
+        o.warmup = std::stoi(value());
+      else if (arg == "--seed")
+        o.seed = static_cast<unsigned>(std::stoul(value()));
+      else if (arg == "--reference")
+        o.reference = value();
+      else if (arg == "--reference-max-n")
+        o.reference_max_n = std::stoi(value());
+      else if (arg == "--threshold")
+        o.threshold = std::stod(value());
+      else if (arg == "--list")
+        o.list = true;
+      else if (arg == "--test-corrupt-z")
+        o.corrupt_z = true;
+      else if (arg == "--unsupported-exit")
+        o.unsupported_exit = std::stoi(value());
+      else
+        usage("unknown argument " + arg);
+    } catch (const std::logic_error&) {
+      usage("bad value for " + arg);
+    }
+  }
+  if (o.reference != "scalapack" && o.reference != "lapack" && o.reference != "none")
+    usage("--reference takes scalapack, lapack or none");
+  if (o.nb < 1 || o.repeat < 1 || o.warmup < 0) usage("--nb and --repeat must be positive");
+  for (int n : o.sizes)
+    if (n < 1) usage("--n must be positive");
+  return o;
+}
+
+void print(const std::string& line) {
+  if (test::world_rank() == 0) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  }
+}
+
+// Eigenvalues the runs are compared with: exact where the spectrum is known, else ScaLAPACK's
+// PDSYEV 'N' on a copy (distributed) or LAPACK's dsyevd on the gathered matrix (small n only).
+std::vector<double> reference_eigenvalues(const Options& o, const test::BlacsGrid& grid,
+                                          const solvers::Problem& p,
+                                          const test::DistributedMatrix& a,
+                                          const std::vector<double>& exact, std::string* name) {
+  if (!exact.empty()) {
+    *name = "exact";
+    return exact;
+  }
+  const int n = a.layout.n;
+  if (o.reference_max_n >= 0 && n > o.reference_max_n) {
+    *name = "none";
+    return {};
+  }
+  std::vector<double> w(n);
+  if (o.reference == "scalapack") {
+    // The ScaLAPACK adapter's eigenvalues-only path (PDSYEV 'N'), on a copy.
+    test::DistributedMatrix copy = a;
+    std::string why;
+    const auto scalapack = solvers::make_solver("scalapack", &why);
+    const solvers::Outcome out = scalapack->solve(p, 'N', copy.data(), w.data(), nullptr);
+    *name = out.info == 0 ? "scalapack" : "none";
+    return out.info == 0 ? w : std::vector<double>();
+  }
+  if (o.reference == "lapack") {
+    *name = "lapack";
+    return test::lapack_eigenvalues(n, a.gather(grid));
+  }
+  *name = "none";
+  return {};
+}
+
+int run(const Options& o) {
+  const int ranks = test::world_size();
+  int nprow = o.nprow, npcol = o.npcol;
+  if (nprow == 0) {
+    const test::GridShape g = test::squarest_grid(ranks);
+    nprow = g.nprow;
+    npcol = g.npcol;
+  }
+  if (nprow * npcol != ranks) usage("--grid must use every rank (" + std::to_string(ranks) + ")");
+  const std::string grid_name = std::to_string(nprow) + "x" + std::to_string(npcol);
+  test::BlacsGrid grid(nprow, npcol, 'R');
+
+  // The adapters once per job, so handles and communicators are not part of any timed call.
+  std::vector<std::unique_ptr<solvers::Solver>> solvers;
+  int worst = 0;
+  bool missing = false;  // a requested solver absent or unsupported
+  for (const auto& name : o.solvers) {
+    std::string why;
+    auto s = solvers::make_solver(name, &why);
+    if (!s) {
+      print("{\"solver\":\"" + name + "\",\"status\":\"absent\",\"error\":\"" + why + "\"}");
+      missing = true;
+      continue;
+    }
+    solvers.push_back(std::move(s));
+  }
+
+  for (int n : o.sizes) {
+    test::DistributedMatrix a(grid, {n, n, o.nb, o.nb});
+    std::vector<double> exact;
+    std::string why;
+    if (!bench::generate_test_matrix(o.spectrum, o.seed, grid, a, exact, &why)) usage(why);
+
+    solvers::Problem p;
+    p.n = n;
+    p.desc = a.desc;
+    p.ictxt = grid.ictxt;
+    p.nprow = nprow;
+    p.npcol = npcol;
+    p.myrow = grid.myrow;
+    p.mycol = grid.mycol;
+    p.comm = MPI_COMM_WORLD;
+    p.local_rows = a.local_rows;
+    p.local_cols = a.local_cols;
+    std::string ref_name;
+    const std::vector<double> w_ref = reference_eigenvalues(o, grid, p, a, exact, &ref_name);
+
+    for (auto& solver : solvers) {
+      bench::RunRecord r;
+      r.solver = solver->name();
+      r.device = solver->device();
+      r.spectrum = o.spectrum;
+      r.reference = ref_name;
+      r.grid = grid_name;
+      r.ranks = ranks;
+      r.gpus = solver->gpus(p);
+      r.n = n;
+      r.nb = o.nb;
+      r.seed = o.seed;
+      r.jobz = o.jobz;
+      const std::string no = solver->unsupported(p);
+      if (!no.empty()) {
+        r.unsupported = true;
+        r.error = no;
+        missing = true;
+        print(bench::to_json(r, o.threshold));
+        continue;
+      }
+      for (int rep = -o.warmup; rep < o.repeat; ++rep) {
+        test::DistributedMatrix work = a, z = a;
+        std::fill(z.local.begin(), z.local.end(), 0.0);
+        std::vector<double> w(n, 0.0);
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        solvers::Outcome out = solver->solve(p, o.jobz, work.data(), w.data(), z.data());
+        MPI_Barrier(MPI_COMM_WORLD);
+        r.seconds = MPI_Wtime() - t0;
+        if (rep < 0) continue;
+        r.repeat = rep;
+        r.info = out.info;
+        r.error = out.error;
+        r.stages = out.stages;
+        bench::Accuracy& acc = r.accuracy;
+        acc = {};
+        if (out.info == 0) {
+          if (o.corrupt_z)
+            for (double& x : z.local) x *= 1.0 + 1e-6;
+          if (o.jobz == 'V') {
+            acc.has_vectors = true;
+            acc.residual = test::distributed_residual(n, a.data(), z.data(), a.desc, w);
+            acc.orthogonality = test::distributed_orthogonality(n, z.data(), a.desc);
+          }
+          if (!w_ref.empty()) {
+            acc.has_reference = true;
+            // The worst rank's: every rank must have received the eigenvalues.
+            acc.eigenvalue_diff = test::eigenvalue_difference(w, w_ref);
+            MPI_Allreduce(MPI_IN_PLACE, &acc.eigenvalue_diff, 1, MPI_DOUBLE, MPI_MAX,
+                          MPI_COMM_WORLD);
+          }
+        }
+        if (bench::status(r, o.threshold) != "ok") worst = 1;
+        print(bench::to_json(r, o.threshold));
+      }
+    }
+  }
+  if (missing && o.unsupported_exit >= 0 && worst == 0) return o.unsupported_exit;
+  return worst;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  const Options o = parse(argc, argv);
+  int rc = 0;
+  if (o.list) {
+    for (const auto& s : solvers::known_solvers())
+      print("{\"solver\":\"" + s.name + "\",\"built\":" + (s.built ? "true" : "false") +
+            (s.built ? std::string() : ",\"error\":\"" + s.absent_reason + "\"") + "}");
+  } else {
+    rc = run(o);
+  }
+  MPI_Finalize();
+  return rc;
+}

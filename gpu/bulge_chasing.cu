@@ -1,0 +1,317 @@
+// Bulge chasing on the GPU (see bulge_chasing.cuh). The working band is lower band storage with
+// ld = max(2, 2b) (host::BulgeBand's layout: the band plus the b x b bulge below it), n * 2b
+// doubles: 33.5 MB at n = 65536, b = 32, so the band stays in the H100's / H200's 50 MB L2
+// (tridiagonalization paper §5.2); the reflectors stream out with evict-first stores so they do
+// not push the band out of L2.
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cuda/atomic>
+#include <stdexcept>
+#include <string>
+
+#include "gpu/bulge_chasing.cuh"
+#include "gpu/gpu_context.hpp"
+
+namespace cg = cooperative_groups;
+
+namespace pipevd::gpu {
+namespace {
+
+long working_ld(long bw) { return std::max(2L, 2 * bw); }
+
+// Working band <- B (zero outside the band, as host::BulgeBand).
+__global__ void copy_band_in(long n, long bw, const double* ab, long ldab, double* a, long ld) {
+  const long total = n * ld;
+  for (long k = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; k < total;
+       k += static_cast<long>(gridDim.x) * blockDim.x) {
+    const long j = k / ld, r = k - j * ld;
+    a[k] = (r <= bw && j + r < n) ? ab[r + j * ldab] : 0.0;
+  }
+}
+
+__global__ void extract_tridiagonal(long n, long bw, const double* a, long ld, double* d,
+                                    double* e) {
+  for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long>(gridDim.x) * blockDim.x) {
+    d[i] = a[i * ld];
+    if (i + 1 < n) e[i] = bw >= 1 ? a[1 + i * ld] : 0.0;
+  }
+}
+
+// Sum over the group; every lane gets the same bits (each butterfly level adds the same two
+// operands on both partners).
+template <int TPS>
+__device__ __forceinline__ double group_sum(const cg::thread_block_tile<TPS>& g, double x) {
+#pragma unroll
+  for (int o = TPS / 2; o > 0; o /= 2) x += g.shfl_xor(x, o);
+  return x;
+}
+
+template <int TPS>
+__device__ __forceinline__ double group_max(const cg::thread_block_tile<TPS>& g, double x) {
+#pragma unroll
+  for (int o = TPS / 2; o > 0; o /= 2) x = fmax(x, g.shfl_xor(x, o));
+  return x;
+}
+
+// Step t of sweep s (host::chase_step's arithmetic) by the TPS lanes of group g. vs, ws: b doubles
+// of shared memory each. Lane l owns the indices l, l + TPS, ... of every per-index loop.
+template <int TPS>
+__device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorLayout& L,
+                           double* __restrict__ a, long ld, long s, long t, double* vs, double* ws,
+                           double* __restrict__ v_out, double* __restrict__ tau_out) {
+  const int lane = static_cast<int>(g.thread_rank());
+  const long b = L.b, n = L.n;
+  const long first = L.first_row(s, t), len = L.length(s, t);
+  const long c = t == 0 ? s : first - b;
+  const long lm1 = ld - 1;                 // stride along a row of the band storage
+  double* col = a + (first - c) + c * ld;  // &A(first, c): the column the reflector annihilates
+
+  // 1. dlarfg on (A(first, c), A(first+1 .. first+len-1, c)). ||x|| scaled by max |x_i| (as
+  // dnrm2 guards it): the bulges of long sweeps decay to underflow, and an x whose squares
+  // underflow must still give the host's tau (2, a sign flip), not tau = 0.
+  const double alpha = col[0];
+  double big = 0.0;
+  for (long i = lane; i < len; i += TPS)
+    if (i >= 1) big = fmax(big, fabs(col[i]));
+  big = group_max<TPS>(g, big);
+  double xnorm = 0.0;
+  if (big != 0.0) {
+    const double inv = 1.0 / big;
+    double sq = 0.0;
+    for (long i = lane; i < len; i += TPS)
+      if (i >= 1) {
+        const double x = col[i] * inv;
+        sq += x * x;
+      }
+    xnorm = big * sqrt(group_sum<TPS>(g, sq));
+  }
+  double tau = 0.0, beta = alpha, scal = 1.0;
+  if (xnorm != 0.0) {
+    beta = -copysign(hypot(alpha, xnorm), alpha);
+    tau = (beta - alpha) / beta;
+    scal = 1.0 / (alpha - beta);
+  }
+  const long vofs = v_out ? L.vector_offset(s, t) : 0;
+  for (long i = lane; i < b; i += TPS) {
+    double vi = 0.0;
+    if (i == 0) {
+      vi = 1.0;
+    } else if (i < len) {
+      vi = col[i] * scal;
+      col[i] = 0.0;
+    }
+    vs[i] = vi;
+    if (v_out) __stcs(v_out + vofs + i, vi);
+  }
+  if (lane == 0 && tau_out) __stcs(tau_out + L.index(s, t), tau);
+  g.sync();
+  if (lane == 0) col[0] = beta;  // nothing else of this step reads A(first, c)
+  if (tau == 0.0) return;        // H = I (the caller syncs before the next step)
+
+  // 2. Left: the rest of the bulge, A(J, j) := H A(J, j) for j = c+1 .. first-1 (a lane a column).
+  for (long j = c + 1 + lane; j < first; j += TPS) {
+    double* cj = a + (first - j) + j * ld;  // &A(first, j), len contiguous entries
+    double dot = 0.0;
+    for (long i = 0; i < len; ++i) dot += vs[i] * cj[i];
+    dot *= tau;
+    for (long i = 0; i < len; ++i) cj[i] -= dot * vs[i];
+  }
+
+  // 4. Right: rows below J, A(r, J) := A(r, J) H (a lane a row; fills the next bulge). Disjoint
+  // from what 2. and 3. touch, so no barrier between them.
+  const long r1 = first + len + b < n ? first + len + b : n;
+  for (long r = first + len + lane; r < r1; r += TPS) {
+    double* row = a + (r - first) + first * ld;  // &A(r, first); A(r, first+i) = row[i * lm1]
+    double dot = 0.0;
+    for (long i = 0; i < len; ++i) dot += row[i * lm1] * vs[i];
+    dot *= tau;
+    for (long i = 0; i < len; ++i) row[i * lm1] -= dot * vs[i];
+  }
+
+  // 3. Both sides on B(J,J): p = tau B v, w = p - (tau/2)(v^T p) v, B -= v w^T + w v^T.
+  double* d0 = a + first * ld;  // &A(first, first); A(first+i, first+j) = d0[(i-j) + j*ld], i>=j
+  double vp = 0.0;
+  for (long k = lane; k < len; k += TPS) {
+    double p = 0.0;
+    for (long i = 0; i <= k; ++i) p += d0[(k - i) + i * ld] * vs[i];
+    for (long i = k + 1; i < len; ++i) p += d0[(i - k) + k * ld] * vs[i];
+    const double w = tau * p;
+    ws[k] = w;
+    vp += vs[k] * w;
+  }
+  const double half = -0.5 * tau * group_sum<TPS>(g, vp);
+  for (long k = lane; k < len; k += TPS) ws[k] += half * vs[k];
+  g.sync();
+  for (long j = 0; j < len; ++j) {
+    double* cj = d0 + j * ld - j;  // cj[i] = A(first+i, first+j)
+    const double vj = vs[j], wj = ws[j];
+    for (long i = j + lane; i < len; i += TPS) cj[i] -= vs[i] * wj + ws[i] * vj;
+  }
+}
+
+// The persistent kernel: group gid of G takes sweeps gid, gid + G, ... (see bulge_chasing.cuh).
+template <int TPS>
+__global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
+                             double* __restrict__ v_out, double* __restrict__ tau_out,
+                             int* progress) {
+  extern __shared__ double smem[];
+  const cg::thread_block block = cg::this_thread_block();
+  const cg::thread_block_tile<TPS> g = cg::tiled_partition<TPS>(block);
+  const long per_block = static_cast<long>(g.meta_group_size());
+  const long gid = static_cast<long>(blockIdx.x) * per_block + g.meta_group_rank();
+  const long G = static_cast<long>(gridDim.x) * per_block;
+  double* vs = smem + 2 * L.b * g.meta_group_rank();
+  double* ws = vs + L.b;
+  const bool leader = g.thread_rank() == 0;
+
+  for (long s = gid; s < L.sweeps(); s += G) {
+    cuda::atomic_ref<int, cuda::thread_scope_device> mine(progress[s]);
+    cuda::atomic_ref<int, cuda::thread_scope_device> before(progress[s > 0 ? s - 1 : 0]);
+    int seen = 0;  // steps of sweep s-1 known complete (leader only)
+    const long steps = L.steps(s);
+    for (long t = 0; t < steps; ++t) {
+      if (s > 0) {
+        const int need = static_cast<int>(L.prerequisite(s, t)) + 1;
+        if (leader && seen < need) {
+          unsigned ns = 16;
+          while ((seen = before.load(cuda::memory_order_acquire)) < need) {
+            __nanosleep(ns);
+            ns = ns < 256 ? 2 * ns : ns;
+          }
+        }
+        g.sync();  // the other lanes' reads come after the leader's acquire
+      }
+      chase_step<TPS>(g, L, a, ld, s, t, vs, ws, v_out, tau_out);
+      g.sync();  // every lane's writes before the leader's release
+      if (leader) mine.store(static_cast<int>(t + 1), cuda::memory_order_release);
+    }
+  }
+}
+
+template <int TPS>
+void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, double* tau,
+                  int* progress, const BulgeChasingTunables& tun, cudaStream_t stream) {
+  int device = 0;
+  PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+  int sms = 0;
+  PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int per_block = std::max(1, tun.sweeps_per_block);
+  const int threads = per_block * TPS;
+  const std::size_t smem = sizeof(double) * 2 * static_cast<std::size_t>(L.b) * per_block;
+  if (smem > 48 * 1024)
+    PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(
+        chase_sweeps<TPS>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  int resident = 0;
+  PIPEVD_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, chase_sweeps<TPS>, threads, smem));
+  if (resident < 1)
+    throw GpuError("bulge_chase: a block of " + std::to_string(threads) + " threads and " +
+                   std::to_string(smem) + " bytes of shared memory cannot be resident");
+  const int per_sm = tun.blocks_per_sm > 0 ? std::min(tun.blocks_per_sm, resident) : resident;
+  const long wanted = (L.sweeps() + per_block - 1) / per_block;  // more groups than sweeps idle
+  const int grid = static_cast<int>(std::max(1L, std::min<long>(wanted, 1L * per_sm * sms)));
+  ReflectorLayout layout = L;
+  void* args[] = {&layout, &a, &ld, &v, &tau, &progress};
+  // Cooperative: every block resident at once (or an error), which the flags' waits rely on.
+  PIPEVD_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(chase_sweeps<TPS>),
+                                                dim3(grid), dim3(threads), args, smem, stream));
+  PIPEVD_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+BulgeChasingTunables default_bulge_chasing_tunables(int device, long b) {
+  (void)device;
+  (void)b;
+  // Measured on an H100 (bench/RESULTS.md, n = 16384, b = 16, 32, 64): a full warp per sweep, two
+  // sweeps per block, one block per SM was the fastest of threads_per_sweep {16, 32} x
+  // sweeps_per_block {2, 4, 8} x blocks_per_sm {1, 2, all} for every b. The H200 (same SM count
+  // and L2) takes the same until measured.
+  return BulgeChasingTunables{32, 2, 1};
+}
+
+std::size_t bulge_chase_workspace_bytes(long n, long b) {
+  const long bw = std::max(0L, std::min(b, n - 1));
+  const std::size_t band = sizeof(double) * static_cast<std::size_t>(n * working_ld(bw));
+  return band + 256 + sizeof(int) * static_cast<std::size_t>(std::max(1L, n));
+}
+
+void bulge_chase(long n, long b, const double* d_ab, long ldab, double* d_d, double* d_e,
+                 double* d_v, double* d_tau, void* d_work, const BulgeChasingTunables& tun,
+                 cudaStream_t stream) {
+  const long bw = std::max(0L, std::min(b, n - 1));
+  if (n < 0 || b < 0 || ldab < bw + 1)
+    throw std::invalid_argument("gpu::bulge_chase: n = " + std::to_string(n) +
+                                ", b = " + std::to_string(b) + ", ldab = " + std::to_string(ldab));
+  const int tps = tun.threads_per_sweep;
+  if (tps != 8 && tps != 16 && tps != 32)
+    throw std::invalid_argument("gpu::bulge_chase: threads_per_sweep = " + std::to_string(tps) +
+                                " is not 8, 16 or 32");
+  if (n == 0) return;
+  const ReflectorLayout L{n, bw};
+  const long ld = working_ld(bw);
+  double* a = static_cast<double*>(d_work);
+  int* progress = reinterpret_cast<int*>(static_cast<char*>(d_work) +
+                                         ((sizeof(double) * n * ld + 255) / 256) * 256);
+  const int threads = 256;
+  const int blocks = static_cast<int>(std::min<long>(4096, (n * ld + threads - 1) / threads));
+  copy_band_in<<<blocks, threads, 0, stream>>>(n, bw, d_ab, ldab, a, ld);
+  PIPEVD_CUDA_CHECK_LAUNCH();
+  if (L.sweeps() > 0) {
+    PIPEVD_CUDA_CHECK(cudaMemsetAsync(progress, 0, sizeof(int) * L.sweeps(), stream));
+    if (tps == 32)
+      launch_chase<32>(L, a, ld, d_v, d_tau, progress, tun, stream);
+    else if (tps == 16)
+      launch_chase<16>(L, a, ld, d_v, d_tau, progress, tun, stream);
+    else
+      launch_chase<8>(L, a, ld, d_v, d_tau, progress, tun, stream);
+  }
+  const int eblocks = static_cast<int>(std::min<long>(1024, (n + threads - 1) / threads));
+  extract_tridiagonal<<<eblocks, threads, 0, stream>>>(n, bw, a, ld, d_d, d_e);
+  PIPEVD_CUDA_CHECK_LAUNCH();
+}
+
+void bulge_chase_from_host(long n, long b, const double* ab, long ldab, double* d, double* e,
+                           ReflectorStore* U, const BulgeChasingTunables& tun) {
+  const long bw = std::max(0L, std::min(b, n - 1));
+  if (n < 0 || b < 0 || ldab < bw + 1)
+    throw std::invalid_argument("gpu::bulge_chase_from_host: n = " + std::to_string(n) +
+                                ", b = " + std::to_string(b) + ", ldab = " + std::to_string(ldab));
+  if (U) *U = ReflectorStore(n, bw);
+  if (n == 0) return;
+  const ReflectorLayout L{n, bw};
+  double *d_ab = nullptr, *d_d = nullptr, *d_e = nullptr, *d_v = nullptr, *d_tau = nullptr;
+  void* d_work = nullptr;
+  const std::size_t nab = sizeof(double) * n * ldab;
+  const std::size_t nv = sizeof(double) * std::max(1L, L.vector_array_size());
+  const std::size_t nt = sizeof(double) * std::max(1L, L.count());
+  try {
+    PIPEVD_CUDA_CHECK(cudaMalloc(&d_ab, nab));
+    PIPEVD_CUDA_CHECK(cudaMalloc(&d_d, sizeof(double) * n));
+    PIPEVD_CUDA_CHECK(cudaMalloc(&d_e, sizeof(double) * n));
+    PIPEVD_CUDA_CHECK(cudaMalloc(&d_work, bulge_chase_workspace_bytes(n, b)));
+    if (U) {
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_v, nv));
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_tau, nt));
+    }
+    PIPEVD_CUDA_CHECK(cudaMemcpy(d_ab, ab, nab, cudaMemcpyHostToDevice));
+    bulge_chase(n, b, d_ab, ldab, d_d, d_e, d_v, d_tau, d_work, tun, nullptr);
+    PIPEVD_CUDA_CHECK(cudaMemcpy(d, d_d, sizeof(double) * n, cudaMemcpyDeviceToHost));
+    if (n > 1 && e)
+      PIPEVD_CUDA_CHECK(cudaMemcpy(e, d_e, sizeof(double) * (n - 1), cudaMemcpyDeviceToHost));
+    if (U && L.count() > 0) {
+      PIPEVD_CUDA_CHECK(cudaMemcpy(U->v.data(), d_v, sizeof(double) * L.vector_array_size(),
+                                   cudaMemcpyDeviceToHost));
+      PIPEVD_CUDA_CHECK(
+          cudaMemcpy(U->tau.data(), d_tau, sizeof(double) * L.count(), cudaMemcpyDeviceToHost));
+    }
+  } catch (...) {
+    cudaFree(d_ab), cudaFree(d_d), cudaFree(d_e), cudaFree(d_v), cudaFree(d_tau), cudaFree(d_work);
+    throw;
+  }
+  cudaFree(d_ab), cudaFree(d_d), cudaFree(d_e), cudaFree(d_v), cudaFree(d_tau), cudaFree(d_work);
+}
+
+}  // namespace pipevd::gpu

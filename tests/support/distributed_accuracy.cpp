@@ -1,0 +1,84 @@
+#include "tests/support/distributed_accuracy.hpp"
+
+#include <algorithm>
+#include <cfloat>
+
+#include "adapters/scalapack/scalapack_api.hpp"
+#include "tests/support/distributed_matrix.hpp"
+
+extern "C" {
+void pdgemm_(const char*, const char*, const int*, const int*, const int*, const double*,
+             const double*, const int*, const int*, const int*, const double*, const int*,
+             const int*, const int*, const double*, double*, const int*, const int*, const int*,
+             size_t, size_t);
+double pdlange_(const char*, const int*, const int*, const double*, const int*, const int*,
+                const int*, double*, size_t);
+}
+
+namespace pipevd::test {
+namespace {
+
+using namespace pipevd::scalapack;
+
+struct LocalShape {
+  int myrow = -1, mycol = -1, nprow = 1, npcol = 1, rows = 0, cols = 0;
+  bool in_grid() const { return myrow >= 0 && myrow < nprow && mycol >= 0 && mycol < npcol; }
+};
+
+LocalShape local_shape(const int* desc) {
+  LocalShape s;
+  Cblacs_gridinfo(desc[CTXT_], &s.nprow, &s.npcol, &s.myrow, &s.mycol);
+  if (!s.in_grid()) return s;
+  s.rows = numroc_(&desc[M_], &desc[MB_], &s.myrow, &desc[RSRC_], &s.nprow);
+  s.cols = numroc_(&desc[N_], &desc[NB_], &s.mycol, &desc[CSRC_], &s.npcol);
+  return s;
+}
+
+double frobenius(int n, const double* x, const int* desc) {
+  const int one = 1;
+  double work = 0;  // not referenced for 'F'
+  return pdlange_("F", &n, &n, x, &one, &one, desc, &work, 1);
+}
+
+}  // namespace
+
+double distributed_residual(int n, const double* a, const double* z, const int* desc,
+                            const std::vector<double>& w) {
+  const LocalShape s = local_shape(desc);
+  if (n == 0 || !s.in_grid()) return 0;
+  const int lld = desc[LLD_];
+  // R = Z diag(w) (local columns scaled by their global eigenvalue), then R = A Z - R.
+  std::vector<double> r(static_cast<size_t>(lld) * std::max(1, s.cols), 0.0);
+  for (int jl = 0; jl < s.cols; ++jl) {
+    const long j = global_index(jl, desc[NB_], s.mycol, desc[CSRC_], s.npcol);
+    for (int il = 0; il < s.rows; ++il)
+      r[il + static_cast<size_t>(jl) * lld] = z[il + static_cast<size_t>(jl) * lld] * w[j];
+  }
+  const int one = 1;
+  const double d_one = 1, d_minus_one = -1;
+  pdgemm_("N", "N", &n, &n, &n, &d_one, a, &one, &one, desc, z, &one, &one, desc, &d_minus_one,
+          r.data(), &one, &one, desc, 1, 1);
+  const double anorm = std::max(frobenius(n, a, desc), DBL_MIN);
+  return frobenius(n, r.data(), desc) / (anorm * n * DBL_EPSILON);
+}
+
+double distributed_orthogonality(int n, const double* z, const int* desc) {
+  const LocalShape s = local_shape(desc);
+  if (n == 0 || !s.in_grid()) return 0;
+  const int lld = desc[LLD_];
+  // R = -I, then R = Z^T Z + R.
+  std::vector<double> r(static_cast<size_t>(lld) * std::max(1, s.cols), 0.0);
+  for (int jl = 0; jl < s.cols; ++jl) {
+    const long j = global_index(jl, desc[NB_], s.mycol, desc[CSRC_], s.npcol);
+    for (int il = 0; il < s.rows; ++il)
+      if (global_index(il, desc[MB_], s.myrow, desc[RSRC_], s.nprow) == j)
+        r[il + static_cast<size_t>(jl) * lld] = -1;
+  }
+  const int one = 1;
+  const double d_one = 1;
+  pdgemm_("T", "N", &n, &n, &n, &d_one, z, &one, &one, desc, z, &one, &one, desc, &d_one, r.data(),
+          &one, &one, desc, 1, 1);
+  return frobenius(n, r.data(), desc) / (n * DBL_EPSILON);
+}
+
+}  // namespace pipevd::test
