@@ -48,10 +48,4 @@ Run clip(const Run& r, long lo, long hi) {
   return {begin, r.local + (begin - r.global), end - begin};
 }
 
-long owned_count(long count, int nb, int src, int nprocs, int p) {
-  long total = 0;
-  for (const Run& r : owned_runs(0, count, nb, src, nprocs, p)) total += r.len;
-  return total;
-}
-
 }  // namespace pipevd

@@ -36,8 +36,4 @@ std::vector<Run> owned_runs(long offset, long count, int nb, int src, int nprocs
 // The part of run r inside the (submatrix-relative) range [lo, hi); len 0 when they do not meet.
 Run clip(const Run& r, long lo, long hi);
 
-// Number of indices of [0, count) that process p owns for block size nb from source src (NUMROC
-// for 64-bit counts).
-long owned_count(long count, int nb, int src, int nprocs, int p);
-
 }  // namespace pipevd

@@ -63,7 +63,9 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
         long_segments(counts.send_direct[r], counts.send_direct_segments[r]);
     packed[r] = counts.send[r] - (direct_in_place ? counts.send_direct[r] : 0);
     soff[r + 1] = soff[r] + packed[r];
-    roff[r + 1] = roff[r] + counts.recv[r];
+    // Only messages of short segments need room: the others land in a_cols directly.
+    const bool recv_in_place = long_segments(counts.recv[r], counts.recv_segments[r]);
+    roff[r + 1] = roff[r] + (recv_in_place ? 0 : counts.recv[r]);
   }
   const int e = comm.engine_rank;
   const long c0 = e >= 0 ? layout.col_begin[e] : 0, c1 = e >= 0 ? layout.col_begin[e + 1] : 0;

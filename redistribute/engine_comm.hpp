@@ -10,6 +10,7 @@ namespace pipevd {
 
 // Collective over the processes of the grid `ictxt` (only they call it). The caller communicator
 // holds exactly the grid's processes, ranked in BLACS pnum order; engine_ranks_per_node >= 1.
+// The cache is not thread-safe: call from one thread per process (as PDSYEVD is called).
 const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node);
 
 // Where each grid coordinate lives in the caller communicator of engine_comm_for(ictxt, ...).

@@ -36,15 +36,16 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     throw std::logic_error("engine_to_block_cyclic: comm is not the caller comm of this grid");
 
   const ExchangeCounts counts = counts_from_engine(view, grid, layout, comm);
-  std::vector<long> soff(size + 1, 0), roff(size + 1, 0);
-  for (int r = 0; r < size; ++r) {
-    soff[r + 1] = soff[r] + counts.send[r];
-    roff[r + 1] = roff[r] + counts.recv[r];
-  }
   const bool rounds = largest_total_from_engine(view, layout) > options.int_limit;
   auto typed = [&](long elements, long segments) {
     return !rounds && elements >= options.min_typed_segment * segments;
   };
+  // Room only for the messages that are packed (short segments, or all of them in rounds).
+  std::vector<long> soff(size + 1, 0), roff(size + 1, 0);
+  for (int r = 0; r < size; ++r) {
+    soff[r + 1] = soff[r] + (typed(counts.send[r], counts.send_segments[r]) ? 0 : counts.send[r]);
+    roff[r + 1] = roff[r] + (typed(counts.recv[r], counts.recv_segments[r]) ? 0 : counts.recv[r]);
+  }
   std::vector<int> engine_of(size, -1);
   for (int e = 0; e < layout.engine_ranks(); ++e) engine_of[comm.engine_to_caller[e]] = e;
   const LocalRuns mine = local_runs(view, grid.myrow, grid.mycol);

@@ -8,6 +8,7 @@
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_partition.hpp"
 #include "redistribute/exchange.hpp"
+#include "redistribute/redistribution_plan.hpp"
 #include "tests/redistribute_support.hpp"
 #include "tests/support/blacs_grid.hpp"
 
@@ -136,12 +137,102 @@ TEST(BlockCyclic, OwnedRunsAgreeWithNumroc) {
           }
 }
 
+// The plan, process by process: every entry of every engine column block arrives exactly once,
+// read from the named triangle only (direct: stored (i, j); mirrored: stored (j, i)); every local
+// entry of Z inside the submatrix is written exactly once, from the engine row that holds it.
+TEST(RedistributionPlan, EveryEntryExactlyOnceFromTheNamedTriangle) {
+  struct V {
+    long n, ia, ja;
+    int mb, nb, rsrc, csrc, nprow, npcol;
+  };
+  const V views[] = {{1, 0, 0, 1, 1, 0, 0, 1, 1},
+                     {31, 1, 2, 3, 7, 1, 0, 2, 2},
+                     {97, 4, 0, 7, 2, 0, 2, 1, 3},
+                     {97, 32, 64, 64, 3, 1, 0, 2, 1},
+                     {50, 7, 7, 7, 7, 1, 1, 3, 2}};
+  for (const V& v : views)
+    for (char uplo : {'L', 'U'})
+      for (int engines : {1, 3}) {
+        SCOPED_TRACE(::testing::Message() << "n=" << v.n << " uplo=" << uplo << " E=" << engines
+                                          << " grid " << v.nprow << "x" << v.npcol);
+        BlockCyclicView view;
+        view.m = view.n = v.n;
+        view.ia = v.ia;
+        view.ja = v.ja;
+        view.mb = v.mb;
+        view.nb = v.nb;
+        view.rsrc = v.rsrc;
+        view.csrc = v.csrc;
+        view.nprow = v.nprow;
+        view.npcol = v.npcol;
+        const std::vector<long> cols = uneven_partition(v.n, engines);
+        std::vector<int> hits(static_cast<size_t>(v.n * v.n), 0);
+        long outside = 0;
+        for (int pr = 0; pr < v.nprow; ++pr)
+          for (int pc = 0; pc < v.npcol; ++pc) {
+            const LocalRuns runs = local_runs(view, pr, pc);
+            for (int e = 0; e < engines; ++e)
+              for_each_segment_to_engine(uplo, runs, cols[e], cols[e + 1], [&](const Segment& s) {
+                for (long t = 0; t < s.len; ++t) {
+                  ++hits[(s.dest_row + t) + s.dest_col * v.n];
+                  // The stored entry read, in submatrix indices.
+                  const long li = s.src_row + (s.mirrored ? 0 : t);
+                  const long lj = s.src_col + (s.mirrored ? t : 0);
+                  const long i =
+                      global_index(static_cast<int>(li), v.mb, pr, v.rsrc, v.nprow) - v.ia;
+                  const long j =
+                      global_index(static_cast<int>(lj), v.nb, pc, v.csrc, v.npcol) - v.ja;
+                  const bool in_triangle = uplo == 'L' ? i >= j : i <= j;
+                  const long expect_i = s.mirrored ? s.dest_col : s.dest_row + t;
+                  const long expect_j = s.mirrored ? s.dest_row + t : s.dest_col;
+                  if (!in_triangle || i != expect_i || j != expect_j) ++outside;
+                  if (s.dest_col < cols[e] || s.dest_col >= cols[e + 1]) ++outside;
+                }
+              });
+          }
+        long wrong = 0;
+        for (int h : hits) wrong += h != 1;
+        EXPECT_EQ(wrong, 0) << "entries not received exactly once";
+        EXPECT_EQ(outside, 0) << "entries read outside the named triangle or misplaced";
+
+        // Engine rows -> every process's local part of Z, exactly once.
+        const std::vector<long> rows = even_partition(v.n, engines, 5);
+        for (int pr = 0; pr < v.nprow; ++pr)
+          for (int pc = 0; pc < v.npcol; ++pc) {
+            const LocalRuns runs = local_runs(view, pr, pc);
+            long local_rows = 0, local_cols = 0, placed = 0, misplaced = 0;
+            for (const pipevd::Run& r : runs.rows) local_rows += r.len;
+            for (const pipevd::Run& r : runs.cols) local_cols += r.len;
+            std::vector<int> z_hits;
+            for (int e = 0; e < engines; ++e)
+              for_each_segment_from_engine(rows[e], rows[e + 1], runs, [&](const Segment& s) {
+                placed += s.len;
+                for (long t = 0; t < s.len; ++t) {
+                  const long i =
+                      global_index(static_cast<int>(s.dest_row + t), v.mb, pr, v.rsrc, v.nprow) -
+                      v.ia;
+                  const long j =
+                      global_index(static_cast<int>(s.dest_col), v.nb, pc, v.csrc, v.npcol) - v.ja;
+                  if (i != rows[e] + s.src_row + t || j != s.src_col) ++misplaced;
+                }
+              });
+            EXPECT_EQ(placed, local_rows * local_cols);
+            EXPECT_EQ(misplaced, 0);
+          }
+      }
+}
+
 TEST(EnginePartition, EvenInWholeBlocksRemainderLast) {
   EXPECT_EQ(even_partition(100, 3, 16), (std::vector<long>{0, 32, 64, 100}));
   EXPECT_EQ(even_partition(10, 4, 4), (std::vector<long>{0, 4, 8, 8, 10}));
   EXPECT_EQ(even_partition(1, 2, 32), (std::vector<long>{0, 0, 1}));
   EXPECT_EQ(even_partition(128, 2, 32), (std::vector<long>{0, 64, 128}));
   EXPECT_EQ(partition_from_widths({3, 0, 4}), (std::vector<long>{0, 3, 3, 7}));
+  const EngineLayout l = even_layout(97, 3, 32);
+  EXPECT_EQ(l.n, 97);
+  EXPECT_EQ(l.col_begin, (std::vector<long>{0, 32, 64, 97}));
+  EXPECT_EQ(l.row_begin, l.col_begin);
+  EXPECT_EQ(l.width(2), 33);
   EXPECT_THROW(even_partition(5, 0, 1), std::invalid_argument);
 }
 
