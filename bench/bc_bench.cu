@@ -42,24 +42,11 @@
 #include "gpu/bulge_chasing.cuh"
 #include "gpu/gpu_context.hpp"
 
-extern "C" void dsytrd_sb2st_(const char* stage1, const char* vect, const char* uplo, const int* n,
-                              const int* kd, double* ab, const int* ldab, double* d, double* e,
-                              double* hous, const int* lhous, double* work, const int* lwork,
-                              int* info, size_t, size_t, size_t);
-
 namespace {
 
 using namespace pipevd::bench;
 using pipevd::ReflectorLayout;
 using pipevd::gpu::BulgeChasingTunables;
-
-std::vector<long> parse_list(const char* s) {
-  std::vector<long> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(std::atol(item.c_str()));
-  return out;
-}
 
 // Bytes the steps read and write (see the header comment), summed over all steps.
 double touched_bytes(long n, long b) {

@@ -1,13 +1,25 @@
-// What the bulge-chasing benchmarks share: the band matrices (the same seeds on the GPU and in
-// LAPACK) and the files through which sb2st_bench hands dsytrd_sb2st's results to bc_bench.
+// What the bulge-chasing benchmarks share: their size lists, the band matrices (the same seeds on
+// the GPU and in LAPACK) and the files through which sb2st_bench hands dsytrd_sb2st's results to
+// bc_bench.
 #pragma once
 
 #include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace pipevd::bench {
+
+// "1024,2048" -> {1024, 2048}: the --n and --b lists.
+inline std::vector<long> parse_list(const char* s) {
+  std::vector<long> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(std::atol(item.c_str()));
+  return out;
+}
 
 // Lower band storage, ldab = b + 1, entries uniform in [-1, 1].
 inline std::vector<double> random_band(long n, long b, unsigned seed) {

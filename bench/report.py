@@ -138,23 +138,28 @@ def plots(labels, sizes, best, plots_dir, stem, title):
         return []
     os.makedirs(plots_dir, exist_ok=True)
     files = []
+
+    def save(fig, ax, ylabel, what, suffix):
+        # Both plots: log n axis, labels, grid and legend, written to STEM_SUFFIX.png.
+        ax.set_xscale("log")
+        ax.set_xlabel("n")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title + ": " + what)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="small")
+        path = os.path.join(plots_dir, stem + "_" + suffix + ".png")
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        files.append(path)
+
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     for l in labels:
         pts = [(n, best[(l, n)]) for n in sizes if (l, n) in best]
         if pts:
             ax.plot(*zip(*pts), marker="o", label=l)
-    ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("n")
-    ax.set_ylabel("time (s)")
-    ax.set_title(title + ": time vs n")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
-    path = os.path.join(plots_dir, stem + "_time.png")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    files.append(path)
+    save(fig, ax, "time (s)", "time vs n", "time")
     pipevd = [l for l in labels if l.startswith("pipevd")]
     if pipevd:
         p = pipevd[0]
@@ -166,17 +171,7 @@ def plots(labels, sizes, best, plots_dir, stem, title):
             if pts:
                 ax.plot(*zip(*pts), marker="o", label="over " + l)
         ax.axhline(1.0, color="grey", lw=0.8)
-        ax.set_xscale("log")
-        ax.set_xlabel("n")
-        ax.set_ylabel("speedup of %s" % p)
-        ax.set_title(title + ": speedup of pipevd")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize="small")
-        path = os.path.join(plots_dir, stem + "_speedup.png")
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        files.append(path)
+        save(fig, ax, "speedup of %s" % p, "speedup of pipevd", "speedup")
     return files
 
 

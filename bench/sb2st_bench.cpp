@@ -34,14 +34,6 @@ namespace {
 
 using namespace pipevd::bench;
 
-std::vector<long> parse_list(const char* s) {
-  std::vector<long> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(std::atol(item.c_str()));
-  return out;
-}
-
 double thread_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);

@@ -12,39 +12,12 @@
 
 #include "tests/support/accuracy.hpp"
 #include "tests/support/distributed_matrix.hpp"
+#include "tests/support/interposed_pdsyevd.hpp"
 #include "tests/support/scalapack_reference.hpp"
 #include "tests/support/spectra.hpp"
 
-extern "C" void pdsyevd_(const char*, const char*, const int*, double*, const int*, const int*,
-                         const int*, double*, double*, const int*, const int*, const int*, double*,
-                         const int*, int*, const int*, int*, size_t, size_t);
-
 namespace pipevd::test {
 namespace {
-
-// pipevd's pdsyevd_ (interposed) with a workspace query first; returns INFO.
-int call_pdsyevd(char jobz, char uplo, int n, double* a, int ia, int ja, const int* desca,
-                 double* w, double* z, int iz, int jz, const int* descz) {
-  int info = 0, lwork = -1, liwork = 1, iwq = 0;
-  double wq = 0;
-  pdsyevd_(&jobz, &uplo, &n, a, &ia, &ja, desca, w, z, &iz, &jz, descz, &wq, &lwork, &iwq, &liwork,
-           &info, 1, 1);
-  if (info != 0) return info;
-  lwork = static_cast<int>(wq);
-  liwork = iwq;
-  std::vector<double> work(lwork);
-  std::vector<int> iwork(liwork);
-  pdsyevd_(&jobz, &uplo, &n, a, &ia, &ja, desca, w, z, &iz, &jz, descz, work.data(), &lwork,
-           iwork.data(), &liwork, &info, 1, 1);
-  return info;
-}
-
-GridShape shape_of(char s) {
-  const int p = world_size();
-  if (s == 'r') return {1, p};
-  if (s == 'c') return {p, 1};
-  return squarest_grid(p);
-}
 
 struct Case {
   std::string what;  // "random", a spectrum's name, "degenerate", "zero", "identity"
@@ -87,7 +60,7 @@ class HostEngineE2E : public testing::TestWithParam<Case> {};
 
 TEST_P(HostEngineE2E, EqualsScalapackAndIsAccurate) {
   const Case c = GetParam();
-  const GridShape shape = shape_of(c.shape);
+  const GridShape shape = grid_shape(c.shape);
   BlacsGrid grid(shape.nprow, shape.npcol, c.shape == 'c' ? 'C' : 'R');
   const BlockCyclicLayout layout{c.n, c.n, c.nb, c.nb, 0, 0, 2};
   DistributedMatrix a(grid, layout), a_ref(grid, layout), z(grid, layout), z_ref(grid, layout);

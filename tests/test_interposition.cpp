@@ -9,31 +9,11 @@
 
 #include "tests/support/accuracy.hpp"
 #include "tests/support/distributed_matrix.hpp"
+#include "tests/support/interposed_pdsyevd.hpp"
 #include "tests/support/scalapack_reference.hpp"
-
-extern "C" void pdsyevd_(const char*, const char*, const int*, double*, const int*, const int*,
-                         const int*, double*, double*, const int*, const int*, const int*, double*,
-                         const int*, int*, const int*, int*, size_t, size_t);
 
 namespace pipevd::test {
 namespace {
-
-// Calls the interposed pdsyevd_ with a workspace query first; returns INFO.
-int call_pdsyevd(char jobz, char uplo, int n, double* a, int ia, int ja, const int* desca,
-                 double* w, double* z, int iz, int jz, const int* descz) {
-  int info = 0, lwork = -1, liwork = 1, iwq = 0;
-  double wq = 0;
-  pdsyevd_(&jobz, &uplo, &n, a, &ia, &ja, desca, w, z, &iz, &jz, descz, &wq, &lwork, &iwq, &liwork,
-           &info, 1, 1);
-  if (info != 0) return info;
-  lwork = static_cast<int>(wq);
-  liwork = iwq;
-  std::vector<double> work(lwork);
-  std::vector<int> iwork(liwork);
-  pdsyevd_(&jobz, &uplo, &n, a, &ia, &ja, desca, w, z, &iz, &jz, descz, work.data(), &lwork,
-           iwork.data(), &liwork, &info, 1, 1);
-  return info;
-}
 
 TEST(Interposition, PdsyevdResolvesToPipevd) {
   Dl_info where{};
@@ -47,18 +27,11 @@ struct Case {
   char shape;  // 's': squarest grid, 'r': 1 x P, 'c': P x 1 (column-major BLACS order)
 };
 
-GridShape shape_of(char s) {
-  const int p = world_size();
-  if (s == 'r') return {1, p};
-  if (s == 'c') return {p, 1};
-  return squarest_grid(p);
-}
-
 class InterpositionSquare : public testing::TestWithParam<Case> {};
 
 TEST_P(InterpositionSquare, EqualsScalapack) {
   const Case c = GetParam();
-  const GridShape shape = shape_of(c.shape);
+  const GridShape shape = grid_shape(c.shape);
   BlacsGrid grid(shape.nprow, shape.npcol, c.shape == 'c' ? 'C' : 'R');
   const BlockCyclicLayout layout{c.n, c.n, c.nb, c.nb, 0, 0, 3};
   DistributedMatrix a(grid, layout), a_ref(grid, layout), z(grid, layout), z_ref(grid, layout);

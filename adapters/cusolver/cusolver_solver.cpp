@@ -6,8 +6,9 @@
 #include <vector>
 
 #include "adapters/cuda_check.hpp"
-#include "adapters/root_copy.hpp"
+#include "adapters/root_solve.hpp"
 #include "adapters/solver.hpp"
+#include "adapters/stage_clock.hpp"
 
 namespace pipevd::solvers {
 namespace {
@@ -29,44 +30,12 @@ class CusolverSolver final : public Solver {
   }
 
   Outcome solve(const Problem& p, char jobz, double* a, double* w, double* z) override {
-    Outcome out;
-    RootCopy copy(p);
-    std::vector<double> full;
-    double t = MPI_Wtime();
-    copy.gather(a, full);
-    lap(out, "gather", t);
-    int failed = 0;
-    if (copy.is_root()) {
-      try {
-        solve_on_root(p.n, jobz, full, w, out);
-      } catch (const CudaFailure& e) {
-        out.error = e.what();
-        failed = 1;
-      }
-      if (!failed && out.info != 0) failed = 1;
-    }
-    // Every rank learns the root's result before the collective scatter.
-    int info_root[2] = {failed, out.info};
-    MPI_Bcast(info_root, 2, MPI_INT, copy.root_rank(), p.comm);
-    if (info_root[0]) {
-      out.info = info_root[1] ? info_root[1] : -1;
-      if (out.error.empty()) out.error = "cuSOLVER failed on the root";
-      return out;
-    }
-    t = MPI_Wtime();
-    if (jobz == 'V') copy.scatter(full, z);
-    copy.broadcast(w);
-    lap(out, "scatter", t);
-    return out;
+    return solve_at_root(
+        p, jobz, a, w, z, "cuSOLVER",
+        [&](std::vector<double>& full, Outcome& out) { solve_on_root(p.n, jobz, full, w, out); });
   }
 
  private:
-  static void lap(Outcome& out, const char* name, double& t) {
-    const double now = MPI_Wtime();
-    out.stages.push_back({name, now - t});
-    t = now;
-  }
-
   void solve_on_root(int n, char jobz, std::vector<double>& full, double* w, Outcome& out) {
     cuda_check(cudaSetDevice(0), "cudaSetDevice");
     if (!handle_) {

@@ -12,6 +12,7 @@
 #include "adapters/cuda_check.hpp"
 #include "adapters/scalapack/scalapack_api.hpp"
 #include "adapters/solver.hpp"
+#include "adapters/stage_clock.hpp"
 
 namespace pipevd::solvers {
 namespace {
@@ -75,12 +76,6 @@ class CusolverMpSolver final : public Solver {
   }
 
  private:
-  static void lap(Outcome& out, const char* name, double& t) {
-    const double now = MPI_Wtime();
-    out.stages.push_back({name, now - t});
-    t = now;
-  }
-
   // Handle, stream, NCCL communicator and device grid, made once per BLACS grid shape.
   void setup(const Problem& p) {
     if (handle_ && nprow_ == p.nprow && npcol_ == p.npcol) return;

@@ -33,6 +33,13 @@ GridShape squarest_grid(int size) {
   return {r, size / r};
 }
 
+GridShape grid_shape(char code) {
+  const int p = world_size();
+  if (code == 'r') return {1, p};
+  if (code == 'c') return {p, 1};
+  return squarest_grid(p);
+}
+
 int world_size() {
   int s = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &s);

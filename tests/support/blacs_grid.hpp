@@ -20,6 +20,8 @@ struct GridShape {
   int nprow, npcol;
 };
 GridShape squarest_grid(int size);
+// A test case's shape code over P = world_size() ranks: 'r' 1 x P, 'c' P x 1, else the squarest.
+GridShape grid_shape(char code);
 
 int world_size();
 int world_rank();

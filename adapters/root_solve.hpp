@@ -1,0 +1,51 @@
+// The call of a solver that runs in one process (cuSOLVER on one GPU, cuSOLVERMg on all GPUs of a
+// process): the matrix gathered to grid process (0, 0), solved there, every rank told how it went,
+// and the eigenvectors scattered back.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "adapters/cuda_check.hpp"
+#include "adapters/root_copy.hpp"
+#include "adapters/solver.hpp"
+#include "adapters/stage_clock.hpp"
+
+namespace pipevd::solvers {
+
+// on_root(full, out) solves the gathered n x n matrix `full` (lda = n) in place on the root,
+// writing eigenvalues and info; `library` names it in the error of a failed root.
+template <class OnRoot>
+Outcome solve_at_root(const Problem& p, char jobz, const double* a, double* w, double* z,
+                      const char* library, OnRoot&& on_root) {
+  Outcome out;
+  RootCopy copy(p);
+  std::vector<double> full;
+  double t = MPI_Wtime();
+  copy.gather(a, full);
+  lap(out, "gather", t);
+  int failed = 0;
+  if (copy.is_root()) {
+    try {
+      on_root(full, out);
+    } catch (const CudaFailure& e) {
+      out.error = e.what();
+      failed = 1;
+    }
+    if (!failed && out.info != 0) failed = 1;
+  }
+  // Every rank learns the root's result before the collective scatter.
+  int info_root[2] = {failed, out.info};
+  MPI_Bcast(info_root, 2, MPI_INT, copy.root_rank(), p.comm);
+  if (info_root[0]) {
+    out.info = info_root[1] ? info_root[1] : -1;
+    if (out.error.empty()) out.error = std::string(library) + " failed on the root";
+    return out;
+  }
+  t = MPI_Wtime();
+  if (jobz == 'V') copy.scatter(full, z);
+  copy.broadcast(w);
+  lap(out, "scatter", t);
+  return out;
+}
+
+}  // namespace pipevd::solvers
