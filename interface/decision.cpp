@@ -1,5 +1,9 @@
 #include "interface/decision.hpp"
 
+#ifdef PIPEVD_HAVE_CUDA
+#include "gpu/gpu_backend.hpp"
+#endif
+
 namespace pipevd {
 
 const char* to_string(Route r) {
@@ -50,6 +54,9 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
 EngineAvailability engine_availability() {
   EngineAvailability a;
   a.host = true;  // the host engine (core/ on host/) is always built
+#ifdef PIPEVD_HAVE_CUDA
+  a.gpu = gpu::visible_device_count() > 0;  // the device count is asked once per process
+#endif
   return a;
 }
 
