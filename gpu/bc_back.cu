@@ -69,8 +69,8 @@ __global__ void __launch_bounds__(kRowsPerBlock)
   }
 }
 
-// Any b: one reflector at a time straight from global memory, sweeps in order, steps bottom to
-// top (for_each_in_bc_back_order with group 1).
+// Any b (used above 32): one reflector at a time straight from global memory, sweeps in order,
+// steps bottom to top (for_each_in_bc_back_order with group 1).
 __global__ void bc_back_rows_generic(ReflectorLayout L, const double* __restrict__ v,
                                      const double* __restrict__ tau, long m, double* __restrict__ x,
                                      long ldx) {
@@ -113,10 +113,8 @@ void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, l
   else if (L.b <= 16)
     launch<16, 32>(L, d_v, d_tau, m, d_x, ldx, nb, stream);
   else if (L.b <= 32)
-    launch<32, 32>(L, d_v, d_tau, m, d_x, ldx, nb, stream);
-  else if (L.b <= 64)
-    launch<64, 16>(L, d_v, d_tau, m, d_x, ldx, nb, stream);
-  else {
+    launch<32, 16>(L, d_v, d_tau, m, d_x, ldx, nb, stream);
+  else {  // wider bands (the engine's default is 32): a register window would spill
     bc_back_rows_generic<<<nb, kRowsPerBlock, 0, stream>>>(L, d_v, d_tau, m, d_x, ldx);
     PIPEVD_CUDA_CHECK_LAUNCH();
   }

@@ -8,8 +8,10 @@
 // once and every thread applies all G of them to its row's window, held in registers: X is read
 // and written once per window instead of once per reflector, and each staged vector serves all
 // the block's rows. Every thread of a warp reads the same shared word at a time (a broadcast: no
-// bank conflicts). Each row's arithmetic is fixed (no atomics, fixed accumulation order), so
-// repeated runs are bitwise identical and any row chunking gives the same rows.
+// bank conflicts). Bands wider than 32 take a plain kernel (one reflector at a time from global
+// memory): their register window would spill. Each row's arithmetic is fixed (no atomics, fixed
+// accumulation order), so repeated runs are bitwise identical and any row chunking gives the same
+// rows.
 #pragma once
 #include <cuda_runtime.h>
 

@@ -259,9 +259,10 @@ void GpuBackend::release(double* p) {
 void GpuBackend::copy_to_device(const double* host, double* dev, long count) {
   if (count <= 0) return;
   ScopedDevice guard(s_->device);
-  // Pageable source: the call returns once the host data has been taken.
   PIPEVD_CUDA_CHECK(
       cudaMemcpyAsync(dev, host, sizeof(double) * count, cudaMemcpyHostToDevice, s_->stream));
+  // From pinned memory the copy is asynchronous: the caller may reuse `host` once we return.
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s_->stream));
 }
 
 void GpuBackend::copy_to_host(const double* dev, double* host, long count) {
