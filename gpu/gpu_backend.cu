@@ -355,9 +355,11 @@ void GpuBackend::merge_reflector_blocks(long m, long k1, long k2, double* w, lon
 void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
                              ReflectorStore& u) {
   const long bw = std::max(0L, std::min(b, n - 1));
-  u = ReflectorStore(n, bw);
   s_->u_valid = false;
-  if (n <= 0) return;
+  if (n <= 0) {
+    u = ReflectorStore(n, bw);
+    return;
+  }
   ScopedDevice guard(s_->device);
   State& s = *s_;
   const ReflectorLayout L{n, bw};
@@ -367,6 +369,9 @@ void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double
   double* tau = s.grow(s.u_tau, sizeof(double) * std::max(1L, L.count()));
   gpu::bulge_chase(n, b, ab, ldab, dd.get(), de.get(), v, tau, work.get(),
                    default_bulge_chasing_tunables(s.device, bw), s.stream);
+  // The host store (zero-filled, n^2 / 2 doubles) is made while the kernel runs: a copy into
+  // pageable memory returns only when done, so the copies come after.
+  u = ReflectorStore(n, bw);
   PIPEVD_CUDA_CHECK(
       cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
   if (n > 1)

@@ -23,6 +23,7 @@
 #include "core/engine_plan.hpp"
 #include "core/reflector_store.hpp"
 #include "core/sbr_back.hpp"
+#include "core/tridiagonal_solver.hpp"
 #include "gpu/gpu_backend.hpp"
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
@@ -301,8 +302,12 @@ TEST_F(GpuBackendTest, BulgeChaseThenBcBackWithDeviceReflectors) {
     gpu_.bulge_chase(n, b, dab.get(), b + 1, gd.data(), ge.data(), gu);
     ASSERT_EQ(gu.layout.n, hu.layout.n);
     ASSERT_EQ(gu.layout.b, hu.layout.b);
-    EXPECT_LT(max_abs_diff(gd, hd), 1e-12 * std::sqrt(static_cast<double>(n) + 1));
-    for (long i = 0; i + 1 < n; ++i) EXPECT_NEAR(std::fabs(ge[i]), std::fabs(he[i]), 1e-11);
+    // T agrees with the host's through its eigenvalues (T's entries are not well-conditioned
+    // functions of B at large n; see bench/RESULTS.md, GPU bulge chasing).
+    Mat hev = hd, gev = gd, hee = he, gee = ge;
+    ASSERT_EQ(tridiagonal_eigenvalues(n, hev.data(), hee.data()), 0);
+    ASSERT_EQ(tridiagonal_eigenvalues(n, gev.data(), gee.data()), 0);
+    EXPECT_LT(test::eigenvalue_difference(gev, hev), 1e-13 * std::sqrt(static_cast<double>(n)));
     // bc_back on the device's own reflectors (kept there) equals the host's with the same U.
     const long m = std::min(n, 65L);
     const Mat x0 = random_vector(m * n, 5);
