@@ -390,6 +390,24 @@ void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double
   s.u_valid = true;
 }
 
+void GpuBackend::bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,
+                                    double* e) {
+  if (n <= 0) return;
+  ScopedDevice guard(s_->device);
+  State& s = *s_;
+  const long bw = std::max(0L, std::min(b, n - 1));
+  pipevd::DeviceBuffer dd(*this, n), de(*this, n);
+  pipevd::DeviceBuffer work(*this, static_cast<long>((bulge_chase_workspace_bytes(n, b) + 7) / 8));
+  gpu::bulge_chase(n, b, ab, ldab, dd.get(), de.get(), nullptr, nullptr, work.get(),
+                   default_bulge_chasing_tunables(s.device, bw), s.stream);
+  PIPEVD_CUDA_CHECK(
+      cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
+  if (n > 1)
+    PIPEVD_CUDA_CHECK(
+        cudaMemcpyAsync(e, de.get(), sizeof(double) * (n - 1), cudaMemcpyDeviceToHost, s.stream));
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+}
+
 void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
   const ReflectorLayout& L = u.layout;
   if (m <= 0 || L.count() == 0) return;

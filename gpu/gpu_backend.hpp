@@ -42,6 +42,8 @@ class GpuBackend final : public EngineBackend {
 
   void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
                    ReflectorStore& u) override;
+  void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,
+                          double* e) override;
   void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;
 
   void broadcast(double* buf, long count, int root) override;

@@ -300,6 +300,10 @@ TEST_F(GpuBackendTest, BulgeChaseThenBcBackWithDeviceReflectors) {
     host_.bulge_chase(n, b, ab.data(), b + 1, hd.data(), he.data(), hu);
     Dev dab(gpu_, ab);
     gpu_.bulge_chase(n, b, dab.get(), b + 1, gd.data(), ge.data(), gu);
+    Mat vd(n), ve(n);  // eigenvalues only: no reflectors written, the same d and e bitwise
+    gpu_.bulge_chase_values(n, b, dab.get(), b + 1, vd.data(), ve.data());
+    EXPECT_EQ(std::memcmp(vd.data(), gd.data(), sizeof(double) * n), 0);
+    EXPECT_EQ(std::memcmp(ve.data(), ge.data(), sizeof(double) * (n - 1)), 0);
     ASSERT_EQ(gu.layout.n, hu.layout.n);
     ASSERT_EQ(gu.layout.b, hu.layout.b);
     // T agrees with the host's through its eigenvalues (T's entries are not well-conditioned
