@@ -9,20 +9,28 @@
 namespace pipevd::gpu {
 namespace {
 
-constexpr int kRowsPerBlock = 128;
+constexpr int kThreads = 128;
+constexpr int kLanes = 4;  // threads per row
+constexpr int kRowsPerBlock = kThreads / kLanes;
 
-// Reflectors of bandwidth b <= BMAX in groups of G sweeps; vectors are zero-padded to BMAX in
-// shared memory, so the window arithmetic is unrolled with compile-time register indices and the
-// padding adds exact zeros.
+// Reflectors of bandwidth b <= BMAX in groups of G sweeps. The kLanes threads of a row split its
+// window of BMAX + G - 1 columns cyclically (lane q holds columns q, q + kLanes, ...), in
+// registers; each reflector's dot product is a partial sum per lane and a butterfly over the
+// lanes (the same bits on every lane). Vectors are staged zero-padded by kLanes - 1 on both sides,
+// so the compile-time register loops need no bounds: the padding adds exact zeros. The lanes of a
+// row read kLanes consecutive doubles, the rows of a warp the same ones: no bank conflicts.
 template <int BMAX, int G>
-__global__ void __launch_bounds__(kRowsPerBlock)
+__global__ void __launch_bounds__(kThreads)
     bc_back_rows(ReflectorLayout L, const double* __restrict__ v, const double* __restrict__ tau,
                  long m, double* __restrict__ x, long ldx) {
-  __shared__ double vs[G * BMAX];
+  constexpr int PAD = kLanes - 1;
+  constexpr int VS = BMAX + 2 * PAD;                        // staged vector stride
+  constexpr int WL = (BMAX + G - 1 + kLanes - 1) / kLanes;  // window columns per lane
+  __shared__ double vs[G * VS];
   __shared__ double ts[G];
-  constexpr int W = BMAX + G - 1;  // window width in registers
-  const long row = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool active = row < m;
+  const int q = static_cast<int>(threadIdx.x) % kLanes;
+  const long row = static_cast<long>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kLanes;
+  const bool active = row < m;  // inactive rows compute on zeros: the shuffles need every lane
   double* xr = x + (active ? row : 0);
   const long n = L.n, b = L.b, sweeps = L.sweeps();
   const long wlen = b + G - 1;  // columns of the window that reflectors can touch
@@ -33,37 +41,41 @@ __global__ void __launch_bounds__(kRowsPerBlock)
       const long slast = (s1 - 1 < n - 3 - t * b) ? s1 - 1 : n - 3 - t * b;
       const int glast = static_cast<int>(slast - s0);
       __syncthreads();  // the previous step's vectors are no longer read
-      for (int k = threadIdx.x; k < G * BMAX; k += blockDim.x) {
-        const int g = k / BMAX, i = k - g * BMAX;
-        vs[k] = (g <= glast && i < b) ? v[L.vector_offset(s0 + g, t) + i] : 0.0;
+      for (int k = threadIdx.x; k < G * VS; k += blockDim.x) {
+        const int g = k / VS, i = k - g * VS - PAD;
+        vs[k] = (g <= glast && i >= 0 && i < b) ? v[L.vector_offset(s0 + g, t) + i] : 0.0;
       }
       for (int g = threadIdx.x; g < G; g += blockDim.x)
         ts[g] = g <= glast ? tau[L.index(s0 + g, t)] : 0.0;
       __syncthreads();
-      if (!active) continue;
       const long base = s0 + 1 + t * b;  // first_row(s0, t)
-      double xw[W];
+      double xl[WL];
 #pragma unroll
-      for (int c = 0; c < W; ++c) {
+      for (int j = 0; j < WL; ++j) {
+        const int c = kLanes * j + q;
         const long col = base + c;
-        xw[c] = (c < wlen && col < n) ? xr[col * ldx] : 0.0;
+        xl[j] = (active && c < wlen && col < n) ? xr[col * ldx] : 0.0;
       }
 #pragma unroll
       for (int g = 0; g < G; ++g) {
         if (g > glast) break;  // uniform over the block
-        const double* vg = vs + g * BMAX;
-        // w = x(window g) . v with v[0] = 1; four partial sums for instruction-level parallelism.
-        double acc[4] = {xw[g], 0.0, 0.0, 0.0};
+        // Reflector g covers window columns g .. g + BMAX - 1: local j = jlo .. jhi.
+        const int jlo = g / kLanes, jhi = (g + BMAX - 1) / kLanes;
+        const double* vg = vs + g * VS + PAD + q - g;  // vg[kLanes * j] = v[kLanes j + q - g]
+        double w = 0.0;
 #pragma unroll
-        for (int i = 1; i < BMAX; ++i) acc[i & 3] = fma(vg[i], xw[g + i], acc[i & 3]);
-        const double tw = ts[g] * ((acc[0] + acc[1]) + (acc[2] + acc[3]));
+        for (int j = jlo; j <= jhi; ++j) w = fma(vg[kLanes * j], xl[j], w);
 #pragma unroll
-        for (int i = 0; i < BMAX; ++i) xw[g + i] = fma(-vg[i], tw, xw[g + i]);
+        for (int o = 1; o < kLanes; o *= 2) w += __shfl_xor_sync(0xffffffffu, w, o);
+        const double tw = ts[g] * w;
+#pragma unroll
+        for (int j = jlo; j <= jhi; ++j) xl[j] = fma(-vg[kLanes * j], tw, xl[j]);
       }
 #pragma unroll
-      for (int c = 0; c < W; ++c) {
+      for (int j = 0; j < WL; ++j) {
+        const int c = kLanes * j + q;
         const long col = base + c;
-        if (c < wlen && col < n) xr[col * ldx] = xw[c];
+        if (active && c < wlen && col < n) xr[col * ldx] = xl[j];
       }
     }
   }
@@ -91,7 +103,7 @@ __global__ void bc_back_rows_generic(ReflectorLayout L, const double* __restrict
 template <int BMAX, int G>
 void launch(const ReflectorLayout& L, const double* v, const double* tau, long m, double* x,
             long ldx, int blocks, cudaStream_t stream) {
-  bc_back_rows<BMAX, G><<<blocks, kRowsPerBlock, 0, stream>>>(L, v, tau, m, x, ldx);
+  bc_back_rows<BMAX, G><<<blocks, kThreads, 0, stream>>>(L, v, tau, m, x, ldx);
   PIPEVD_CUDA_CHECK_LAUNCH();
 }
 
@@ -113,9 +125,10 @@ void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, l
   else if (L.b <= 16)
     launch<16, 32>(L, d_v, d_tau, m, d_x, ldx, nb, stream);
   else if (L.b <= 32)
-    launch<32, 16>(L, d_v, d_tau, m, d_x, ldx, nb, stream);
+    launch<32, 32>(L, d_v, d_tau, m, d_x, ldx, nb, stream);
   else {  // wider bands (the engine's default is 32): a register window would spill
-    bc_back_rows_generic<<<nb, kRowsPerBlock, 0, stream>>>(L, d_v, d_tau, m, d_x, ldx);
+    bc_back_rows_generic<<<static_cast<int>((m + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+        L, d_v, d_tau, m, d_x, ldx);
     PIPEVD_CUDA_CHECK_LAUNCH();
   }
 }
