@@ -56,7 +56,7 @@ bench_s=$(( $(left) - 100 ))
 [ "$bench_s" -gt 240 ] && bench_s=240
 if [ "$bench_s" -gt 30 ]; then
   log "evd_bench --n 8192,16384 (stops starting cases after $((bench_s - 60)) s, killed at ${bench_s} s)"
-  timeout "$bench_s" "$build/bench/evd_bench" --n 8192,16384 --jobz V,N --seconds $((bench_s - 60)) 2>&1 |
+  timeout "$bench_s" "$build/bench/evd_bench" --n 8192,16384 --jobz N,V --seconds $((bench_s - 60)) 2>&1 |
     tee "$OUT/evd_bench.log" || { log "evd_bench FAILED or timed out"; rc=1; }
 else
   log "no time left for evd_bench"
