@@ -10,9 +10,9 @@
 #pragma once
 #include <mpi.h>
 
-namespace pipevd {
+#include "core/reflector_store.hpp"
 
-struct ReflectorStore;  // bulge chasing's Householder vectors (core/reflector_store.hpp)
+namespace pipevd {
 
 class EngineBackend {
  public:
@@ -53,6 +53,13 @@ class EngineBackend {
   // the reflectors U are on the host: T = Q_b^T B Q_b.
   virtual void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
                            ReflectorStore& u) = 0;
+  // The same d and e without the reflectors (eigenvalues only): a device backend skips writing
+  // and copying them.
+  virtual void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,
+                                  double* e) {
+    ReflectorStore u;
+    bulge_chase(n, b, ab, ldab, d, e, u);
+  }
   // X := X * Q_b for the m x n row block X (device), reflectors in BC-back's dependency order.
   virtual void bc_back(const ReflectorStore& u, long m, double* x, long ldx) = 0;
 

@@ -44,7 +44,10 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   t = MPI_Wtime();
   std::vector<double> d(std::max(1L, n)), e(std::max(1L, n));
   ReflectorStore u;
-  be.bulge_chase(n, b, band.get(), b + 1, d.data(), e.data(), u);
+  if (opt.want_vectors)
+    be.bulge_chase(n, b, band.get(), b + 1, d.data(), e.data(), u);
+  else
+    be.bulge_chase_values(n, b, band.get(), b + 1, d.data(), e.data());
   band.reset();
   st.bulge_chasing = MPI_Wtime() - t;
 

@@ -1,5 +1,9 @@
 #include "interface/decision.hpp"
 
+#ifdef PIPEVD_HAVE_CUDA
+#include "gpu/gpu_backend.hpp"
+#endif
+
 namespace pipevd {
 
 const char* to_string(Route r) {
@@ -14,6 +18,18 @@ const char* to_string(Route r) {
   return "?";
 }
 
+namespace {
+
+bool within_limit(int n, const EngineAvailability& a) { return a.max_n == 0 || n <= a.max_n; }
+
+std::string limit_error(const char* backend, int n, const EngineAvailability& a) {
+  return std::string("PIPEVD_BACKEND=") + backend + ", but n = " + std::to_string(n) +
+         " exceeds the engines' limit " + std::to_string(a.max_n) +
+         " (CPU D&C with 32-bit LAPACK workspace)";
+}
+
+}  // namespace
+
 Decision decide(const Policy& policy, int n, const EngineAvailability& available) {
   Decision d;
   switch (policy.backend) {
@@ -23,14 +39,16 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
     case Backend::Host:
       if (!available.host)
         d.error = "PIPEVD_BACKEND=host, but this build has no host engine";
-      else if (available.host_max_n > 0 && n > available.host_max_n)
-        d.error = "PIPEVD_BACKEND=host, but n = " + std::to_string(n) +
-                  " exceeds the host engine's limit " + std::to_string(available.host_max_n);
+      else if (!within_limit(n, available))
+        d.error = limit_error("host", n, available);
       d.route = Route::Host;
       d.why = "PIPEVD_BACKEND=host";
       return d;
     case Backend::Gpu:
-      if (!available.gpu) d.error = "PIPEVD_BACKEND=gpu, but no GPU engine with a visible device";
+      if (!available.gpu)
+        d.error = "PIPEVD_BACKEND=gpu, but no GPU engine with a visible device";
+      else if (!within_limit(n, available))
+        d.error = limit_error("gpu", n, available);
       d.route = Route::Gpu;
       d.why = "PIPEVD_BACKEND=gpu";
       return d;
@@ -39,10 +57,12 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
   }
   if (n < policy.min_n) {
     d.why = "auto: n < PIPEVD_MIN_N=" + std::to_string(policy.min_n);
+  } else if (!within_limit(n, available)) {
+    d.why = "auto: n above the engines' limit " + std::to_string(available.max_n);
   } else if (available.gpu) {
     d.route = Route::Gpu;
     d.why = "auto: GPU engine";
-  } else if (available.host && (available.host_max_n == 0 || n <= available.host_max_n)) {
+  } else if (available.host) {
     d.route = Route::Host;
     d.why = "auto: no GPU engine, host engine";
   } else {
@@ -53,9 +73,12 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
 
 EngineAvailability engine_availability() {
   EngineAvailability a;
-  a.host = true;  // the host engine (core/ on host/) is always built
-  // Its D&C (LAPACK dstedc, 32-bit workspace of 1 + 4n + n^2) stops there.
-  a.host_max_n = 46340;
+  a.host = true;    // the host engine (core/ on host/) is always built
+  a.max_n = 46340;  // the largest n with 1 + 4n + n^2 < 2^31
+
+#ifdef PIPEVD_HAVE_CUDA
+  a.gpu = gpu::visible_device_count() > 0;  // the device count is asked once per process
+#endif
   return a;
 }
 

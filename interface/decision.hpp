@@ -16,9 +16,11 @@ struct Decision {
 };
 
 struct EngineAvailability {
-  bool host = false;    // the host engine is built in
-  bool gpu = false;     // the GPU engine is built in and a device is visible
-  long host_max_n = 0;  // largest n the host engine takes (0: no limit)
+  bool host = false;  // the host engine is built in
+  bool gpu = false;   // the GPU engine is built in and a device is visible
+  // Largest n either engine takes (0: no limit): both run D&C with LAPACK dstedc on the CPU,
+  // whose 32-bit workspace (1 + 4n + n^2) overflows beyond it.
+  long max_n = 0;
 };
 
 // Pure function of the policy, the problem size and what is available; the same on every rank.

@@ -65,16 +65,15 @@ void run_pdsyevd(const PdsyevdCall& c) {
       break;
     }
     case Route::Host:
+    case Route::Gpu:
       try {
-        run_host_engine(c, pol.policy);
+        run_engine_route(c, pol.policy, d.route == Route::Gpu);
       } catch (const std::exception& e) {
-        fatal(std::string("host engine: ") + e.what());
+        fatal(std::string(to_string(d.route)) + " engine: " + e.what());
       }
       c.work[0] = chk.lwmin;
       c.iwork[0] = chk.liwmin;
       break;
-    case Route::Gpu:
-      fatal(std::string("route ") + to_string(d.route) + " has no engine in this build");
   }
   if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
 }

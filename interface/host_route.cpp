@@ -5,6 +5,8 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "core/dbbr.hpp"
@@ -14,6 +16,9 @@
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
+#ifdef PIPEVD_HAVE_CUDA
+#include "gpu/gpu_backend.hpp"
+#endif
 
 extern "C" double dlamch_(const char*, std::size_t);
 
@@ -34,12 +39,41 @@ double scaling_factor(double anrm) {
   return 1.0;
 }
 
+// Engine ranks per node: one per visible GPU (capped by PIPEVD_ENGINE_RANKS when set); on the
+// host, PIPEVD_ENGINE_RANKS or every node-local rank.
+int engine_ranks_per_node(const Policy& policy, bool on_gpu) {
+  const int asked = policy.engine_ranks > 0 ? policy.engine_ranks : INT_MAX;
+  if (!on_gpu) return asked;
+#ifdef PIPEVD_HAVE_CUDA
+  const int devices = gpu::visible_device_count();
+  if (devices > 0) return std::min(asked, devices);
+#endif
+  throw std::runtime_error("no GPU engine in this build or no visible device");
+}
+
+// The backend of this engine rank; on the GPU, the device of its node-local rank among the
+// node's engine ranks (which are the node-local ranks 0 .. g-1).
+std::unique_ptr<EngineBackend> make_backend(MPI_Comm engine, bool on_gpu) {
+  if (!on_gpu) return std::make_unique<HostBackend>();
+#ifdef PIPEVD_HAVE_CUDA
+  MPI_Comm node;
+  MPI_Comm_split_type(engine, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 0;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  return std::make_unique<gpu::GpuBackend>(local % gpu::visible_device_count());
+#else
+  (void)engine;
+  throw std::runtime_error("no GPU engine in this build");
+#endif
+}
+
 }  // namespace
 
-int run_host_engine(const PdsyevdCall& c, const Policy& policy) {
+int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   const long n = *c.n;
   const bool vectors = std::toupper(static_cast<unsigned char>(c.jobz)) == 'V';
-  const int per_node = policy.engine_ranks > 0 ? policy.engine_ranks : INT_MAX;
+  const int per_node = engine_ranks_per_node(policy, on_gpu);
   const EngineComm& ec = engine_comm_for(c.desca[CTXT_], per_node);
   const int ranks = static_cast<int>(ec.engine_to_caller.size());
 
@@ -69,9 +103,9 @@ int run_host_engine(const PdsyevdCall& c, const Policy& policy) {
     sigma = scaling_factor(anrm);
     if (sigma != 1)
       for (long i = 0; i < n * width; ++i) a_cols[i] *= sigma;
-    HostBackend backend;
-    info =
-        run_engine(backend, ec.engine, layout, a_cols.data(), w.data(), z_rows.data(), opt, &stats);
+    const std::unique_ptr<EngineBackend> backend = make_backend(ec.engine, on_gpu);
+    info = run_engine(*backend, ec.engine, layout, a_cols.data(), w.data(), z_rows.data(), opt,
+                      &stats);
     if (sigma != 1)
       for (double& v : w) v /= sigma;
   }
@@ -92,12 +126,13 @@ int run_host_engine(const PdsyevdCall& c, const Policy& policy) {
   // Verbose 1: engine rank 0's stage times; 2: every engine rank's (with its rows and columns).
   if (engine && (policy.verbose >= 2 || (policy.verbose >= 1 && ec.engine_rank == 0)))
     std::fprintf(stderr,
-                 "pipevd: host engine rank=%d/%d cols=%ld rows=%ld b=%ld k=%ld stages: "
+                 "pipevd: %s engine rank=%d/%d cols=%ld rows=%ld b=%ld k=%ld stages: "
                  "redistribute=%.4f dbbr=%.4f bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f "
                  "gemm=%.4f engine=%.4f s\n",
-                 ec.engine_rank, ranks, width, height, effective_bandwidth(n, opt.b), opt.k,
-                 redistribute_s, stats.dbbr, stats.bulge_chasing, stats.dc, stats.sbr_back,
-                 stats.bc_back, stats.gemm, stats.total);
+                 on_gpu ? "gpu" : "host", ec.engine_rank, ranks, width, height,
+                 effective_bandwidth(n, opt.b), opt.k, redistribute_s, stats.dbbr,
+                 stats.bulge_chasing, stats.dc, stats.sbr_back, stats.bc_back, stats.gemm,
+                 stats.total);
   *c.info = info;
   return info;
 }

@@ -1,5 +1,6 @@
-// Route::Host: one PDSYEVD call on the host engine (core/ on the host backend): block-cyclic A ->
-// engine layout -> run_engine -> Z back in DESCZ, W on every caller rank; ScaLAPACK's scaling of A.
+// Route::Host and Route::Gpu: one PDSYEVD call on the engine (core/ on the host backend, or on the
+// GPU backend with one engine rank per visible GPU of each node): block-cyclic A -> engine layout
+// -> run_engine -> Z back in DESCZ, W on every caller rank; ScaLAPACK's scaling of A.
 #pragma once
 #include "interface/pdsyevd_call.hpp"
 #include "interface/policy.hpp"
@@ -8,6 +9,7 @@ namespace pipevd {
 
 // Collective over the grid of DESCA. Arguments have passed check_pdsyevd_arguments (N > 0, not a
 // query). Sets *call.info (0, or the D&C failure code > 0 as PDSYEVD reports it) and returns it.
-int run_host_engine(const PdsyevdCall& call, const Policy& policy);
+// on_gpu: the GPU backend (engine rank r of a node on device r; built with CUDA only).
+int run_engine_route(const PdsyevdCall& call, const Policy& policy, bool on_gpu);
 
 }  // namespace pipevd

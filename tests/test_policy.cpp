@@ -63,14 +63,19 @@ TEST(Decision, AutoPrefersGpuThenHostThenScalapack) {
   EXPECT_EQ(decide(p, 2000, {true, true}).route, Route::Gpu);
 }
 
-TEST(Decision, HostEngineOnlyUpToItsLimit) {
+TEST(Decision, EnginesOnlyUpToTheirLimit) {
   Policy p;
-  EngineAvailability host_only{true, false, 46340};
+  EngineAvailability host_only{true, false, 46340}, both{true, true, 46340};
   EXPECT_EQ(decide(p, 46340, host_only).route, Route::Host);
   EXPECT_EQ(decide(p, 46341, host_only).route, Route::Scalapack);
+  EXPECT_EQ(decide(p, 46340, both).route, Route::Gpu);
+  EXPECT_EQ(decide(p, 46341, both).route, Route::Scalapack);
   p.backend = Backend::Host;
   EXPECT_TRUE(decide(p, 46340, host_only).error.empty());
   EXPECT_NE(decide(p, 46341, host_only).error.find("limit"), std::string::npos);
+  p.backend = Backend::Gpu;
+  EXPECT_TRUE(decide(p, 46340, both).error.empty());
+  EXPECT_NE(decide(p, 46341, both).error.find("limit"), std::string::npos);
 }
 
 TEST(Decision, ExplicitBackendThatIsMissingIsAnError) {

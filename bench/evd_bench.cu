@@ -1,0 +1,296 @@
+// Full EVD on one GPU: run_engine with the GPU backend (DBBR, bulge chasing, D&C on the CPU in a
+// thread, SBR-back, BC-back, final GEMM) next to cusolverDnXsyevd (64-bit API) on the same matrix,
+// JOBZ 'V' and 'N'.
+//
+//   evd_bench [--n 8192,16384] [--jobz V,N] [--b 32] [--k 1024] [--reps 1] [--seconds 300]
+//
+// Per case: the engine once to warm up at n = 1024, then per size and JOBZ: the engine (wall
+// clock of run_engine, host matrix in, host eigenvectors out; the host buffers pinned) with its
+// stage times, then cuSOLVER Xsyevd (wall clock around the call on a device copy of the same
+// matrix, workspace allocated outside the timing, synchronised). Accuracy of the engine's result
+// is checked on the GPU after the timed runs and printed on the same line: eigenvalues against
+// cuSOLVER's (max |w - w_cs| / max |w_cs|), residual ||A Z - Z diag(w)||_F / (||A||_F n eps) and
+// orthogonality ||Z^T Z - I||_F / (n eps); a case is marked FAIL when a measure exceeds 100 or
+// the eigenvalues differ by more than 1e-10. Sizes whose start would pass --seconds are skipped.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "core/engine_plan.hpp"
+#include "gpu/gpu_backend.hpp"
+#include "gpu/gpu_context.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::vector<long> parse_list(const std::string& s) {
+  std::vector<long> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(std::atol(item.c_str()));
+  return out;
+}
+
+// A random symmetric matrix, entries uniform in (-1, 1) (splitmix64), both triangles.
+void random_symmetric(long n, std::uint64_t seed, double* a) {
+  for (long j = 0; j < n; ++j)
+    for (long i = j; i < n; ++i) {
+      std::uint64_t z = seed + static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull +
+                        static_cast<std::uint64_t>(j) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      z ^= z >> 31;
+      const double v = 2.0 * (static_cast<double>(z >> 11) * 0x1.0p-53) - 1.0;
+      a[i + j * n] = v;
+      a[j + i * n] = v;
+    }
+}
+
+struct Pinned {
+  std::vector<double> v;
+  explicit Pinned(std::size_t count) : v(count) {
+    PIPEVD_CUDA_CHECK(cudaHostRegister(v.data(), count * sizeof(double), cudaHostRegisterDefault));
+  }
+  ~Pinned() { cudaHostUnregister(v.data()); }
+  double* data() { return v.data(); }
+};
+
+struct SolverTime {
+  double seconds = 0;
+  std::vector<double> w;
+};
+
+SolverTime cusolver_syevd(cusolverDnHandle_t h, cudaStream_t stream, long n, const double* d_a0,
+                          bool vectors) {
+  double *d_a = nullptr, *d_w = nullptr;
+  int* d_info = nullptr;
+  PIPEVD_CUDA_CHECK(cudaMalloc(&d_a, sizeof(double) * n * n));
+  PIPEVD_CUDA_CHECK(cudaMalloc(&d_w, sizeof(double) * n));
+  PIPEVD_CUDA_CHECK(cudaMalloc(&d_info, sizeof(int)));
+  PIPEVD_CUDA_CHECK(
+      cudaMemcpyAsync(d_a, d_a0, sizeof(double) * n * n, cudaMemcpyDeviceToDevice, stream));
+  cusolverDnParams_t params;
+  PIPEVD_CUSOLVER_CHECK(cusolverDnCreateParams(&params));
+  const cusolverEigMode_t mode = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  std::size_t dbytes = 0, hbytes = 0;
+  PIPEVD_CUSOLVER_CHECK(cusolverDnXsyevd_bufferSize(h, params, mode, CUBLAS_FILL_MODE_LOWER, n,
+                                                    CUDA_R_64F, d_a, n, CUDA_R_64F, d_w, CUDA_R_64F,
+                                                    &dbytes, &hbytes));
+  void* dwork = nullptr;
+  PIPEVD_CUDA_CHECK(cudaMalloc(&dwork, std::max<std::size_t>(dbytes, 8)));
+  std::vector<char> hwork(std::max<std::size_t>(hbytes, 8));
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto t0 = Clock::now();
+  PIPEVD_CUSOLVER_CHECK(cusolverDnXsyevd(h, params, mode, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
+                                         d_a, n, CUDA_R_64F, d_w, CUDA_R_64F, dwork, dbytes,
+                                         hwork.data(), hbytes, d_info));
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  SolverTime r;
+  r.seconds = seconds_since(t0);
+  int info = 0;
+  PIPEVD_CUDA_CHECK(cudaMemcpy(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+  if (info != 0) std::printf("  cusolverDnXsyevd info = %d\n", info);
+  r.w.resize(n);
+  PIPEVD_CUDA_CHECK(cudaMemcpy(r.w.data(), d_w, sizeof(double) * n, cudaMemcpyDeviceToHost));
+  cusolverDnDestroyParams(params);
+  cudaFree(dwork);
+  cudaFree(d_a);
+  cudaFree(d_w);
+  cudaFree(d_info);
+  return r;
+}
+
+// Residual and orthogonality of (w, Z) for A, on the GPU (cuBLAS).
+void accuracy(cublasHandle_t blas, cudaStream_t stream, long n, const double* d_a,
+              const double* z_host, const std::vector<double>& w, double* residual,
+              double* orthogonality) {
+  double *d_z = nullptr, *d_r = nullptr, *d_w = nullptr, *d_ones = nullptr;
+  PIPEVD_CUDA_CHECK(cudaMalloc(&d_z, sizeof(double) * n * n));
+  PIPEVD_CUDA_CHECK(cudaMalloc(&d_r, sizeof(double) * n * n));
+  PIPEVD_CUDA_CHECK(cudaMalloc(&d_w, sizeof(double) * n));
+  PIPEVD_CUDA_CHECK(cudaMalloc(&d_ones, sizeof(double) * n));
+  PIPEVD_CUDA_CHECK(cudaMemcpy(d_z, z_host, sizeof(double) * n * n, cudaMemcpyHostToDevice));
+  PIPEVD_CUDA_CHECK(cudaMemcpy(d_w, w.data(), sizeof(double) * n, cudaMemcpyHostToDevice));
+  std::vector<double> ones(n, 1.0);
+  PIPEVD_CUDA_CHECK(cudaMemcpy(d_ones, ones.data(), sizeof(double) * n, cudaMemcpyHostToDevice));
+  const double one = 1.0, zero = 0.0, minus_one = -1.0;
+  double anrm = 0, rnrm = 0, onrm = 0;
+  PIPEVD_CUBLAS_CHECK(cublasDnrm2_64(blas, n * n, d_a, 1, &anrm));
+  // R = Z diag(w), then R = A Z - R.
+  PIPEVD_CUBLAS_CHECK(cublasDdgmm_64(blas, CUBLAS_SIDE_RIGHT, n, n, d_z, n, d_w, 1, d_r, n));
+  PIPEVD_CUBLAS_CHECK(cublasDgemm_64(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, d_a, n, d_z, n,
+                                     &minus_one, d_r, n));
+  PIPEVD_CUBLAS_CHECK(cublasDnrm2_64(blas, n * n, d_r, 1, &rnrm));
+  // R = Z^T Z - I.
+  PIPEVD_CUBLAS_CHECK(
+      cublasDgemm_64(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, d_z, n, d_z, n, &zero, d_r, n));
+  PIPEVD_CUBLAS_CHECK(cublasDaxpy_64(blas, n, &minus_one, d_ones, 1, d_r, n + 1));
+  PIPEVD_CUBLAS_CHECK(cublasDnrm2_64(blas, n * n, d_r, 1, &onrm));
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  *residual = rnrm / (anrm * n * DBL_EPSILON);
+  *orthogonality = onrm / (n * DBL_EPSILON);
+  cudaFree(d_z);
+  cudaFree(d_r);
+  cudaFree(d_w);
+  cudaFree(d_ones);
+}
+
+double eigenvalue_difference(const std::vector<double>& w, const std::vector<double>& v) {
+  double d = 0, s = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    d = std::max(d, std::fabs(w[i] - v[i]));
+    s = std::max(s, std::fabs(v[i]));
+  }
+  return d / std::max(s, DBL_MIN);
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  std::vector<long> sizes = {8192, 16384};
+  std::string jobzs = "V,N";
+  long b = 32, k = 1024;
+  int reps = 1;
+  double budget = 300;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i], v = argv[i + 1];
+    if (a == "--n")
+      sizes = parse_list(v);
+    else if (a == "--jobz")
+      jobzs = v;
+    else if (a == "--b")
+      b = std::atol(v.c_str());
+    else if (a == "--k")
+      k = std::atol(v.c_str());
+    else if (a == "--reps")
+      reps = std::max(1, std::atoi(v.c_str()));
+    else if (a == "--seconds")
+      budget = std::atof(v.c_str());
+    else {
+      std::fprintf(stderr, "unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  const auto start = Clock::now();
+  int device = 0;
+  PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  PIPEVD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  const char* threads = std::getenv("OPENBLAS_NUM_THREADS");
+  std::printf("# evd_bench on %s (%d SMs), b = %ld, k = %ld, OPENBLAS_NUM_THREADS=%s\n", prop.name,
+              prop.multiProcessorCount, b, k, threads ? threads : "(unset)");
+  std::printf("# seconds; engine = run_engine wall clock (host A in, host Z out, pinned)\n");
+  std::printf("%6s %4s %8s %8s %8s %8s %8s %8s %8s %9s %9s %7s | %9s %9s %9s %s\n", "n", "jobz",
+              "dbbr", "bc", "dc", "sbr_back", "bc_back", "gemm", "engine", "cusolver", "ratio",
+              "reps", "eig_diff", "residual", "orthog", "check");
+
+  pipevd::gpu::GpuContext& ctx = pipevd::gpu::GpuContext::for_device(device);
+  cudaStream_t stream = ctx.lane(1).stream;  // not the backend's lane
+  cublasHandle_t blas = ctx.lane(1).blas;
+  cusolverDnHandle_t solver;
+  PIPEVD_CUSOLVER_CHECK(cusolverDnCreate(&solver));
+  PIPEVD_CUSOLVER_CHECK(cusolverDnSetStream(solver, stream));
+
+  int failures = 0;
+  {  // warm-up: contexts, handles, the memory pool, the kernels' first launches
+    const long n = 1024;
+    std::vector<double> a(n * n), w(n), z(n * n);
+    random_symmetric(n, 1, a.data());
+    const pipevd::EngineLayout L = pipevd::plan_engine_layout(n, 1, b, k);
+    pipevd::EngineOptions opt;
+    opt.b = b;
+    opt.k = k;
+    pipevd::gpu::GpuBackend be(device);
+    pipevd::run_engine(be, MPI_COMM_SELF, L, a.data(), w.data(), z.data(), opt, nullptr);
+  }
+  for (long n : sizes) {
+    for (char jobz : jobzs) {
+      if (jobz != 'V' && jobz != 'N') continue;
+      if (seconds_since(start) > budget) {
+        std::printf("%6ld %4c skipped: past the %.0f s budget\n", n, jobz, budget);
+        continue;
+      }
+      const bool vectors = jobz == 'V';
+      Pinned a(static_cast<std::size_t>(n) * n), z(vectors ? static_cast<std::size_t>(n) * n : 1);
+      random_symmetric(n, 42 + n, a.data());
+      std::vector<double> w(n);
+      const pipevd::EngineLayout L = pipevd::plan_engine_layout(n, 1, b, k);
+      pipevd::EngineOptions opt;
+      opt.b = b;
+      opt.k = k;
+      opt.want_vectors = vectors;
+      pipevd::EngineStats best;
+      double best_total = 1e300;
+      int info = 0;
+      {
+        pipevd::gpu::GpuBackend be(device);  // its memory pool is trimmed when it goes
+        for (int r = 0; r < reps; ++r) {
+          pipevd::EngineStats st;
+          const auto t0 = Clock::now();
+          info = pipevd::run_engine(be, MPI_COMM_SELF, L, a.data(), w.data(), z.data(), opt, &st);
+          const double total = seconds_since(t0);
+          if (total < best_total) {
+            best_total = total;
+            best = st;
+          }
+        }
+      }
+      double* d_a = nullptr;
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_a, sizeof(double) * n * n));
+      PIPEVD_CUDA_CHECK(cudaMemcpy(d_a, a.data(), sizeof(double) * n * n, cudaMemcpyHostToDevice));
+      SolverTime cs;
+      cs.seconds = 1e300;
+      for (int r = 0; r < reps; ++r) {
+        SolverTime t = cusolver_syevd(solver, stream, n, d_a, vectors);
+        if (t.seconds < cs.seconds) cs = std::move(t);
+      }
+      const double ediff = eigenvalue_difference(w, cs.w);
+      double res = 0, orth = 0;
+      if (vectors) accuracy(blas, stream, n, d_a, z.data(), w, &res, &orth);
+      cudaFree(d_a);
+      const bool ok = info == 0 && ediff < 1e-10 && res < 100 && orth < 100;
+      failures += ok ? 0 : 1;
+      std::printf(
+          "%6ld %4c %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %9.2f %7d | %9.1e %9.2f %9.2f "
+          "%s\n",
+          n, jobz, best.dbbr, best.bulge_chasing, best.dc, best.sbr_back, best.bc_back, best.gemm,
+          best_total, cs.seconds, best_total / cs.seconds, reps, ediff, res, orth,
+          ok ? "ok" : "FAIL");
+      std::fflush(stdout);
+    }
+  }
+  cusolverDnDestroy(solver);
+  return failures == 0 ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rc = 1;
+  try {
+    rc = run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "evd_bench: %s\n", e.what());
+  }
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,494 @@
+// The GPU backend (see gpu_backend.hpp).
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/reflector_store.hpp"
+#include "gpu/bc_back.cuh"
+#include "gpu/bulge_chasing.cuh"
+#include "gpu/gpu_backend.hpp"
+#include "gpu/gpu_context.hpp"
+
+#if __has_include(<nccl.h>)
+#include <nccl.h>
+#define PIPEVD_GPU_NCCL 1
+#endif
+
+namespace pipevd::gpu {
+namespace {
+
+#ifdef PIPEVD_GPU_NCCL
+#define PIPEVD_NCCL_CHECK(expr)                                                           \
+  do {                                                                                    \
+    const ncclResult_t pipevd_r_ = (expr);                                                \
+    if (pipevd_r_ != ncclSuccess)                                                         \
+      throw GpuError(std::string("pipevd: NCCL error ") + ncclGetErrorString(pipevd_r_) + \
+                     " in " #expr);                                                       \
+  } while (0)
+
+// One NCCL communicator per (MPI communicator, device), made once: rank 0's unique id travels
+// over MPI. Kept until the process ends (the engine communicators are cached likewise).
+ncclComm_t nccl_for(MPI_Comm comm, int device) {
+  static std::mutex mutex;
+  static auto* comms = new std::map<std::pair<MPI_Comm, int>, ncclComm_t>();
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(comm, device);
+  auto it = comms->find(key);
+  if (it != comms->end()) return it->second;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  ncclUniqueId id;
+  if (rank == 0) PIPEVD_NCCL_CHECK(ncclGetUniqueId(&id));
+  MPI_Bcast(&id, static_cast<int>(sizeof(id)), MPI_BYTE, 0, comm);
+  ncclComm_t c = nullptr;
+  PIPEVD_NCCL_CHECK(ncclCommInitRank(&c, size, id, rank));
+  comms->emplace(key, c);
+  return c;
+}
+#endif
+
+constexpr int kThreads = 256;
+
+int grid_for(long count) {
+  return static_cast<int>(std::max(1L, std::min(4096L, (count + kThreads - 1) / kThreads)));
+}
+
+// LAPACK's laset: alpha off the diagonal, beta on it.
+__global__ void laset_kernel(long m, long n, double alpha, double beta, double* a, long lda) {
+  const long total = m * n;
+  for (long k = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; k < total;
+       k += static_cast<long>(gridDim.x) * blockDim.x) {
+    const long j = k / m, i = k - j * m;
+    a[i + j * lda] = i == j ? beta : alpha;
+  }
+}
+
+// Y(0:m, 0:kk) = the reflectors below the panel's diagonal with an explicit unit diagonal and
+// zeros above it; the panel keeps R (zeros below the diagonal).
+__global__ void split_panel(long m, long kk, double* panel, long ldp, double* y, long ldy) {
+  const long total = m * kk;
+  for (long k = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; k < total;
+       k += static_cast<long>(gridDim.x) * blockDim.x) {
+    const long j = k / m, i = k - j * m;
+    double& p = panel[i + j * ldp];
+    y[i + j * ldy] = i > j ? p : (i == j ? 1.0 : 0.0);
+    if (i > j) p = 0.0;
+  }
+}
+
+// g (kk x kk) = Y^T Y on entry; becomes T^{-1} = diag(1/tau) + striu(Y^T Y) (the UT transform),
+// and t becomes I for the trsm. A reflector with tau = 0 is the identity: its row and column of
+// T are zero, so its row and column of g are decoupled (unit diagonal) here and its diagonal
+// entry of T is zeroed after the trsm (fix_identity_reflectors).
+__global__ void t_inverse(long kk, const double* tau, double* g, double* t) {
+  for (long k = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; k < kk * kk;
+       k += static_cast<long>(gridDim.x) * blockDim.x) {
+    const long c = k / kk, r = k - c * kk;
+    double val = 0.0;
+    if (r == c)
+      val = tau[r] != 0.0 ? 1.0 / tau[r] : 1.0;
+    else if (r < c && tau[r] != 0.0 && tau[c] != 0.0)
+      val = g[k];
+    g[k] = val;
+    t[k] = r == c ? 1.0 : 0.0;
+  }
+}
+
+__global__ void fix_identity_reflectors(long kk, const double* tau, double* t) {
+  for (long r = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; r < kk;
+       r += static_cast<long>(gridDim.x) * blockDim.x)
+    if (tau[r] == 0.0) t[r + r * kk] = 0.0;
+}
+
+cublasOperation_t op_of(char c) {
+  return (c == 'T' || c == 't' || c == 'C' || c == 'c') ? CUBLAS_OP_T : CUBLAS_OP_N;
+}
+
+// A cheap fingerprint of the host reflectors, to recognise the store bulge_chase filled.
+std::uint64_t fingerprint(const ReflectorStore& u) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto mix = [&](const double* p, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+      std::uint64_t bits;
+      std::memcpy(&bits, p + i, sizeof(bits));
+      h = (h ^ bits) * 1099511628211ull;
+    }
+  };
+  mix(u.tau.data(), u.tau.size());
+  // A sample of the vectors (all of them would cost as much as the copy it saves).
+  const std::size_t stride = std::max<std::size_t>(1, u.v.size() / 4096);
+  for (std::size_t i = 0; i < u.v.size(); i += stride) mix(u.v.data() + i, 1);
+  return h;
+}
+
+}  // namespace
+
+int visible_device_count() {
+  static const int count = [] {
+    int c = 0;
+    if (cudaGetDeviceCount(&c) != cudaSuccess) {
+      cudaGetLastError();  // clear the sticky "no device" error
+      return 0;
+    }
+    return c;
+  }();
+  return count;
+}
+
+// A device buffer that only grows, freed in stream order.
+struct GrowBuffer {
+  void* p = nullptr;
+  std::size_t bytes = 0;
+};
+
+struct GpuBackend::State {
+  int device = 0;
+  GpuContext* ctx = nullptr;
+  cudaStream_t stream = nullptr;
+  cublasHandle_t blas = nullptr;
+  cusolverDnParams_t params = nullptr;
+  cudaMemPool_t pool = nullptr;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  // Panel QR and merge workspaces.
+  GrowBuffer qr_work, tau, gmat, tmat, info, merge;
+  std::vector<char> qr_host;
+  // The device copy of the reflectors of the last bulge_chase, reused by bc_back.
+  GrowBuffer u_v, u_tau;
+  const ReflectorStore* u_owner = nullptr;
+  ReflectorLayout u_layout{};
+  std::uint64_t u_print = 0;
+  bool u_valid = false;
+  std::vector<double> staging;  // host staging for MPI without NCCL
+
+  double* grow(GrowBuffer& g, std::size_t bytes);
+  [[noreturn]] void out_of_memory(std::size_t bytes, cudaError_t e);
+};
+
+void GpuBackend::State::out_of_memory(std::size_t bytes, cudaError_t e) {
+  cudaGetLastError();
+  std::size_t free_b = 0, total_b = 0;
+  cudaMemGetInfo(&free_b, &total_b);
+  char msg[320];
+  std::snprintf(msg, sizeof msg,
+                "pipevd: GPU backend: cannot allocate %.3f GiB on device %d (%s; %.3f GiB free of "
+                "%.3f GiB): the problem is too large for this GPU's memory",
+                bytes / 1073741824.0, device, cudaGetErrorName(e), free_b / 1073741824.0,
+                total_b / 1073741824.0);
+  throw GpuError(msg);
+}
+
+double* GpuBackend::State::grow(GrowBuffer& g, std::size_t bytes) {
+  if (bytes <= g.bytes && g.p) return static_cast<double*>(g.p);
+  if (g.p) PIPEVD_CUDA_CHECK(cudaFreeAsync(g.p, stream));
+  g.p = nullptr;
+  g.bytes = 0;
+  const std::size_t want = std::max<std::size_t>(bytes, 256);
+  const cudaError_t e = cudaMallocAsync(&g.p, want, stream);
+  if (e != cudaSuccess) out_of_memory(want, e);
+  g.bytes = want;
+  return static_cast<double*>(g.p);
+}
+
+GpuBackend::GpuBackend(int device) : s_(std::make_unique<State>()) {
+  if (visible_device_count() == 0) throw GpuError("pipevd: GPU backend: no CUDA device visible");
+  if (device < 0) PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+  s_->device = device;
+  s_->ctx = &GpuContext::for_device(device);
+  ScopedDevice guard(device);
+  Lane& lane = s_->ctx->lane(0);
+  s_->stream = lane.stream;
+  s_->blas = lane.blas;
+  PIPEVD_CUBLAS_CHECK(cublasSetPointerMode(s_->blas, CUBLAS_POINTER_MODE_HOST));
+  PIPEVD_CUSOLVER_CHECK(cusolverDnCreateParams(&s_->params));
+  // Stream-ordered allocation from the device's pool, kept between the engine's many small
+  // allocations (no device-wide synchronisation per free); trimmed when the backend goes.
+  PIPEVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&s_->pool, device));
+  std::uint64_t keep = UINT64_MAX;
+  PIPEVD_CUDA_CHECK(cudaMemPoolSetAttribute(s_->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+}
+
+GpuBackend::~GpuBackend() {
+  // No throwing here: errors are ignored, the memory goes back to the pool either way.
+  int previous = -1;
+  cudaGetDevice(&previous);
+  cudaSetDevice(s_->device);
+  for (GrowBuffer* g :
+       {&s_->qr_work, &s_->tau, &s_->gmat, &s_->tmat, &s_->info, &s_->merge, &s_->u_v, &s_->u_tau})
+    if (g->p) cudaFreeAsync(g->p, s_->stream);
+  cudaStreamSynchronize(s_->stream);
+  if (s_->params) cusolverDnDestroyParams(s_->params);
+  std::uint64_t zero = 0;
+  cudaMemPoolSetAttribute(s_->pool, cudaMemPoolAttrReleaseThreshold, &zero);
+  cudaMemPoolTrimTo(s_->pool, 0);
+  if (previous >= 0) cudaSetDevice(previous);
+}
+
+int GpuBackend::device() const { return s_->device; }
+
+void GpuBackend::bind(MPI_Comm engine) {
+  s_->comm = engine;
+  MPI_Comm_rank(engine, &s_->rank);
+  MPI_Comm_size(engine, &s_->size);
+}
+
+double* GpuBackend::allocate(long count) {
+  ScopedDevice guard(s_->device);
+  const std::size_t bytes = sizeof(double) * static_cast<std::size_t>(std::max(1L, count));
+  void* p = nullptr;
+  const cudaError_t e = cudaMallocAsync(&p, bytes, s_->stream);
+  if (e != cudaSuccess) s_->out_of_memory(bytes, e);
+  PIPEVD_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, s_->stream));
+  return static_cast<double*>(p);
+}
+
+void GpuBackend::release(double* p) {
+  if (!p) return;
+  ScopedDevice guard(s_->device);
+  PIPEVD_CUDA_CHECK(cudaFreeAsync(p, s_->stream));
+}
+
+void GpuBackend::copy_to_device(const double* host, double* dev, long count) {
+  if (count <= 0) return;
+  ScopedDevice guard(s_->device);
+  PIPEVD_CUDA_CHECK(
+      cudaMemcpyAsync(dev, host, sizeof(double) * count, cudaMemcpyHostToDevice, s_->stream));
+  // From pinned memory the copy is asynchronous: the caller may reuse `host` once we return.
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s_->stream));
+}
+
+void GpuBackend::copy_to_host(const double* dev, double* host, long count) {
+  if (count <= 0) return;
+  ScopedDevice guard(s_->device);
+  PIPEVD_CUDA_CHECK(
+      cudaMemcpyAsync(host, dev, sizeof(double) * count, cudaMemcpyDeviceToHost, s_->stream));
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s_->stream));
+}
+
+void GpuBackend::copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) {
+  if (m <= 0 || n <= 0) return;
+  ScopedDevice guard(s_->device);
+  if (n == 1) {
+    PIPEVD_CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, sizeof(double) * m, cudaMemcpyDeviceToDevice, s_->stream));
+    return;
+  }
+  PIPEVD_CUDA_CHECK(cudaMemcpy2DAsync(dst, sizeof(double) * ldd, src, sizeof(double) * lds,
+                                      sizeof(double) * m, n, cudaMemcpyDeviceToDevice, s_->stream));
+}
+
+void GpuBackend::fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) {
+  if (m <= 0 || n <= 0) return;
+  ScopedDevice guard(s_->device);
+  laset_kernel<<<grid_for(m * n), kThreads, 0, s_->stream>>>(m, n, alpha, beta, a, lda);
+  PIPEVD_CUDA_CHECK_LAUNCH();
+}
+
+void GpuBackend::gemm(char transa, char transb, long m, long n, long k, double alpha,
+                      const double* a, long lda, const double* b, long ldb, double beta, double* c,
+                      long ldc) {
+  if (m <= 0 || n <= 0) return;
+  ScopedDevice guard(s_->device);
+  const cublasOperation_t ta = op_of(transa), tb = op_of(transb);
+  // cuBLAS checks leading dimensions even where k = 0 leaves A and B unreferenced.
+  const long arows = ta == CUBLAS_OP_N ? m : k, brows = tb == CUBLAS_OP_N ? k : n;
+  lda = std::max(lda, std::max(1L, arows));
+  ldb = std::max(ldb, std::max(1L, brows));
+  PIPEVD_CUBLAS_CHECK(
+      cublasDgemm_64(s_->blas, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc));
+}
+
+void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
+                          long ldy) {
+  fill_matrix(m, nb, 0.0, 0.0, w, ldw);
+  fill_matrix(m, nb, 0.0, 0.0, y, ldy);
+  const long kk = std::min(m, nb);
+  if (kk <= 0) return;
+  ScopedDevice guard(s_->device);
+  State& s = *s_;
+  cusolverDnHandle_t solver = s.ctx->solver(s.stream);
+  double* tau = s.grow(s.tau, sizeof(double) * kk);
+  std::size_t dbytes = 0, hbytes = 0;
+  PIPEVD_CUSOLVER_CHECK(cusolverDnXgeqrf_bufferSize(solver, s.params, m, nb, CUDA_R_64F, panel, ldp,
+                                                    CUDA_R_64F, tau, CUDA_R_64F, &dbytes, &hbytes));
+  void* dwork = s.grow(s.qr_work, dbytes);
+  if (s.qr_host.size() < std::max<std::size_t>(hbytes, 1))
+    s.qr_host.resize(std::max<std::size_t>(hbytes, 1));
+  int* info = reinterpret_cast<int*>(s.grow(s.info, sizeof(int)));
+  PIPEVD_CUSOLVER_CHECK(cusolverDnXgeqrf(solver, s.params, m, nb, CUDA_R_64F, panel, ldp,
+                                         CUDA_R_64F, tau, CUDA_R_64F, dwork, dbytes,
+                                         s.qr_host.data(), hbytes, info));
+  split_panel<<<grid_for(m * kk), kThreads, 0, s.stream>>>(m, kk, panel, ldp, y, ldy);
+  PIPEVD_CUDA_CHECK_LAUNCH();
+  // T from T^{-1} = diag(1/tau) + striu(Y^T Y): one GEMM, one TRSM; then W = Y T.
+  double* g = s.grow(s.gmat, sizeof(double) * kk * kk);
+  double* t = s.grow(s.tmat, sizeof(double) * kk * kk);
+  const double one = 1.0, zero = 0.0;
+  PIPEVD_CUBLAS_CHECK(cublasDgemm_64(s.blas, CUBLAS_OP_T, CUBLAS_OP_N, kk, kk, m, &one, y, ldy, y,
+                                     ldy, &zero, g, kk));
+  t_inverse<<<grid_for(kk * kk), kThreads, 0, s.stream>>>(kk, tau, g, t);
+  PIPEVD_CUDA_CHECK_LAUNCH();
+  PIPEVD_CUBLAS_CHECK(cublasDtrsm_64(s.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                     CUBLAS_DIAG_NON_UNIT, kk, kk, &one, g, kk, t, kk));
+  fix_identity_reflectors<<<grid_for(kk), kThreads, 0, s.stream>>>(kk, tau, t);
+  PIPEVD_CUDA_CHECK_LAUNCH();
+  PIPEVD_CUBLAS_CHECK(cublasDtrmm_64(s.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                                     CUBLAS_DIAG_NON_UNIT, m, kk, &one, t, kk, y, ldy, w, ldw));
+}
+
+void GpuBackend::merge_reflector_blocks(long m, long k1, long k2, double* w, long ldw,
+                                        const double* y, long ldy) {
+  if (m <= 0 || k1 <= 0 || k2 <= 0) return;
+  double* sm = s_->grow(s_->merge, sizeof(double) * k1 * k2);
+  gemm('T', 'N', k1, k2, m, 1.0, y, ldy, w + k1 * ldw, ldw, 0.0, sm, k1);
+  gemm('N', 'N', m, k2, k1, -1.0, w, ldw, sm, k1, 1.0, w + k1 * ldw, ldw);
+}
+
+void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
+                             ReflectorStore& u) {
+  const long bw = std::max(0L, std::min(b, n - 1));
+  s_->u_valid = false;
+  if (n <= 0) {
+    u = ReflectorStore(n, bw);
+    return;
+  }
+  ScopedDevice guard(s_->device);
+  State& s = *s_;
+  const ReflectorLayout L{n, bw};
+  pipevd::DeviceBuffer dd(*this, n), de(*this, n);
+  pipevd::DeviceBuffer work(*this, static_cast<long>((bulge_chase_workspace_bytes(n, b) + 7) / 8));
+  double* v = s.grow(s.u_v, sizeof(double) * std::max(1L, L.vector_array_size()));
+  double* tau = s.grow(s.u_tau, sizeof(double) * std::max(1L, L.count()));
+  gpu::bulge_chase(n, b, ab, ldab, dd.get(), de.get(), v, tau, work.get(),
+                   default_bulge_chasing_tunables(s.device, bw), s.stream);
+  // The host store (zero-filled, n^2 / 2 doubles) is made while the kernel runs: a copy into
+  // pageable memory returns only when done, so the copies come after.
+  u = ReflectorStore(n, bw);
+  PIPEVD_CUDA_CHECK(
+      cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
+  if (n > 1)
+    PIPEVD_CUDA_CHECK(
+        cudaMemcpyAsync(e, de.get(), sizeof(double) * (n - 1), cudaMemcpyDeviceToHost, s.stream));
+  if (L.count() > 0) {
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(u.v.data(), v, sizeof(double) * L.vector_array_size(),
+                                      cudaMemcpyDeviceToHost, s.stream));
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(u.tau.data(), tau, sizeof(double) * L.count(),
+                                      cudaMemcpyDeviceToHost, s.stream));
+  }
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  s.u_owner = &u;
+  s.u_layout = L;
+  s.u_print = fingerprint(u);
+  s.u_valid = true;
+}
+
+void GpuBackend::bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,
+                                    double* e) {
+  if (n <= 0) return;
+  ScopedDevice guard(s_->device);
+  State& s = *s_;
+  const long bw = std::max(0L, std::min(b, n - 1));
+  pipevd::DeviceBuffer dd(*this, n), de(*this, n);
+  pipevd::DeviceBuffer work(*this, static_cast<long>((bulge_chase_workspace_bytes(n, b) + 7) / 8));
+  gpu::bulge_chase(n, b, ab, ldab, dd.get(), de.get(), nullptr, nullptr, work.get(),
+                   default_bulge_chasing_tunables(s.device, bw), s.stream);
+  PIPEVD_CUDA_CHECK(
+      cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
+  if (n > 1)
+    PIPEVD_CUDA_CHECK(
+        cudaMemcpyAsync(e, de.get(), sizeof(double) * (n - 1), cudaMemcpyDeviceToHost, s.stream));
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+}
+
+void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
+  const ReflectorLayout& L = u.layout;
+  if (m <= 0 || L.count() == 0) return;
+  ScopedDevice guard(s_->device);
+  State& s = *s_;
+  const bool cached = s.u_valid && s.u_owner == &u && s.u_layout.n == L.n && s.u_layout.b == L.b &&
+                      fingerprint(u) == s.u_print;
+  if (!cached) {  // reflectors from elsewhere (the host, another backend): upload them
+    s.u_valid = false;
+    double* v = s.grow(s.u_v, sizeof(double) * L.vector_array_size());
+    double* tau = s.grow(s.u_tau, sizeof(double) * L.count());
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(v, u.v.data(), sizeof(double) * L.vector_array_size(),
+                                      cudaMemcpyHostToDevice, s.stream));
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(tau, u.tau.data(), sizeof(double) * L.count(),
+                                      cudaMemcpyHostToDevice, s.stream));
+  }
+  gpu::bc_back(L, static_cast<const double*>(s.u_v.p), static_cast<const double*>(s.u_tau.p), m, x,
+               ldx, s.stream);
+}
+
+void GpuBackend::broadcast(double* buf, long count, int root) {
+  if (s_->size <= 1 || count <= 0) return;
+  ScopedDevice guard(s_->device);
+#ifdef PIPEVD_GPU_NCCL
+  ncclComm_t c = nccl_for(s_->comm, s_->device);
+  PIPEVD_NCCL_CHECK(
+      ncclBroadcast(buf, buf, static_cast<std::size_t>(count), ncclDouble, root, c, s_->stream));
+#else
+  s_->staging.resize(count);
+  if (s_->rank == root) copy_to_host(buf, s_->staging.data(), count);
+  constexpr long chunk = 1L << 28;
+  for (long off = 0; off < count; off += chunk)
+    MPI_Bcast(s_->staging.data() + off, static_cast<int>(std::min(chunk, count - off)), MPI_DOUBLE,
+              root, s_->comm);
+  if (s_->rank != root) copy_to_device(s_->staging.data(), buf, count);
+  synchronize();
+#endif
+}
+
+void GpuBackend::send(const double* buf, long count, int dest, int tag) {
+  if (count <= 0) return;
+  if (dest == s_->rank) throw std::logic_error("pipevd: GPU backend: send to itself");
+  ScopedDevice guard(s_->device);
+#ifdef PIPEVD_GPU_NCCL
+  (void)tag;  // NCCL matches point-to-point messages by order, which the engine keeps
+  ncclComm_t c = nccl_for(s_->comm, s_->device);
+  PIPEVD_NCCL_CHECK(
+      ncclSend(buf, static_cast<std::size_t>(count), ncclDouble, dest, c, s_->stream));
+#else
+  s_->staging.resize(count);
+  copy_to_host(buf, s_->staging.data(), count);
+  constexpr long chunk = 1L << 28;
+  for (long off = 0; off < count; off += chunk)
+    MPI_Send(s_->staging.data() + off, static_cast<int>(std::min(chunk, count - off)), MPI_DOUBLE,
+             dest, tag, s_->comm);
+#endif
+}
+
+void GpuBackend::recv(double* buf, long count, int source, int tag) {
+  if (count <= 0) return;
+  if (source == s_->rank) throw std::logic_error("pipevd: GPU backend: receive from itself");
+  ScopedDevice guard(s_->device);
+#ifdef PIPEVD_GPU_NCCL
+  (void)tag;
+  ncclComm_t c = nccl_for(s_->comm, s_->device);
+  PIPEVD_NCCL_CHECK(
+      ncclRecv(buf, static_cast<std::size_t>(count), ncclDouble, source, c, s_->stream));
+#else
+  s_->staging.resize(count);
+  constexpr long chunk = 1L << 28;
+  for (long off = 0; off < count; off += chunk)
+    MPI_Recv(s_->staging.data() + off, static_cast<int>(std::min(chunk, count - off)), MPI_DOUBLE,
+             source, tag, s_->comm, MPI_STATUS_IGNORE);
+  copy_to_device(s_->staging.data(), buf, count);
+  synchronize();
+#endif
+}
+
+void GpuBackend::synchronize() {
+  ScopedDevice guard(s_->device);
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s_->stream));
+}
+
+}  // namespace pipevd::gpu

@@ -1,0 +1,60 @@
+// The GPU backend: the engine's operations on one CUDA device (the device current when the
+// backend is made, or the one named): cuBLAS for GEMMs, cuSOLVER geqrf plus a T formed on the
+// GPU for the DBBR panel, the GPU bulge-chasing kernel, the BLAS2 BC-back kernel
+// (gpu/bc_back.cuh), and NCCL (bootstrapped over MPI) between engine ranks. All work is queued on
+// one stream (lane 0 of the device's GpuContext), in program order, so every operation sees the
+// results of those before it; copies to and from the host and synchronize() wait for it.
+#pragma once
+#include <memory>
+
+#include "core/backend.hpp"
+
+namespace pipevd::gpu {
+
+// Number of CUDA devices visible to this process (0 without a driver or device); asked once.
+int visible_device_count();
+
+class GpuBackend final : public EngineBackend {
+ public:
+  // device < 0: the current device.
+  explicit GpuBackend(int device = -1);
+  ~GpuBackend() override;
+  GpuBackend(const GpuBackend&) = delete;
+  GpuBackend& operator=(const GpuBackend&) = delete;
+
+  const char* name() const override { return "gpu"; }
+  int device() const;
+  void bind(MPI_Comm engine) override;
+
+  double* allocate(long count) override;
+  void release(double* p) override;
+  void copy_to_device(const double* host, double* dev, long count) override;
+  void copy_to_host(const double* dev, double* host, long count) override;
+  void copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) override;
+  void fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) override;
+
+  void gemm(char transa, char transb, long m, long n, long k, double alpha, const double* a,
+            long lda, const double* b, long ldb, double beta, double* c, long ldc) override;
+  void panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
+                long ldy) override;
+  void merge_reflector_blocks(long m, long k1, long k2, double* w, long ldw, const double* y,
+                              long ldy) override;
+
+  void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
+                   ReflectorStore& u) override;
+  void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,
+                          double* e) override;
+  void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;
+
+  void broadcast(double* buf, long count, int root) override;
+  void send(const double* buf, long count, int dest, int tag) override;
+  void recv(double* buf, long count, int source, int tag) override;
+
+  void synchronize() override;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace pipevd::gpu

@@ -1,0 +1,411 @@
+// The GPU backend against the host backend (the oracle), operation by operation and stage by
+// stage, on fresh random inputs at several sizes including odd ones: copies and fills (exact),
+// gemm, panel_qr (same W, Y, R to rounding, and A = (I - W Y^T) R), merge_reflector_blocks,
+// bc_back (X Q_b as host::apply_bc_back), bulge_chase + bc_back with the reflectors kept on the
+// device, DBBR's band and SBR-back's Q_s, and the whole run_engine on one GPU (eigenvalues to
+// 1e-12 of the host's, residual and orthogonality under ScaLAPACK's threshold), JOBZ 'V' and 'N'.
+// Every GPU result is computed twice and must be bitwise identical (a moving result is a race).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/dbbr.hpp"
+#include "core/engine.hpp"
+#include "core/engine_plan.hpp"
+#include "core/reflector_store.hpp"
+#include "core/sbr_back.hpp"
+#include "core/tridiagonal_solver.hpp"
+#include "gpu/gpu_backend.hpp"
+#include "host/bc_back.hpp"
+#include "host/bulge_chasing.hpp"
+#include "host/host_backend.hpp"
+#include "tests/support/accuracy.hpp"
+
+namespace pipevd {
+namespace {
+
+// MPI for the engine's collectives (one rank); set up after the GPU main found a device.
+class MpiEnvironment : public testing::Environment {
+ public:
+  void SetUp() override {
+    int done = 0;
+    MPI_Initialized(&done);
+    if (!done) {
+      int provided = 0;
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+    }
+  }
+  void TearDown() override {
+    int done = 0;
+    MPI_Finalized(&done);
+    if (!done) MPI_Finalize();
+  }
+};
+testing::Environment* const mpi_env = testing::AddGlobalTestEnvironment(new MpiEnvironment);
+
+using Mat = std::vector<double>;
+
+Mat random_vector(long count, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Mat v(static_cast<size_t>(std::max(0L, count)));
+  for (double& x : v) x = u(gen);
+  return v;
+}
+
+Mat random_symmetric(long n, unsigned seed) {
+  Mat a = random_vector(n * n, seed);
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < j; ++i) a[i + j * n] = a[j + i * n];
+  return a;
+}
+
+double norm(const Mat& x) {
+  double s = 0;
+  for (double v : x) s += v * v;
+  return std::sqrt(s);
+}
+
+double max_abs_diff(const Mat& x, const Mat& y) {
+  EXPECT_EQ(x.size(), y.size());
+  double d = 0;
+  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) d = std::max(d, std::fabs(x[i] - y[i]));
+  return d;
+}
+
+bool bitwise_equal(const Mat& x, const Mat& y) {
+  return x.size() == y.size() &&
+         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
+}
+
+// Host data <-> a GPU buffer.
+struct Dev {
+  gpu::GpuBackend& be;
+  DeviceBuffer buf;
+  Dev(gpu::GpuBackend& b, const Mat& host) : be(b), buf(b, std::max<long>(1, host.size())) {
+    be.copy_to_device(host.data(), buf.get(), static_cast<long>(host.size()));
+  }
+  Dev(gpu::GpuBackend& b, long count) : be(b), buf(b, std::max(1L, count)) {}
+  double* get() const { return buf.get(); }
+  Mat to_host(long count) const {
+    Mat h(static_cast<size_t>(count));
+    be.copy_to_host(buf.get(), h.data(), count);
+    return h;
+  }
+};
+
+class GpuBackendTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    gpu_.bind(MPI_COMM_SELF);
+    host_.bind(MPI_COMM_SELF);
+  }
+  gpu::GpuBackend gpu_;
+  HostBackend host_;
+};
+
+TEST_F(GpuBackendTest, AllocationIsZeroedAndAFailedOneIsAClearError) {
+  Dev d(gpu_, 1001);
+  const Mat h = d.to_host(1001);
+  EXPECT_EQ(norm(h), 0.0);
+  try {
+    DeviceBuffer huge(gpu_, 1L << 48);  // 2 PiB
+    FAIL() << "a 2 PiB allocation succeeded";
+  } catch (const std::runtime_error& e) {  // gpu::GpuError
+    EXPECT_NE(std::string(e.what()).find("cannot allocate"), std::string::npos) << e.what();
+  }
+  Dev after(gpu_, 17);  // the backend still works
+  EXPECT_EQ(norm(after.to_host(17)), 0.0);
+}
+
+TEST_F(GpuBackendTest, CopyMatrixAndFillMatrixAreExact) {
+  for (auto [m, n, lds, ldd] :
+       {std::array<long, 4>{1, 1, 1, 1}, {7, 5, 9, 7}, {33, 1, 40, 33}, {130, 17, 131, 257}}) {
+    SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n));
+    const Mat src = random_vector(lds * n, 3), dst0 = random_vector(ldd * n, 4);
+    Mat want = dst0, want_fill = dst0;
+    host_.copy_matrix(m, n, src.data(), lds, want.data(), ldd);
+    host_.fill_matrix(m, n, -2.5, 7.0, want_fill.data(), ldd);
+    Dev s(gpu_, src), d(gpu_, dst0), f(gpu_, dst0);
+    gpu_.copy_matrix(m, n, s.get(), lds, d.get(), ldd);
+    gpu_.fill_matrix(m, n, -2.5, 7.0, f.get(), ldd);
+    EXPECT_TRUE(bitwise_equal(d.to_host(ldd * n), want));
+    EXPECT_TRUE(bitwise_equal(f.to_host(ldd * n), want_fill));
+  }
+}
+
+TEST_F(GpuBackendTest, GemmEqualsHost) {
+  for (char ta : {'N', 'T'})
+    for (char tb : {'N', 'T'})
+      for (auto [m, n, k] :
+           {std::array<long, 3>{1, 1, 1}, {33, 7, 65}, {257, 129, 31}, {5, 3, 0}}) {
+        SCOPED_TRACE(std::string(1, ta) + tb + " m=" + std::to_string(m) +
+                     " n=" + std::to_string(n) + " k=" + std::to_string(k));
+        const long lda = (ta == 'N' ? m : k) + 3, ldb = (tb == 'N' ? k : n) + 1, ldc = m + 2;
+        const Mat a = random_vector(lda * (ta == 'N' ? k : m), 5),
+                  b = random_vector(ldb * (tb == 'N' ? n : k), 6), c0 = random_vector(ldc * n, 7);
+        Mat want = c0;
+        host_.gemm(ta, tb, m, n, k, -1.5, a.data(), lda, b.data(), ldb, 0.5, want.data(), ldc);
+        Dev da(gpu_, a), db(gpu_, b), dc(gpu_, c0);
+        gpu_.gemm(ta, tb, m, n, k, -1.5, da.get(), lda, db.get(), ldb, 0.5, dc.get(), ldc);
+        EXPECT_LT(max_abs_diff(dc.to_host(ldc * n), want), 1e-14 * (k + 2) * 4);
+      }
+}
+
+// Q R with Q = I - W Y^T, R the upper trapezoid left in the panel: relative to ||A||.
+double qr_reconstruction_error(long m, long nb, const Mat& a, const Mat& r, const Mat& w,
+                               const Mat& y, HostBackend& be) {
+  Mat qr = r;  // m x nb, ld m
+  Mat s(static_cast<size_t>(nb * nb));
+  be.gemm('T', 'N', nb, nb, m, 1.0, y.data(), m, r.data(), m, 0.0, s.data(), nb);
+  be.gemm('N', 'N', m, nb, nb, -1.0, w.data(), m, s.data(), nb, 1.0, qr.data(), m);
+  for (size_t i = 0; i < qr.size(); ++i) qr[i] -= a[i];
+  return norm(qr) / std::max(norm(a), DBL_MIN);
+}
+
+TEST_F(GpuBackendTest, PanelQrEqualsHost) {
+  for (auto [m, nb] : {std::array<long, 2>{1, 1},
+                       {2, 1},
+                       {5, 3},
+                       {3, 5},
+                       {33, 32},
+                       {100, 32},
+                       {257, 8},
+                       {1000, 32},
+                       {999, 2}}) {
+    SCOPED_TRACE("m=" + std::to_string(m) + " nb=" + std::to_string(nb));
+    const long ldp = m + 5;
+    const Mat a = random_vector(ldp * nb, static_cast<unsigned>(m * 31 + nb));
+    Mat hp = a, hw(m * nb), hy(m * nb);
+    host_.panel_qr(m, nb, hp.data(), ldp, hw.data(), m, hy.data(), m);
+    Mat runs[2][3];
+    for (auto& run : runs) {
+      Dev p(gpu_, a), w(gpu_, m * nb), y(gpu_, m * nb);
+      gpu_.panel_qr(m, nb, p.get(), ldp, w.get(), m, y.get(), m);
+      run[0] = p.to_host(ldp * nb);
+      run[1] = w.to_host(m * nb);
+      run[2] = y.to_host(m * nb);
+    }
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(bitwise_equal(runs[0][i], runs[1][i])) << i;
+    const double scale = norm(a) * DBL_EPSILON * (m + nb);
+    EXPECT_LT(max_abs_diff(runs[0][0], hp), 10 * scale) << "R";
+    EXPECT_LT(max_abs_diff(runs[0][1], hw), 10 * DBL_EPSILON * (m + nb) * 4) << "W";
+    EXPECT_LT(max_abs_diff(runs[0][2], hy), 10 * DBL_EPSILON * (m + nb) * 4) << "Y";
+    // Below the diagonal of R, above the unit diagonal of Y: exact zeros.
+    for (long j = 0; j < nb; ++j)
+      for (long i = 0; i < m; ++i) {
+        if (i > j) EXPECT_EQ(runs[0][0][i + j * ldp], 0.0);
+        if (i < j) EXPECT_EQ(runs[0][2][i + j * m], 0.0);
+        if (i == j) EXPECT_EQ(runs[0][2][i + j * m], 1.0);
+      }
+    Mat ac(m * nb), rc(m * nb);
+    for (long j = 0; j < nb; ++j)
+      for (long i = 0; i < m; ++i) {
+        ac[i + j * m] = a[i + j * ldp];
+        rc[i + j * m] = runs[0][0][i + j * ldp];
+      }
+    EXPECT_LT(qr_reconstruction_error(m, nb, ac, rc, runs[0][1], runs[0][2], host_),
+              100 * DBL_EPSILON * (m + nb));
+  }
+}
+
+TEST_F(GpuBackendTest, PanelQrWithIdentityReflectorsIsAValidFactorization) {
+  // Column 0 = 3 e_1 and column 3 = 0 have nothing to annihilate: their reflectors are the
+  // identity (tau = 0 in LAPACK's convention), and T must stay finite with Q R = A.
+  const long m = 40, nb = 4;
+  Mat a = random_vector(m * nb, 9);
+  for (long i = 0; i < m; ++i) a[i] = i == 0 ? 3.0 : 0.0;
+  for (long i = 0; i < m; ++i) a[i + 3 * m] = 0.0;
+  Dev p(gpu_, a), w(gpu_, m * nb), y(gpu_, m * nb);
+  gpu_.panel_qr(m, nb, p.get(), m, w.get(), m, y.get(), m);
+  const Mat r = p.to_host(m * nb), wh = w.to_host(m * nb), yh = y.to_host(m * nb);
+  for (double v : wh) ASSERT_TRUE(std::isfinite(v));
+  EXPECT_LT(qr_reconstruction_error(m, nb, a, r, wh, yh, host_), 100 * DBL_EPSILON * m);
+  Mat hp = a, hw(m * nb), hy(m * nb);
+  host_.panel_qr(m, nb, hp.data(), m, hw.data(), m, hy.data(), m);
+  EXPECT_LT(max_abs_diff(wh, hw), 1e-13) << "W";
+}
+
+TEST_F(GpuBackendTest, MergeReflectorBlocksEqualsHost) {
+  for (auto [m, k1, k2] : {std::array<long, 3>{1, 1, 1}, {37, 8, 8}, {301, 64, 32}, {513, 33, 7}}) {
+    SCOPED_TRACE("m=" + std::to_string(m) + " k1=" + std::to_string(k1));
+    const long ld = m + 1;
+    const Mat w0 = random_vector(ld * (k1 + k2), 21), y = random_vector(ld * (k1 + k2), 22);
+    Mat want = w0;
+    host_.merge_reflector_blocks(m, k1, k2, want.data(), ld, y.data(), ld);
+    Dev dw(gpu_, w0), dy(gpu_, y);
+    gpu_.merge_reflector_blocks(m, k1, k2, dw.get(), ld, dy.get(), ld);
+    EXPECT_LT(max_abs_diff(dw.to_host(ld * (k1 + k2)), want), 1e-14 * m * 4);
+  }
+}
+
+// A random symmetric band matrix in lower band storage (ldab = b + 1).
+Mat random_band(long n, long b, unsigned seed) {
+  Mat ab = random_vector(n * (b + 1), seed);
+  for (long j = 0; j < n; ++j)
+    for (long r = 0; r <= b; ++r)
+      if (j + r >= n) ab[r + j * (b + 1)] = 0.0;
+  return ab;
+}
+
+TEST_F(GpuBackendTest, BcBackEqualsHost) {
+  std::vector<std::array<long, 2>> cases;  // n, b: b clamped to n - 1 as the engine does
+  for (long n : {3L, 33L, 257L, 1000L})
+    for (long b : {2L, 8L, 32L})
+      if (b == 2 || b <= n - 1) cases.push_back({n, b});
+  for (long b : {40L, 64L, 70L}) cases.push_back({257, b});  // the widest kernel, the generic one
+  for (auto [n, b] : cases) {
+    const long bw = std::max(1L, std::min(b, n - 1));
+    ReflectorStore u;
+    Mat ab = random_band(n, bw, static_cast<unsigned>(n + b)), d(n), e(n);
+    host::bulge_chase(n, bw, ab.data(), bw + 1, d.data(), e.data(), u);
+    for (long m : {1L, 37L, 129L, 301L}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(bw) +
+                   " m=" + std::to_string(m));
+      const long ldx = m + 2;
+      const Mat x0 = random_vector(ldx * n, static_cast<unsigned>(m * 7 + n));
+      Mat want = x0;
+      host::apply_bc_back(u, m, want.data(), ldx);
+      Mat got[2];
+      for (Mat& g : got) {
+        Dev x(gpu_, x0);
+        gpu_.bc_back(u, m, x.get(), ldx);
+        g = x.to_host(ldx * n);
+      }
+      EXPECT_TRUE(bitwise_equal(got[0], got[1]));
+      // Orthogonal transformation of each row: error ~ eps * sqrt(n) * (reflectors per column).
+      EXPECT_LT(max_abs_diff(got[0], want), 1e-15 * n * 8);
+      // Rows past m (the ldx padding) untouched.
+      for (long j = 0; j < n; ++j)
+        for (long i = m; i < ldx; ++i) ASSERT_EQ(got[0][i + j * ldx], x0[i + j * ldx]);
+    }
+  }
+}
+
+TEST_F(GpuBackendTest, BulgeChaseThenBcBackWithDeviceReflectors) {
+  for (auto [n, b] : {std::array<long, 2>{1, 1}, {2, 1}, {3, 2}, {100, 8}, {513, 32}}) {
+    SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b));
+    const Mat ab = random_band(n, b, static_cast<unsigned>(n));
+    Mat hd(n), he(n), gd(n), ge(n);
+    ReflectorStore hu, gu;
+    host_.bulge_chase(n, b, ab.data(), b + 1, hd.data(), he.data(), hu);
+    Dev dab(gpu_, ab);
+    gpu_.bulge_chase(n, b, dab.get(), b + 1, gd.data(), ge.data(), gu);
+    Mat vd(n), ve(n);  // eigenvalues only: no reflectors written, the same d and e bitwise
+    gpu_.bulge_chase_values(n, b, dab.get(), b + 1, vd.data(), ve.data());
+    EXPECT_EQ(std::memcmp(vd.data(), gd.data(), sizeof(double) * n), 0);
+    EXPECT_EQ(std::memcmp(ve.data(), ge.data(), sizeof(double) * (n - 1)), 0);
+    ASSERT_EQ(gu.layout.n, hu.layout.n);
+    ASSERT_EQ(gu.layout.b, hu.layout.b);
+    // T agrees with the host's through its eigenvalues (T's entries are not well-conditioned
+    // functions of B at large n; see bench/RESULTS.md, GPU bulge chasing).
+    Mat hev = hd, gev = gd, hee = he, gee = ge;
+    ASSERT_EQ(tridiagonal_eigenvalues(n, hev.data(), hee.data()), 0);
+    ASSERT_EQ(tridiagonal_eigenvalues(n, gev.data(), gee.data()), 0);
+    EXPECT_LT(test::eigenvalue_difference(gev, hev), 1e-13 * std::sqrt(static_cast<double>(n)));
+    // bc_back on the device's own reflectors (kept there) equals the host's with the same U.
+    const long m = std::min(n, 65L);
+    const Mat x0 = random_vector(m * n, 5);
+    Mat want = x0;
+    host::apply_bc_back(gu, m, want.data(), m);
+    Dev x(gpu_, x0);
+    gpu_.bc_back(gu, m, x.get(), m);
+    EXPECT_LT(max_abs_diff(x.to_host(m * n), want), 1e-15 * n * 8);
+  }
+}
+
+// DBBR on one rank: the band and (through SBR-back) Q_s.
+struct DbbrResult {
+  Mat band;  // the lower band of A after reduction, (b+1) x n
+  Mat qs;    // Q_s (n x n)
+};
+
+DbbrResult dbbr(EngineBackend& be, const Mat& a, long n, long b, long k) {
+  const EngineLayout L = plan_engine_layout(n, 1, b, k);
+  DeviceBuffer da(be, n * n);
+  be.copy_to_device(a.data(), da.get(), n * n);
+  ReflectorPanels p = reduce_to_band(be, L, 0, da.get(), DbbrOptions{b, k, true});
+  const long bw = effective_bandwidth(n, b);
+  DeviceBuffer ab = gather_band(be, L, 0, da.get(), bw);
+  DbbrResult r;
+  r.band.resize(n * (bw + 1));
+  be.copy_to_host(ab.get(), r.band.data(), n * (bw + 1));
+  DeviceBuffer x(be, n * n);
+  be.fill_matrix(n, n, 0.0, 1.0, x.get(), n);
+  const auto blocks = merge_reflector_panels(be, p, k);
+  apply_sbr_back(be, blocks, n, x.get(), n);
+  r.qs.resize(n * n);
+  be.copy_to_host(x.get(), r.qs.data(), n * n);
+  be.synchronize();
+  return r;
+}
+
+TEST_F(GpuBackendTest, DbbrAndSbrBackEqualHost) {
+  for (auto [n, b, k] : {std::array<long, 3>{2, 32, 32},
+                         {33, 8, 8},
+                         {100, 8, 32},
+                         {257, 32, 32},
+                         {513, 32, 128},
+                         {777, 16, 64}}) {
+    SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b) + " k=" + std::to_string(k));
+    const Mat a = random_symmetric(n, static_cast<unsigned>(n + 11));
+    const DbbrResult h = dbbr(host_, a, n, b, k);
+    const DbbrResult g1 = dbbr(gpu_, a, n, b, k), g2 = dbbr(gpu_, a, n, b, k);
+    EXPECT_TRUE(bitwise_equal(g1.band, g2.band));
+    EXPECT_TRUE(bitwise_equal(g1.qs, g2.qs));
+    Mat diff = g1.band;
+    for (size_t i = 0; i < diff.size(); ++i) diff[i] -= h.band[i];
+    EXPECT_LT(norm(diff) / norm(a), 100 * n * DBL_EPSILON) << "band";
+    EXPECT_LT(max_abs_diff(g1.qs, h.qs), 100 * n * DBL_EPSILON) << "Q_s";
+  }
+}
+
+struct EngineRun {
+  Mat w, z;
+  int info = 0;
+};
+
+EngineRun engine(EngineBackend& be, const Mat& a, long n, bool vectors) {
+  const EngineOptions defaults;
+  const EngineLayout L = plan_engine_layout(n, 1, defaults.b, defaults.k);
+  EngineOptions opt;
+  opt.want_vectors = vectors;
+  EngineRun r;
+  r.w.assign(n, 0.0);
+  r.z.assign(vectors ? n * n : 1, 0.0);
+  EngineStats st;
+  r.info = run_engine(be, MPI_COMM_SELF, L, a.data(), r.w.data(), r.z.data(), opt, &st);
+  return r;
+}
+
+TEST_F(GpuBackendTest, RunEngineOnOneGpuEqualsHost) {
+  for (long n : {1L, 2L, 3L, 31L, 100L, 513L, 2000L})
+    for (bool vectors : {true, false}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + (vectors ? " JOBZ=V" : " JOBZ=N"));
+      const Mat a = random_symmetric(n, static_cast<unsigned>(n * 3 + 1));
+      const EngineRun h = engine(host_, a, n, vectors);
+      const EngineRun g1 = engine(gpu_, a, n, vectors), g2 = engine(gpu_, a, n, vectors);
+      ASSERT_EQ(h.info, 0);
+      ASSERT_EQ(g1.info, 0);
+      EXPECT_TRUE(bitwise_equal(g1.w, g2.w));
+      EXPECT_TRUE(bitwise_equal(g1.z, g2.z));
+      EXPECT_LT(test::eigenvalue_difference(g1.w, h.w), 1e-12);
+      if (vectors) {
+        const int ni = static_cast<int>(n);
+        EXPECT_LT(test::residual(ni, a, g1.z, g1.w), test::kScalapackThreshold);
+        EXPECT_LT(test::orthogonality(ni, g1.z), test::kScalapackThreshold);
+      }
+    }
+}
+
+}  // namespace
+}  // namespace pipevd
