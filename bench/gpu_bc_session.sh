@@ -8,30 +8,13 @@
 # up to it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
 build=${BUILD_DIR:-build-gpu}
 budget=${BC_BUDGET_S:-520}
 log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$OUT/session.log"; }
 
-if [ -z "${OPAL_PREFIX:-}" ]; then
-  for d in .gpu-node ../.gpu-node; do
-    if [ -f "$d/env.sh" ]; then source "$d/env.sh"; break; fi
-  done
-fi
-for deb in .deps/libgtest-dev_*.deb .gpu-node/debs/libgtest-dev_*.deb ../.gpu-node/debs/libgtest-dev_*.deb; do
-  if [ -f "$deb" ]; then
-    mkdir -p /tmp/gtest && dpkg -x "$deb" /tmp/gtest
-    export CMAKE_PREFIX_PATH=/tmp/gtest/usr:${CMAKE_PREFIX_PATH:-}
-    break
-  fi
-done
-export PATH=/usr/local/cuda/bin:$PATH
+source bench/gpu_node_setup.sh
 
-log "host $(hostname), $(nproc) cores; $(git rev-parse --short HEAD 2>/dev/null || echo 'no git')"
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-  --format=csv 2>&1 | tee -a "$OUT/session.log"
-nvcc --version | tail -1 | tee -a "$OUT/session.log"
+session_header
 
 # LAPACK first: it is sequential per case (no OpenMP in this LAPACK) and slow; its thread CPU times
 # are what the table reports, so overlapping it with the build and tests costs the numbers nothing.

@@ -3,8 +3,7 @@
 # counts. From the repository root: source .gpu-node/env.sh && bash bench/gpu_dc_session.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
+source bench/gpu_node_setup.sh
 g++ -O2 -std=c++17 -o /tmp/dc_bench bench/dc_bench.cpp -llapack -lblas -ldl -pthread || exit 1
 echo "$(nproc) cores; $(lscpu | grep 'Model name' | sed 's/  */ /g')" | tee "$OUT/dc.log"
 ls -l $(ldd /tmp/dc_bench | awk '/lapack|blas/{print $3}') | tee -a "$OUT/dc.log"

@@ -8,31 +8,14 @@
 # ENGINE_BUDGET_S (default 450): the whole script's wall-clock budget.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
 build=${BUILD_DIR:-build-gpu}
 budget=${ENGINE_BUDGET_S:-450}
 log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$OUT/session.log"; }
 left() { echo $((budget - SECONDS)); }
 
-if [ -z "${OPAL_PREFIX:-}" ]; then
-  for d in .gpu-node ../.gpu-node; do
-    if [ -f "$d/env.sh" ]; then source "$d/env.sh"; break; fi
-  done
-fi
-for deb in .deps/libgtest-dev_*.deb .gpu-node/debs/libgtest-dev_*.deb ../.gpu-node/debs/libgtest-dev_*.deb; do
-  if [ -f "$deb" ]; then
-    mkdir -p /tmp/gtest && dpkg -x "$deb" /tmp/gtest
-    export CMAKE_PREFIX_PATH=/tmp/gtest/usr:${CMAKE_PREFIX_PATH:-}
-    break
-  fi
-done
-export PATH=/usr/local/cuda/bin:$PATH
+source bench/gpu_node_setup.sh
 
-log "host $(hostname), $(nproc) cores; $(git rev-parse --short HEAD 2>/dev/null || echo 'no git')"
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-  --format=csv 2>&1 | tee -a "$OUT/session.log"
-nvcc --version | tail -1 | tee -a "$OUT/session.log"
+session_header
 
 rc=0
 log "configure"

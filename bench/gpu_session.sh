@@ -6,35 +6,13 @@
 # SESSION_STEPS (default "build test bench qr") picks the steps; SYR2K_BENCH_ARGS adds bench args.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
 steps=${SESSION_STEPS:-build test bench qr}
 build=${BUILD_DIR:-build-gpu}
 log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$OUT/session.log"; }
 
-# The GPU image has no MPI, ScaLAPACK or GoogleTest: .gpu-node/env.sh brings the first two; a
-# libgtest-dev .deb (Debian's static libgtest.a with its CMake config) carried in .deps/ or in
-# .gpu-node/debs/ brings the third.
-if [ -z "${OPAL_PREFIX:-}" ]; then
-  for d in .gpu-node ../.gpu-node; do
-    if [ -f "$d/env.sh" ]; then source "$d/env.sh"; break; fi
-  done
-fi
-for deb in .deps/libgtest-dev_*.deb .gpu-node/debs/libgtest-dev_*.deb ../.gpu-node/debs/libgtest-dev_*.deb; do
-  if [ -f "$deb" ]; then
-    mkdir -p /tmp/gtest && dpkg -x "$deb" /tmp/gtest
-    export CMAKE_PREFIX_PATH=/tmp/gtest/usr:${CMAKE_PREFIX_PATH:-}
-    break
-  fi
-done
-export PATH=/usr/local/cuda/bin:$PATH
+source bench/gpu_node_setup.sh
 
-{
-  log "host $(hostname), $(nproc) cores; git $(git rev-parse --short HEAD 2>/dev/null || echo '(no git)')"
-  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-    --format=csv 2>&1 | tee -a "$OUT/session.log"
-  nvcc --version | tail -1 | tee -a "$OUT/session.log"
-} || true
+session_header || true
 
 rc=0
 if [[ " $steps " == *" build "* ]]; then

@@ -1,0 +1,28 @@
+# Sourced by the device-machine session scripts (bench/gpu_*session.sh): the environment of a GPU
+# machine that has CUDA but no MPI, ScaLAPACK or GoogleTest. .gpu-node/env.sh brings the first two
+# (scripts/gpu-node-bundle.sh prepares it); a libgtest-dev .deb (Debian's static libgtest.a with
+# its CMake config) in .deps/ or .gpu-node/debs/ brings the third. Sets OUT (default ./gpu-out).
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+if [ -z "${OPAL_PREFIX:-}" ]; then
+  for d in .gpu-node ../.gpu-node; do
+    if [ -f "$d/env.sh" ]; then source "$d/env.sh"; break; fi
+  done
+fi
+for deb in .deps/libgtest-dev_*.deb .gpu-node/debs/libgtest-dev_*.deb ../.gpu-node/debs/libgtest-dev_*.deb; do
+  if [ -f "$deb" ]; then
+    mkdir -p /tmp/gtest && dpkg -x "$deb" /tmp/gtest
+    export CMAKE_PREFIX_PATH=/tmp/gtest/usr:${CMAKE_PREFIX_PATH:-}
+    break
+  fi
+done
+export PATH=/usr/local/cuda/bin:$PATH
+
+# The machine, the GPU's state and the compiler, into the session log.
+session_header() {
+  echo "host $(hostname), $(nproc) cores; $(git rev-parse --short HEAD 2>/dev/null || echo 'no git')" |
+    tee -a "$OUT/session.log"
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+    --format=csv 2>&1 | tee -a "$OUT/session.log"
+  nvcc --version | tail -1 | tee -a "$OUT/session.log"
+}
