@@ -3,6 +3,9 @@
 // MPI_Alltoall of the same byte count, in the same run.
 //
 //   mpiexec -n 4 redistribute_bench [n=16384] [nb=64] [repetitions=3] [engine_ranks_per_node=ranks]
+//                                   [pdgemr2d=1]
+//
+// pdgemr2d=0 leaves PDGEMR2D out (quicker runs when only ours and the all-to-all are compared).
 //
 // Each time is the slowest rank's, after a barrier; the operations take turns in every
 // repetition; the table gives the best and the median of the repetitions, GB/s of the best
@@ -68,7 +71,8 @@ int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 16384;
   const int nb = argc > 2 ? std::atoi(argv[2]) : 64;
   const int reps = argc > 3 ? std::atoi(argv[3]) : 3;
-  const int g = argc > 4 ? std::atoi(argv[4]) : size;
+  const int g = argc > 4 && std::atoi(argv[4]) > 0 ? std::atoi(argv[4]) : size;
+  const bool with_gemr = argc > 5 ? std::atoi(argv[5]) != 0 : true;
 
   // The caller's grid: the squarest, row-major.
   int nprow = 1;
@@ -137,21 +141,26 @@ int main(int argc, char** argv) {
       pipevd::block_cyclic_to_engine('L', n, a.data(), 1, 1, desc, layout, comm,
                                      e >= 0 ? cols.data() : nullptr, {}, &in_phases);
     }));
-    t_gemr_in.push_back(time_once([&] {
-      pdgemr2d_(&n, &n, a.data(), &one, &one, desc, cols.data(), &one, &one, desc_cols, &all_ctxt);
-    }));
+    if (with_gemr)
+      t_gemr_in.push_back(time_once([&] {
+        pdgemr2d_(&n, &n, a.data(), &one, &one, desc, cols.data(), &one, &one, desc_cols,
+                  &all_ctxt);
+      }));
     t_out.push_back(time_once([&] {
       pipevd::engine_to_block_cyclic(n, e >= 0 ? cols.data() : nullptr, layout, comm, z.data(), 1,
                                      1, desc, {}, &out_phases);
     }));
-    t_gemr_out.push_back(time_once([&] {
-      pdgemr2d_(&n, &n, cols.data(), &one, &one, desc_rows, z.data(), &one, &one, desc, &all_ctxt);
-    }));
+    if (with_gemr)
+      t_gemr_out.push_back(time_once([&] {
+        pdgemr2d_(&n, &n, cols.data(), &one, &one, desc_rows, z.data(), &one, &one, desc,
+                  &all_ctxt);
+      }));
     t_plain.push_back(time_once([&] {
       MPI_Alltoall(s.data(), static_cast<int>(per_peer), MPI_DOUBLE, r.data(),
                    static_cast<int>(per_peer), MPI_DOUBLE, MPI_COMM_WORLD);
     }));
   }
+  if (!with_gemr) t_gemr_in = t_gemr_out = {0.0};
   const Stats in = stats_of(t_in), out = stats_of(t_out), gemr_in = stats_of(t_gemr_in),
               gemr_out = stats_of(t_gemr_out), plain = stats_of(t_plain);
 
@@ -172,10 +181,12 @@ int main(int argc, char** argv) {
         std::printf("     %5.2fx %5.2fx", s.best / gemr_ref->best, s.median / gemr_ref->median);
       std::printf("\n");
     };
-    row("block-cyclic -> engine columns", in, &plain, &gemr_in);
-    row("engine rows -> block-cyclic", out, &plain, &gemr_out);
-    row("PDGEMR2D block-cyclic -> 1xE", gemr_in, &plain, nullptr);
-    row("PDGEMR2D Ex1 -> block-cyclic", gemr_out, &plain, nullptr);
+    row("block-cyclic -> engine columns", in, &plain, with_gemr ? &gemr_in : nullptr);
+    row("engine rows -> block-cyclic", out, &plain, with_gemr ? &gemr_out : nullptr);
+    if (with_gemr) {
+      row("PDGEMR2D block-cyclic -> 1xE", gemr_in, &plain, nullptr);
+      row("PDGEMR2D Ex1 -> block-cyclic", gemr_out, &plain, nullptr);
+    }
     row("MPI_Alltoall, same bytes", plain, nullptr, nullptr);
   }
   // Phases (plan, pack, exchange, unpack), mean over repetitions, slowest rank per phase.

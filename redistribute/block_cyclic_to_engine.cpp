@@ -8,6 +8,7 @@
 #include "redistribute/message_buffer.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "redistribute/segment_type.hpp"
+#include "redistribute/tile_transpose.hpp"
 
 namespace pipevd {
 
@@ -80,8 +81,13 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     const int dest = comm.engine_to_caller[d];
     const long d0 = layout.col_begin[d], d1 = layout.col_begin[d + 1];
     if (dest == me) {
-      for_each_segment_to_engine(uplo, mine, d0, d1, [&](const Segment& s) {
+      auto own = [&](const Segment& s) {
         read_segment(a, lld, s, a_cols + s.dest_row + (s.dest_col - d0) * n);
+      };
+      for_each_direct_segment_to_engine(uplo, mine, d0, d1, own);
+      for_each_mirrored_piece_to_engine(uplo, mine, d0, d1, own, [&](const Run& rr, const Run& cr) {
+        transpose_tile(a + rr.local + cr.local * lld, lld, rr.len, cr.len,
+                       a_cols + cr.global + (rr.global - d0) * n, n);
       });
       continue;
     }
@@ -89,13 +95,20 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     const bool direct_in_place = packed[dest] < counts.send[dest];
     SegmentType direct;
     double* out = send.data() + soff[dest];
-    for_each_segment_to_engine(uplo, mine, d0, d1, [&](const Segment& s) {
-      if (direct_in_place && !s.mirrored) {
+    auto pack = [&](const Segment& s) {
+      read_segment(a, lld, s, out);
+      out += s.len;
+    };
+    for_each_direct_segment_to_engine(uplo, mine, d0, d1, [&](const Segment& s) {
+      if (direct_in_place)
         direct.add(a + s.src_row + s.src_col * lld, s.len);
-      } else {
-        read_segment(a, lld, s, out);
-        out += s.len;
-      }
+      else
+        pack(s);
+    });
+    // A mirrored tile is its rows one after the other: its transpose with leading dimension cr.len.
+    for_each_mirrored_piece_to_engine(uplo, mine, d0, d1, pack, [&](const Run& rr, const Run& cr) {
+      transpose_tile(a + rr.local + cr.local * lld, lld, rr.len, cr.len, out, cr.len);
+      out += rr.len * cr.len;
     });
     if (rounds) continue;
     // The message: its direct part in place, then its packed slice (message order).

@@ -36,12 +36,12 @@ struct Segment {
   bool mirrored;
 };
 
-// Segments that a grid process with runs `src` sends to the engine rank owning columns
-// [c0, c1), in message order; f(const Segment&).
+// The direct segments that a grid process with runs `src` sends to the engine rank owning
+// columns [c0, c1), in message order: stored (i, j) with j in [c0, c1) and (i, j) in the named
+// triangle; f(const Segment&).
 template <class F>
-void for_each_segment_to_engine(char uplo, const LocalRuns& src, long c0, long c1, F&& f) {
+void for_each_direct_segment_to_engine(char uplo, const LocalRuns& src, long c0, long c1, F&& f) {
   const bool lower = uplo == 'L' || uplo == 'l';
-  // Direct: stored (i, j) with j in [c0, c1) and (i, j) in the named triangle.
   for (const Run& cr0 : src.cols) {
     const Run cr = clip(cr0, c0, c1);
     if (cr.len == 0) continue;
@@ -57,21 +57,49 @@ void for_each_segment_to_engine(char uplo, const LocalRuns& src, long c0, long c
       }
     }
   }
-  // Mirrored: stored (i, j) strictly inside the named triangle with i in [c0, c1) lands at (j, i).
+}
+
+// The mirrored part of the same message, in message order: stored (i, j) strictly inside the
+// named triangle with i in [c0, c1) lands at (j, i). A source tile (row run rr x column run cr)
+// whose rows are all whole segments (off the diagonal) comes as tile(rr, cr), standing for the
+// segments of its rows in order (row i: columns cr.global.. , cr.len long); every other piece as
+// seg(const Segment&). Tiles can so be transposed in cache-sized blocks.
+template <class S, class T>
+void for_each_mirrored_piece_to_engine(char uplo, const LocalRuns& src, long c0, long c1, S&& seg,
+                                       T&& tile) {
+  const bool lower = uplo == 'L' || uplo == 'l';
   for (const Run& rr0 : src.rows) {
     const Run rr = clip(rr0, c0, c1);
     if (rr.len == 0) continue;
     for (const Run& cr : src.cols) {
       const long r_end = rr.global + rr.len, c_end = cr.global + cr.len;
       if (lower ? cr.global >= r_end : c_end <= rr.global) continue;
+      if (lower ? c_end <= rr.global : cr.global >= r_end) {
+        tile(rr, cr);
+        continue;
+      }
       for (long i = rr.global; i < r_end; ++i) {
         const long lo = lower ? cr.global : std::max(cr.global, i + 1);
         const long hi = lower ? std::min(c_end, i) : c_end;
         if (lo < hi)
-          f(Segment{i, lo, hi - lo, rr.local + (i - rr.global), cr.local + (lo - cr.global), true});
+          seg(Segment{i, lo, hi - lo, rr.local + (i - rr.global), cr.local + (lo - cr.global),
+                      true});
       }
     }
   }
+}
+
+// Segments that a grid process with runs `src` sends to the engine rank owning columns
+// [c0, c1), in message order: the direct segments (tile by tile: its column runs inside e's
+// columns x its row runs), then the mirrored ones (its row runs inside e's columns x its column
+// runs); f(const Segment&).
+template <class F>
+void for_each_segment_to_engine(char uplo, const LocalRuns& src, long c0, long c1, F&& f) {
+  for_each_direct_segment_to_engine(uplo, src, c0, c1, f);
+  for_each_mirrored_piece_to_engine(uplo, src, c0, c1, f, [&](const Run& rr, const Run& cr) {
+    for (long t = 0; t < rr.len; ++t)
+      f(Segment{rr.global + t, cr.global, cr.len, rr.local + t, cr.local, true});
+  });
 }
 
 // Segments that the engine rank owning rows [r0, r1) sends to the grid process with runs `dest`,

@@ -1,0 +1,11 @@
+// Transposing copy of a tile, for the mirrored half of a symmetric matrix.
+#pragma once
+
+namespace pipevd {
+
+// dst[c + r * ldd] = src[r + c * lds] for r < rows, c < cols. Works in 8 x 8 blocks so that a
+// large power-of-two stride (an LLD or n of 4096, 8192, ...) does not evict the lines a block is
+// still using: each block touches 8 source and 8 destination lines.
+void transpose_tile(const double* src, long lds, long rows, long cols, double* dst, long ldd);
+
+}  // namespace pipevd
