@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "adapters/scalapack/scalapack_api.hpp"
+#include "redistribute/exchange_setup.hpp"
 #include "redistribute/message_buffer.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "redistribute/segment_type.hpp"
@@ -33,23 +34,14 @@ inline void read_segment(const double* a, long lld, const Segment& s, double* ou
 void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja, const int* desca,
                             const EngineLayout& layout, const EngineComm& comm, double* a_cols,
                             const ExchangeOptions& options, PhaseTimes* times) {
-  double t = MPI_Wtime();
-  auto lap = [&](double PhaseTimes::*phase) {
-    const double now = MPI_Wtime();
-    if (times) times->*phase += now - t;
-    t = now;
-  };
-  if (layout.n != n || layout.engine_ranks() != static_cast<int>(comm.engine_to_caller.size()))
-    throw std::invalid_argument("block_cyclic_to_engine: layout does not match n or engine ranks");
+  PhaseClock clock(times);
+  check_layout("block_cyclic_to_engine", n, layout, comm);
   if (n == 0) return;
-  const GridMap grid = grid_map(desca[scalapack::CTXT_]);
-  const BlockCyclicView view = view_of(desca, ia, ja, n, n, grid.nprow, grid.npcol);
+  const ExchangeSetup setup = setup_exchange("block_cyclic_to_engine", n, desca, ia, ja, comm);
+  const GridMap& grid = setup.grid;
+  const BlockCyclicView& view = setup.view;
   const long lld = view.lld;
-  int me = 0, size = 0;
-  MPI_Comm_rank(comm.caller, &me);
-  MPI_Comm_size(comm.caller, &size);
-  if (grid.caller_rank[grid.myrow * grid.npcol + grid.mycol] != me)
-    throw std::logic_error("block_cyclic_to_engine: comm is not the caller comm of this grid");
+  const int me = setup.me, size = setup.size;
 
   const ExchangeCounts counts = counts_to_engine(uplo, view, grid, layout, comm);
   const bool rounds = largest_total_to_engine(view, layout) > options.int_limit;
@@ -71,7 +63,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   const int e = comm.engine_rank;
   const long c0 = e >= 0 ? layout.col_begin[e] : 0, c1 = e >= 0 ? layout.col_begin[e + 1] : 0;
   auto typed = [&](int src) { return long_segments(counts.recv[src], counts.recv_segments[src]); };
-  lap(&PhaseTimes::plan);
+  clock.lap(&PhaseTimes::plan);
 
   // Pack per destination; the pieces this process keeps go straight into a_cols.
   const LocalRuns mine = local_runs(view, grid.myrow, grid.mycol);
@@ -126,7 +118,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     MPI_Type_free(&parts[0]);
     MPI_Type_free(&parts[1]);
   }
-  lap(&PhaseTimes::pack);
+  clock.lap(&PhaseTimes::pack);
 
   MessageBuffer recv(static_cast<size_t>(roff[size]));
   if (rounds) {
@@ -148,7 +140,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     exchange_typed(stype, rtype, comm.caller);
   }
   send.release();
-  lap(&PhaseTimes::exchange);
+  clock.lap(&PhaseTimes::exchange);
 
   if (e < 0) return;
   for (int src = 0; src < size; ++src) {
@@ -161,7 +153,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
                                  in += s.len;
                                });
   }
-  lap(&PhaseTimes::unpack);
+  clock.lap(&PhaseTimes::unpack);
 }
 
 }  // namespace pipevd

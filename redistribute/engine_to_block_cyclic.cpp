@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "adapters/scalapack/scalapack_api.hpp"
+#include "redistribute/exchange_setup.hpp"
 #include "redistribute/message_buffer.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "redistribute/segment_type.hpp"
@@ -17,23 +18,14 @@ namespace pipevd {
 void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& layout,
                             const EngineComm& comm, double* z, long iz, long jz, const int* descz,
                             const ExchangeOptions& options, PhaseTimes* times) {
-  double t = MPI_Wtime();
-  auto lap = [&](double PhaseTimes::*phase) {
-    const double now = MPI_Wtime();
-    if (times) times->*phase += now - t;
-    t = now;
-  };
-  if (layout.n != n || layout.engine_ranks() != static_cast<int>(comm.engine_to_caller.size()))
-    throw std::invalid_argument("engine_to_block_cyclic: layout does not match n or engine ranks");
+  PhaseClock clock(times);
+  check_layout("engine_to_block_cyclic", n, layout, comm);
   if (n == 0) return;
-  const GridMap grid = grid_map(descz[scalapack::CTXT_]);
-  const BlockCyclicView view = view_of(descz, iz, jz, n, n, grid.nprow, grid.npcol);
+  const ExchangeSetup setup = setup_exchange("engine_to_block_cyclic", n, descz, iz, jz, comm);
+  const GridMap& grid = setup.grid;
+  const BlockCyclicView& view = setup.view;
   const long lld = view.lld;
-  int me = 0, size = 0;
-  MPI_Comm_rank(comm.caller, &me);
-  MPI_Comm_size(comm.caller, &size);
-  if (grid.caller_rank[grid.myrow * grid.npcol + grid.mycol] != me)
-    throw std::logic_error("engine_to_block_cyclic: comm is not the caller comm of this grid");
+  const int me = setup.me, size = setup.size;
 
   const ExchangeCounts counts = counts_from_engine(view, grid, layout, comm);
   const bool rounds = largest_total_from_engine(view, layout) > options.int_limit;
@@ -52,7 +44,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   const int e = comm.engine_rank;
   const long r0 = e >= 0 ? layout.row_begin[e] : 0, r1 = e >= 0 ? layout.row_begin[e + 1] : 0;
   const long ldz = std::max(1L, r1 - r0);
-  lap(&PhaseTimes::plan);
+  clock.lap(&PhaseTimes::plan);
 
   // Engine ranks: their own part straight into z; per destination a datatype or a packed slice.
   std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
@@ -85,7 +77,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
       if (!rounds) stype[dest] = contiguous_at(send.data() + soff[dest], counts.send[dest]);
     }
   }
-  lap(&PhaseTimes::pack);
+  clock.lap(&PhaseTimes::pack);
 
   MessageBuffer recv(static_cast<size_t>(roff[size]));
   if (rounds) {
@@ -107,7 +99,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     exchange_typed(stype, rtype, comm.caller);
   }
   send.release();
-  lap(&PhaseTimes::exchange);
+  clock.lap(&PhaseTimes::exchange);
 
   for (int src = 0; src < size; ++src) {
     if (src == me || counts.recv[src] == 0 || typed(counts.recv[src], counts.recv_segments[src]))
@@ -121,7 +113,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
                                    in += s.len;
                                  });
   }
-  lap(&PhaseTimes::unpack);
+  clock.lap(&PhaseTimes::unpack);
 }
 
 }  // namespace pipevd
