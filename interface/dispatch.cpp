@@ -9,7 +9,7 @@
 #include "adapters/scalapack/forward.hpp"
 #include "interface/argument_checks.hpp"
 #include "interface/decision.hpp"
-#include "interface/host_route.hpp"
+#include "interface/engine_route.hpp"
 
 namespace pipevd {
 namespace {

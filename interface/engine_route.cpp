@@ -1,4 +1,4 @@
-#include "interface/host_route.hpp"
+#include "interface/engine_route.hpp"
 
 #include <algorithm>
 #include <cctype>
