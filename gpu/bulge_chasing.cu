@@ -222,14 +222,19 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
 
 }  // namespace
 
-BulgeChasingTunables default_bulge_chasing_tunables(int device, long b) {
+BulgeChasingTunables default_bulge_chasing_tunables(int device, long n, long b) {
   (void)device;
+  (void)n;
   (void)b;
   // Measured on an H100 (bench/RESULTS.md, n = 16384, b = 16, 32, 64): a full warp per sweep, two
   // sweeps per block, one block per SM was the fastest of threads_per_sweep {16, 32} x
   // sweeps_per_block {2, 4, 8} x blocks_per_sm {1, 2, all} for every b. The H200 (same SM count
   // and L2) takes the same until measured.
   return BulgeChasingTunables{32, 2, 1};
+}
+
+BulgeChasingTunables default_bulge_chasing_tunables(int device, long b) {
+  return default_bulge_chasing_tunables(device, 16384, b);
 }
 
 std::size_t bulge_chase_workspace_bytes(long n, long b) {
