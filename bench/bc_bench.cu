@@ -4,6 +4,14 @@
 //
 //   bc_bench [--n 8192,16384,...] [--b 16,32,64] [--reps 3] [--tune] [--ceilings]
 //            [--lapack-dir DIR] [--lapack-seconds 240]
+//            [--tune-n 16384] [--tune-seconds 1e9] [--tune-only]
+//
+// --tune: for each b in --b and n in --tune-n (in that order), one timed run of every
+// threads_per_sweep {16, 32} x sweeps_per_block {2, 4, 8} x blocks_per_sm {1, 2}; d, e and tau of
+// each compared bitwise with the first configuration's (the schedule must not change the
+// arithmetic); cases not started within --tune-seconds of the start are skipped. The table below
+// then uses the fastest tuned configuration for its (n, b), else the defaults. --tune-only: no
+// table, no LAPACK.
 //
 // GPU times: device events around gpu::bulge_chase (band copy-in, the sweeps, d/e extraction),
 // band already on the device, median of --reps runs after one warm-up; d, e and tau of every run
@@ -35,6 +43,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bench/bc_bench_common.hpp"
@@ -74,7 +83,7 @@ struct GpuBuffers {
 struct GpuTiming {
   double median_s = 0.0, min_s = 0.0;
   bool repeatable = true;
-  std::vector<double> d, e;
+  std::vector<double> d, e, tau;
 };
 
 GpuTiming time_gpu(long n, long b, const std::vector<double>& ab, const BulgeChasingTunables& tun,
@@ -107,7 +116,8 @@ GpuTiming time_gpu(long n, long b, const std::vector<double>& ab, const BulgeCha
     PIPEVD_CUDA_CHECK(
         cudaMemcpy(tau.data(), g.tau, sizeof(double) * L.count(), cudaMemcpyDeviceToHost));
     if (r == 0) {
-      out.d = d, out.e = e, tau0 = tau;
+      out.d = d, out.e = e, tau0 = tau, out.tau = tau;
+      if (reps == 0) times.push_back(ms * 1e-3);  // --tune: the one run is the timed one
       if (ms > 2000.f) reps = std::min(reps, 1);  // long runs: one timed run after the warm-up
     } else {
       times.push_back(ms * 1e-3);
@@ -152,7 +162,9 @@ double copy_bandwidth() {
 int main(int argc, char** argv) {
   std::vector<long> ns{8192, 16384, 32768, 65536}, bs{16, 32, 64};
   int reps = 3;
-  bool tune = false, ceilings = false;
+  bool tune = false, ceilings = false, tune_only = false;
+  std::vector<long> tune_ns{16384};
+  double tune_seconds = 1e9;
   double lapack_seconds = 240;
   std::string lapack_dir = "/tmp/bc_lapack";
   for (int i = 1; i < argc; ++i) {
@@ -169,6 +181,12 @@ int main(int argc, char** argv) {
       lapack_dir = argv[++i];
     else if (a == "--tune")
       tune = true;
+    else if (a == "--tune-only")
+      tune = tune_only = true;
+    else if (a == "--tune-n" && i + 1 < argc)
+      tune_ns = parse_list(argv[++i]);
+    else if (a == "--tune-seconds" && i + 1 < argc)
+      tune_seconds = std::atof(argv[++i]);
     else if (a == "--ceilings")
       ceilings = true;
     else {
@@ -191,30 +209,65 @@ int main(int argc, char** argv) {
     std::printf("device-to-device copy: %.0f GB/s (read + write)\n", copy_bw * 1e-9);
   }
 
-  // Tunables per b at n = 16384 (the --tune table), else the per-GPU defaults.
-  std::map<long, BulgeChasingTunables> chosen;
-  for (long b : bs) chosen[b] = pipevd::gpu::default_bulge_chasing_tunables(device, b);
+  // Tunables per (n, b): the --tune winners, else the per-GPU defaults.
+  std::map<std::pair<long, long>, BulgeChasingTunables> chosen;
   if (tune) {
-    const long n = 16384;
-    std::printf("\ntuning at n = %ld (one run after a warm-up, with reflectors)\n", n);
-    std::printf("%4s %4s %10s %9s %10s\n", "b", "tps", "per_block", "per_sm", "time_s");
-    for (long b : bs) {
-      const auto ab = random_band(n, b, 17);
-      double best = 1e30;
-      for (int tps : {32})
-        for (int per_block : {1, 2, 4})
-          for (int per_sm : {1, 2}) {
-            const BulgeChasingTunables tun{tps, per_block, per_sm};
-            const GpuTiming t = time_gpu(n, b, ab, tun, 1);
-            std::printf("%4ld %4d %10d %9d %10.4f%s\n", b, tps, per_block, per_sm, t.median_s,
-                        t.repeatable ? "" : "  NOT REPEATABLE");
-            if (t.median_s < best) best = t.median_s, chosen[b] = tun;
-          }
-      const auto& c = chosen[b];
-      std::printf("b = %ld: best tps %d, per_block %d, per_sm %d: %.4f s\n", b, c.threads_per_sweep,
-                  c.sweeps_per_block, c.blocks_per_sm, best);
+    std::printf(
+        "\ntuning (one run each, with reflectors; bitwise = same d, e, tau as the first)\n");
+    std::printf("%6s %4s %4s %10s %9s %10s %8s\n", "n", "b", "tps", "per_block", "per_sm", "time_s",
+                "bitwise");
+    std::fflush(stdout);
+    {  // load each kernel instance once (lazy module loading) before anything is timed
+      const auto ab = random_band(2048, 16, 1);
+      for (int tps : {32, 16}) time_gpu(2048, 16, ab, BulgeChasingTunables{tps, 2, 1}, 0);
     }
+    for (long b : bs)
+      for (long n : tune_ns) {
+        const auto elapsed = [&] {
+          return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        };
+        if (elapsed() > tune_seconds) {
+          std::printf("%6ld %4ld  skipped (--tune-seconds)\n", n, b);
+          continue;
+        }
+        const auto ab = random_band(n, b, band_seed(n, b));
+        double best = 1e30;
+        GpuTiming first;
+        bool have_first = false;
+        for (int tps : {32, 16})
+          for (int per_block : {2, 4, 8})
+            for (int per_sm : {1, 2}) {
+              if (elapsed() > tune_seconds) {
+                std::printf("%6ld %4ld %4d %10d %9d  skipped (--tune-seconds)\n", n, b, tps,
+                            per_block, per_sm);
+                continue;
+              }
+              const BulgeChasingTunables tun{tps, per_block, per_sm};
+              const GpuTiming t = time_gpu(n, b, ab, tun, 0);
+              bool same = true;
+              if (!have_first)
+                first = t, have_first = true;
+              else
+                same = std::memcmp(t.d.data(), first.d.data(), 8 * n) == 0 &&
+                       std::memcmp(t.e.data(), first.e.data(), 8 * (n - 1)) == 0 &&
+                       std::memcmp(t.tau.data(), first.tau.data(), 8 * t.tau.size()) == 0;
+              std::printf("%6ld %4ld %4d %10d %9d %10.4f %8s\n", n, b, tps, per_block, per_sm,
+                          t.median_s, same ? "yes" : "NO");
+              std::fflush(stdout);
+              if (t.median_s < best) best = t.median_s, chosen[{n, b}] = tun;
+            }
+        if (!chosen.count({n, b})) continue;
+        const auto& c = chosen[{n, b}];
+        std::printf("n = %ld, b = %ld: best tps %d, per_block %d, per_sm %d: %.4f s\n", n, b,
+                    c.threads_per_sweep, c.sweeps_per_block, c.blocks_per_sm, best);
+        std::fflush(stdout);
+      }
   }
+  if (tune_only) return 0;
+  for (long n : ns)
+    for (long b : bs)
+      if (!chosen.count({n, b}))
+        chosen[{n, b}] = pipevd::gpu::default_bulge_chasing_tunables(device, n, b);
 
   struct Row {
     long n, b;
@@ -227,7 +280,7 @@ int main(int argc, char** argv) {
   for (long n : ns)
     for (long b : bs) {
       const auto ab = random_band(n, b, band_seed(n, b));
-      const GpuTiming g = time_gpu(n, b, ab, chosen[b], reps);
+      const GpuTiming g = time_gpu(n, b, ab, chosen[{n, b}], reps);
       const double bytes = touched_bytes(n, b);
       rows.push_back({n, b, g, bytes});
       std::printf("%6ld %4ld %12.4f %10.4f %8s %14.0f %9.1f%%\n", n, b, g.median_s, g.min_s,

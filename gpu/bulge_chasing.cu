@@ -222,13 +222,28 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
 
 }  // namespace
 
+BulgeChasingTunables default_bulge_chasing_tunables(int device, long n, long b) {
+  (void)device;
+  // Measured on an H100 (bench/RESULTS.md, "GPU bulge chasing"): every winner had a full warp
+  // per sweep and one block per SM (n = 16384, 32768, 65536; b = 16, 32). The sweeps worth having
+  // in flight grow with the steps of a sweep, about n / b (a sweep stays three steps behind the one
+  // before it): 2 per block (264 on 132 SMs) up to n / b = 1024 (n = 16384 all b, n = 32768
+  // b = 32: 1.80 s), 4 from 2048 (n = 65536 b = 32: 4.40 s against 4.81 s; n = 32768 b = 16),
+  // 8 from 4096 (n = 65536 b = 16: 2.68 s against 4.71 s). More than that was slower in every
+  // case measured (the steps' latency grows with the warps per SM). b = 64 at n = 65536 (n / b =
+  // 1024) was measured with 2 only. The H200 (same SM count and L2) takes the same until measured.
+  // The schedule never changes the results (tests/test_gpu_bulge_chasing.cpp); threads_per_sweep
+  // does (its reduction trees), so it stays 32.
+  const long steps = b > 0 ? n / b : n;
+  const int per_block = steps >= 4096 ? 8 : steps >= 2048 ? 4 : 2;
+  return BulgeChasingTunables{32, per_block, 1};
+}
+
 BulgeChasingTunables default_bulge_chasing_tunables(int device, long b) {
   (void)device;
   (void)b;
-  // Measured on an H100 (bench/RESULTS.md, n = 16384, b = 16, 32, 64): a full warp per sweep, two
-  // sweeps per block, one block per SM was the fastest of threads_per_sweep {16, 32} x
-  // sweeps_per_block {2, 4, 8} x blocks_per_sm {1, 2, all} for every b. The H200 (same SM count
-  // and L2) takes the same until measured.
+  // The n = 16384 choice (threads_per_sweep {16, 32} x sweeps_per_block {2, 4, 8} x
+  // blocks_per_sm {1, 2, all}, b = 16, 32, 64).
   return BulgeChasingTunables{32, 2, 1};
 }
 

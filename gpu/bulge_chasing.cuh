@@ -12,8 +12,9 @@
 // The step arithmetic is host::chase_step's (host/bulge_chasing.cpp): the same reflector
 // (dlarfg's normalisation), the same left / two-sided / right updates, each dot product
 // accumulated in the host's order; only the reductions over a whole reflector (max |x_i| and the
-// scaled ||x||^2 of dlarfg's norm, v^T w) are trees. So d, e and the reflectors agree with the host's to rounding, and repeated
-// runs are bitwise identical (no atomics on data, fixed reduction trees).
+// scaled ||x||^2 of dlarfg's norm, v^T w) are trees. So d, e and the reflectors agree with the
+// host's to rounding, and repeated runs are bitwise identical (no atomics on data, fixed reduction
+// trees).
 //
 // Output: d, e, and, when v is given, every reflector in core/reflector_store.hpp's layout
 // (ReflectorLayout{n, min(b, n-1)}: v[index * b' .. + b'), tau[index]), the layout BC-back
@@ -36,7 +37,10 @@ struct BulgeChasingTunables {
   int blocks_per_sm = 1;       // resident blocks per SM; 0 = as many as fit
 };
 
-// Defaults for the current device and bandwidth b.
+// Defaults for the current device, order n and bandwidth b (measured table in bulge_chasing.cu:
+// the sweeps worth having in flight grow with n, since a sweep has about n / b steps).
+BulgeChasingTunables default_bulge_chasing_tunables(int device, long n, long b);
+// The same for an n not known (the n = 16384 choice).
 BulgeChasingTunables default_bulge_chasing_tunables(int device, long b);
 
 // Device workspace bytes for bulge_chase (working band with room for the bulge, progress flags).

@@ -368,7 +368,7 @@ void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double
   double* v = s.grow(s.u_v, sizeof(double) * std::max(1L, L.vector_array_size()));
   double* tau = s.grow(s.u_tau, sizeof(double) * std::max(1L, L.count()));
   gpu::bulge_chase(n, b, ab, ldab, dd.get(), de.get(), v, tau, work.get(),
-                   default_bulge_chasing_tunables(s.device, bw), s.stream);
+                   default_bulge_chasing_tunables(s.device, n, bw), s.stream);
   // The host store (zero-filled, n^2 / 2 doubles) is made while the kernel runs: a copy into
   // pageable memory returns only when done, so the copies come after.
   u = ReflectorStore(n, bw);
@@ -399,7 +399,7 @@ void GpuBackend::bulge_chase_values(long n, long b, const double* ab, long ldab,
   pipevd::DeviceBuffer dd(*this, n), de(*this, n);
   pipevd::DeviceBuffer work(*this, static_cast<long>((bulge_chase_workspace_bytes(n, b) + 7) / 8));
   gpu::bulge_chase(n, b, ab, ldab, dd.get(), de.get(), nullptr, nullptr, work.get(),
-                   default_bulge_chasing_tunables(s.device, bw), s.stream);
+                   default_bulge_chasing_tunables(s.device, n, bw), s.stream);
   PIPEVD_CUDA_CHECK(
       cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
   if (n > 1)
