@@ -19,10 +19,7 @@ session_header
 
 rc=0
 log "configure"
-gen=()
-command -v ninja >/dev/null && gen=(-G Ninja)
-cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DPIPEVD_BUILD_EXAMPLES=OFF >"$OUT/configure.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/configure.log"; exit 1; }
+configure_gpu_build "$build" || exit 1
 log "build"
 timeout $(( $(left) - 120 )) cmake --build "$build" -j16 --target test_gpu_backend test_gpu_engine_e2e \
   evd_bench test_gpu_syr2k test_gpu_bulge_chasing >"$OUT/build.log" 2>&1 ||

@@ -17,10 +17,7 @@ session_header || true
 rc=0
 if [[ " $steps " == *" build "* ]]; then
   log "configure"
-  gen=()
-  command -v ninja >/dev/null && gen=(-G Ninja)
-  cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DPIPEVD_BUILD_EXAMPLES=OFF >"$OUT/configure.log" 2>&1 || { log "configure FAILED"; tail -30 "$OUT/configure.log"; exit 1; }
+  configure_gpu_build "$build" || exit 1
   log "build the GPU targets"
   cmake --build "$build" -j16 --target test_gpu_syr2k syr2k_bench >"$OUT/build.log" 2>&1 ||
     { log "build FAILED"; grep -E -A3 "error" "$OUT/build.log" | head -40; exit 1; }
