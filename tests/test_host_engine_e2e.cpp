@@ -61,7 +61,7 @@ class HostEngineE2E : public testing::TestWithParam<Case> {};
 TEST_P(HostEngineE2E, EqualsScalapackAndIsAccurate) {
   const Case c = GetParam();
   const GridShape shape = grid_shape(c.shape);
-  BlacsGrid grid(shape.nprow, shape.npcol, c.shape == 'c' ? 'C' : 'R');
+  BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
   const BlockCyclicLayout layout{c.n, c.n, c.nb, c.nb, 0, 0, 2};
   DistributedMatrix a(grid, layout), a_ref(grid, layout), z(grid, layout), z_ref(grid, layout);
   const std::vector<double> full = matrix_of(c);

@@ -32,7 +32,7 @@ class InterpositionSquare : public testing::TestWithParam<Case> {};
 TEST_P(InterpositionSquare, EqualsScalapack) {
   const Case c = GetParam();
   const GridShape shape = grid_shape(c.shape);
-  BlacsGrid grid(shape.nprow, shape.npcol, c.shape == 'c' ? 'C' : 'R');
+  BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
   const BlockCyclicLayout layout{c.n, c.n, c.nb, c.nb, 0, 0, 3};
   DistributedMatrix a(grid, layout), a_ref(grid, layout), z(grid, layout), z_ref(grid, layout);
   auto entry = [](long i, long j) { return random_symmetric_entry(i, j, 7); };

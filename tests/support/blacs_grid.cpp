@@ -36,7 +36,7 @@ GridShape squarest_grid(int size) {
 GridShape grid_shape(char code) {
   const int p = world_size();
   if (code == 'r') return {1, p};
-  if (code == 'c') return {p, 1};
+  if (code == 'c') return {p, 1, 'C'};
   return squarest_grid(p);
 }
 

@@ -18,9 +18,11 @@ struct BlacsGrid {
 // Grid shapes (nprow, npcol) that use all of `size` ranks: 1 x size, size x 1 and the squarest.
 struct GridShape {
   int nprow, npcol;
+  char order = 'R';  // BLACS process order for Cblacs_gridinit
 };
 GridShape squarest_grid(int size);
-// A test case's shape code over P = world_size() ranks: 'r' 1 x P, 'c' P x 1, else the squarest.
+// A test case's shape code over P = world_size() ranks: 'r' 1 x P, 'c' P x 1 in column-major
+// order, else the squarest.
 GridShape grid_shape(char code);
 
 int world_size();
