@@ -28,11 +28,13 @@ session_header() {
 }
 
 # Configures the build folder $1 for the device (Release, sm_90 only to keep the build short, no
-# examples); the log goes to $OUT/configure.log, its tail to the terminal on failure.
+# examples; further arguments go to cmake); the log goes to $OUT/configure.log, its tail to the
+# terminal on failure.
 configure_gpu_build() {
-  local gen=()
+  local dir=$1 gen=()
+  shift
   command -v ninja >/dev/null && gen=(-G Ninja)
-  cmake -S . -B "$1" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DPIPEVD_BUILD_EXAMPLES=OFF >"$OUT/configure.log" 2>&1 ||
+  cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DPIPEVD_BUILD_EXAMPLES=OFF "$@" >"$OUT/configure.log" 2>&1 ||
     { echo "configure FAILED"; tail -30 "$OUT/configure.log"; return 1; }
 }
