@@ -36,4 +36,7 @@ for item in ${TOPICS:-}; do
   [ "$rc" = 0 ] || status=1
 done
 log "done, status=$status"
+# Only a few files come back from $OUT: pack the topics' logs into one archive.
+(cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz --exclude=session.log . &&
+  find . -mindepth 1 -not -name logs.tgz -not -name session.log -delete)
 exit $status
