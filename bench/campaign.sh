@@ -68,8 +68,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
 
 build=${BUILD_DIR:-build-campaign}
-cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DPIPEVD_BUILD_TESTS=OFF -DPIPEVD_BUILD_EXAMPLES=OFF \
-  -DCMAKE_CUDA_ARCHITECTURES=90 -DPIPEVD_CUSOLVERMP_ROOT="$mp_root" | grep -E "pipevd:" || true
+# SKIP_CONFIGURE=1 reuses a build folder configured elsewhere (bench/gpu_round_session.sh).
+if [ "${SKIP_CONFIGURE:-0}" != 1 ]; then
+  cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DPIPEVD_BUILD_TESTS=OFF -DPIPEVD_BUILD_EXAMPLES=OFF \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DPIPEVD_CUSOLVERMP_ROOT="$mp_root" | grep -E "pipevd:" || true
+fi
 cmake --build $build -j "$(nproc)" --target pipevd-bench >/dev/null
 bench=$root/$build/bench/pipevd-bench
 

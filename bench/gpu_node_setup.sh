@@ -17,6 +17,8 @@ for deb in .deps/libgtest-dev_*.deb .gpu-node/debs/libgtest-dev_*.deb ../.gpu-no
   fi
 done
 export PATH=/usr/local/cuda/bin:$PATH
+# NVLink multicast stays off on the shared multi-GPU hosts (the device tool's KINDS.md says why).
+export NCCL_NVLS_ENABLE=0
 
 # The machine, the GPU's state and the compiler, into the session log.
 session_header() {
