@@ -4,8 +4,11 @@
 //
 //   bc_bench [--n 8192,16384,...] [--b 16,32,64] [--reps 3] [--tune] [--ceilings]
 //            [--lapack-dir DIR] [--lapack-seconds 240]
-//            [--tune-n 16384] [--tune-seconds 1e9] [--tune-only]
+//            [--tune-n 16384] [--tune-seconds 1e9] [--tune-only] [--stage on|off|both]
 //
+// --stage: the table's GPU runs with each step's window staged in shared memory (on, the
+// default), in place in the band (off), or both (one row each, the in-place row marked "L2");
+// both must give bitwise the same d, e, tau.
 // --tune: for each b in --b and n in --tune-n (in that order), one timed run of every
 // threads_per_sweep {16, 32} x sweeps_per_block {2, 4, 8} x blocks_per_sm {1, 2}; d, e and tau of
 // each compared bitwise with the first configuration's (the schedule must not change the
@@ -163,6 +166,7 @@ int main(int argc, char** argv) {
   std::vector<long> ns{8192, 16384, 32768, 65536}, bs{16, 32, 64};
   int reps = 3;
   bool tune = false, ceilings = false, tune_only = false;
+  std::string stage_mode = "on";  // on | off | both: the step window staged in shared memory
   std::vector<long> tune_ns{16384};
   double tune_seconds = 1e9;
   double lapack_seconds = 240;
@@ -187,6 +191,8 @@ int main(int argc, char** argv) {
       tune_ns = parse_list(argv[++i]);
     else if (a == "--tune-seconds" && i + 1 < argc)
       tune_seconds = std::atof(argv[++i]);
+    else if (a == "--stage" && i + 1 < argc)
+      stage_mode = argv[++i];
     else if (a == "--ceilings")
       ceilings = true;
     else {
@@ -280,12 +286,31 @@ int main(int argc, char** argv) {
   for (long n : ns)
     for (long b : bs) {
       const auto ab = random_band(n, b, band_seed(n, b));
-      const GpuTiming g = time_gpu(n, b, ab, chosen[{n, b}], reps);
       const double bytes = touched_bytes(n, b);
+      GpuTiming in_place;
+      if (stage_mode != "on") {
+        BulgeChasingTunables tun = chosen[{n, b}];
+        tun.stage_window = false;
+        in_place = time_gpu(n, b, ab, tun, reps);
+        std::printf("%6ld %4ld %12.4f %10.4f %8s %14.0f %9.1f%%  L2 (in place)\n", n, b,
+                    in_place.median_s, in_place.min_s, in_place.repeatable ? "yes" : "NO",
+                    bytes / in_place.median_s * 1e-9,
+                    copy_bw > 0 ? 100.0 * bytes / in_place.median_s / copy_bw : 0.0);
+        if (stage_mode == "off") {
+          rows.push_back({n, b, in_place, bytes});
+          continue;
+        }
+      }
+      const GpuTiming g = time_gpu(n, b, ab, chosen[{n, b}], reps);
       rows.push_back({n, b, g, bytes});
-      std::printf("%6ld %4ld %12.4f %10.4f %8s %14.0f %9.1f%%\n", n, b, g.median_s, g.min_s,
-                  g.repeatable ? "yes" : "NO", bytes / g.median_s * 1e-9,
-                  copy_bw > 0 ? 100.0 * bytes / g.median_s / copy_bw : 0.0);
+      const bool same = stage_mode != "both" ||
+                        (std::memcmp(g.d.data(), in_place.d.data(), 8 * n) == 0 &&
+                         std::memcmp(g.tau.data(), in_place.tau.data(), 8 * g.tau.size()) == 0);
+      std::printf(
+          "%6ld %4ld %12.4f %10.4f %8s %14.0f %9.1f%%%s\n", n, b, g.median_s, g.min_s,
+          g.repeatable ? "yes" : "NO", bytes / g.median_s * 1e-9,
+          copy_bw > 0 ? 100.0 * bytes / g.median_s / copy_bw : 0.0,
+          stage_mode == "both" ? (same ? "  staged (bitwise = L2)" : "  staged (DIFFERS)") : "");
       std::fflush(stdout);
     }
 

@@ -56,17 +56,19 @@ __device__ __forceinline__ double group_max(const cg::thread_block_tile<TPS>& g,
 }
 
 // Step t of sweep s (host::chase_step's arithmetic) by the TPS lanes of group g. vs, ws: b doubles
-// of shared memory each. Lane l owns the indices l, l + TPS, ... of every per-index loop.
+// of shared memory each. Lane l owns the indices l, l + TPS, ... of every per-index loop. `a` holds
+// the working band's columns from cb on (cb = 0: the whole band; cb = step_window(...).first: the
+// step's window staged in shared memory), same ld.
 template <int TPS>
 __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorLayout& L,
-                           double* __restrict__ a, long ld, long s, long t, double* vs, double* ws,
-                           double* __restrict__ v_out, double* __restrict__ tau_out) {
+                           double* __restrict__ a, long cb, long ld, long s, long t, double* vs,
+                           double* ws, double* __restrict__ v_out, double* __restrict__ tau_out) {
   const int lane = static_cast<int>(g.thread_rank());
   const long b = L.b, n = L.n;
   const long first = L.first_row(s, t), len = L.length(s, t);
   const long c = t == 0 ? s : first - b;
-  const long lm1 = ld - 1;                 // stride along a row of the band storage
-  double* col = a + (first - c) + c * ld;  // &A(first, c): the column the reflector annihilates
+  const long lm1 = ld - 1;                        // stride along a row of the band storage
+  double* col = a + (first - c) + (c - cb) * ld;  // &A(first, c): the column it annihilates
 
   // 1. dlarfg on (A(first, c), A(first+1 .. first+len-1, c)). ||x|| scaled by max |x_i| (as
   // dnrm2 guards it): the bulges of long sweeps decay to underflow, and an x whose squares
@@ -112,7 +114,7 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
 
   // 2. Left: the rest of the bulge, A(J, j) := H A(J, j) for j = c+1 .. first-1 (a lane a column).
   for (long j = c + 1 + lane; j < first; j += TPS) {
-    double* cj = a + (first - j) + j * ld;  // &A(first, j), len contiguous entries
+    double* cj = a + (first - j) + (j - cb) * ld;  // &A(first, j), len contiguous entries
     double dot = 0.0;
     for (long i = 0; i < len; ++i) dot += vs[i] * cj[i];
     dot *= tau;
@@ -123,7 +125,7 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   // from what 2. and 3. touch, so no barrier between them.
   const long r1 = first + len + b < n ? first + len + b : n;
   for (long r = first + len + lane; r < r1; r += TPS) {
-    double* row = a + (r - first) + first * ld;  // &A(r, first); A(r, first+i) = row[i * lm1]
+    double* row = a + (r - first) + (first - cb) * ld;  // &A(r, first); A(r, first+i) = row[i*lm1]
     double dot = 0.0;
     for (long i = 0; i < len; ++i) dot += row[i * lm1] * vs[i];
     dot *= tau;
@@ -131,7 +133,7 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   }
 
   // 3. Both sides on B(J,J): p = tau B v, w = p - (tau/2)(v^T p) v, B -= v w^T + w v^T.
-  double* d0 = a + first * ld;  // &A(first, first); A(first+i, first+j) = d0[(i-j) + j*ld], i>=j
+  double* d0 = a + (first - cb) * ld;  // &A(first, first); A(first+i, first+j) = d0[(i-j) + j*ld]
   double vp = 0.0;
   for (long k = lane; k < len; k += TPS) {
     double p = 0.0;
@@ -151,8 +153,44 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   }
 }
 
-// The persistent kernel: group gid of G takes sweeps gid, gid + G, ... (see bulge_chasing.cuh).
+// Shared memory of one sweep's group: vs and ws (b doubles each) and, staged, a window of 2b
+// columns of the working band.
+std::size_t staged_bytes_per_sweep(long b, long ld, bool stage) {
+  return sizeof(double) * static_cast<std::size_t>(2 * b + (stage ? 2 * b * ld : 0));
+}
+
+// The columns of the working band that step (s,t) reads or writes: [c, first + len), each in full
+// (all ld rows of band storage): the annihilated column c (s for t = 0, first - b after), the
+// bulge's columns, the two-sided block and, in the same columns, the rows below it that the right
+// update fills. At most 2b columns, 4b^2 doubles.
+__device__ __forceinline__ void step_window(const ReflectorLayout& L, long s, long t, long* c0,
+                                            long* c1) {
+  const long first = L.first_row(s, t);
+  *c0 = t == 0 ? s : first - L.b;
+  *c1 = first + L.length(s, t);
+}
+
+// Copies count doubles (16-byte aligned at both ends when even: ld is even) with the group's lanes.
 template <int TPS>
+__device__ __forceinline__ void group_copy(const cg::thread_block_tile<TPS>& g, double* dst,
+                                           const double* src, long count) {
+  const int lane = static_cast<int>(g.thread_rank());
+  const long pairs = count / 2;
+  const double2* s2 = reinterpret_cast<const double2*>(src);
+  double2* d2 = reinterpret_cast<double2*>(dst);
+  for (long k = lane; k < pairs; k += TPS) d2[k] = s2[k];
+  if ((count & 1) && lane == 0) dst[count - 1] = src[count - 1];
+}
+
+// The persistent kernel: group gid of G takes sweeps gid, gid + G, ... (see bulge_chasing.cuh).
+// STAGE: each step copies its window (step_window) into shared memory with all loads in flight at
+// once, runs on it, and copies it back. The step's arithmetic is the same (bitwise the same
+// results); what changes is latency: from the band in L2 each of the step's dependent inner loops
+// waits on L2 for every entry, from shared memory on a far shorter latency. Writing the whole
+// window back is safe: no other sweep touches these columns while the step runs (the
+// prerequisite rule keeps sweep s-1 three steps ahead, whose columns start at first + 2b, and
+// sweep s+1 three behind, whose columns end below c).
+template <int TPS, bool STAGE>
 __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
                              double* __restrict__ v_out, double* __restrict__ tau_out,
                              int* progress) {
@@ -162,8 +200,10 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
   const long per_block = static_cast<long>(g.meta_group_size());
   const long gid = static_cast<long>(blockIdx.x) * per_block + g.meta_group_rank();
   const long G = static_cast<long>(gridDim.x) * per_block;
-  double* vs = smem + 2 * L.b * g.meta_group_rank();
+  const long window = STAGE ? 2 * L.b * ld : 0;  // doubles of a staged window
+  double* vs = smem + (2 * L.b + window) * g.meta_group_rank();
   double* ws = vs + L.b;
+  double* win = ws + L.b;  // 16-byte aligned: 2b doubles after a 16-byte aligned vs
   const bool leader = g.thread_rank() == 0;
 
   for (long s = gid; s < L.sweeps(); s += G) {
@@ -183,41 +223,74 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
         }
         g.sync();  // the other lanes' reads come after the leader's acquire
       }
-      chase_step<TPS>(g, L, a, ld, s, t, vs, ws, v_out, tau_out);
+      if (STAGE) {
+        long c0 = 0, c1 = 0;
+        step_window(L, s, t, &c0, &c1);
+        group_copy<TPS>(g, win, a + c0 * ld, (c1 - c0) * ld);
+        g.sync();
+        chase_step<TPS>(g, L, win, c0, ld, s, t, vs, ws, v_out, tau_out);
+        g.sync();
+        group_copy<TPS>(g, a + c0 * ld, win, (c1 - c0) * ld);
+      } else {
+        chase_step<TPS>(g, L, a, 0, ld, s, t, vs, ws, v_out, tau_out);
+      }
       g.sync();  // every lane's writes before the leader's release
       if (leader) mine.store(static_cast<int>(t + 1), cuda::memory_order_release);
     }
   }
 }
 
-template <int TPS>
+template <int TPS, bool STAGE>
 void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, double* tau,
-                  int* progress, const BulgeChasingTunables& tun, cudaStream_t stream) {
+                  int* progress, int per_block, int blocks_per_sm, cudaStream_t stream) {
   int device = 0;
   PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
   int sms = 0;
   PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int per_block = std::max(1, tun.sweeps_per_block);
   const int threads = per_block * TPS;
-  const std::size_t smem = sizeof(double) * 2 * static_cast<std::size_t>(L.b) * per_block;
+  const std::size_t smem = staged_bytes_per_sweep(L.b, ld, STAGE) * per_block;
+  const auto kernel = chase_sweeps<TPS, STAGE>;
   if (smem > 48 * 1024)
-    PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(
-        chase_sweeps<TPS>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem)));
   int resident = 0;
   PIPEVD_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, chase_sweeps<TPS>, threads, smem));
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, smem));
   if (resident < 1)
     throw GpuError("bulge_chase: a block of " + std::to_string(threads) + " threads and " +
                    std::to_string(smem) + " bytes of shared memory cannot be resident");
-  const int per_sm = tun.blocks_per_sm > 0 ? std::min(tun.blocks_per_sm, resident) : resident;
+  const int per_sm = blocks_per_sm > 0 ? std::min(blocks_per_sm, resident) : resident;
   const long wanted = (L.sweeps() + per_block - 1) / per_block;  // more groups than sweeps idle
   const int grid = static_cast<int>(std::max(1L, std::min<long>(wanted, 1L * per_sm * sms)));
   ReflectorLayout layout = L;
   void* args[] = {&layout, &a, &ld, &v, &tau, &progress};
   // Cooperative: every block resident at once (or an error), which the flags' waits rely on.
-  PIPEVD_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(chase_sweeps<TPS>),
-                                                dim3(grid), dim3(threads), args, smem, stream));
+  PIPEVD_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(grid),
+                                                dim3(threads), args, smem, stream));
   PIPEVD_CUDA_CHECK_LAUNCH();
+}
+
+// Staged windows need (2b + 2b ld) doubles of shared memory per sweep (32.5 KB at b = 32): the
+// sweeps per block shrink to what the device's per-block limit holds, and without room for even
+// one (b above ~80) the steps run on the band in place. The schedule never changes the results.
+template <int TPS>
+void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, double* tau,
+                  int* progress, const BulgeChasingTunables& tun, cudaStream_t stream) {
+  int per_block = std::max(1, tun.sweeps_per_block);
+  if (tun.stage_window) {
+    int device = 0, optin = 0;
+    PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+    PIPEVD_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const std::size_t per_sweep = staged_bytes_per_sweep(L.b, ld, true);
+    const int fit = static_cast<int>(static_cast<std::size_t>(optin) / per_sweep);
+    if (fit >= 1) {
+      launch_chase<TPS, true>(L, a, ld, v, tau, progress, std::min(per_block, fit),
+                              tun.blocks_per_sm, stream);
+      return;
+    }
+  }
+  launch_chase<TPS, false>(L, a, ld, v, tau, progress, per_block, tun.blocks_per_sm, stream);
 }
 
 }  // namespace

@@ -35,6 +35,9 @@ struct BulgeChasingTunables {
   int threads_per_sweep = 32;  // 8, 16 or 32 lanes chase one sweep
   int sweeps_per_block = 2;    // groups (sweeps in flight) per block
   int blocks_per_sm = 1;       // resident blocks per SM; 0 = as many as fit
+  // Each step works on its window of the band copied into shared memory (sweeps_per_block is then
+  // capped by what shared memory holds); false: in place in the band (L2).
+  bool stage_window = true;
 };
 
 // Defaults for the current device, order n and bandwidth b (measured table in bulge_chasing.cu:
