@@ -4,6 +4,7 @@
 # with its own wall-clock budget, logs under $OUT/<topic>/. From the repository root:
 #   source .gpu-node/env.sh && TOPICS="dc:200 bcback:150" bash bench/gpu_round_session.sh
 # TOPICS: space-separated topic:budget_seconds, run in that order. BUILD_DIR (default build-gpu).
+# BUILD_TARGETS: build only these (default: everything).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD_DIR=${BUILD_DIR:-build-gpu}
@@ -19,7 +20,9 @@ fi
 log "configure ${extra[*]}"
 configure_gpu_build "$BUILD_DIR" "${extra[@]}" || exit 1
 log "build"
-timeout "${BUILD_BUDGET_S:-300}" cmake --build "$BUILD_DIR" -j16 >"$OUT/build.log" 2>&1 ||
+targets=()
+for t in ${BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+timeout "${BUILD_BUDGET_S:-300}" cmake --build "$BUILD_DIR" -j16 "${targets[@]}" >"$OUT/build.log" 2>&1 ||
   { log "build FAILED"; grep -E -B2 -A6 "error|Error" "$OUT/build.log" | head -60; }
 log "built"
 
