@@ -10,8 +10,8 @@ budget=${BUDGET_S:-200}
 out=$OUT/bcstage
 mkdir -p "$out"
 rc=0
-PIPEVD_REQUIRE_GPU=1 timeout $((budget / 3)) ctest --test-dir "$build" -L gpu -R bulge \
-  --output-on-failure >"$out/ctest.log" 2>&1 || { echo "bulge chasing gpu tests FAILED"; rc=1; }
+PIPEVD_REQUIRE_GPU=1 timeout $((budget * 2 / 3)) ctest --test-dir "$build" -L gpu -R bulge \
+  --output-on-failure -V >"$out/ctest.log" 2>&1 || { echo "bulge chasing gpu tests FAILED"; rc=1; }
 grep -E "FAILED|Failure|Expected|Which is|tests passed|Total Test" "$out/ctest.log" | head -30
 left=$((budget - SECONDS - 5))
 timeout "$left" "$build/bench/bc_bench" --ceilings --stage both --reps 1 --n "${BC_N:-16384,32768,65536}" \

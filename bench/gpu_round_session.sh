@@ -40,6 +40,7 @@ for item in ${TOPICS:-}; do
 done
 log "done, status=$status"
 # Only a few files come back from $OUT: pack the topics' logs into one archive.
-(cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz --exclude=session.log . &&
-  find . -mindepth 1 -not -name logs.tgz -not -name session.log -delete)
+sleep 1
+(cd "$OUT" && tar czf /tmp/pipevd-logs.tgz --exclude=session.log . &&
+  find . -mindepth 1 -not -name session.log -delete && mv /tmp/pipevd-logs.tgz logs.tgz)
 exit $status
