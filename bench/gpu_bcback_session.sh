@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-gpu}
 budget=${BUDGET_S:-200}
-[ -n "${OUT:-}" ] || source bench/gpu_node_setup.sh
+source bench/gpu_node_setup.sh
 dir="$OUT/bcback"
 mkdir -p "$dir"
 log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$dir/session.log"; }

@@ -191,7 +191,8 @@ const Variant kVariants[] = {
     {4, 4, 32, launch<32, 32, 4, 4>}, {2, 1, 32, launch<32, 32, 2, 1>},
     {8, 2, 32, launch<32, 32, 8, 2>}, {4, 1, 64, launch<32, 64, 4, 1>},
     {4, 2, 64, launch<32, 64, 4, 2>}, {2, 1, 64, launch<32, 64, 2, 1>},
-    {8, 2, 64, launch<32, 64, 8, 2>},
+    {8, 2, 64, launch<32, 64, 8, 2>}, {8, 1, 32, launch<32, 32, 8, 1>},
+    {8, 1, 64, launch<32, 64, 8, 1>}, {16, 1, 32, launch<32, 32, 16, 1>},
 };
 
 }  // namespace
@@ -204,14 +205,16 @@ std::vector<BcBackTunables> bc_back_variants() {
 
 // Reasoning (to be re-tuned on the device): per reflector and row a lane does 2 (b / lanes + 2)
 // FMAs on 2 log2(lanes) shuffled words and b / (2 lanes) + 1 shared double2 loads that serve all
-// of its rows, so 4 lanes keep the FMA pipe ahead of the shuffle and load pipes; one row per
-// thread gives m * 4 threads (2048 warps at m = 16384, enough for 132 SMs), two rows per thread
-// where m is large enough to fill the SMs anyway (more FMAs in flight per thread). With the window
-// sliding, G = 32 streams X n / 32 times, ~0.4 s of HBM at n = m = 16384 under the FMA time.
+// of its rows, so 4 lanes keep the FMA pipe ahead of the shuffle and load pipes. An H100 wants
+// some 132 SMs x 16 warps = 67584 threads: one row per thread gives m * 4 threads (enough from
+// m ~ 16384 on), two rows per thread where m is large enough to fill the SMs anyway (more FMAs in
+// flight per thread); below, 8 lanes per row trade shuffles for threads (rows are the only
+// parallelism: the groups of one row block run one after the other). With the window sliding,
+// G = 32 streams X n / 32 times, ~0.4 s of HBM at n = m = 16384, under the FMA time.
 BcBackTunables default_bc_back_tunables(long m, long b) {
   BcBackTunables t;
   (void)b;
-  t.lanes = 4;
+  t.lanes = m >= 12288 ? 4 : 8;
   t.rows = m >= 32768 ? 2 : 1;
   t.group = 32;
   t.threads = 128;
