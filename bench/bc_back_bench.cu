@@ -6,10 +6,10 @@
 //                 [--tune-n 16384] [--seconds 1e9] [--no-blas3]
 //
 // --tune-n: first, at each n listed and each m = n / mdiv, one timed run of every compiled BLAS2
-// variant (lanes x rows x group, 128 threads) and of the default with 64 and 256 threads; the
-// table then runs the default tunables and the fastest tuned variant of the same (n, m) (or of
-// the same mdiv), then BLAS3 (its V/T formation alone timed separately). Cases that would start
-// after --seconds (from the program's start) are skipped and reported as such.
+// variant (lanes x rows x group x prefetch P, 128 threads) and of the default with 64 and 256
+// threads; the table then runs the default tunables and the fastest tuned variant of the same (n,
+// m) (or of the same mdiv), then BLAS3 (its V/T formation alone timed separately). Cases that would
+// start after --seconds (from the program's start) are skipped and reported as such.
 //
 // Reflectors: synthetic but in the bulge-chasing layout (core/reflector_store.hpp): v[0] = 1,
 // v[1 .. length-1] pseudo-random in [-1, 1], zeros past the length, tau = 2 / v^T v (an exact
@@ -124,7 +124,8 @@ double traffic_model(const ReflectorLayout& L, long m, long group) {
 
 std::string name(const BcBackTunables& t) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "L%d R%d G%d T%d", t.lanes, t.rows, t.group, t.threads);
+  std::snprintf(buf, sizeof buf, "L%d R%d G%d T%d%s", t.lanes, t.rows, t.group, t.threads,
+                t.prefetch ? " P" : "");
   return buf;
 }
 

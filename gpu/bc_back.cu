@@ -1,4 +1,6 @@
 // BC-back on the GPU (see bc_back.cuh).
+#include <cuda_pipeline.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -22,7 +24,12 @@ constexpr int kMaxThreads = 256;
 // step t moved by b = 2 LANES SH columns: the slots SH.. take the slots 0.., only the first SH
 // slots are loaded and the last SH stored per step. A slot past W but before n then carries a
 // column that the group does not touch (its vector entries are zero) and is stored unchanged later.
-template <int BMAX, int G, int LANES, int R>
+//
+// With PF (prefetch), the vectors and taus of the next step of the group are copied to a raw
+// shared buffer asynchronously (cp.async) while the current step computes, and scattered to their
+// window positions at the start of the next step: the global-memory latency of the staging is not
+// on every step's critical path.
+template <int BMAX, int G, int LANES, int R, bool PF>
 __global__ void __launch_bounds__(kMaxThreads)
     bc_back_rows(ReflectorLayout L, const double* __restrict__ v, const double* __restrict__ tau,
                  long m, double* __restrict__ x, long ldx) {
@@ -33,9 +40,11 @@ __global__ void __launch_bounds__(kMaxThreads)
   constexpr int SH = BMAX / (2 * LANES);                 // slide shift (slot pairs)
   static_assert(BMAX % (2 * LANES) == 0, "a window slides by whole slot pairs");
   extern __shared__ __align__(16) double smem[];
-  double* vs = smem;                           // G x WP
-  double* ts = vs + G * WP;                    // G taus
-  long* so = reinterpret_cast<long*>(ts + G);  // G sweep offsets
+  double* vs = smem;                                  // G x WP
+  double* ts = vs + G * WP;                           // G taus
+  long* so = reinterpret_cast<long*>(ts + G);         // G sweep offsets
+  double* raw_v = reinterpret_cast<double*>(so + G);  // PF: G x b, the next step's vectors
+  double* raw_t = raw_v + G * BMAX;                   // PF: G, its taus
   const double2* vs2 = reinterpret_cast<const double2*>(vs);
 
   const int nt = static_cast<int>(blockDim.x);
@@ -43,6 +52,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   const int rg = static_cast<int>(threadIdx.x) / LANES;
   const long row0 = static_cast<long>(blockIdx.x) * (nt / LANES) * R + rg;
   const long n = L.n, b = L.b, sweeps = L.sweeps();
+  const int bi = static_cast<int>(b);
   const long wlen = b + G - 1;  // columns of the window that reflectors can touch
   const bool slide = (b == BMAX);
   bool active[R];
@@ -58,21 +68,41 @@ __global__ void __launch_bounds__(kMaxThreads)
 
   for (long s0 = 0; s0 < sweeps; s0 += G) {
     const long s1 = s0 + G < sweeps ? s0 + G : sweeps;
+    // Sweep s has a step t iff t b <= n - 3 - s; steps(s) decreases with s.
+    auto last_sweep = [&](long t) {
+      return static_cast<int>(((s1 - 1 < n - 3 - t * b) ? s1 - 1 : n - 3 - t * b) - s0);
+    };
+    // PF: step t's vectors (contiguous per sweep) and taus to raw_v / raw_t, asynchronously.
+    auto prefetch = [&](long t) {
+      const int gl = last_sweep(t);
+      for (int k = threadIdx.x; k < (gl + 1) * bi; k += nt) {
+        const int g = k / bi, i = k - g * bi;
+        __pipeline_memcpy_async(raw_v + k, v + (so[g] + t) * b + i, sizeof(double));
+      }
+      for (int g = threadIdx.x; g <= gl; g += nt)
+        __pipeline_memcpy_async(raw_t + g, tau + so[g] + t, sizeof(double));
+      __pipeline_commit();
+    };
     __syncthreads();  // the previous group's offsets are no longer read; vs zeroed
     for (int g = threadIdx.x; g < G; g += nt) so[g] = s0 + g < s1 ? L.sweep_offset(s0 + g) : 0;
     const long tmax = L.steps(s0) - 1;
+    if (PF) {
+      __syncthreads();  // so written
+      prefetch(tmax);
+    }
     for (long t = tmax; t >= 0; --t) {
-      // Sweep s has a step t iff t b <= n - 3 - s; steps(s) decreases with s.
-      const long slast = (s1 - 1 < n - 3 - t * b) ? s1 - 1 : n - 3 - t * b;
-      const int glast = static_cast<int>(slast - s0);
-      __syncthreads();  // the previous step's vectors are no longer read; so written
+      const int glast = last_sweep(t);
+      if (PF) __pipeline_wait_prior(0);
+      __syncthreads();  // the previous step's vectors are no longer read; so / raw written
       // Only the span [g, g + b) of row g is written: the rest stays zero from the start.
-      for (int k = threadIdx.x; k < (glast + 1) * b; k += nt) {
-        const int g = k / static_cast<int>(b), i = k - g * static_cast<int>(b);
-        vs[g * WP + g + i] = v[(so[g] + t) * b + i];
+      for (int k = threadIdx.x; k < (glast + 1) * bi; k += nt) {
+        const int g = k / bi, i = k - g * bi;
+        vs[g * WP + g + i] = PF ? raw_v[k] : v[(so[g] + t) * b + i];
       }
-      for (int g = threadIdx.x; g < G; g += nt) ts[g] = g <= glast ? tau[so[g] + t] : 0.0;
+      for (int g = threadIdx.x; g < G; g += nt)
+        ts[g] = g <= glast ? (PF ? raw_t[g] : tau[so[g] + t]) : 0.0;
       __syncthreads();
+      if (PF && t > 0) prefetch(t - 1);  // raw_v / raw_t were consumed above
       const long base = s0 + 1 + t * b;  // first_row(s0, t)
       const bool full = !slide || t == tmax;
 #pragma unroll
@@ -163,7 +193,7 @@ __global__ void bc_back_rows_generic(ReflectorLayout L, const double* __restrict
     }
 }
 
-template <int BMAX, int G, int LANES, int R>
+template <int BMAX, int G, int LANES, int R, bool PF = true>
 void launch(const ReflectorLayout& L, const double* v, const double* tau, long m, double* x,
             long ldx, int threads, cudaStream_t stream) {
   constexpr int WJ = (BMAX + G - 1 + 2 * LANES - 1) / (2 * LANES);
@@ -172,7 +202,7 @@ void launch(const ReflectorLayout& L, const double* v, const double* tau, long m
   const long rows_per_block = static_cast<long>(threads / LANES) * R;
   const long blocks = (m + rows_per_block - 1) / rows_per_block;
   if (blocks > 0x7fffffffL) throw std::invalid_argument("gpu::bc_back: too many rows");
-  auto kernel = bc_back_rows<BMAX, G, LANES, R>;
+  auto kernel = bc_back_rows<BMAX, G, LANES, R, PF>;
   if (smem > 48 * 1024)
     PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smem)));
@@ -183,23 +213,25 @@ void launch(const ReflectorLayout& L, const double* v, const double* tau, long m
 // The compiled variants for 16 < b <= 32 (lanes, rows, group).
 struct Variant {
   int lanes, rows, group;
+  bool prefetch;
   void (*fn)(const ReflectorLayout&, const double*, const double*, long, double*, long, int,
              cudaStream_t);
 };
 const Variant kVariants[] = {
-    {4, 1, 32, launch<32, 32, 4, 1>}, {4, 2, 32, launch<32, 32, 4, 2>},
-    {4, 4, 32, launch<32, 32, 4, 4>}, {2, 1, 32, launch<32, 32, 2, 1>},
-    {8, 2, 32, launch<32, 32, 8, 2>}, {4, 1, 64, launch<32, 64, 4, 1>},
-    {4, 2, 64, launch<32, 64, 4, 2>}, {2, 1, 64, launch<32, 64, 2, 1>},
-    {8, 2, 64, launch<32, 64, 8, 2>}, {8, 1, 32, launch<32, 32, 8, 1>},
-    {8, 1, 64, launch<32, 64, 8, 1>}, {16, 1, 32, launch<32, 32, 16, 1>},
+    {4, 1, 32, true, launch<32, 32, 4, 1>},         {4, 2, 32, true, launch<32, 32, 4, 2>},
+    {4, 4, 32, true, launch<32, 32, 4, 4>},         {2, 1, 32, true, launch<32, 32, 2, 1>},
+    {8, 2, 32, true, launch<32, 32, 8, 2>},         {4, 1, 64, true, launch<32, 64, 4, 1>},
+    {4, 2, 64, true, launch<32, 64, 4, 2>},         {2, 1, 64, true, launch<32, 64, 2, 1>},
+    {8, 2, 64, true, launch<32, 64, 8, 2>},         {8, 1, 32, true, launch<32, 32, 8, 1>},
+    {8, 1, 64, true, launch<32, 64, 8, 1>},         {16, 1, 32, true, launch<32, 32, 16, 1>},
+    {4, 1, 32, false, launch<32, 32, 4, 1, false>}, {8, 1, 32, false, launch<32, 32, 8, 1, false>},
 };
 
 }  // namespace
 
 std::vector<BcBackTunables> bc_back_variants() {
   std::vector<BcBackTunables> out;
-  for (const Variant& w : kVariants) out.push_back({w.lanes, w.rows, w.group, 128});
+  for (const Variant& w : kVariants) out.push_back({w.lanes, w.rows, w.group, 128, w.prefetch});
   return out;
 }
 
@@ -231,22 +263,28 @@ void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, l
   if (m == 0 || L.count() == 0) return;
   const int th = tun.threads;
   if (L.b <= 2)
-    launch<2, 32, 1, 1>(L, d_v, d_tau, m, d_x, ldx, th, stream);
+    (tun.prefetch ? launch<2, 32, 1, 1, true> : launch<2, 32, 1, 1, false>)(L, d_v, d_tau, m, d_x,
+                                                                            ldx, th, stream);
   else if (L.b <= 4)
-    launch<4, 32, 2, 1>(L, d_v, d_tau, m, d_x, ldx, th, stream);
+    (tun.prefetch ? launch<4, 32, 2, 1, true> : launch<4, 32, 2, 1, false>)(L, d_v, d_tau, m, d_x,
+                                                                            ldx, th, stream);
   else if (L.b <= 8)
-    launch<8, 32, 4, 1>(L, d_v, d_tau, m, d_x, ldx, th, stream);
+    (tun.prefetch ? launch<8, 32, 4, 1, true> : launch<8, 32, 4, 1, false>)(L, d_v, d_tau, m, d_x,
+                                                                            ldx, th, stream);
   else if (L.b <= 16)
-    launch<16, 32, 4, 1>(L, d_v, d_tau, m, d_x, ldx, th, stream);
+    (tun.prefetch ? launch<16, 32, 4, 1, true> : launch<16, 32, 4, 1, false>)(L, d_v, d_tau, m, d_x,
+                                                                              ldx, th, stream);
   else if (L.b <= 32) {
     for (const Variant& w : kVariants)
-      if (w.lanes == tun.lanes && w.rows == tun.rows && w.group == tun.group) {
+      if (w.lanes == tun.lanes && w.rows == tun.rows && w.group == tun.group &&
+          w.prefetch == tun.prefetch) {
         w.fn(L, d_v, d_tau, m, d_x, ldx, th, stream);
         return;
       }
     throw std::invalid_argument(
         "gpu::bc_back: no compiled variant lanes = " + std::to_string(tun.lanes) +
-        ", rows = " + std::to_string(tun.rows) + ", group = " + std::to_string(tun.group));
+        ", rows = " + std::to_string(tun.rows) + ", group = " + std::to_string(tun.group) +
+        ", prefetch = " + std::to_string(tun.prefetch));
   } else {  // wider bands (the engine's default is 32): a register window would spill
     bc_back_rows_generic<<<static_cast<int>((m + 127) / 128), 128, 0, stream>>>(L, d_v, d_tau, m,
                                                                                 d_x, ldx);

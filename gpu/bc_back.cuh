@@ -25,16 +25,17 @@
 namespace pipevd::gpu {
 
 // Tunables of the BLAS2 kernel for 16 < b <= 32 (narrower bands use fixed variants): threads per
-// row, rows per thread, sweeps per group, threads per block. Only the combinations listed by
-// bc_back_variants() are compiled.
+// row, rows per thread, sweeps per group, threads per block, prefetch (b <= 16: only threads and
+// prefetch count). Only the combinations listed by bc_back_variants() are compiled.
 struct BcBackTunables {
   int lanes = 4;
   int rows = 1;
   int group = 32;
   int threads = 128;
+  bool prefetch = true;  // the next step's vectors copied asynchronously (cp.async) meanwhile
 };
 
-// The compiled (lanes, rows, group) combinations, each with threads = 128.
+// The compiled (lanes, rows, group, prefetch) combinations, each with threads = 128.
 std::vector<BcBackTunables> bc_back_variants();
 
 // The default for m rows and bandwidth b (see bc_back.cu for the reasoning; to be re-tuned).

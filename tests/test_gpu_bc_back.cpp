@@ -125,10 +125,15 @@ TEST(GpuBcBack, Blas2EqualsHostEveryVariantBitwiseRepeatable) {
         t.threads = threads;
         tuns.push_back(t);
       }
+    } else if (L.b <= 16) {  // the fixed narrow-band kernels, with and without prefetch
+      gpu::BcBackTunables t = tuns.front();
+      t.prefetch = !t.prefetch;
+      tuns.push_back(t);
     }
     for (const gpu::BcBackTunables& t : tuns) {
       SCOPED_TRACE("lanes=" + std::to_string(t.lanes) + " rows=" + std::to_string(t.rows) +
-                   " group=" + std::to_string(t.group) + " threads=" + std::to_string(t.threads));
+                   " group=" + std::to_string(t.group) + " threads=" + std::to_string(t.threads) +
+                   " prefetch=" + std::to_string(t.prefetch));
       Mat got[2];
       for (Mat& g : got) {
         Dev x(x0);
