@@ -1,30 +1,54 @@
 // BC-back on the GPU: X := X * Q_b with the bulge-chasing reflectors (core/reflector_store.hpp),
 // the BLAS2 kernel of the pipelined paper §4.3.
 //
-// Rows of X are independent: four threads (lanes) own one row, a block owns a chunk of rows. The
-// reflectors are taken in for_each_in_bc_back_order's order with groups of G = 32 sweeps: for one
-// step t, the G reflectors (s0 .. s0+G-1, t) of a group act on the window of b + G - 1
-// consecutive columns starting at s0 + 1 + t b. The block stages those G vectors (and taus) in
-// shared memory once, and the lanes of every row apply all G of them to the row's window, held in
-// registers split cyclically over the lanes (a dot product is four partial sums and a butterfly):
-// X is read and written once per window instead of once per reflector, each staged vector serves
-// all the block's rows, and four lanes per row give the GPU four times the threads of one-per-row.
-// The lanes of a row read consecutive shared words and the rows of a warp the same ones (a
-// broadcast): no bank conflicts. Bands wider than 32 take a plain kernel (one thread per row, one
-// reflector at a time from global memory). Each row's arithmetic is fixed (no atomics, fixed
+// Rows of X are independent. The reflectors are taken in for_each_in_bc_back_order's order with
+// groups of G sweeps: for one step t, the G reflectors (s0 .. s0+G-1, t) of a group act on the
+// window of b + G - 1 consecutive columns starting at s0 + 1 + t b. A block stages those G vectors
+// (and taus) in shared memory once, already shifted to window coordinates (zero outside each
+// reflector's span), and `lanes` threads of a row split its window in column pairs held in
+// registers (lane q holds the pairs q, q + lanes, ...): one double2 shared load serves 2 FMAs of
+// the dot product and 2 of the update on each of the thread's `rows` rows; a dot product is a
+// partial sum per lane and a butterfly over the lanes (the same bits on every lane). Where b is the
+// kernel's compile-time bandwidth the window slides: step t-1's window is step t's moved b columns
+// left, so a step loads and stores only b columns of each row instead of b + G - 1 (X is streamed
+// about n / G times). Bands wider than 32 take a plain kernel (one thread per row, one reflector at
+// a time from global memory). Each row's arithmetic is fixed for given tunables (no atomics, fixed
 // reduction trees), so repeated runs are bitwise identical and any row chunking gives the same
-// rows.
+// rows; different tunables round differently.
 #pragma once
 #include <cuda_runtime.h>
+
+#include <vector>
 
 #include "core/reflector_store.hpp"
 
 namespace pipevd::gpu {
+
+// Tunables of the BLAS2 kernel for 16 < b <= 32 (narrower bands use fixed variants): threads per
+// row, rows per thread, sweeps per group, threads per block, prefetch (b <= 16: only threads and
+// prefetch count). Only the combinations listed by bc_back_variants() are compiled.
+struct BcBackTunables {
+  int lanes = 4;
+  int rows = 1;
+  int group = 32;
+  int threads = 128;
+  bool prefetch = true;  // the next step's vectors copied asynchronously (cp.async) meanwhile
+};
+
+// The compiled (lanes, rows, group, prefetch) combinations, each with threads = 128.
+std::vector<BcBackTunables> bc_back_variants();
+
+// The default for m rows and bandwidth b (see bc_back.cu for the reasoning; to be re-tuned).
+BcBackTunables default_bc_back_tunables(long m, long b);
 
 // X (m x L.n, leading dimension ldx >= max(1, m), device) := X * Q_b, with the reflectors of
 // layout L on the device (d_v: L.vector_array_size() doubles, d_tau: L.count()). Asynchronous on
 // `stream`. Throws std::invalid_argument for bad sizes, GpuError for launch failures.
 void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, long m, double* d_x,
              long ldx, cudaStream_t stream);
+// The same with given tunables (std::invalid_argument for a combination not compiled; threads a
+// multiple of 32 in 32 .. 256).
+void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, long m, double* d_x,
+             long ldx, const BcBackTunables& tun, cudaStream_t stream);
 
 }  // namespace pipevd::gpu

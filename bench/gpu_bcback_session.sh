@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Device session for BC-back (issue 7): the gpu BC-back tests, then bc_back_bench (a tuning sweep
+# of the BLAS2 variants at n = 16384, m = n and n/4, then BLAS2 vs BLAS3 at n = m in {8192, 16384,
+# 32768} and m = n/4, b = 32). Run by bench/gpu_round_session.sh (TOPICS="bcback:200") from the
+# repository root with bench/gpu_node_setup.sh sourced and $BUILD_DIR (default build-gpu) built;
+# alone: source .gpu-node/env.sh && BUDGET_S=200 bash bench/gpu_bcback_session.sh
+# Logs under $OUT/bcback/. BUDGET_S (default 200): the whole script's wall-clock budget.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build-gpu}
+budget=${BUDGET_S:-200}
+source bench/gpu_node_setup.sh
+dir="$OUT/bcback"
+mkdir -p "$dir"
+log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$dir/session.log"; }
+
+rc=0
+# Already built by the master script; this only catches a missing target (a no-op otherwise).
+timeout $((budget / 3)) cmake --build "$build" -j16 --target test_gpu_bc_back bc_back_bench \
+  >"$dir/build.log" 2>&1 || { log "build FAILED"; grep -E -A3 "error" "$dir/build.log" | head -30; exit 1; }
+
+log "ctest -L gpu -R 'gpu_bc_back|gpu_backend' (bc_back cases)"
+PIPEVD_REQUIRE_GPU=1 timeout $((budget * 2 / 5)) ctest --test-dir "$build" -L gpu -R '^gpu_bc_back$' \
+  --output-on-failure >"$dir/ctest.log" 2>&1 || { log "gpu bc_back tests FAILED"; rc=1; }
+grep -E "Failure|Expected|Which is|trace|tests passed|Total Test|Passed|Failed" "$dir/ctest.log" |
+  head -40
+# The backend's own bc_back cases (the engine path through gpu::bc_back's default).
+PIPEVD_REQUIRE_GPU=1 timeout 60 "$build/tests/test_gpu_backend" --gtest_filter='*BcBack*' \
+  >"$dir/backend_bcback.log" 2>&1 || { log "test_gpu_backend *BcBack* FAILED"; rc=1; }
+tail -3 "$dir/backend_bcback.log"
+
+left=$((budget - SECONDS))
+log "bc_back_bench (${left}s left, cases start within $((left - 45))s)"
+timeout $((left - 5)) "$build/bench/bc_back_bench" --n 8192,16384,32768 --mdiv 1,4 --b 32 \
+  --tune-n 16384 --seconds $((left - 45)) 2>&1 | tee "$dir/bc_back_bench.log" ||
+  { log "bc_back_bench FAILED or cut"; rc=1; }
+log "done, rc=$rc"
+exit $rc

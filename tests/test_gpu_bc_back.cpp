@@ -1,0 +1,211 @@
+// The BC-back kernels on the GPU (gpu/bc_back.cuh: BLAS2, every compiled variant; gpu/
+// bc_back_blas3.cuh: MAGMA's BLAS3 formulation) against host::apply_bc_back on reflectors of a
+// real bulge chasing (host::bulge_chase of a random band): X Q_b to rounding, rows past m (the ldx
+// padding) untouched, and a repeated run of the same kernel bitwise identical.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/reflector_store.hpp"
+#include "gpu/bc_back.cuh"
+#include "gpu/bc_back_blas3.cuh"
+#include "host/bc_back.hpp"
+#include "host/bulge_chasing.hpp"
+
+namespace pipevd {
+namespace {
+
+using Mat = std::vector<double>;
+
+void check(cudaError_t e) { ASSERT_EQ(e, cudaSuccess) << cudaGetErrorString(e); }
+
+struct Dev {
+  double* p = nullptr;
+  explicit Dev(long count) { check(cudaMalloc(&p, sizeof(double) * std::max(1L, count))); }
+  explicit Dev(const Mat& h) : Dev(static_cast<long>(h.size())) { upload(h); }
+  ~Dev() { cudaFree(p); }
+  Dev(const Dev&) = delete;
+  Dev& operator=(const Dev&) = delete;
+  void upload(const Mat& h) {
+    check(cudaMemcpy(p, h.data(), sizeof(double) * h.size(), cudaMemcpyHostToDevice));
+  }
+  Mat download(long count) const {
+    Mat h(static_cast<size_t>(count));
+    check(cudaMemcpy(h.data(), p, sizeof(double) * count, cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+Mat random_matrix(long count, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Mat a(static_cast<size_t>(count));
+  for (double& x : a) x = u(gen);
+  return a;
+}
+
+// Reflectors of the bulge chasing of a random band (n, b clamped to n - 1 as the engine does).
+ReflectorStore reflectors(long n, long b) {
+  const long bw = std::max(1L, std::min(b, n - 1)), ldab = bw + 1;
+  Mat ab = random_matrix(ldab * n, static_cast<unsigned>(n * 131 + b));
+  for (long j = 0; j < n; ++j)  // the lower band only: entries past row n-1 are not read
+    for (long i = 0; i < ldab; ++i)
+      if (j + i >= n) ab[i + j * ldab] = 0.0;
+  Mat d(n), e(n);
+  ReflectorStore u;
+  host::bulge_chase(n, bw, ab.data(), ldab, d.data(), e.data(), u);
+  return u;
+}
+
+double max_abs_diff(const Mat& a, const Mat& b) {
+  double d = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::fabs(a[i] - b[i]));
+  return d;
+}
+
+bool bitwise_equal(const Mat& a, const Mat& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
+}
+
+// Each row of X (entries in [-1, 1]) goes through an orthogonal transformation; the rounding
+// error of one entry grows with the reflectors that touch it (about 2n/b of them, each a dot
+// product of b terms): 8 n eps bounds it comfortably, and a wrong reflector or order gives O(1).
+double tolerance(long n) { return 8e-15 * static_cast<double>(std::max(n, 10L)); }
+
+struct Case {
+  long n, b, m;
+};
+
+// b in {2, 4, 8, 16, 32, 64} (plus 5 and 24: bands narrower than their kernel's compile-time
+// width, where the window does not slide), clamped to n - 1; odd and even m.
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (long n : {3L, 33L, 100L, 1000L, 4099L}) {
+    std::vector<long> done;
+    for (long b : {2L, 4L, 5L, 8L, 16L, 24L, 32L, 64L}) {
+      const long bw = std::max(2L, std::min(b, n - 1));
+      if (std::find(done.begin(), done.end(), bw) != done.end() ||
+          (n > 4000 && (b == 5 || b == 24)))
+        continue;
+      done.push_back(bw);
+      for (long m : n > 4000 ? std::vector<long>{37, 64} : std::vector<long>{1, 37, 300})
+        out.push_back({n, bw, m});
+    }
+  }
+  return out;
+}
+
+TEST(GpuBcBack, Blas2EqualsHostEveryVariantBitwiseRepeatable) {
+  long last_n = -1, last_b = -1;
+  ReflectorStore u;
+  for (const Case& c : cases()) {
+    if (c.n != last_n || c.b != last_b) u = reflectors(c.n, c.b);
+    last_n = c.n, last_b = c.b;
+    const ReflectorLayout& L = u.layout;
+    const long n = c.n, m = c.m, ldx = m + 3;
+    SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(L.b) +
+                 " m=" + std::to_string(m));
+    const Mat x0 = random_matrix(ldx * n, static_cast<unsigned>(n + 7 * m + 3 * L.b));
+    Mat want = x0;
+    host::apply_bc_back(u, m, want.data(), ldx);
+    Dev dv(u.v.empty() ? Mat(1, 0.0) : u.v), dtau(u.tau.empty() ? Mat(1, 0.0) : u.tau);
+    // The default dispatch, then (16 < b <= 32) every compiled variant and other block sizes.
+    std::vector<gpu::BcBackTunables> tuns{gpu::default_bc_back_tunables(m, L.b)};
+    if (L.b > 16 && L.b <= 32) {
+      for (const gpu::BcBackTunables& t : gpu::bc_back_variants()) tuns.push_back(t);
+      for (int threads : {32, 64, 256}) {
+        gpu::BcBackTunables t = tuns.front();
+        t.threads = threads;
+        tuns.push_back(t);
+      }
+    } else if (L.b <= 16) {  // the fixed narrow-band kernels, with and without prefetch
+      gpu::BcBackTunables t = tuns.front();
+      t.prefetch = !t.prefetch;
+      tuns.push_back(t);
+    }
+    for (const gpu::BcBackTunables& t : tuns) {
+      SCOPED_TRACE("lanes=" + std::to_string(t.lanes) + " rows=" + std::to_string(t.rows) +
+                   " group=" + std::to_string(t.group) + " threads=" + std::to_string(t.threads) +
+                   " prefetch=" + std::to_string(t.prefetch));
+      Mat got[2];
+      for (Mat& g : got) {
+        Dev x(x0);
+        gpu::bc_back(L, dv.p, dtau.p, m, x.p, ldx, t, nullptr);
+        check(cudaDeviceSynchronize());
+        g = x.download(ldx * n);
+      }
+      EXPECT_TRUE(bitwise_equal(got[0], got[1]));
+      EXPECT_LT(max_abs_diff(got[0], want), tolerance(n));
+      for (long j = 0; j < n; ++j)
+        for (long i = m; i < ldx; ++i) ASSERT_EQ(got[0][i + j * ldx], x0[i + j * ldx]);
+    }
+    // The default entry point is the default tunables'.
+    Dev x(x0);
+    gpu::bc_back(L, dv.p, dtau.p, m, x.p, ldx, nullptr);
+    check(cudaDeviceSynchronize());
+    Dev y(x0);
+    gpu::bc_back(L, dv.p, dtau.p, m, y.p, ldx, tuns.front(), nullptr);
+    check(cudaDeviceSynchronize());
+    EXPECT_TRUE(bitwise_equal(x.download(ldx * n), y.download(ldx * n)));
+  }
+}
+
+TEST(GpuBcBack, Blas3EqualsBlas2AndHost) {
+  cublasHandle_t h = nullptr;
+  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  for (long n : {3L, 33L, 100L, 1000L, 4099L})
+    for (long b : {2L, 8L, 24L, 32L, 64L}) {
+      if ((b > 2 && b > n - 1) || (n > 4000 && b != 32)) continue;  // n = 4099: cuBLAS calls
+      const ReflectorStore u = reflectors(n, b);
+      const ReflectorLayout& L = u.layout;
+      Dev dv(u.v.empty() ? Mat(1, 0.0) : u.v), dtau(u.tau.empty() ? Mat(1, 0.0) : u.tau);
+      for (long m : {37L, 130L}) {
+        const long ldx = m + 1;
+        const Mat x0 = random_matrix(ldx * n, static_cast<unsigned>(5 * n + m + b));
+        Mat want = x0;
+        if (n < 4000) host::apply_bc_back(u, m, want.data(), ldx);
+        Dev x2(x0);
+        gpu::bc_back(L, dv.p, dtau.p, m, x2.p, ldx, nullptr);
+        check(cudaDeviceSynchronize());
+        const Mat blas2 = x2.download(ldx * n);
+        if (n >= 4000) want = blas2;  // host time: the BLAS2 kernel, checked against it above
+        // Group 1 (one cuBLAS block per reflector) only where the reflectors are few.
+        const std::vector<int> groups =
+            n <= 100 ? std::vector<int>{1, 7, 32, 64} : std::vector<int>{7, 32, 64};
+        for (int group : groups) {
+          SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(L.b) +
+                       " m=" + std::to_string(m) + " group=" + std::to_string(group));
+          Dev work(static_cast<long>(gpu::bc_back_blas3_workspace_bytes(L, m, group) / 8 + 1));
+          Dev x3(x0);
+          gpu::bc_back_blas3(L, dv.p, dtau.p, m, x3.p, ldx, group, work.p, h, nullptr);
+          check(cudaDeviceSynchronize());
+          const Mat blas3 = x3.download(ldx * n);
+          EXPECT_LT(max_abs_diff(blas3, blas2), tolerance(n));
+          EXPECT_LT(max_abs_diff(blas3, want), tolerance(n));
+          for (long j = 0; j < n; ++j) ASSERT_EQ(blas3[m + j * ldx], x0[m + j * ldx]);
+        }
+      }
+    }
+  cublasDestroy(h);
+}
+
+TEST(GpuBcBack, RejectsBadArguments) {
+  const ReflectorLayout L{40, 32};
+  EXPECT_THROW(gpu::bc_back(L, nullptr, nullptr, 5, nullptr, 4, nullptr), std::invalid_argument);
+  gpu::BcBackTunables t;
+  t.lanes = 3;
+  EXPECT_THROW(gpu::bc_back(L, nullptr, nullptr, 5, nullptr, 5, t, nullptr), std::invalid_argument);
+  t = gpu::BcBackTunables{};
+  t.threads = 48;
+  EXPECT_THROW(gpu::bc_back(L, nullptr, nullptr, 5, nullptr, 5, t, nullptr), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace pipevd
