@@ -14,6 +14,6 @@ PIPEVD_REQUIRE_GPU=1 timeout $((budget * 2 / 3)) ctest --test-dir "$build" -L gp
   --output-on-failure -V >"$out/ctest.log" 2>&1 || { echo "bulge chasing gpu tests FAILED"; rc=1; }
 grep -E "FAILED|Failure|Expected|Which is|tests passed|Total Test" "$out/ctest.log" | head -30
 left=$((budget - SECONDS - 5))
-timeout "$left" "$build/bench/bc_bench" --ceilings --stage both --reps 1 --n "${BC_N:-16384,32768,65536}" \
+timeout "$left" "$build/bench/bc_bench" --ceilings --stage "${BC_STAGE:-both}" --reps 1 --n "${BC_N:-16384,32768,65536}" \
   --b "${BC_B:-32,16}" --lapack-seconds 0 2>&1 | tee "$out/bc_bench.log" || { echo "bc_bench FAILED or cut"; rc=1; }
 exit $rc
