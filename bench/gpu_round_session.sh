@@ -41,6 +41,7 @@ done
 log "done, status=$status"
 # Only a few files come back from $OUT: pack the topics' logs into one archive.
 sleep 1
-(cd "$OUT" && tar czf /tmp/pipevd-logs.tgz --exclude=session.log . &&
-  find . -mindepth 1 -not -name session.log -delete && mv /tmp/pipevd-logs.tgz logs.tgz)
+(cd "$OUT" && tar czf /tmp/pipevd-logs.tgz --exclude=./session.log . &&
+  find . -mindepth 1 -maxdepth 1 -not -name session.log -exec rm -rf {} + &&
+  mv /tmp/pipevd-logs.tgz logs.tgz)
 exit $status
