@@ -197,8 +197,10 @@ template <int BMAX, int G, int LANES, int R, bool PF = true>
 void launch(const ReflectorLayout& L, const double* v, const double* tau, long m, double* x,
             long ldx, int threads, cudaStream_t stream) {
   constexpr int WJ = (BMAX + G - 1 + 2 * LANES - 1) / (2 * LANES);
+  // vs (G x WP), ts (G), so (G longs) and, with prefetch, raw_v (G x BMAX) and raw_t (G).
   constexpr size_t smem =
-      sizeof(double) * (static_cast<size_t>(G) * 2 * LANES * WJ + G) + sizeof(long) * G;
+      sizeof(double) * (static_cast<size_t>(G) * 2 * LANES * WJ + G) + sizeof(long) * G +
+      (PF ? sizeof(double) * (static_cast<size_t>(G) * BMAX + G) : 0);
   const long rows_per_block = static_cast<long>(threads / LANES) * R;
   const long blocks = (m + rows_per_block - 1) / rows_per_block;
   if (blocks > 0x7fffffffL) throw std::invalid_argument("gpu::bc_back: too many rows");
