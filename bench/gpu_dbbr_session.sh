@@ -34,7 +34,7 @@ PIPEVD_REQUIRE_GPU=1 timeout 60 "$build/tests/test_gpu_backend" --gtest_filter='
   >"$out/gpu_backend_dbbr.log" 2>&1 || { log "test_gpu_backend DBBR FAILED"; rc=1; }
 grep -E "FAILED|PASSED|Failure" "$out/gpu_backend_dbbr.log" | head -10
 
-bench_s=$(( $(left) - 10 ))
+bench_s=$(( $(left) - 70 ))
 if [ "$bench_s" -gt 40 ]; then
   # dbbr_bench stops starting cases 30 s before it is killed (n = 49152 runs take ~10 s each).
   log "dbbr_bench (starts cases for $((bench_s - 30)) s, killed at ${bench_s} s)"
@@ -43,10 +43,24 @@ if [ "$bench_s" -gt 40 ]; then
 else
   log "no time left for dbbr_bench"
 fi
+# b = 64 / 16 at n = 32768: A W reads A once per panel (bandwidth-bound at b = 32), so a wider
+# panel halves that traffic; bulge chasing pays for it (see bc_bench for that side).
+bench_s=$(( $(left) - 5 ))
+if [ "$bench_s" -gt 25 ]; then
+  log "dbbr_bench b sweep at n = 32768 (${bench_s} s)"
+  timeout "$bench_s" "$build/bench/dbbr_bench" --n 32768 --b 64 --k 1024,2048 --panel-syr2k 0 \
+    --sytrd-max-n 0 --seconds $((bench_s - 15)) 2>&1 | tee -a "$out/dbbr_bench.log" ||
+    { log "dbbr_bench b = 64 cut"; }
+  bench_s=$(( $(left) - 5 ))
+  [ "$bench_s" -gt 15 ] && timeout "$bench_s" "$build/bench/dbbr_bench" --n 32768 --b 16 --k 1024 \
+    --panel-syr2k 0 --sytrd-max-n 0 --qr 0 --seconds 5 2>&1 | tee -a "$out/dbbr_bench.log"
+fi
 
-log "summary (best DBBR per n; sytrd; target >= 25 TFLOP/s at n = 32768):"
+log "summary (best DBBR per n and b; sytrd; target >= 25 TFLOP/s at n = 32768):"
 for n in 8192 16384 32768 49152; do
-  grep -E "^dbbr n=$n " "$out/dbbr_bench.log" 2>/dev/null | sort -t" " -k6,6 -g | head -1
+  for b in 16 32 64; do
+    grep -E "^dbbr n=$n b=$b " "$out/dbbr_bench.log" 2>/dev/null | sort -t" " -k6,6 -g | head -1
+  done
   grep -E "^sytrd n=$n:" "$out/dbbr_bench.log" 2>/dev/null
 done | tee -a "$out/session.log"
 log "done, rc=$rc"
