@@ -328,6 +328,12 @@ int run(int argc, char** argv) {
     run_dbbr(be, s, prof, a.get(), {2048, b, ks[0], false});
   }
   for (long n : sizes) {
+    {  // what the pool kept from the previous size goes back, so the next size sees it free
+      cudaMemPool_t pool;
+      PIPEVD_CUDA_CHECK(cudaDeviceSynchronize());
+      PIPEVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+      PIPEVD_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+    }
     const double mem_gib = 8.0 * n * n / 1073741824.0;
     std::size_t free_b = 0, total_b = 0;
     PIPEVD_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
