@@ -77,8 +77,8 @@ class BandReduction {
     kb_ = groups * b_;
     {
       Timed t(prof_, DbbrPart::Copies);
-      yb_ =
-          DeviceBuffer(be_, n_ * kb_);  // accumulated Y, Z of the block, full height, zeros on top
+      // The accumulated Y, Z of the block, full height, zeros on top.
+      yb_ = DeviceBuffer(be_, n_ * kb_);
       zb_ = DeviceBuffer(be_, n_ * kb_);
     }
     if (me_ == owner_ && e_ - i_ > b_) {
