@@ -12,7 +12,8 @@
 // then cusolverDnDsytrd (the 32-bit API: this CUDA has no cusolverDnXsytrd, so sizes with n^2 past
 // INT_MAX are skipped, and so are sizes above --sytrd-max-n), then the panel QR of an n x b panel
 // (backend panel_qr = cusolverDnXgeqrf + T + W; Xgeqrf alone; the leaf level of a TSQR, batched
-// geqrf of 256 x b row blocks, as a lower bound of what a TSQR could take). Cases whose start would
+// geqrf of 256 x b row blocks, as a lower bound of what a TSQR could take) and A W alone (GEMM
+// with A^T as DBBR does, GEMM with A, Dsymm on one triangle). Cases whose start would
 // pass --seconds are skipped. "gaps" is the wall time not covered by any part (host launch work
 // the device waited for).
 #include <cublas_v2.h>
@@ -263,6 +264,44 @@ void run_panel_qr(pipevd::gpu::GpuBackend& be, cusolverDnHandle_t solver, cublas
   cusolverDnDestroyParams(params);
 }
 
+// A W alone, the memory-bound part of every panel (A read once per panel): the m x m symmetric A
+// times an m x b W as DBBR forms it (GEMM with A^T over its columns), as a GEMM with A, and as
+// cublasDsymm on the lower triangle (half the bytes; the next step if it runs near bandwidth).
+void run_aw_probe(pipevd::gpu::GpuBackend& be, cublasHandle_t blas, cudaStream_t s, double* a,
+                  long m, long b) {
+  const int reps = 5;
+  pipevd::DeviceBuffer w(be, m * b), z(be, m * b);
+  fill_random(s, m, a);
+  be.copy_matrix(m, b, a, m, w.get(), m);  // any values
+  auto time = [&](auto&& f) {
+    double best = 1e300;
+    for (int r = 0; r < reps; ++r) {
+      be.synchronize();
+      const auto t0 = Clock::now();
+      f();
+      PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s));
+      best = std::min(best, seconds_since(t0));
+    }
+    return best;
+  };
+  const double one = 1.0, zero = 0.0;
+  const double t_gemm_t =
+      time([&] { be.gemm('T', 'N', m, b, m, 1.0, a, m, w.get(), m, 0.0, z.get(), m); });
+  const double t_gemm_n =
+      time([&] { be.gemm('N', 'N', m, b, m, 1.0, a, m, w.get(), m, 0.0, z.get(), m); });
+  const double t_symm = time([&] {
+    PIPEVD_CUBLAS_CHECK(cublasDsymm_64(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, m, b, &one,
+                                       a, m, w.get(), m, &zero, z.get(), m));
+  });
+  const double gb = 8.0 * m * m * 1e-9;  // the whole of A
+  std::printf(
+      "aw m=%ld b=%ld: gemm A^T W %.3f ms (%.0f GB/s of A), gemm A W %.3f ms (%.0f GB/s), "
+      "symm (lower) %.3f ms (%.0f GB/s of the full A's size)\n",
+      m, b, t_gemm_t * 1e3, gb / t_gemm_t, t_gemm_n * 1e3, gb / t_gemm_n, t_symm * 1e3,
+      gb / t_symm);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -358,7 +397,10 @@ int run(int argc, char** argv) {
       run_sytrd(solver, s, a.get(), n);
     else
       std::printf("sytrd n=%ld: skipped (--sytrd-max-n %ld or budget)\n", n, sytrd_max_n);
-    if (qr && seconds_since(start) < budget) run_panel_qr(be, solver, blas, s, a.get(), n, b);
+    if (qr && seconds_since(start) < budget) {
+      run_panel_qr(be, solver, blas, s, a.get(), n, b);
+      run_aw_probe(be, blas, s, a.get(), n, b);
+    }
   }
   return 0;
 }
