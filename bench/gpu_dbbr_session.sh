@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # One device-machine session for DBBR on the GPU (issue 5). Assumes the repository root as cwd,
 # `source bench/gpu_node_setup.sh` done and $BUILD_DIR (default build-gpu) configured and built by
-# the master script (test_gpu_dbbr, test_gpu_backend, dbbr_bench are built here if missing).
-#   1. gpu tests: test_gpu_dbbr (syr2k_full and DBBR with the syr2k trailing update against the
-#      host, bitwise repeatable; a skip is a failure: PIPEVD_REQUIRE_GPU=1) and
-#      test_gpu_backend's DBBR + SBR-back case;
+# the master script (test_gpu_dbbr, test_gpu_backend, dbbr_bench are built here if missing;
+# test_gpu_syr2k is expected built).
+#   1. gpu tests: test_gpu_syr2k, test_gpu_dbbr (syr2k_full and DBBR with the syr2k trailing
+#      update against the host, bitwise repeatable; a skip is a failure: PIPEVD_REQUIRE_GPU=1)
+#      and test_gpu_backend's DBBR + SBR-back case;
 #   2. dbbr_bench: DBBR alone per n in 8192,16384,32768,49152 with the per-part time split, the
-#      k sweep, panel updates with/without syr2k, cusolverDnDsytrd next to it, the panel QR alone.
+#      k sweep, panel updates with/without syr2k, cusolverDnDsytrd next to it, the panel QR and
+#      A W alone; then b = 64 and b = 16 at n = 32768.
 # BUDGET_S (default 240): the whole script's wall-clock budget. Logs go to $OUT/dbbr/.
 set -uo pipefail
 build=${BUILD_DIR:-build-gpu}
@@ -24,8 +26,8 @@ if [ ! -x "$build/tests/test_gpu_dbbr" ] || [ ! -x "$build/bench/dbbr_bench" ]; 
     { log "build FAILED"; grep -E -B2 -A6 "error" "$out/build.log" | head -60; exit 1; }
 fi
 
-log "ctest -L gpu -R gpu_dbbr"
-PIPEVD_REQUIRE_GPU=1 timeout 150 ctest --test-dir "$build" -L gpu -R gpu_dbbr --output-on-failure \
+log "ctest -L gpu -R \"gpu_dbbr|gpu_syr2k\""
+PIPEVD_REQUIRE_GPU=1 timeout 150 ctest --test-dir "$build" -L gpu -R "gpu_dbbr|gpu_syr2k" --output-on-failure \
   -V >"$out/ctest_gpu_dbbr.log" 2>&1 || { log "gpu_dbbr tests FAILED"; rc=1; }
 grep -E "^\s*[0-9]+: \[  FAILED|Failure|Expected|Which is|Value of|tests passed|Total Test|\*\*\*" \
   "$out/ctest_gpu_dbbr.log" | head -40

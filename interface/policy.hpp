@@ -15,7 +15,7 @@ struct Policy {
   int verbose = 0;       // PIPEVD_VERBOSE: 0, 1 (a line per call), 2 (plus per-rank timelines)
   int engine_ranks = 0;  // PIPEVD_ENGINE_RANKS: host engine ranks per node; 0: all node-local ranks
   long band = 0;         // PIPEVD_BAND: DBBR's bandwidth b; 0: the engine's default
-  long block = 0;  // PIPEVD_BLOCK: DBBR's outer block k (rounded up to a multiple of b); 0: default
+  long block = 0;        // PIPEVD_BLOCK: DBBR's outer block k (DBBR rounds it up to b's multiple)
 };
 
 struct PolicyOrError {
