@@ -36,6 +36,15 @@ class EngineBackend {
   virtual void gemm(char transa, char transb, long m, long n, long k, double alpha, const double* a,
                     long lda, const double* b, long ldb, double beta, double* c, long ldc) = 0;
 
+  // --- DBBR's trailing update on a symmetric C kept full (both triangles):
+  // C := C + alpha (A B^T + B A^T), C n x n, A and B n x k. A backend may compute one triangle
+  // (syr2k, half the flops) and mirror it; this default is the two GEMMs.
+  virtual void syr2k_full(long n, long k, double alpha, const double* a, long lda, const double* b,
+                          long ldb, double* c, long ldc) {
+    gemm('N', 'T', n, n, k, alpha, a, lda, b, ldb, 1.0, c, ldc);
+    gemm('N', 'T', n, n, k, alpha, b, ldb, a, lda, 1.0, c, ldc);
+  }
+
   // --- DBBR panel: Householder QR of the m x nb panel in WY form, Q = I - W Y^T with Y unit lower
   // trapezoidal (explicit ones and zeros) and W = Y T. The panel is left holding R (zeros below
   // the diagonal), which is what the reduced matrix holds there. Columns past min(m, nb) of W and

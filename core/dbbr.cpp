@@ -1,6 +1,7 @@
 #include "core/dbbr.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -9,6 +10,23 @@ namespace pipevd {
 long effective_bandwidth(long n, long b) { return std::max(1L, std::min(b, n - 1)); }
 
 namespace {
+
+// A part of the work timed by the optional profiler (begin on construction, end on destruction).
+class Timed {
+ public:
+  Timed(DbbrProfiler* p, DbbrPart part) : p_(p), part_(part) {
+    if (p_) p_->begin(part_);
+  }
+  ~Timed() {
+    if (p_) p_->end(part_);
+  }
+  Timed(const Timed&) = delete;
+  Timed& operator=(const Timed&) = delete;
+
+ private:
+  DbbrProfiler* p_;
+  DbbrPart part_;
+};
 
 // One rank's share of the band reduction. All ranks walk the same sequence of outer blocks and
 // panels (a pure function of the layout), so collectives match without extra coordination.
@@ -22,7 +40,9 @@ class BandReduction {
         a_(a),
         n_(layout.n),
         b_(effective_bandwidth(layout.n, opt.b)),
-        keep_(opt.keep_reflectors) {
+        keep_(opt.keep_reflectors),
+        panel_syr2k_(opt.panel_syr2k),
+        prof_(opt.profiler) {
     k_ = std::max(b_, (std::max(opt.k, b_) + b_ - 1) / b_ * b_);
     out_.n = n_;
     out_.b = b_;
@@ -55,9 +75,14 @@ class BandReduction {
     e_ = e;
     const long groups = (e - i + b_ - 1) / b_;
     kb_ = groups * b_;
-    yb_ = DeviceBuffer(be_, n_ * kb_);  // accumulated Y, Z of the block, full height, zeros on top
-    zb_ = DeviceBuffer(be_, n_ * kb_);
+    {
+      Timed t(prof_, DbbrPart::Copies);
+      // The accumulated Y, Z of the block, full height, zeros on top.
+      yb_ = DeviceBuffer(be_, n_ * kb_);
+      zb_ = DeviceBuffer(be_, n_ * kb_);
+    }
     if (me_ == owner_ && e_ - i_ > b_) {
+      Timed t(prof_, DbbrPart::Copies);
       // The block's columns right of its first panel as they were when the block began: the
       // panel updates overwrite them in place, while A W of later panels must use the matrix
       // before this block's updates (its updates enter through Z, Y).
@@ -66,7 +91,10 @@ class BandReduction {
       be_.copy_matrix(old_ld_, e_ - i_ - b_, at(i_ + b_, i_ + b_), n_, old_.get(), old_ld_);
     }
     panels(0, groups);
-    trailing_update();
+    {
+      Timed t(prof_, DbbrPart::TrailingUpdate);
+      trailing_update();
+    }
     old_.reset();
   }
 
@@ -80,12 +108,15 @@ class BandReduction {
     const long mid = s + (t - s) / 2;
     panels(s, mid);
     if (me_ == owner_ && has_panel(i_ + s * b_)) {
+      Timed time(prof_, DbbrPart::PanelUpdate);
       const long c0 = i_ + mid * b_, c1 = std::min(i_ + t * b_, e_);
-      const long rows = n_ - c0, cols = c1 - c0, inner = (mid - s) * b_;
-      be_.gemm('N', 'T', rows, cols, inner, -1.0, zb(c0, s * b_), n_, yb(c0, s * b_), n_, 1.0,
-               at(c0, c0), n_);
-      be_.gemm('N', 'T', rows, cols, inner, -1.0, yb(c0, s * b_), n_, zb(c0, s * b_), n_, 1.0,
-               at(c0, c0), n_);
+      const long g0 = s * b_, inner = (mid - s) * b_;
+      if (panel_syr2k_) {
+        update_diagonal_block(c0, c1, g0, inner);
+        update_rows(c1, n_, c0, c1, g0, inner);
+      } else {
+        update_rows(c0, n_, c0, c1, g0, inner);
+      }
     }
     panels(mid, t);
   }
@@ -94,14 +125,30 @@ class BandReduction {
     const long j = i_ + g * b_;
     if (!has_panel(j)) return;
     const long r0 = j + b_, m = n_ - r0, tb = g * b_;
-    DeviceBuffer w(be_, m * b_), y(be_, m * b_), z(be_, m * b_);
-    if (me_ == owner_) be_.panel_qr(m, b_, at(r0, j), n_, w.get(), m, y.get(), m);
-    be_.broadcast(w.get(), m * b_, owner_);
-    be_.broadcast(y.get(), m * b_, owner_);
-    be_.copy_matrix(m, b_, y.get(), m, yb(r0, tb), n_);
+    DeviceBuffer w, y, z;
+    {
+      Timed t(prof_, DbbrPart::Copies);
+      w = DeviceBuffer(be_, m * b_);
+      y = DeviceBuffer(be_, m * b_);
+      z = DeviceBuffer(be_, m * b_);
+    }
+    if (me_ == owner_) {
+      Timed t(prof_, DbbrPart::PanelQr);
+      be_.panel_qr(m, b_, at(r0, j), n_, w.get(), m, y.get(), m);
+    }
+    {
+      Timed t(prof_, DbbrPart::Broadcast);
+      be_.broadcast(w.get(), m * b_, owner_);
+      be_.broadcast(y.get(), m * b_, owner_);
+    }
+    {
+      Timed t(prof_, DbbrPart::Copies);
+      be_.copy_matrix(m, b_, y.get(), m, yb(r0, tb), n_);
+    }
 
     // Rows [r0, n) of A W: rank q forms rows [max(r0, c_q), c_{q+1}) from its own columns.
     const long lo = std::max(r0, my_begin()), hi = my_end();
+    std::optional<Timed> aw(std::in_place, prof_, DbbrPart::AW);
     if (me_ == owner_) {
       for (int q = owner_ + 1; q < L_.engine_ranks(); ++q) {
         const long qlo = std::max(r0, L_.col_begin[q]), qhi = L_.col_begin[q + 1];
@@ -120,14 +167,23 @@ class BandReduction {
       if (hi > lo2)
         be_.gemm('T', 'N', hi - lo2, b_, m, 1.0, at(r0, lo2), n_, w.get(), m, 0.0,
                  z.get() + (lo2 - r0), m);
+      aw.reset();
+      Timed t(prof_, DbbrPart::FormZ);
       form_z(m, r0, tb, w.get(), y.get(), z.get());
     } else if (hi > lo) {
       DeviceBuffer part(be_, (hi - lo) * b_);
       be_.gemm('T', 'N', hi - lo, b_, m, 1.0, at(r0, lo), n_, w.get(), m, 0.0, part.get(), hi - lo);
       be_.send(part.get(), (hi - lo) * b_, owner_, 0);
     }
-    be_.broadcast(z.get(), m * b_, owner_);
-    be_.copy_matrix(m, b_, z.get(), m, zb(r0, tb), n_);
+    aw.reset();
+    {
+      Timed t(prof_, DbbrPart::Broadcast);
+      be_.broadcast(z.get(), m * b_, owner_);
+    }
+    {
+      Timed t(prof_, DbbrPart::Copies);
+      be_.copy_matrix(m, b_, z.get(), m, zb(r0, tb), n_);
+    }
     if (keep_) out_.panels.push_back(ReflectorPanel{r0, m, b_, std::move(w), std::move(y)});
   }
 
@@ -146,13 +202,32 @@ class BandReduction {
     be_.gemm('N', 'N', m, b_, b_, -0.5, y, m, wtaw.get(), b_, 1.0, z, m);
   }
 
-  // A(e:n, own columns >= e) -= Z Y^T + Y Z^T with the block's accumulated Z, Y.
+  // A(e:n, own columns >= e) -= Z Y^T + Y Z^T with the block's accumulated Z, Y. The own columns
+  // [c0, c1) cross the trailing matrix's rows as: rows [e, c0) above the rank's diagonal block
+  // (only where its columns start right of e), the diagonal block [c0, c1)^2 itself, symmetric,
+  // so syr2k (one triangle, mirrored), and rows [c1, n) below it. One rank: the whole trailing
+  // matrix is the diagonal block.
   void trailing_update() {
     const long c0 = std::max(e_, my_begin()), c1 = my_end();
     if (c1 <= c0 || e_ >= n_) return;
-    const long rows = n_ - e_;
-    be_.gemm('N', 'T', rows, c1 - c0, kb_, -1.0, zb(e_, 0), n_, yb(c0, 0), n_, 1.0, at(e_, c0), n_);
-    be_.gemm('N', 'T', rows, c1 - c0, kb_, -1.0, yb(e_, 0), n_, zb(c0, 0), n_, 1.0, at(e_, c0), n_);
+    update_rows(e_, c0, c0, c1, 0, kb_);
+    update_diagonal_block(c0, c1, 0, kb_);
+    update_rows(c1, n_, c0, c1, 0, kb_);
+  }
+
+  // A(r0:r1, c0:c1) -= Zb Yb^T + Yb Zb^T over the block columns [g0, g0 + inner) of Zb, Yb.
+  void update_rows(long r0, long r1, long c0, long c1, long g0, long inner) {
+    if (r1 <= r0 || c1 <= c0 || inner <= 0) return;
+    be_.gemm('N', 'T', r1 - r0, c1 - c0, inner, -1.0, zb(r0, g0), n_, yb(c0, g0), n_, 1.0,
+             at(r0, c0), n_);
+    be_.gemm('N', 'T', r1 - r0, c1 - c0, inner, -1.0, yb(r0, g0), n_, zb(c0, g0), n_, 1.0,
+             at(r0, c0), n_);
+  }
+
+  // The same on the diagonal block A(c0:c1, c0:c1), both triangles kept.
+  void update_diagonal_block(long c0, long c1, long g0, long inner) {
+    if (c1 <= c0 || inner <= 0) return;
+    be_.syr2k_full(c1 - c0, inner, -1.0, zb(c0, g0), n_, yb(c0, g0), n_, at(c0, c0), n_);
   }
 
   EngineBackend& be_;
@@ -160,7 +235,8 @@ class BandReduction {
   int me_;
   double* a_;
   long n_, b_, k_ = 0;
-  bool keep_;
+  bool keep_, panel_syr2k_;
+  DbbrProfiler* prof_;
   ReflectorPanels out_;
   // The outer block in progress.
   int owner_ = 0;

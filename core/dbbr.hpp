@@ -12,10 +12,32 @@
 
 namespace pipevd {
 
+// The parts of DBBR a profiler can time (bench/dbbr_bench.cu puts device events around them).
+enum class DbbrPart {
+  PanelQr,         // panel_qr of each b-column panel
+  AW,              // A W: the GEMMs over the rank's columns (and their send to the panel's owner)
+  FormZ,           // Z = A_cur W - 1/2 Y (W^T A_cur W)
+  PanelUpdate,     // the recursive updates of the block's own columns
+  TrailingUpdate,  // A(e:n, own columns) -= Z Y^T + Y Z^T once per outer block
+  Copies,          // workspace allocation (zeroed), saved block columns, W/Y/Z into Yb/Zb
+  Broadcast,       // W, Y, Z from the panel's owner
+  Count
+};
+
+struct DbbrProfiler {
+  virtual ~DbbrProfiler() = default;
+  virtual void begin(DbbrPart part) = 0;  // parts never nest
+  virtual void end(DbbrPart part) = 0;
+};
+
 struct DbbrOptions {
   long b = 32;    // bandwidth (panel width)
   long k = 1024;  // outer block (trailing update) width, rounded up to a multiple of b
   bool keep_reflectors = true;  // false: drop W, Y (eigenvalues only)
+  // The diagonal block of each recursive panel update through the backend's syr2k_full as well
+  // (the trailing update always uses it); off: two GEMMs there.
+  bool panel_syr2k = false;
+  DbbrProfiler* profiler = nullptr;  // optional, not owned
 };
 
 // The bandwidth actually used for an n x n matrix: b, but at most n - 1 (and at least 1).

@@ -15,6 +15,7 @@
 #include "gpu/bulge_chasing.cuh"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/syr2k.hpp"
 
 #if __has_include(<nccl.h>)
 #include <nccl.h>
@@ -304,6 +305,14 @@ void GpuBackend::gemm(char transa, char transb, long m, long n, long k, double a
   ldb = std::max(ldb, std::max(1L, brows));
   PIPEVD_CUBLAS_CHECK(
       cublasDgemm_64(s_->blas, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc));
+}
+
+void GpuBackend::syr2k_full(long n, long k, double alpha, const double* a, long lda,
+                            const double* b, long ldb, double* c, long ldc) {
+  if (n <= 0 || k <= 0) return;
+  ScopedDevice guard(s_->device);
+  syr2k_lower(*s_->ctx, s_->stream, n, k, alpha, a, lda, b, ldb, 1.0, c, ldc);
+  mirror_lower(s_->stream, n, c, ldc);
 }
 
 void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,

@@ -52,6 +52,28 @@ __global__ void scale_lower(std::int64_t n, double beta, double* C, std::int64_t
   *cij = beta == 0.0 ? 0.0 : beta * *cij;
 }
 
+// The lower tile (ti, tj), ti >= tj, transposed into the upper tile (tj, ti): read and written
+// coalesced through shared memory. On a diagonal tile the entries read (below the diagonal) and
+// written (above it) are disjoint, so the tile is mirrored in place.
+__global__ void mirror_lower_tiles(std::int64_t n, double* __restrict__ C, std::int64_t ldc) {
+  const int ti = blockIdx.x, tj = blockIdx.y;
+  if (ti < tj) return;
+  __shared__ double t[kTile][kTile + 1];
+  const int tx = threadIdx.x;
+  const std::int64_t r0 = std::int64_t{ti} * kTile, c0 = std::int64_t{tj} * kTile;
+  // t[y][tx] = C(r0 + tx, c0 + y), entries strictly below the diagonal.
+  for (int y = threadIdx.y; y < kTile; y += kRowsPerPass) {
+    const std::int64_t i = r0 + tx, j = c0 + y;
+    if (i < n && j < n && i > j) t[y][tx] = C[i + j * ldc];
+  }
+  __syncthreads();
+  // C(c0 + tx, r0 + y) = C(r0 + y, c0 + tx) = t[tx][y], entries strictly above the diagonal.
+  for (int y = threadIdx.y; y < kTile; y += kRowsPerPass) {
+    const std::int64_t i = c0 + tx, j = r0 + y;
+    if (i < n && j < n && i < j) C[i + j * ldc] = t[tx][y];
+  }
+}
+
 void check_args(std::int64_t n, std::int64_t k, std::int64_t lda, std::int64_t ldb,
                 std::int64_t ldc, const Syr2kParams& p) {
   auto bad = [](const std::string& what) {
@@ -181,6 +203,16 @@ void syr2k_lower(GpuContext& ctx, cudaStream_t stream, std::int64_t n, std::int6
 
   ctx.join(stream, nlanes);
   ctx.release(stream);
+}
+
+void mirror_lower(cudaStream_t stream, std::int64_t n, double* C, std::int64_t ldc) {
+  if (n <= 1) return;
+  if (ldc < n) throw std::invalid_argument("pipevd::gpu::mirror_lower: ldc < n");
+  const std::int64_t tiles = (n + kTile - 1) / kTile;
+  if (tiles > 65535) throw std::invalid_argument("pipevd::gpu::mirror_lower: n too large");
+  const unsigned t = static_cast<unsigned>(tiles);
+  mirror_lower_tiles<<<dim3(t, t), dim3(kTile, kRowsPerPass), 0, stream>>>(n, C, ldc);
+  PIPEVD_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace pipevd::gpu

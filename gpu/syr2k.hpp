@@ -30,4 +30,8 @@ void syr2k_lower(GpuContext& ctx, cudaStream_t stream, std::int64_t n, std::int6
                  const double* A, std::int64_t lda, const double* B, std::int64_t ldb, double beta,
                  double* C, std::int64_t ldc, const Syr2kParams& params = {});
 
+// C(i, j) := C(j, i) for i < j: the strict upper triangle of the n x n C from its lower triangle
+// (a symmetric matrix kept full after syr2k_lower updated one triangle). Queued on `stream`.
+void mirror_lower(cudaStream_t stream, std::int64_t n, double* C, std::int64_t ldc);
+
 }  // namespace pipevd::gpu

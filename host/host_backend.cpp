@@ -12,6 +12,11 @@
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
 
+extern "C" void dsyr2k_(const char* uplo, const char* trans, const int* n, const int* k,
+                        const double* alpha, const double* a, const int* lda, const double* b,
+                        const int* ldb, const double* beta, double* c, const int* ldc, std::size_t,
+                        std::size_t);
+
 namespace pipevd {
 namespace {
 
@@ -59,6 +64,18 @@ void HostBackend::gemm(char transa, char transb, long m, long n, long k, double 
   const int im = to_int(m), in = to_int(n), ik = to_int(k), ia = to_int(std::max(1L, lda)),
             ib = to_int(std::max(1L, ldb)), ic = to_int(ldc);
   dgemm_(&transa, &transb, &im, &in, &ik, &alpha, a, &ia, b, &ib, &beta, c, &ic, 1, 1);
+}
+
+void HostBackend::syr2k_full(long n, long k, double alpha, const double* a, long lda,
+                             const double* b, long ldb, double* c, long ldc) {
+  if (n <= 0 || k <= 0) return;
+  const int in = to_int(n), ik = to_int(k), ia = to_int(std::max(1L, lda)),
+            ib = to_int(std::max(1L, ldb)), ic = to_int(ldc);
+  const double one = 1.0;
+  dsyr2k_("L", "N", &in, &ik, &alpha, a, &ia, b, &ib, &one, c, &ic, 1, 1);
+  // The upper triangle from the lower.
+  for (long j = 1; j < n; ++j)
+    for (long i = 0; i < j; ++i) c[i + j * ldc] = c[j + i * ldc];
 }
 
 void HostBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,

@@ -20,6 +20,8 @@ class HostBackend final : public EngineBackend {
 
   void gemm(char transa, char transb, long m, long n, long k, double alpha, const double* a,
             long lda, const double* b, long ldb, double beta, double* c, long ldc) override;
+  void syr2k_full(long n, long k, double alpha, const double* a, long lda, const double* b,
+                  long ldb, double* c, long ldc) override;
   void panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
                 long ldy) override;
   void merge_reflector_blocks(long m, long k1, long k2, double* w, long ldw, const double* y,

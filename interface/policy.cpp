@@ -74,6 +74,30 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
     }
     r.policy.engine_ranks = static_cast<int>(*v);
   }
+  // b = 1 is already tridiagonal (no bulge chasing); the upper limits keep the band's storage and
+  // the bulge chasing's work sane.
+  if (const char* s = getenv_fn("PIPEVD_BAND")) {
+    const auto v = parse_integer(s, 1, 1024);
+    if (!v) {
+      r.error = std::string("PIPEVD_BAND='") + s + "' is not an integer in [1, 1024]";
+      return r;
+    }
+    r.policy.band = *v;
+  }
+  if (const char* s = getenv_fn("PIPEVD_BLOCK")) {
+    const auto v = parse_integer(s, 1, 1 << 16);
+    if (!v) {
+      r.error = std::string("PIPEVD_BLOCK='") + s + "' is not an integer in [1, 65536]";
+      return r;
+    }
+    r.policy.block = *v;
+  }
+  if (r.policy.band > 0 && r.policy.block > 0 && r.policy.block < r.policy.band) {
+    r.error = "PIPEVD_BLOCK=" + std::to_string(r.policy.block) +
+              " is smaller than PIPEVD_BAND=" + std::to_string(r.policy.band) +
+              " (the outer block holds whole panels of b columns)";
+    return r;
+  }
   return r;
 }
 

@@ -14,6 +14,8 @@ struct Policy {
   long min_n = 0;        // below it, calls go to ScaLAPACK (PIPEVD_MIN_N)
   int verbose = 0;       // PIPEVD_VERBOSE: 0, 1 (a line per call), 2 (plus per-rank timelines)
   int engine_ranks = 0;  // PIPEVD_ENGINE_RANKS: host engine ranks per node; 0: all node-local ranks
+  long band = 0;         // PIPEVD_BAND: DBBR's bandwidth b; 0: the engine's default
+  long block = 0;        // PIPEVD_BLOCK: DBBR's outer block k (DBBR rounds it up to b's multiple)
 };
 
 struct PolicyOrError {

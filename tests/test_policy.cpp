@@ -53,6 +53,29 @@ TEST(Policy, EngineRanksPerNode) {
   }
 }
 
+TEST(Policy, BandAndBlock) {
+  EXPECT_EQ(parse({}).policy.band, 0);  // 0: the engine's defaults
+  EXPECT_EQ(parse({}).policy.block, 0);
+  const PolicyOrError p = parse({{"PIPEVD_BAND", "64"}, {"PIPEVD_BLOCK", "2048"}});
+  EXPECT_TRUE(p.error.empty()) << p.error;
+  EXPECT_EQ(p.policy.band, 64);
+  EXPECT_EQ(p.policy.block, 2048);
+  EXPECT_EQ(parse({{"PIPEVD_BLOCK", "100"}}).policy.block, 100);  // any k: DBBR rounds it up to b
+  EXPECT_EQ(parse({{"PIPEVD_BAND", "1"}}).policy.band, 1);
+  for (const char* bad : {"0", "-32", "32x", "", "1025", "b"}) {
+    const PolicyOrError q = parse({{"PIPEVD_BAND", bad}});
+    EXPECT_NE(q.error.find("PIPEVD_BAND"), std::string::npos) << bad;
+  }
+  for (const char* bad : {"0", "-1", "1k", "", "65537"}) {
+    const PolicyOrError q = parse({{"PIPEVD_BLOCK", bad}});
+    EXPECT_NE(q.error.find("PIPEVD_BLOCK"), std::string::npos) << bad;
+  }
+  // A block narrower than one panel.
+  const PolicyOrError q = parse({{"PIPEVD_BAND", "64"}, {"PIPEVD_BLOCK", "32"}});
+  EXPECT_NE(q.error.find("PIPEVD_BLOCK=32 is smaller than PIPEVD_BAND=64"), std::string::npos)
+      << q.error;
+}
+
 TEST(Decision, AutoPrefersGpuThenHostThenScalapack) {
   Policy p;
   EXPECT_EQ(decide(p, 1000, {true, true}).route, Route::Gpu);
