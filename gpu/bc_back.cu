@@ -248,9 +248,13 @@ std::vector<BcBackTunables> bc_back_variants() {
 BcBackTunables default_bc_back_tunables(long m, long b) {
   BcBackTunables t;
   (void)b;
-  t.lanes = m >= 12288 ? 4 : 8;
-  t.rows = m >= 32768 ? 2 : 1;
-  t.group = 32;
+  // Measured on an H100 (bench/RESULTS.md, BC-back): groups of 64 sweeps won at every size (X is
+  // streamed half as often as with 32); 2 lanes per row at m >= 8192 (0.19 / 0.88 / 7.0 s at
+  // m = n = 8192 / 16384 / 32768), 4 lanes below, where rows alone do not fill the GPU (0.17 / 0.70 s
+  // at m = 2048 / 4096, n = 4m).
+  t.lanes = m >= 8192 ? 2 : 4;
+  t.rows = 1;
+  t.group = 64;
   t.threads = 128;
   return t;
 }
