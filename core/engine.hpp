@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include "core/backend.hpp"
+#include "core/timeline.hpp"
 #include "redistribute/engine_layout.hpp"
 
 namespace pipevd {
@@ -19,6 +20,7 @@ struct EngineOptions {
   long k = 1024;             // DBBR's outer block and SBR-back's merged block width
   bool want_vectors = true;  // JOBZ = 'V'
   bool dc_in_thread = true;  // D&C concurrent with the back transformation on rank 0
+  Timeline* timeline = nullptr;  // when set (started), each stage's interval is recorded in it
 };
 
 // Seconds per stage on this rank (stage 3 on rank 0 only).

@@ -14,6 +14,10 @@ namespace pipevd::gpu {
 // Number of CUDA devices visible to this process (0 without a driver or device); asked once.
 int visible_device_count();
 
+// PIPEVD_GPU_SHARING=1: several engine ranks may drive one GPU (they then communicate through MPI
+// with host staging; NCCL needs one GPU per rank). Without it, bind() refuses a shared GPU.
+bool gpu_sharing_allowed();
+
 class GpuBackend final : public EngineBackend {
  public:
   // device < 0: the current device.
@@ -24,7 +28,11 @@ class GpuBackend final : public EngineBackend {
 
   const char* name() const override { return "gpu"; }
   int device() const;
+  // Collective over `engine`: checks that no two engine ranks drive one GPU (see
+  // gpu_sharing_allowed) and makes (or finds) the engine's NCCL communicator.
   void bind(MPI_Comm engine) override;
+  // Messages go through NCCL (bound to > 1 rank, one GPU each, NCCL built in).
+  bool uses_nccl() const;
 
   double* allocate(long count) override;
   void release(double* p) override;
