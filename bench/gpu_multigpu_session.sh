@@ -34,8 +34,8 @@ nvidia-smi topo -m >>"$out/session.log" 2>&1 || true
 rc=0
 
 # 1 Tests.
-log "ctest: gpu_multigpu* (label gpu) and timeline*"
-PIPEVD_REQUIRE_GPU=1 timeout $((budget * 45 / 100)) ctest --test-dir "$build" -L gpu -R "gpu_multigpu" \
+log "ctest: gpu_multigpu* and bench.gpu_peers* (cuSOLVERMp at 2 ranks) (label gpu), timeline*"
+PIPEVD_REQUIRE_GPU=1 timeout $((budget * 45 / 100)) ctest --test-dir "$build" -L gpu -R "gpu_multigpu|gpu_peers" \
   --output-on-failure -V >"$out/ctest.log" 2>&1 || { log "multigpu tests FAILED"; rc=1; }
 timeout 60 ctest --test-dir "$build" -R "^timeline" --output-on-failure >>"$out/ctest.log" 2>&1 ||
   { log "timeline tests FAILED"; rc=1; }
@@ -55,6 +55,18 @@ fi
 "$bench" --list >>"$out/bench.log" 2>&1 || true
 grep -q cusolvermp "$out/bench.log" || log "cuSOLVERMp adapter not built (carry .deps/wheels; configure_gpu_build unpacks it)"
 runs=$out/runs.jsonl
+# cuSOLVERMp and pipevd small at 1 and 2 ranks first (accuracy-checked; a failure shows early).
+for np in 1 2; do
+  ((np > ngpu)) && continue
+  log "smoke: mpirun -n $np pipevd-bench --solver cusolvermp,pipevd --n 77,1000"
+  echo "=== smoke np$np" >>"$out/bench.log"
+  CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((np - 1))) PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 timeout 90 \
+    mpirun --bind-to none -n $np -x CUDA_VISIBLE_DEVICES -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE \
+    -x PIPEVD_BACKEND -x PIPEVD_VERBOSE "$bench" --solver cusolvermp,pipevd --n 77,1000 --nb 32 \
+    --reference scalapack >"$out/run.tmp" 2>&1 || log "smoke np$np: exit $?"
+  cat "$out/run.tmp" >>"$out/bench.log"
+  grep -h '^{"solver"' "$out/run.tmp" | sed "s/^{/{\"label\":\"smoke_np$np\",/" | tee -a "$runs"
+done
 # run <label> <ranks> <visible GPUs> <solver> <n> [env assignments...]
 run() {
   local label=$1 ranks=$2 gpus=$3 solver=$4 n=$5

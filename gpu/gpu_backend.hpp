@@ -4,6 +4,10 @@
 // (gpu/bc_back.cuh), and NCCL (bootstrapped over MPI) between engine ranks. All work is queued on
 // one stream (lane 0 of the device's GpuContext), in program order, so every operation sees the
 // results of those before it; copies to and from the host and synchronize() wait for it.
+// Messages: NCCL on that same stream (so after the cuBLAS work that produced a buffer, without a
+// host wait), one engine rank per GPU; the NCCL communicator is made in bind() (collective) and
+// cached on the MPI communicator. Only the engine's main thread may communicate: other threads
+// (the D&C thread, a companion backend with its own stream) must not call broadcast/send/recv.
 #pragma once
 #include <memory>
 
