@@ -111,6 +111,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d and the eigenvalues from rank 0.
   t = MPI_Wtime();
   MPI_Bcast(&info, 1, MPI_INT, 0, engine);
+  st.dc_wait = MPI_Wtime() - t;
   if (info == 0) {
     MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
     std::copy(d.begin(), d.begin() + n, w);

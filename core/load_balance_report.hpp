@@ -13,8 +13,9 @@ namespace pipevd {
 
 struct LoadBalance {
   // max / mean over the ranks of the busy time (the main thread's stages: DBBR, bulge chasing,
-  // SBR-back, BC-back, GEMM) and of the back transformation alone (SBR-back + BC-back + GEMM,
-  // what the row heights balance). 1 is perfect balance.
+  // SBR-back, BC-back, GEMM less its wait for the D&C result) and of the back transformation
+  // alone (SBR-back + BC-back + GEMM less that wait: what the row heights balance). 1 is perfect
+  // balance.
   double busy_imbalance = 1, back_imbalance = 1;
   std::string text;  // a line per rank and the summary (rank 0 only)
 };

@@ -60,15 +60,16 @@ void Timeline::write(MPI_Comm comm, const std::string& path, int device, const s
     }
     all.resize(static_cast<std::size_t>(total));
   }
-  MPI_Gatherv(mine.data(), len, MPI_CHAR, rank == 0 ? &all[0] : nullptr, lens.data(),
-              displs.data(), MPI_CHAR, 0, comm);
+  MPI_Gatherv(mine.data(), len, MPI_CHAR, rank == 0 ? &all[0] : nullptr, lens.data(), displs.data(),
+              MPI_CHAR, 0, comm);
   if (rank != 0) return;
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) {
     std::fprintf(stderr, "pipevd: cannot write the timeline to %s\n", path.c_str());
     return;
   }
-  std::fprintf(f, "{\n  \"format\": \"pipevd-timeline-1\",\n  \"backend\": \"%s\",\n  \"n\": %ld,\n",
+  std::fprintf(f,
+               "{\n  \"format\": \"pipevd-timeline-1\",\n  \"backend\": \"%s\",\n  \"n\": %ld,\n",
                backend.c_str(), n);
   std::fprintf(f, "  \"ranks\": %d,\n  \"origin\": \"MPI_Wtime after a barrier\",\n", size);
   std::fprintf(f, "  \"intervals\": [\n");

@@ -161,7 +161,8 @@ struct Stages {
   Mat band, qsb;
 };
 
-Stages stages(EngineBackend& be, MPI_Comm comm, const EngineLayout& L, const Mat& a, long b, long k) {
+Stages stages(EngineBackend& be, MPI_Comm comm, const EngineLayout& L, const Mat& a, long b,
+              long k) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   be.bind(comm);

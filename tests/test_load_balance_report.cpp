@@ -25,6 +25,8 @@ TEST(LoadBalanceReport, ImbalanceIsMaxOverMeanOfTheGatheredTimes) {
   st.gemm = 0.5 * (rank + 1);
   st.dc = rank == 0 ? 9.0 : 0.0;
   st.total = 10;
+  st.gemm += 4.0;  // and 4 s of it waiting for D&C: not busy
+  st.dc_wait = 4.0;
   const LoadBalance lb = load_balance_report(MPI_COMM_WORLD, layout, st);
   if (rank != 0) {
     EXPECT_TRUE(lb.text.empty());
@@ -35,9 +37,9 @@ TEST(LoadBalanceReport, ImbalanceIsMaxOverMeanOfTheGatheredTimes) {
   EXPECT_NEAR(lb.busy_imbalance, want, 1e-12);
   EXPECT_NEAR(lb.back_imbalance, want, 1e-12);
   for (int r = 0; r < size; ++r)
-    EXPECT_NE(lb.text.find("load balance rank=" + std::to_string(r) + " cols=" +
-                           std::to_string(layout.width(r)) + " rows=" +
-                           std::to_string(layout.height(r))),
+    EXPECT_NE(lb.text.find("load balance rank=" + std::to_string(r) +
+                           " cols=" + std::to_string(layout.width(r)) +
+                           " rows=" + std::to_string(layout.height(r))),
               std::string::npos)
         << lb.text;
   EXPECT_NE(lb.text.find("over " + std::to_string(size) + " engine ranks"), std::string::npos);
