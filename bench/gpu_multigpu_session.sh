@@ -28,6 +28,7 @@ left() { echo $((budget - SECONDS)); }
 
 # NVLink multicast stays off (it can take the host's GPUs out of service): NCCL, PyTorch, NVSHMEM.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export NCCL_DEBUG=${NCCL_DEBUG:-WARN}  # NCCL's own warnings into the logs
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 [ -d .deps/cusolvermp/lib ] && export LD_LIBRARY_PATH=$PWD/.deps/cusolvermp/lib:${LD_LIBRARY_PATH:-}
 ngpu=$( (nvidia-smi -L 2>/dev/null || true) | grep -c "^GPU" || true)
@@ -39,7 +40,7 @@ rc=0
 # 1 Tests.
 log "ctest: gpu_multigpu* and bench.gpu_peers* (cuSOLVERMp at 2 ranks) (label gpu), timeline*"
 PIPEVD_REQUIRE_GPU=1 timeout $((budget * 55 / 100)) ctest --test-dir "$build" -L gpu -R "gpu_multigpu|gpu_peers" \
-  --output-on-failure -V >"$out/ctest.log" 2>&1 || { log "multigpu tests FAILED"; rc=1; }
+  --timeout 200 --output-on-failure -V >"$out/ctest.log" 2>&1 || { log "multigpu tests FAILED"; rc=1; }
 timeout 60 ctest --test-dir "$build" -R "^timeline" --output-on-failure >>"$out/ctest.log" 2>&1 ||
   { log "timeline tests FAILED"; rc=1; }
 grep -E "Test +#[0-9]+: .*(Passed|Failed|Skipped|Timeout|Not Run)|tests passed" "$out/ctest.log" |
@@ -64,7 +65,7 @@ for np in 1 2; do
   log "smoke: mpirun -n $np pipevd-bench --solver cusolvermp,pipevd --n 77,1000"
   echo "=== smoke np$np" >>"$out/bench.log"
   CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((np - 1))) PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 timeout 90 \
-    mpirun --bind-to none -n $np -x CUDA_VISIBLE_DEVICES -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE \
+    mpirun --bind-to none -n $np -x CUDA_VISIBLE_DEVICES -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG \
     -x PIPEVD_BACKEND -x PIPEVD_VERBOSE "$bench" --solver cusolvermp,pipevd --n 77,1000 --nb 32 \
     --reference scalapack >"$out/run.tmp" 2>&1 || log "smoke np$np: exit $?"
   cat "$out/run.tmp" >>"$out/bench.log"
@@ -86,7 +87,7 @@ run() {
   env CUDA_VISIBLE_DEVICES="$gpus" OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
     PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=0 PIPEVD_TIMELINE= "$@" \
     timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
-    -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x PIPEVD_BACKEND -x PIPEVD_VERBOSE \
+    -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND -x PIPEVD_VERBOSE \
     -x PIPEVD_TIMELINE "$bench" --solver "$solver" --n "$n" --nb 256 --repeat 1 --warmup 0 \
     --reference none >"$out/run.tmp" 2>&1
   local r=$?
