@@ -74,10 +74,17 @@ ncclComm_t nccl_for(MPI_Comm comm, int device) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  ncclUniqueId id;
-  std::memset(&id, 0, sizeof id);
-  if (rank == 0) PIPEVD_NCCL_CHECK(ncclGetUniqueId(&id));
-  MPI_Bcast(&id, static_cast<int>(sizeof(id)), MPI_BYTE, 0, comm);
+  // The id and rank 0's result travel together, so a failure there stops every rank, not only 0.
+  struct {
+    ncclUniqueId id;
+    int result;
+  } boot;
+  std::memset(&boot, 0, sizeof boot);
+  if (rank == 0) boot.result = static_cast<int>(ncclGetUniqueId(&boot.id));
+  MPI_Bcast(&boot, static_cast<int>(sizeof(boot)), MPI_BYTE, 0, comm);
+  const auto ncclGetUniqueId_on_rank_0 = static_cast<ncclResult_t>(boot.result);
+  PIPEVD_NCCL_CHECK(ncclGetUniqueId_on_rank_0);
+  const ncclUniqueId& id = boot.id;
   ncclComm_t c = nullptr;
   PIPEVD_NCCL_CHECK(ncclCommInitRank(&c, size, id, rank));
   cache->by_device.emplace(device, c);
