@@ -17,8 +17,9 @@ for deb in .deps/libgtest-dev_*.deb .gpu-node/debs/libgtest-dev_*.deb ../.gpu-no
   fi
 done
 export PATH=/usr/local/cuda/bin:$PATH
-# NVLink multicast stays off on the shared multi-GPU hosts (the device tool's KINDS.md says why).
-export NCCL_NVLS_ENABLE=0
+# NVLink multicast stays off on the multi-GPU machines (a program using it can take the host's
+# shared GPUs out of service): NCCL, PyTorch and NVSHMEM.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 
 # The machine, the GPU's state and the compiler, into the session log.
 session_header() {
@@ -33,10 +34,19 @@ session_header() {
 # examples; further arguments go to cmake); the log goes to $OUT/configure.log, its tail to the
 # terminal on failure.
 configure_gpu_build() {
-  local dir=$1 gen=()
+  local dir=$1 gen=() mp=()
   shift
   command -v ninja >/dev/null && gen=(-G Ninja)
+  # cuSOLVERMp's adapter (the comparisons) where its wheel was carried in .deps/wheels.
+  if [ ! -f .deps/cusolvermp/include/cusolverMp.h ] &&
+    ls .deps/wheels/nvidia_cusolvermp_cu13-*.whl >/dev/null 2>&1; then
+    scripts/fetch-cusolvermp.sh --unpack >>"$OUT/configure.log" 2>&1 || echo "cuSOLVERMp wheel not unpacked"
+  fi
+  if [ -f .deps/cusolvermp/include/cusolverMp.h ]; then
+    mp=(-DPIPEVD_CUSOLVERMP_ROOT="$PWD/.deps/cusolvermp")
+    export LD_LIBRARY_PATH=$PWD/.deps/cusolvermp/lib:${LD_LIBRARY_PATH:-}
+  fi
   cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DPIPEVD_BUILD_EXAMPLES=OFF "$@" >"$OUT/configure.log" 2>&1 ||
+    -DPIPEVD_BUILD_EXAMPLES=OFF "${mp[@]}" "$@" >>"$OUT/configure.log" 2>&1 ||
     { echo "configure FAILED"; tail -30 "$OUT/configure.log"; return 1; }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device call for several topics: configure and build everything once (sm_90, cuSOLVERMp when
-# its wheel was carried in .deps/wheels), then each topic's script bench/gpu_<topic>_session.sh
+# its wheel was carried in .deps/wheels: configure_gpu_build unpacks it), then each topic's script bench/gpu_<topic>_session.sh
 # with its own wall-clock budget, logs under $OUT/<topic>/. From the repository root:
 #   source .gpu-node/env.sh && TOPICS="dc:200 bcback:150" bash bench/gpu_round_session.sh
 # TOPICS: space-separated topic:budget_seconds, run in that order. BUILD_DIR (default build-gpu).
@@ -12,13 +12,8 @@ source bench/gpu_node_setup.sh
 log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$OUT/session.log"; }
 session_header
 
-extra=()
-if ls .deps/wheels/nvidia_cusolvermp_cu13-*.whl >/dev/null 2>&1; then
-  scripts/fetch-cusolvermp.sh --unpack >"$OUT/cusolvermp_unpack.log" 2>&1 &&
-    extra+=(-DPIPEVD_CUSOLVERMP_ROOT="$PWD/.deps/cusolvermp")
-fi
-log "configure ${extra[*]}"
-configure_gpu_build "$BUILD_DIR" "${extra[@]}" || exit 1
+log "configure"
+configure_gpu_build "$BUILD_DIR" || exit 1
 log "build"
 targets=()
 for t in ${BUILD_TARGETS:-}; do targets+=(--target "$t"); done

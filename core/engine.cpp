@@ -39,6 +39,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   }
   be.synchronize();
   st.dbbr = MPI_Wtime() - t;
+  timeline_add(opt.timeline, "dbbr", t, t + st.dbbr);
 
   // 2 Bulge chasing, replicated on every rank (each needs all of U for its rows of BC-back).
   t = MPI_Wtime();
@@ -50,6 +51,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     be.bulge_chase_values(n, b, band.get(), b + 1, d.data(), e.data());
   band.reset();
   st.bulge_chasing = MPI_Wtime() - t;
+  timeline_add(opt.timeline, "bulge_chasing", t, t + st.bulge_chasing);
 
   int info = 0;
   if (!opt.want_vectors) {
@@ -59,6 +61,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
     std::copy(d.begin(), d.begin() + n, w);
     st.dc = MPI_Wtime() - t;
+    if (rank == 0) timeline_add(opt.timeline, "dc", t, t + st.dc);
     st.total = MPI_Wtime() - t_start;
     if (stats) *stats = st;
     return info;
@@ -67,11 +70,13 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   // 3 D&C on rank 0 in a thread, concurrent with 4.
   std::vector<double> qd;
   std::thread dc;
+  std::chrono::steady_clock::time_point dc_begin, dc_end;  // for the timeline
   auto solve = [&] {  // no MPI in here: the caller may have MPI_THREAD_SINGLE
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = dc_begin = std::chrono::steady_clock::now();
     qd.assign(static_cast<std::size_t>(n) * n, 0.0);
     info = tridiagonal_eigenpairs(n, d.data(), e.data(), qd.data());
-    st.dc = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    dc_end = std::chrono::steady_clock::now();
+    st.dc = std::chrono::duration<double>(dc_end - t0).count();
   };
   if (rank == 0) {
     if (opt.dc_in_thread)
@@ -94,15 +99,19 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   }
   be.synchronize();
   st.sbr_back = MPI_Wtime() - t;
+  timeline_add(opt.timeline, "sbr_back", t, t + st.sbr_back);
   t = MPI_Wtime();
   if (h > 0) be.bc_back(u, h, x.get(), ldx);
   be.synchronize();
   st.bc_back = MPI_Wtime() - t;
+  timeline_add(opt.timeline, "bc_back", t, t + st.bc_back);
   if (dc.joinable()) dc.join();
+  if (opt.timeline && rank == 0) opt.timeline->add("dc", dc_begin, dc_end, "dc");
 
   // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d and the eigenvalues from rank 0.
   t = MPI_Wtime();
   MPI_Bcast(&info, 1, MPI_INT, 0, engine);
+  st.dc_wait = MPI_Wtime() - t;
   if (info == 0) {
     MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
     std::copy(d.begin(), d.begin() + n, w);
@@ -116,6 +125,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   }
   be.synchronize();
   st.gemm = MPI_Wtime() - t;
+  timeline_add(opt.timeline, "gemm", t, t + st.gemm);
   st.total = MPI_Wtime() - t_start;
   if (stats) *stats = st;
   return info;

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include "core/backend.hpp"
+#include "core/timeline.hpp"
 #include "redistribute/engine_layout.hpp"
 
 namespace pipevd {
@@ -19,11 +20,13 @@ struct EngineOptions {
   long k = 1024;             // DBBR's outer block and SBR-back's merged block width
   bool want_vectors = true;  // JOBZ = 'V'
   bool dc_in_thread = true;  // D&C concurrent with the back transformation on rank 0
+  Timeline* timeline = nullptr;  // when set (started), each stage's interval is recorded in it
 };
 
 // Seconds per stage on this rank (stage 3 on rank 0 only).
 struct EngineStats {
   double dbbr = 0, bulge_chasing = 0, dc = 0, sbr_back = 0, bc_back = 0, gemm = 0, total = 0;
+  double dc_wait = 0;  // of gemm: waiting for rank 0's D&C result (the load-balance report)
 };
 
 // Collective over `engine` (the rank order is the layout's). On engine rank e:

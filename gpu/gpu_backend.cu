@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -35,26 +36,76 @@ namespace {
   } while (0)
 
 // One NCCL communicator per (MPI communicator, device), made once: rank 0's unique id travels
-// over MPI. Kept until the process ends (the engine communicators are cached likewise).
+// over MPI. Cached as an attribute of the MPI communicator, so a freed communicator whose handle
+// MPI hands out again never finds a stale NCCL communicator; the NCCL communicator itself is kept
+// (destroying it inside MPI_Finalize's attribute callbacks could wait on a torn-down runtime).
+struct NcclCache {
+  std::map<int, ncclComm_t> by_device;
+};
+
+int nccl_keyval() {
+  static const int keyval = [] {
+    int k = MPI_KEYVAL_INVALID;
+    MPI_Comm_create_keyval(
+        MPI_COMM_NULL_COPY_FN,
+        [](MPI_Comm, int, void* value, void*) -> int {
+          delete static_cast<NcclCache*>(value);
+          return MPI_SUCCESS;
+        },
+        &k, nullptr);
+    return k;
+  }();
+  return keyval;
+}
+
+// Collective over `comm` on the first call for (comm, device); `device` must be current.
 ncclComm_t nccl_for(MPI_Comm comm, int device) {
   static std::mutex mutex;
-  static auto* comms = new std::map<std::pair<MPI_Comm, int>, ncclComm_t>();
   std::lock_guard<std::mutex> lock(mutex);
-  const auto key = std::make_pair(comm, device);
-  auto it = comms->find(key);
-  if (it != comms->end()) return it->second;
+  void* value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, nccl_keyval(), &value, &found);
+  auto* cache = found ? static_cast<NcclCache*>(value) : nullptr;
+  if (!cache) {
+    cache = new NcclCache();
+    MPI_Comm_set_attr(comm, nccl_keyval(), cache);
+  }
+  auto it = cache->by_device.find(device);
+  if (it != cache->by_device.end()) return it->second;
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  ncclUniqueId id;
-  if (rank == 0) PIPEVD_NCCL_CHECK(ncclGetUniqueId(&id));
-  MPI_Bcast(&id, static_cast<int>(sizeof(id)), MPI_BYTE, 0, comm);
+  // The id and rank 0's result travel together, so a failure there stops every rank, not only 0.
+  struct {
+    ncclUniqueId id;
+    int result;
+  } boot;
+  std::memset(&boot, 0, sizeof boot);
+  if (rank == 0) boot.result = static_cast<int>(ncclGetUniqueId(&boot.id));
+  MPI_Bcast(&boot, static_cast<int>(sizeof(boot)), MPI_BYTE, 0, comm);
+  const auto ncclGetUniqueId_on_rank_0 = static_cast<ncclResult_t>(boot.result);
+  PIPEVD_NCCL_CHECK(ncclGetUniqueId_on_rank_0);
+  const ncclUniqueId& id = boot.id;
   ncclComm_t c = nullptr;
   PIPEVD_NCCL_CHECK(ncclCommInitRank(&c, size, id, rank));
-  comms->emplace(key, c);
+  cache->by_device.emplace(device, c);
   return c;
 }
+
+// NCCL takes size_t counts, but messages are cut into pieces of at most 2^30 elements so that no
+// count nears 2^31 inside NCCL or a network plugin; both sides cut the same count the same way.
+constexpr long kNcclChunk = 1L << 30;
 #endif
+
+// Element counts for MPI's int counts.
+constexpr long kMpiChunk = 1L << 28;
+
+// True when PIPEVD_GPU_SHARING=1: engine ranks may share a GPU (they then talk through MPI with
+// host staging, since NCCL refuses two ranks of one communicator on one device).
+bool sharing_allowed() {
+  const char* v = std::getenv("PIPEVD_GPU_SHARING");
+  return v && std::strcmp(v, "1") == 0;
+}
 
 constexpr int kThreads = 256;
 
@@ -168,6 +219,7 @@ struct GpuBackend::State {
   ReflectorLayout u_layout{};
   std::uint64_t u_print = 0;
   bool u_valid = false;
+  bool nccl = false;            // bound to more than one rank, each on its own GPU
   std::vector<double> staging;  // host staging for MPI without NCCL
 
   double* grow(GrowBuffer& g, std::size_t bytes);
@@ -239,6 +291,36 @@ void GpuBackend::bind(MPI_Comm engine) {
   s_->comm = engine;
   MPI_Comm_rank(engine, &s_->rank);
   MPI_Comm_size(engine, &s_->size);
+  s_->nccl = false;
+  if (s_->size <= 1) return;
+  ScopedDevice guard(s_->device);
+  // Which physical GPU every engine rank drives (UUIDs are unique across nodes). Every rank sees
+  // the same list, so every rank takes the same branch below.
+  const cudaDeviceProp& props = s_->ctx->properties();
+  std::vector<char> uuids(static_cast<std::size_t>(s_->size) * sizeof(props.uuid.bytes));
+  MPI_Allgather(props.uuid.bytes, static_cast<int>(sizeof(props.uuid.bytes)), MPI_BYTE,
+                uuids.data(), static_cast<int>(sizeof(props.uuid.bytes)), MPI_BYTE, engine);
+  const std::size_t u = sizeof(props.uuid.bytes);
+  int shared_with = -1, sharer = -1;
+  for (int i = 0; i < s_->size && sharer < 0; ++i)
+    for (int j = i + 1; j < s_->size; ++j)
+      if (std::memcmp(&uuids[i * u], &uuids[j * u], u) == 0) {
+        shared_with = i;
+        sharer = j;
+        break;
+      }
+  if (sharer >= 0 && !sharing_allowed())
+    throw GpuError("pipevd: GPU engine ranks " + std::to_string(shared_with) + " and " +
+                   std::to_string(sharer) +
+                   " drive the same GPU (one engine rank per GPU; set PIPEVD_ENGINE_RANKS to the "
+                   "number of GPUs per node, or PIPEVD_GPU_SHARING=1 to share them through MPI)");
+#ifdef PIPEVD_GPU_NCCL
+  if (sharer < 0) {
+    // Made here, where every engine rank is, rather than at the first message.
+    nccl_for(engine, s_->device);
+    s_->nccl = true;
+  }
+#endif
 }
 
 double* GpuBackend::allocate(long count) {
@@ -437,23 +519,29 @@ void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
                ldx, s.stream);
 }
 
+// NCCL runs on the backend's stream, after the cuBLAS and kernel work queued before it and
+// before what follows, with no host synchronisation; only the calling (engine) thread reaches it.
 void GpuBackend::broadcast(double* buf, long count, int root) {
   if (s_->size <= 1 || count <= 0) return;
   ScopedDevice guard(s_->device);
 #ifdef PIPEVD_GPU_NCCL
-  ncclComm_t c = nccl_for(s_->comm, s_->device);
-  PIPEVD_NCCL_CHECK(
-      ncclBroadcast(buf, buf, static_cast<std::size_t>(count), ncclDouble, root, c, s_->stream));
-#else
+  if (s_->nccl) {
+    ncclComm_t c = nccl_for(s_->comm, s_->device);
+    PIPEVD_NCCL_CHECK(ncclGroupStart());
+    for (long off = 0; off < count; off += kNcclChunk)
+      PIPEVD_NCCL_CHECK(ncclBroadcast(buf + off, buf + off,
+                                      static_cast<std::size_t>(std::min(kNcclChunk, count - off)),
+                                      ncclDouble, root, c, s_->stream));
+    PIPEVD_NCCL_CHECK(ncclGroupEnd());
+    return;
+  }
+#endif
   s_->staging.resize(count);
   if (s_->rank == root) copy_to_host(buf, s_->staging.data(), count);
-  constexpr long chunk = 1L << 28;
-  for (long off = 0; off < count; off += chunk)
-    MPI_Bcast(s_->staging.data() + off, static_cast<int>(std::min(chunk, count - off)), MPI_DOUBLE,
-              root, s_->comm);
+  for (long off = 0; off < count; off += kMpiChunk)
+    MPI_Bcast(s_->staging.data() + off, static_cast<int>(std::min(kMpiChunk, count - off)),
+              MPI_DOUBLE, root, s_->comm);
   if (s_->rank != root) copy_to_device(s_->staging.data(), buf, count);
-  synchronize();
-#endif
 }
 
 void GpuBackend::send(const double* buf, long count, int dest, int tag) {
@@ -461,18 +549,24 @@ void GpuBackend::send(const double* buf, long count, int dest, int tag) {
   if (dest == s_->rank) throw std::logic_error("pipevd: GPU backend: send to itself");
   ScopedDevice guard(s_->device);
 #ifdef PIPEVD_GPU_NCCL
-  (void)tag;  // NCCL matches point-to-point messages by order, which the engine keeps
-  ncclComm_t c = nccl_for(s_->comm, s_->device);
-  PIPEVD_NCCL_CHECK(
-      ncclSend(buf, static_cast<std::size_t>(count), ncclDouble, dest, c, s_->stream));
-#else
+  if (s_->nccl) {
+    // NCCL matches point-to-point messages by order between two ranks, which the engine keeps
+    // (a rank posts its sends to a peer in the order the peer posts the receives).
+    ncclComm_t c = nccl_for(s_->comm, s_->device);
+    PIPEVD_NCCL_CHECK(ncclGroupStart());
+    for (long off = 0; off < count; off += kNcclChunk)
+      PIPEVD_NCCL_CHECK(ncclSend(buf + off,
+                                 static_cast<std::size_t>(std::min(kNcclChunk, count - off)),
+                                 ncclDouble, dest, c, s_->stream));
+    PIPEVD_NCCL_CHECK(ncclGroupEnd());
+    return;
+  }
+#endif
   s_->staging.resize(count);
   copy_to_host(buf, s_->staging.data(), count);
-  constexpr long chunk = 1L << 28;
-  for (long off = 0; off < count; off += chunk)
-    MPI_Send(s_->staging.data() + off, static_cast<int>(std::min(chunk, count - off)), MPI_DOUBLE,
-             dest, tag, s_->comm);
-#endif
+  for (long off = 0; off < count; off += kMpiChunk)
+    MPI_Send(s_->staging.data() + off, static_cast<int>(std::min(kMpiChunk, count - off)),
+             MPI_DOUBLE, dest, tag, s_->comm);
 }
 
 void GpuBackend::recv(double* buf, long count, int source, int tag) {
@@ -480,20 +574,27 @@ void GpuBackend::recv(double* buf, long count, int source, int tag) {
   if (source == s_->rank) throw std::logic_error("pipevd: GPU backend: receive from itself");
   ScopedDevice guard(s_->device);
 #ifdef PIPEVD_GPU_NCCL
-  (void)tag;
-  ncclComm_t c = nccl_for(s_->comm, s_->device);
-  PIPEVD_NCCL_CHECK(
-      ncclRecv(buf, static_cast<std::size_t>(count), ncclDouble, source, c, s_->stream));
-#else
-  s_->staging.resize(count);
-  constexpr long chunk = 1L << 28;
-  for (long off = 0; off < count; off += chunk)
-    MPI_Recv(s_->staging.data() + off, static_cast<int>(std::min(chunk, count - off)), MPI_DOUBLE,
-             source, tag, s_->comm, MPI_STATUS_IGNORE);
-  copy_to_device(s_->staging.data(), buf, count);
-  synchronize();
+  if (s_->nccl) {
+    ncclComm_t c = nccl_for(s_->comm, s_->device);
+    PIPEVD_NCCL_CHECK(ncclGroupStart());
+    for (long off = 0; off < count; off += kNcclChunk)
+      PIPEVD_NCCL_CHECK(ncclRecv(buf + off,
+                                 static_cast<std::size_t>(std::min(kNcclChunk, count - off)),
+                                 ncclDouble, source, c, s_->stream));
+    PIPEVD_NCCL_CHECK(ncclGroupEnd());
+    return;
+  }
 #endif
+  s_->staging.resize(count);
+  for (long off = 0; off < count; off += kMpiChunk)
+    MPI_Recv(s_->staging.data() + off, static_cast<int>(std::min(kMpiChunk, count - off)),
+             MPI_DOUBLE, source, tag, s_->comm, MPI_STATUS_IGNORE);
+  copy_to_device(s_->staging.data(), buf, count);
 }
+
+bool GpuBackend::uses_nccl() const { return s_->nccl; }
+
+bool gpu_sharing_allowed() { return sharing_allowed(); }
 
 void GpuBackend::synchronize() {
   ScopedDevice guard(s_->device);

@@ -4,6 +4,10 @@
 // (gpu/bc_back.cuh), and NCCL (bootstrapped over MPI) between engine ranks. All work is queued on
 // one stream (lane 0 of the device's GpuContext), in program order, so every operation sees the
 // results of those before it; copies to and from the host and synchronize() wait for it.
+// Messages: NCCL on that same stream (so after the cuBLAS work that produced a buffer, without a
+// host wait), one engine rank per GPU; the NCCL communicator is made in bind() (collective) and
+// cached on the MPI communicator. Only the engine's main thread may communicate: other threads
+// (the D&C thread, a companion backend with its own stream) must not call broadcast/send/recv.
 #pragma once
 #include <memory>
 
@@ -13,6 +17,10 @@ namespace pipevd::gpu {
 
 // Number of CUDA devices visible to this process (0 without a driver or device); asked once.
 int visible_device_count();
+
+// PIPEVD_GPU_SHARING=1: several engine ranks may drive one GPU (they then communicate through MPI
+// with host staging; NCCL needs one GPU per rank). Without it, bind() refuses a shared GPU.
+bool gpu_sharing_allowed();
 
 class GpuBackend final : public EngineBackend {
  public:
@@ -24,7 +32,11 @@ class GpuBackend final : public EngineBackend {
 
   const char* name() const override { return "gpu"; }
   int device() const;
+  // Collective over `engine`: checks that no two engine ranks drive one GPU (see
+  // gpu_sharing_allowed) and makes (or finds) the engine's NCCL communicator.
   void bind(MPI_Comm engine) override;
+  // Messages go through NCCL (bound to > 1 rank, one GPU each, NCCL built in).
+  bool uses_nccl() const;
 
   double* allocate(long count) override;
   void release(double* p) override;

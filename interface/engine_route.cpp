@@ -12,6 +12,8 @@
 #include "core/dbbr.hpp"
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
+#include "core/load_balance_report.hpp"
+#include "core/timeline.hpp"
 #include "host/host_backend.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/engine_comm.hpp"
@@ -46,13 +48,16 @@ int engine_ranks_per_node(const Policy& policy, bool on_gpu) {
   if (!on_gpu) return asked;
 #ifdef PIPEVD_HAVE_CUDA
   const int devices = gpu::visible_device_count();
-  if (devices > 0) return std::min(asked, devices);
+  // More engine ranks than GPUs only where sharing is allowed (and PIPEVD_ENGINE_RANKS asks).
+  if (devices > 0) return gpu::gpu_sharing_allowed() ? asked : std::min(asked, devices);
 #endif
   throw std::runtime_error("no GPU engine in this build or no visible device");
 }
 
 // The backend of this engine rank; on the GPU, the device of its node-local rank among the
-// node's engine ranks (which are the node-local ranks 0 .. g-1).
+// node's engine ranks (which are the node-local ranks 0 .. g-1) modulo the visible devices, so
+// ranks that each see all GPUs take one each, and ranks that each see one (CUDA_VISIBLE_DEVICES
+// set per rank) take theirs. GpuBackend::bind refuses two engine ranks on one GPU.
 std::unique_ptr<EngineBackend> make_backend(MPI_Comm engine, bool on_gpu) {
   if (!on_gpu) return std::make_unique<HostBackend>();
 #ifdef PIPEVD_HAVE_CUDA
@@ -87,17 +92,24 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   const long width = engine ? layout.width(ec.engine_rank) : 0;
   const long height = engine ? layout.height(ec.engine_rank) : 0;
 
+  // Verbose 2: the stage timeline, from an origin common to all caller ranks.
+  Timeline timeline;
+  const bool timed = policy.verbose >= 2;
+  if (timed) timeline.start(ec.caller);
   double t = MPI_Wtime();
   std::vector<double> a_cols(engine ? std::max(1L, n * width) : 0);
   block_cyclic_to_engine(c.uplo, n, c.a, *c.ia, *c.ja, c.desca, layout, ec,
                          engine ? a_cols.data() : nullptr);
   double redistribute_s = MPI_Wtime() - t;
+  if (timed) timeline.add("redistribute_in", t, t + redistribute_s);
 
   std::vector<double> w(n, 0.0);
   std::vector<double> z_rows(engine && vectors ? std::max(1L, height) * n : 0);
   EngineStats stats;
   int info = 0;
   double sigma = 1;
+  int device = -1;
+  if (timed) opt.timeline = &timeline;
   if (engine) {
     double local = 0;
     for (long i = 0; i < n * width; ++i) local = std::max(local, std::fabs(a_cols[i]));
@@ -107,6 +119,9 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
     if (sigma != 1)
       for (long i = 0; i < n * width; ++i) a_cols[i] *= sigma;
     const std::unique_ptr<EngineBackend> backend = make_backend(ec.engine, on_gpu);
+#ifdef PIPEVD_HAVE_CUDA
+    if (auto* g = dynamic_cast<gpu::GpuBackend*>(backend.get())) device = g->device();
+#endif
     info = run_engine(*backend, ec.engine, layout, a_cols.data(), w.data(), z_rows.data(), opt,
                       &stats);
     if (sigma != 1)
@@ -124,6 +139,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   if (info == 0 && vectors)
     engine_to_block_cyclic(n, engine ? z_rows.data() : nullptr, layout, ec, c.z, *c.iz, *c.jz,
                            c.descz);
+  if (timed) timeline.add("redistribute_out", t, MPI_Wtime());
   redistribute_s += MPI_Wtime() - t;
 
   // Verbose 1: engine rank 0's stage times; 2: every engine rank's (with its rows and columns).
@@ -136,6 +152,13 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
                  effective_bandwidth(n, opt.b), opt.k, redistribute_s, stats.dbbr,
                  stats.bulge_chasing, stats.dc, stats.sbr_back, stats.bc_back, stats.gemm,
                  stats.total);
+  // The load balance over the engine ranks (collective over them), and the timeline file.
+  if (engine && policy.verbose >= 1) {
+    const LoadBalance lb = load_balance_report(ec.engine, layout, stats);
+    if (ec.engine_rank == 0) std::fputs(lb.text.c_str(), stderr);
+  }
+  if (engine && timed)
+    timeline.write(ec.engine, Timeline::default_path(), device, on_gpu ? "gpu" : "host", n);
   *c.info = info;
   return info;
 }

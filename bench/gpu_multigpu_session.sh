@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Device session for the multi-GPU engine (issue 8), for a machine of 2 (or more) GPUs, e.g.
+# nvidia-h200-x2. Assumes the repository root as cwd, `source bench/gpu_node_setup.sh` done and
+# $BUILD_DIR (default build-gpu) configured and fully built by the master script (configure_gpu_build
+# enables the cuSOLVERMp adapter where .deps/wheels holds its wheel). Steps, within $BUDGET_S
+# (default 400 s) of wall clock:
+#   1 the multi-GPU gpu tests (a skip for lack of any GPU is a failure: PIPEVD_REQUIRE_GPU=1; the
+#     4-GPU cases skip on 2 GPUs) and the timeline's CPU tests;
+#   2 a smoke run of cuSOLVERMp and pipevd at n = 77, 1000 on 1 and 2 ranks (accuracy against
+#     ScaLAPACK), then strong scaling through pipevd-bench, n = 16384 then 32768 (each size: pipevd
+#     on 2 GPUs with its PIPEVD_VERBOSE=2 timeline, drawn as a PNG; pipevd on 1 GPU; cuSOLVERMp (one
+#     rank per GPU) and cuSOLVERMg (one process, the same GPUs) on 2 GPUs, then on 1), each run's
+#     residual and orthogonality checked (that check is a distributed GEMM on the CPU: ~10-20 s at
+#     n = 16384). With the CPU D&C as it is (57 s at n = 16384 on 16 cores), n = 32768 will not fit
+#     in 400 s: the budget stops starting runs, it never cuts a size's pipevd pair.
+# Logs under $OUT/multigpu/ in a few files (the device tool brings back at most 8): session.log,
+# ctest.log, bench.log, runs.jsonl, timeline_2gpu_n<n>.{json,png}; prints a summary (test
+# verdicts, one line per run).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build-gpu}
+budget=${BUDGET_S:-400}
+OUT=${OUT:-$PWD/gpu-out}
+out=$OUT/multigpu
+mkdir -p "$out"
+log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$out/session.log"; }
+left() { echo $((budget - SECONDS)); }
+
+# NVLink multicast stays off (it can take the host's GPUs out of service): NCCL, PyTorch, NVSHMEM.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export NCCL_DEBUG=${NCCL_DEBUG:-WARN}  # NCCL's own warnings into the logs
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+[ -d .deps/cusolvermp/lib ] && export LD_LIBRARY_PATH=$PWD/.deps/cusolvermp/lib:${LD_LIBRARY_PATH:-}
+ngpu=$( (nvidia-smi -L 2>/dev/null || true) | grep -c "^GPU" || true)
+cores=$(nproc)
+log "multigpu session: ${ngpu} GPUs, ${cores} cores, budget ${budget} s, build $build, $(git rev-parse --short HEAD 2>/dev/null)"
+nvidia-smi topo -m >>"$out/session.log" 2>&1 || true
+rc=0
+
+# 1 Tests.
+log "ctest: gpu_multigpu* and bench.gpu_peers* (cuSOLVERMp at 2 ranks) (label gpu), timeline*"
+PIPEVD_REQUIRE_GPU=1 timeout $((budget * 55 / 100)) ctest --test-dir "$build" -L gpu -R "gpu_multigpu|gpu_peers" \
+  --timeout 200 --output-on-failure -V >"$out/ctest.log" 2>&1 || { log "multigpu tests FAILED"; rc=1; }
+timeout 60 ctest --test-dir "$build" -R "^timeline" --output-on-failure >>"$out/ctest.log" 2>&1 ||
+  { log "timeline tests FAILED"; rc=1; }
+grep -E "Test +#[0-9]+: .*(Passed|Failed|Skipped|Timeout|Not Run)|tests passed" "$out/ctest.log" |
+  grep -v "^[0-9]*: " | tee -a "$out/session.log"
+grep -E "\[  FAILED  \]|Failure|Which is|Expected|pipevd: .*error|NCCL (WARN|error)" "$out/ctest.log" |
+  head -40 | tee -a "$out/session.log"
+grep -E "gpu engine rank=0/[0-9]+" "$out/ctest.log" | head -3 | tee -a "$out/session.log"
+grep -E "load balance over" "$out/ctest.log" | head -3 | tee -a "$out/session.log"
+
+# 2 Strong scaling.
+bench=$build/bench/pipevd-bench
+if [ ! -x "$bench" ]; then
+  log "no $bench: the bench step is skipped"
+  exit 1
+fi
+"$bench" --list >>"$out/bench.log" 2>&1 || true
+grep -q cusolvermp "$out/bench.log" || log "cuSOLVERMp adapter not built (carry .deps/wheels; configure_gpu_build unpacks it)"
+runs=$out/runs.jsonl
+# cuSOLVERMp and pipevd small at 1 and 2 ranks first (accuracy-checked; a failure shows early).
+for np in 1 2; do
+  ((np > ngpu)) && continue
+  log "smoke: mpirun -n $np pipevd-bench --solver cusolvermp,pipevd --n 77,1000"
+  echo "=== smoke np$np" >>"$out/bench.log"
+  CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((np - 1))) PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 timeout 90 \
+    mpirun --bind-to none -n $np -x CUDA_VISIBLE_DEVICES -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG \
+    -x PIPEVD_BACKEND -x PIPEVD_VERBOSE "$bench" --solver cusolvermp,pipevd --n 77,1000 --nb 32 \
+    --reference scalapack >"$out/run.tmp" 2>&1 || log "smoke np$np: exit $?"
+  cat "$out/run.tmp" >>"$out/bench.log"
+  grep -h '^{"solver"' "$out/run.tmp" | sed "s/^{/{\"label\":\"smoke_np$np\",/" | tee -a "$runs"
+done
+# run <label> <ranks> <visible GPUs> <solver> <n> [env assignments...]
+run() {
+  local label=$1 ranks=$2 gpus=$3 solver=$4 n=$5
+  shift 5
+  local t=$(($(left) - 5))
+  if ((t < 20)); then
+    log "budget spent: skipped $label"
+    return 0
+  fi
+  local threads=$((cores / ranks))
+  log "$label: mpirun -n $ranks, GPUs [$gpus], $solver, n = $n (${t} s left)"
+  echo "=== $label" >>"$out/bench.log"
+  # Every variable that -x names is set (empty where unused), then the run's own settings.
+  env CUDA_VISIBLE_DEVICES="$gpus" OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
+    PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=0 PIPEVD_TIMELINE= "$@" \
+    timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
+    -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND -x PIPEVD_VERBOSE \
+    -x PIPEVD_TIMELINE "$bench" --solver "$solver" --n "$n" --nb 256 --repeat 1 --warmup 0 \
+    --reference none >"$out/run.tmp" 2>&1
+  local r=$?
+  cat "$out/run.tmp" >>"$out/bench.log"
+  grep -h '^{"solver"' "$out/run.tmp" | sed "s/^{/{\"label\":\"$label\",/" | tee -a "$runs"
+  grep -E "load balance|gpu engine rank=|timeline" "$out/run.tmp" | head -8
+  rm -f "$out/run.tmp"
+  ((r == 0)) || log "$label: exit $r (124: out of time)"
+}
+two=$(seq -s, 0 $((ngpu > 1 ? 1 : 0)))
+# Most telling first (the budget cuts the rest): pipevd on 2 GPUs with its timeline, on 1 GPU, then
+# the peers on 2 GPUs, then on 1.
+for n in 16384 32768; do
+  if ((ngpu > 1)); then
+    run "pipevd_2gpu_n$n" 2 "$two" pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=2 \
+      PIPEVD_TIMELINE="$out/timeline_2gpu_n$n.json"
+    if [ -f "$out/timeline_2gpu_n$n.json" ]; then
+      py=python3
+      /usr/bin/python3 -c 'import matplotlib' 2>/dev/null && py=/usr/bin/python3
+      "$py" bench/timeline_plot.py "$out/timeline_2gpu_n$n.json" -o "$out/timeline_2gpu_n$n.png" 2>&1 |
+        tee -a "$out/session.log"
+    fi
+  fi
+  run "pipevd_1gpu_n$n" 1 0 pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE=
+  ((ngpu > 1)) && run "cusolvermp_2gpu_n$n" 2 "$two" cusolvermp "$n"
+  ((ngpu > 1)) && run "cusolvermg_2gpu_n$n" 1 "$two" cusolvermg "$n"
+  run "cusolvermp_1gpu_n$n" 1 0 cusolvermp "$n"
+  run "cusolvermg_1gpu_n$n" 1 0 cusolvermg "$n"
+done
+
+log "summary (time_s null: not ok; see status)"
+if [ -f "$runs" ]; then
+  python3 - "$runs" <<'PY' | tee -a "$out/session.log"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print(f"{'label':28} {'status':16} {'time_s':>9} {'residual':>9} {'orthog':>9}")
+for r in rows:
+    t = r.get("time_s")
+    f = lambda v: "-" if v is None else f"{v:.3g}"
+    print(f"{r['label']:28} {r['status']:16} {f(t):>9} {f(r.get('residual')):>9} {f(r.get('orthogonality')):>9}")
+PY
+fi
+log "done, rc=$rc"
+exit $rc

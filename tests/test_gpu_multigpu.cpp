@@ -1,0 +1,261 @@
+// The GPU engine on several ranks, one GPU each (NCCL between them), against the host backend on
+// as many ranks and against itself on one GPU:
+//   - NCCL broadcast, send and receive move exact data, also a message over 2^30 elements;
+//   - two engine ranks on one GPU are refused, and with PIPEVD_GPU_SHARING=1 talk through MPI;
+//   - DBBR's band and each rank's rows of Q_sb = Q_s Q_b equal the host backend's on the same
+//     ranks (to rounding);
+//   - run_engine on all ranks gives the eigenvalues of run_engine on one GPU (to rounding), and a
+//     gathered Z with residual and orthogonality under ScaLAPACK's threshold.
+// Every rank drives GPU (node-local rank mod visible GPUs), as the engine route picks it.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/dbbr.hpp"
+#include "core/engine.hpp"
+#include "core/engine_plan.hpp"
+#include "core/reflector_store.hpp"
+#include "core/sbr_back.hpp"
+#include "gpu/gpu_backend.hpp"
+#include "gpu/gpu_context.hpp"
+#include "host/host_backend.hpp"
+#include "tests/support/accuracy.hpp"
+#include "tests/support/distributed_matrix.hpp"
+
+namespace pipevd {
+namespace {
+
+using Mat = std::vector<double>;
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+// The device the engine route gives this rank: its node-local rank modulo the visible GPUs.
+int my_device() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 0;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  return local % gpu::visible_device_count();
+}
+
+Mat random_symmetric(long n, unsigned seed) {
+  Mat a(static_cast<std::size_t>(n * n));
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < n; ++i) a[i + j * n] = test::random_symmetric_entry(i, j, seed);
+  return a;
+}
+
+double max_abs(const Mat& x) {
+  double m = 0;
+  for (double v : x) m = std::max(m, std::fabs(v));
+  return m;
+}
+
+double max_abs_diff(const Mat& x, const Mat& y) {
+  double m = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(x[i] - y[i]));
+  return m;
+}
+
+// Ranks [0, E) of the world as one communicator (every rank calls; others get MPI_COMM_NULL).
+MPI_Comm first_ranks(int e) {
+  MPI_Comm c;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank() < e ? 0 : MPI_UNDEFINED, world_rank(), &c);
+  return c;
+}
+
+TEST(MultiGpu, NcclMovesExactData) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  gpu::GpuBackend be(my_device());
+  be.bind(MPI_COMM_WORLD);
+  ASSERT_TRUE(be.uses_nccl());
+  const int rank = world_rank(), size = world_size();
+  // Broadcast from the last rank: 3 x 1001 with rank-dependent values on the root only.
+  const long m = 3, n = 1001;
+  DeviceBuffer buf(be, m * n);
+  if (rank == size - 1) be.fill_matrix(m, n, 2.5, -7.0, buf.get(), m);
+  be.broadcast(buf.get(), m * n, size - 1);
+  Mat got(m * n), want(m * n, 2.5);
+  for (long i = 0; i < std::min(m, n); ++i) want[i + i * m] = -7.0;
+  be.copy_to_host(buf.get(), got.data(), m * n);
+  EXPECT_EQ(got, want);
+  // A ring of sends (rank r -> r + 1) with odd counts, posted as the engine posts them: the
+  // receiver of a pair first, so no rank waits on a send nobody receives.
+  const long count = 12345 + rank;
+  DeviceBuffer out(be, count), in(be, 12345 + (rank + size - 1) % size);
+  be.fill_matrix(count, 1, rank + 1.0, rank + 1.0, out.get(), count);  // every entry rank + 1
+  for (int step = 0; step < size; ++step) {
+    if (rank == step) be.send(out.get(), count, (rank + 1) % size, 0);
+    if ((rank + size - 1) % size == step) be.recv(in.get(), 12345 + step, step, 0);
+  }
+  Mat r(12345 + (rank + size - 1) % size);
+  be.copy_to_host(in.get(), r.data(), static_cast<long>(r.size()));
+  const double from = (rank + size - 1) % size + 1.0;
+  EXPECT_EQ(std::count(r.begin(), r.end(), from), static_cast<long>(r.size()));
+}
+
+TEST(MultiGpu, BroadcastOverTwoToTheThirtyElements) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  gpu::GpuBackend be(my_device());
+  be.bind(MPI_COMM_WORLD);
+  const long count = (1L << 30) + 5;  // 8 GiB: cut into two NCCL pieces
+  DeviceBuffer buf(be, count);
+  if (world_rank() == 0) {
+    be.fill_matrix(count, 1, 3.0, 3.0, buf.get(), count);
+    be.fill_matrix(1, 1, 11.0, 11.0, buf.get() + count - 1, 1);
+  }
+  be.broadcast(buf.get(), count, 0);
+  double head = 0, mid = 0, tail = 0;
+  be.copy_to_host(buf.get(), &head, 1);
+  be.copy_to_host(buf.get() + (1L << 30), &mid, 1);
+  be.copy_to_host(buf.get() + count - 1, &tail, 1);
+  EXPECT_EQ(head, 3.0);
+  EXPECT_EQ(mid, 3.0);
+  EXPECT_EQ(tail, 11.0);
+}
+
+TEST(MultiGpu, TwoEngineRanksOnOneGpuAreRefusedUnlessShared) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  unsetenv("PIPEVD_GPU_SHARING");
+  MPI_Comm pair = first_ranks(2);
+  if (pair == MPI_COMM_NULL) return;
+  {
+    gpu::GpuBackend be(0);
+    EXPECT_THROW(be.bind(pair), gpu::GpuError);
+  }
+  setenv("PIPEVD_GPU_SHARING", "1", 1);
+  {
+    gpu::GpuBackend be(0);
+    be.bind(pair);
+    EXPECT_FALSE(be.uses_nccl());
+    DeviceBuffer buf(be, 777);
+    if (world_rank() == 1) be.fill_matrix(777, 1, 4.0, 4.0, buf.get(), 777);
+    be.broadcast(buf.get(), 777, 1);
+    Mat got(777);
+    be.copy_to_host(buf.get(), got.data(), 777);
+    EXPECT_EQ(std::count(got.begin(), got.end(), 4.0), 777);
+  }
+  unsetenv("PIPEVD_GPU_SHARING");
+  MPI_Comm_free(&pair);
+}
+
+// The engine's stages 1, 2 and 4 on this rank: the band (every rank holds all of it) and this
+// rank's rows of Q_sb = Q_s Q_b.
+struct Stages {
+  Mat band, qsb;
+};
+
+Stages stages(EngineBackend& be, MPI_Comm comm, const EngineLayout& L, const Mat& a, long b,
+              long k) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  be.bind(comm);
+  const long n = L.n, bw = effective_bandwidth(n, b);
+  const long w = L.width(rank), h = L.height(rank), r0 = L.row_begin[rank], ldx = std::max(1L, h);
+  DeviceBuffer da(be, n * w);
+  be.copy_to_device(a.data() + L.col_begin[rank] * n, da.get(), n * w);
+  ReflectorPanels panels = reduce_to_band(be, L, rank, da.get(), DbbrOptions{b, k, true});
+  DeviceBuffer ab = gather_band(be, L, rank, da.get(), bw);
+  Stages s;
+  s.band.resize(n * (bw + 1));
+  be.copy_to_host(ab.get(), s.band.data(), n * (bw + 1));
+  Mat d(n), e(n);
+  ReflectorStore u;
+  be.bulge_chase(n, bw, ab.get(), bw + 1, d.data(), e.data(), u);
+  DeviceBuffer x(be, ldx * n);
+  be.fill_matrix(h, n, 0.0, 0.0, x.get(), ldx);
+  be.fill_matrix(h, h, 0.0, 1.0, x.get() + r0 * ldx, ldx);
+  const auto blocks = merge_reflector_panels(be, panels, k, true);
+  apply_sbr_back(be, blocks, h, x.get(), ldx);
+  if (h > 0) be.bc_back(u, h, x.get(), ldx);
+  s.qsb.resize(ldx * n);
+  be.copy_to_host(x.get(), s.qsb.data(), h > 0 ? ldx * n : 0);
+  be.synchronize();
+  return s;
+}
+
+TEST(MultiGpu, BandAndQsbRowsEqualHostOnTheSameRanks) {
+  for (long n : {777L, 1999L}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const long b = 32, k = 256;
+    const EngineLayout L = plan_engine_layout(n, world_size(), b, k);
+    const Mat a = random_symmetric(n, static_cast<unsigned>(n + 5));
+    HostBackend host;
+    gpu::GpuBackend gpu(my_device());
+    const Stages h = stages(host, MPI_COMM_WORLD, L, a, b, k);
+    const Stages g = stages(gpu, MPI_COMM_WORLD, L, a, b, k);
+    const double tol = 100.0 * n * DBL_EPSILON;
+    EXPECT_LT(max_abs_diff(g.band, h.band) / max_abs(a), tol) << "band";
+    EXPECT_LT(max_abs_diff(g.qsb, h.qsb), 10 * tol) << "Q_sb rows";
+  }
+}
+
+// run_engine on `comm` (ranks of the world from 0) with this rank's columns of a; Z gathered to
+// every rank of comm.
+struct EngineRun {
+  Mat w, z;
+  int info = 0;
+  EngineStats stats;
+};
+
+EngineRun engine_on(MPI_Comm comm, const Mat& a, long n) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const EngineOptions opt;
+  const EngineLayout L = plan_engine_layout(n, size, opt.b, opt.k);
+  gpu::GpuBackend be(my_device());
+  const long h = L.height(rank);
+  Mat rows(std::max(1L, h) * n);
+  EngineRun r;
+  r.w.assign(n, 0.0);
+  r.info = run_engine(be, comm, L, a.data() + L.col_begin[rank] * n, r.w.data(), rows.data(), opt,
+                      &r.stats);
+  // Gather the row blocks into the full Z (column by column through one Allgatherv per rank's
+  // block: the block is h x n column-major, placed at rows [r0, r0 + h)).
+  r.z.assign(n * n, 0.0);
+  for (int q = 0; q < size; ++q) {
+    const long hq = L.height(q);
+    Mat blk(std::max(1L, hq) * n);
+    if (q == rank) blk = rows;
+    MPI_Bcast(blk.data(), static_cast<int>(blk.size()), MPI_DOUBLE, q, comm);
+    for (long j = 0; j < n; ++j)
+      for (long i = 0; i < hq; ++i) r.z[L.row_begin[q] + i + j * n] = blk[i + j * std::max(1L, hq)];
+  }
+  return r;
+}
+
+TEST(MultiGpu, AllGpusAndOneGpuGiveTheSameEigenvalues) {
+  for (long n : {1999L, 2500L}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const Mat a = random_symmetric(n, static_cast<unsigned>(3 * n + 1));
+    const EngineRun all = engine_on(MPI_COMM_WORLD, a, n);
+    ASSERT_EQ(all.info, 0);
+    // One GPU: every rank alone on its own GPU (the same problem, E = 1).
+    const EngineRun one = engine_on(MPI_COMM_SELF, a, n);
+    ASSERT_EQ(one.info, 0);
+    EXPECT_LT(test::eigenvalue_difference(all.w, one.w), 1e-12);
+    const int ni = static_cast<int>(n);
+    EXPECT_LT(test::residual(ni, a, all.z, all.w), test::kScalapackThreshold);
+    EXPECT_LT(test::orthogonality(ni, all.z), test::kScalapackThreshold);
+  }
+}
+
+}  // namespace
+}  // namespace pipevd

@@ -1,0 +1,110 @@
+// PIPEVD_VERBOSE=2's stage timeline (core/timeline) from pdsyevd_ on the host engine: one JSON
+// file (PIPEVD_TIMELINE) written by engine rank 0 with every rank's intervals: each rank has each
+// stage of the engine and the redistribution, rank 0 also the D&C thread's; every interval lies
+// in [0, total], a rank's main-thread stages follow each other without overlap, and the D&C
+// thread's interval lies within the engine's (it starts after bulge chasing, ends before GEMM).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/distributed_matrix.hpp"
+#include "tests/support/interposed_pdsyevd.hpp"
+
+namespace pipevd::test {
+namespace {
+
+struct Interval {
+  int rank, gpu;
+  std::string stage, thread;
+  double start, end;
+};
+
+std::vector<Interval> read_intervals(const std::string& text) {
+  static const std::regex re(
+      R"re(\{"rank": (\d+), "gpu": (-?\d+), "stage": "(\w+)", "thread": "(\w+)", "start": ([-0-9.e]+), "end": ([-0-9.e]+)\})re");
+  std::vector<Interval> v;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+       ++it) {
+    const std::smatch& m = *it;
+    v.push_back({std::stoi(m[1]), std::stoi(m[2]), m[3], m[4], std::stod(m[5]), std::stod(m[6])});
+  }
+  return v;
+}
+
+TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
+  const char* path = std::getenv("PIPEVD_TIMELINE");
+  ASSERT_NE(path, nullptr) << "the test is registered with PIPEVD_TIMELINE";
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) std::remove(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  const GridShape shape = grid_shape('s');
+  BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
+  const int n = 301;
+  const BlockCyclicLayout layout{n, n, 16, 16, 0, 0, 2};
+  DistributedMatrix a(grid, layout), z(grid, layout);
+  a.fill([](long i, long j) { return random_symmetric_entry(i, j, 71); });
+  std::vector<double> w(n);
+  ASSERT_EQ(call_pdsyevd('V', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc), 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank != 0) return;
+
+  std::ifstream f(path);
+  ASSERT_TRUE(f.good()) << path;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string text = ss.str();
+  EXPECT_NE(text.find("\"format\": \"pipevd-timeline-1\""), std::string::npos);
+  EXPECT_NE(text.find("\"ranks\": " + std::to_string(size)), std::string::npos);
+  EXPECT_NE(text.find("\"backend\": \"host\""), std::string::npos);
+  const std::vector<Interval> v = read_intervals(text);
+  ASSERT_FALSE(v.empty());
+  double total = 0;
+  for (const Interval& i : v) total = std::max(total, i.end);
+  std::map<int, std::vector<Interval>> rows;
+  for (const Interval& i : v) {
+    EXPECT_GE(i.start, 0) << i.stage;
+    EXPECT_LE(i.start, i.end) << i.stage;
+    EXPECT_LE(i.end, total) << i.stage;
+    EXPECT_EQ(i.gpu, -1);
+    rows[i.rank].push_back(i);
+  }
+  ASSERT_EQ(static_cast<int>(rows.size()), size) << "one row per engine rank";
+  const std::vector<std::string> main_stages = {"redistribute_in", "dbbr",    "bulge_chasing",
+                                                "sbr_back",        "bc_back", "gemm",
+                                                "redistribute_out"};
+  for (auto& [r, row] : rows) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    std::vector<Interval> main;
+    for (const Interval& i : row)
+      if (i.thread == "main") main.push_back(i);
+    ASSERT_EQ(main.size(), main_stages.size());
+    for (std::size_t s = 0; s < main.size(); ++s) {
+      EXPECT_EQ(main[s].stage, main_stages[s]);
+      if (s > 0) EXPECT_GE(main[s].start, main[s - 1].end) << main[s].stage;
+    }
+    const bool has_dc = std::any_of(row.begin(), row.end(), [](const Interval& i) {
+      return i.stage == "dc" && i.thread == "dc";
+    });
+    EXPECT_EQ(has_dc, r == 0) << "the D&C thread runs on engine rank 0 only";
+    for (const Interval& i : row)
+      if (i.stage == "dc") {
+        EXPECT_GE(i.start, main[2].end - 1e-4) << "D&C starts after bulge chasing";
+        EXPECT_LE(i.end, main[5].start + 1e-4) << "D&C ends before the GEMM";
+      }
+  }
+}
+
+}  // namespace
+}  // namespace pipevd::test
