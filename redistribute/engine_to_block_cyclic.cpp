@@ -8,10 +8,52 @@
 #include "adapters/scalapack/scalapack_api.hpp"
 #include "redistribute/exchange_setup.hpp"
 #include "redistribute/message_buffer.hpp"
+#include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "redistribute/segment_type.hpp"
 
 namespace pipevd {
+
+namespace {
+
+// A slice of one message from the engine rows [r0, r1): the segments of `runs` (some column runs
+// of the grid process), `count` elements at `offset` of the message buffer, or (own) copied
+// straight from the engine's rows into z.
+struct Piece {
+  int peer;
+  long r0, r1;
+  LocalRuns runs;
+  bool own;
+  long count = 0, offset = 0;
+};
+
+// The message between rows [r0, r1) and the grid process with runs `theirs`, in slices of its
+// column runs: message order.
+void add_pieces(std::vector<Piece>& pieces, int peer, long r0, long r1, bool own,
+                const LocalRuns& theirs, int slices) {
+  for (const auto& [k0, k1] : split_runs(theirs.cols.size(), slices))
+    pieces.push_back(Piece{peer, r0, r1, with_cols(theirs, k0, k1), own});
+}
+
+long elements_of(const Piece& p) {
+  long c = 0;
+  for_each_segment_from_engine(p.r0, p.r1, p.runs, [&](const Segment& s) { c += s.len; });
+  return c;
+}
+
+// Offsets of the pieces that are not own: each peer's pieces one after the other from off[peer].
+void set_offsets(std::vector<Piece>& pieces, const std::vector<long>& off) {
+  int peer = -1;
+  long at = 0;
+  for (Piece& p : pieces) {
+    if (p.own) continue;
+    if (p.peer != peer) at = off[peer = p.peer];
+    p.offset = at;
+    at += p.count;
+  }
+}
+
+}  // namespace
 
 // Segments are contiguous on both sides, so messages of long segments go straight from z_rows to
 // z through datatypes; short-segment messages (and everything past the int limit) are packed.
@@ -46,16 +88,17 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   const long ldz = std::max(1L, r1 - r0);
   clock.lap(&PhaseTimes::plan);
 
-  // Engine ranks: their own part straight into z; per destination a datatype or a packed slice.
+  // Engine ranks: their own part straight into z; per destination a datatype or a packed slice,
+  // packed in slices of the destination's column runs on threads.
+  const int threads = redistribution_threads(options.threads);
+  const int slices = threads > 1 ? 2 * threads : 1;
   std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
   MessageBuffer send(static_cast<size_t>(soff[size]));
   if (e >= 0) {
+    std::vector<Piece> pieces;
     for (int dest = 0; dest < size; ++dest) {
       if (dest == me) {
-        for_each_segment_from_engine(r0, r1, mine, [&](const Segment& s) {
-          std::memcpy(z + s.dest_row + s.dest_col * lld, z_rows + s.src_row + s.src_col * ldz,
-                      sizeof(double) * static_cast<size_t>(s.len));
-        });
+        add_pieces(pieces, dest, r0, r1, true, mine, slices);
         continue;
       }
       if (counts.send[dest] == 0) continue;
@@ -68,14 +111,27 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
         stype[dest] = in_place.commit();
         continue;
       }
-      double* out = send.data() + soff[dest];
-      for_each_segment_from_engine(r0, r1, theirs, [&](const Segment& s) {
-        std::memcpy(out, z_rows + s.src_row + s.src_col * ldz,
-                    sizeof(double) * static_cast<size_t>(s.len));
-        out += s.len;
-      });
+      add_pieces(pieces, dest, r0, r1, false, theirs, slices);
       if (!rounds) stype[dest] = contiguous_at(send.data() + soff[dest], counts.send[dest]);
     }
+    parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
+      if (!pieces[k].own) pieces[k].count = elements_of(pieces[k]);
+    });
+    set_offsets(pieces, soff);
+    parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
+      const Piece& p = pieces[k];
+      double* out = send.data() + p.offset;
+      for_each_segment_from_engine(r0, r1, p.runs, [&](const Segment& s) {
+        const double* from = z_rows + s.src_row + s.src_col * ldz;
+        const size_t bytes = sizeof(double) * static_cast<size_t>(s.len);
+        if (p.own) {
+          std::memcpy(z + s.dest_row + s.dest_col * lld, from, bytes);
+        } else {
+          std::memcpy(out, from, bytes);
+          out += s.len;
+        }
+      });
+    });
   }
   clock.lap(&PhaseTimes::pack);
 
@@ -101,18 +157,25 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   send.release();
   clock.lap(&PhaseTimes::exchange);
 
+  std::vector<Piece> in;
   for (int src = 0; src < size; ++src) {
     if (src == me || counts.recv[src] == 0 || typed(counts.recv[src], counts.recv_segments[src]))
       continue;
     const int from = engine_of[src];
-    const double* in = recv.data() + roff[src];
-    for_each_segment_from_engine(layout.row_begin[from], layout.row_begin[from + 1], mine,
-                                 [&](const Segment& s) {
-                                   std::memcpy(z + s.dest_row + s.dest_col * lld, in,
-                                               sizeof(double) * static_cast<size_t>(s.len));
-                                   in += s.len;
-                                 });
+    add_pieces(in, src, layout.row_begin[from], layout.row_begin[from + 1], false, mine, slices);
   }
+  parallel_for(static_cast<long>(in.size()), threads,
+               [&](long k) { in[k].count = elements_of(in[k]); });
+  set_offsets(in, roff);
+  parallel_for(static_cast<long>(in.size()), threads, [&](long k) {
+    const Piece& p = in[k];
+    const double* from = recv.data() + p.offset;
+    for_each_segment_from_engine(p.r0, p.r1, p.runs, [&](const Segment& s) {
+      std::memcpy(z + s.dest_row + s.dest_col * lld, from,
+                  sizeof(double) * static_cast<size_t>(s.len));
+      from += s.len;
+    });
+  });
   clock.lap(&PhaseTimes::unpack);
 }
 

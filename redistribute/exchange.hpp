@@ -18,6 +18,9 @@ struct ExchangeOptions {
   // Below the int limit, a message whose segments average at least this many elements is
   // described in place by a datatype (no pack or unpack pass); shorter ones are packed.
   long min_typed_segment = 32;
+  // Threads that pack and unpack; 0: redistribution_threads() picks (affinity mask,
+  // PIPEVD_THREADS). The result does not depend on it.
+  int threads = 0;
 };
 
 // Seconds spent in each phase of one redistribution (this process), for benchmarks and logs.
