@@ -131,8 +131,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   });
   set_offsets(pieces, soff);
   MessageBuffer send(static_cast<size_t>(soff[size]));
-  parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
-    const Piece& p = pieces[k];
+  auto pack_piece = [&](const Piece& p) {
     if (p.own) {
       auto own = [&](const Segment& s) {
         read_segment(a, lld, s, a_cols + s.dest_row + (s.dest_col - p.c0) * n);
@@ -163,7 +162,18 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
             out += rr.len * cr.len;
           });
     }
+  };
+  std::vector<double> piece_seconds(pieces.size(), 0.0);
+  parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
+    const double t0 = times ? seconds_now() : 0;
+    pack_piece(pieces[k]);
+    if (times) piece_seconds[k] = seconds_now() - t0;
   });
+  for (size_t k = 0; k < pieces.size() && times; ++k) {
+    if (pieces[k].own) times->own += piece_seconds[k];
+    if (pieces[k].mirrored) times->mirror += piece_seconds[k];
+  }
+  clock.lap(&PhaseTimes::pack);
 
   // The messages: their direct part in place (where it is not packed), then their packed slice.
   std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
@@ -190,7 +200,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     MPI_Type_free(&parts[0]);
     MPI_Type_free(&parts[1]);
   }
-  clock.lap(&PhaseTimes::pack);
+  clock.lap(&PhaseTimes::types);
 
   MessageBuffer recv(static_cast<size_t>(roff[size]));
   if (rounds) {

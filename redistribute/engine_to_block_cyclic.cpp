@@ -118,8 +118,11 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
       if (!pieces[k].own) pieces[k].count = elements_of(pieces[k]);
     });
     set_offsets(pieces, soff);
+    clock.lap(&PhaseTimes::types);
+    std::vector<double> piece_seconds(pieces.size(), 0.0);
     parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
       const Piece& p = pieces[k];
+      const double t0 = times ? seconds_now() : 0;
       double* out = send.data() + p.offset;
       for_each_segment_from_engine(r0, r1, p.runs, [&](const Segment& s) {
         const double* from = z_rows + s.src_row + s.src_col * ldz;
@@ -131,7 +134,10 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
           out += s.len;
         }
       });
+      if (times) piece_seconds[k] = seconds_now() - t0;
     });
+    for (size_t k = 0; k < pieces.size() && times; ++k)
+      if (pieces[k].own) times->own += piece_seconds[k];
   }
   clock.lap(&PhaseTimes::pack);
 

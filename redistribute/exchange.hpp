@@ -26,6 +26,10 @@ struct ExchangeOptions {
 // Seconds spent in each phase of one redistribution (this process), for benchmarks and logs.
 struct PhaseTimes {
   double plan = 0, pack = 0, exchange = 0, unpack = 0;
+  // Parts of pack, in seconds summed over the threads: the engine's own part (copied in place) and
+  // the mirrored triangle's pieces (to the engine only). types: wall time building the send
+  // datatypes (out: with the counting pass that places the packed pieces).
+  double own = 0, mirror = 0, types = 0;
 };
 
 // Collective over comm. send holds the elements for rank r at [sum(send_counts[<r]), +count), and

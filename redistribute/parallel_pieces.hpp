@@ -6,6 +6,7 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <thread>
 #include <utility>
@@ -35,6 +36,11 @@ void parallel_for(long count, int threads, F&& f) {
   for (long t = 0; t < extra; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
+}
+
+// A clock for worker threads (MPI_Wtime belongs to the thread that initialised MPI).
+inline double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // [k0, k1) ranges that split `count` runs into at most `parts` nearly equal pieces (none empty).
