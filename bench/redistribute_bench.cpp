@@ -9,7 +9,9 @@
 // variants: the settings of ours to time side by side, each "typed" (messages of long segments
 // described in place by datatypes, the default) or "packed" (every message packed, contiguous
 // exchange), followed by a thread count for packing and unpacking (none: the default, from the
-// affinity mask and PIPEVD_THREADS). typed1 = the settings before threads.
+// affinity mask and PIPEVD_THREADS), then optionally cK: K chunks, packing and unpacking
+// overlapping nonblocking all-to-alls (packs everything). typed1 = the settings before threads;
+// packedc4 = packed, default threads, 4 chunks.
 //
 // Bytes compared: MPI_Alltoall moves n^2/P^2 doubles per pair (self included), n^2 doubles in
 // all; ours moves n^2 doubles in all too (the engine's columns, each rank's own part copied
@@ -102,8 +104,13 @@ int main(int argc, char** argv) {
         MPI_Abort(MPI_COMM_WORLD, 2);
       }
       if (packed) var.options.min_typed_segment = 1L << 40;
-      const std::string threads = v.substr(packed ? 6 : 5);
-      var.options.threads = threads.empty() ? 0 : std::atoi(threads.c_str());
+      std::string rest = v.substr(packed ? 6 : 5);
+      const size_t c = rest.find('c');
+      if (c != std::string::npos) {
+        var.options.chunks = std::atoi(rest.c_str() + c + 1);
+        rest = rest.substr(0, c);
+      }
+      var.options.threads = rest.empty() ? 0 : std::atoi(rest.c_str());
       variants.push_back(var);
     }
   }

@@ -35,18 +35,23 @@ struct Piece {
   bool mirrored;
   LocalRuns runs;
   bool own;
+  int chunk;
   long count = 0, offset = 0;
 };
 
-// Pieces of the message from runs `src` to columns [c0, c1): the direct part (when `direct`) in
-// slices of column runs, then the mirrored part in slices of row runs: message order.
+// Pieces of the message from runs `src` to columns [c0, c1), chunk by chunk: the direct part
+// (when `direct`) in slices of column runs, then the mirrored part in slices of row runs. One
+// chunk: message order; more: chunk c of the message is the direct then the mirrored segments of
+// the c-th share of the runs.
 void add_pieces(std::vector<Piece>& pieces, int peer, long c0, long c1, bool direct, bool own,
-                const LocalRuns& src, int parts) {
-  if (direct)
-    for (const auto& [k0, k1] : split_runs(src.cols.size(), parts))
-      pieces.push_back(Piece{peer, c0, c1, false, with_cols(src, k0, k1), own});
-  for (const auto& [k0, k1] : split_runs(src.rows.size(), parts))
-    pieces.push_back(Piece{peer, c0, c1, true, with_rows(src, k0, k1), own});
+                const LocalRuns& src, int chunks, int slices) {
+  for (int c = 0; c < chunks; ++c) {
+    if (direct)
+      for (const auto& [k0, k1] : chunk_slices(src.cols.size(), chunks, c, slices))
+        pieces.push_back(Piece{peer, c0, c1, false, with_cols(src, k0, k1), own, c});
+    for (const auto& [k0, k1] : chunk_slices(src.rows.size(), chunks, c, slices))
+      pieces.push_back(Piece{peer, c0, c1, true, with_rows(src, k0, k1), own, c});
+  }
 }
 
 long elements_of(char uplo, const Piece& p) {
@@ -92,8 +97,10 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
 
   const ExchangeCounts counts = counts_to_engine(uplo, view, grid, layout, comm);
   const bool rounds = largest_total_to_engine(view, layout) > options.int_limit;
+  const int chunks = rounds ? 1 : std::max(1, options.chunks);
   auto long_segments = [&](long elements, long segments) {
-    return !rounds && elements > 0 && elements >= options.min_typed_segment * segments;
+    return !rounds && chunks == 1 && elements > 0 &&
+           elements >= options.min_typed_segment * segments;
   };
   // What is packed per destination: everything, or only the mirrored part where the direct part
   // (whole columns of segments in A) goes out in place.
@@ -124,13 +131,22 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     const bool own = dest == me;
     if (!own && counts.send[dest] == 0) continue;
     const bool direct_packed = own || packed[dest] == counts.send[dest];
-    add_pieces(pieces, dest, d0, d1, direct_packed, own, mine, slices);
+    add_pieces(pieces, dest, d0, d1, direct_packed, own, mine, chunks, slices);
   }
-  parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
-    if (!pieces[k].own) pieces[k].count = elements_of(uplo, pieces[k]);
+  // What the engine rank unpacks: messages of short segments (all of them in chunks or rounds).
+  std::vector<Piece> in;
+  for (int src = 0; src < size && e >= 0; ++src) {
+    if (src == me || counts.recv[src] == 0 || typed(src)) continue;
+    add_pieces(in, src, c0, c1, true, false, local_runs(view, grid.prow[src], grid.pcol[src]),
+               chunks, slices);
+  }
+  parallel_for(static_cast<long>(pieces.size() + in.size()), threads, [&](long k) {
+    Piece& p = k < static_cast<long>(pieces.size()) ? pieces[k] : in[k - pieces.size()];
+    if (!p.own) p.count = elements_of(uplo, p);
   });
   set_offsets(pieces, soff);
-  MessageBuffer send(static_cast<size_t>(soff[size]));
+  set_offsets(in, roff);
+  MessageBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));
   auto pack_piece = [&](const Piece& p) {
     if (p.own) {
       auto own = [&](const Segment& s) {
@@ -163,6 +179,34 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
           });
     }
   };
+  auto unpack_piece = [&](const Piece& p) {
+    const double* from = recv.data() + p.offset;
+    auto unpack = [&](const Segment& s) {
+      std::memcpy(a_cols + s.dest_row + (s.dest_col - c0) * n, from,
+                  sizeof(double) * static_cast<size_t>(s.len));
+      from += s.len;
+    };
+    if (!p.mirrored) {
+      for_each_direct_segment_to_engine(uplo, p.runs, c0, c1, unpack);
+    } else {
+      for_each_mirrored_piece_to_engine(
+          uplo, p.runs, c0, c1, unpack, [&](const Run& rr, const Run& cr) {
+            for (long t = 0; t < rr.len; ++t) {
+              std::memcpy(a_cols + cr.global + (rr.global + t - c0) * n, from,
+                          sizeof(double) * static_cast<size_t>(cr.len));
+              from += cr.len;
+            }
+          });
+    }
+  };
+  if (chunks > 1) {
+    clock.lap(&PhaseTimes::pack);
+    pipelined_exchange(
+        chunks, threads, comm.caller, pieces, send.data(), in, recv.data(),
+        [&](long k) { pack_piece(pieces[k]); }, [&](long k) { unpack_piece(in[k]); });
+    clock.lap(&PhaseTimes::exchange);
+    return;
+  }
   std::vector<double> piece_seconds(pieces.size(), 0.0);
   parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
     const double t0 = times ? seconds_now() : 0;
@@ -202,7 +246,6 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   }
   clock.lap(&PhaseTimes::types);
 
-  MessageBuffer recv(static_cast<size_t>(roff[size]));
   if (rounds) {
     exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
   } else {
@@ -225,36 +268,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   clock.lap(&PhaseTimes::exchange);
 
   if (e < 0) return;
-  std::vector<Piece> in;
-  for (int src = 0; src < size; ++src) {
-    if (src == me || counts.recv[src] == 0 || typed(src)) continue;
-    add_pieces(in, src, c0, c1, true, false, local_runs(view, grid.prow[src], grid.pcol[src]),
-               slices);
-  }
-  parallel_for(static_cast<long>(in.size()), threads,
-               [&](long k) { in[k].count = elements_of(uplo, in[k]); });
-  set_offsets(in, roff);
-  parallel_for(static_cast<long>(in.size()), threads, [&](long k) {
-    const Piece& p = in[k];
-    const double* from = recv.data() + p.offset;
-    auto unpack = [&](const Segment& s) {
-      std::memcpy(a_cols + s.dest_row + (s.dest_col - c0) * n, from,
-                  sizeof(double) * static_cast<size_t>(s.len));
-      from += s.len;
-    };
-    if (!p.mirrored) {
-      for_each_direct_segment_to_engine(uplo, p.runs, c0, c1, unpack);
-    } else {
-      for_each_mirrored_piece_to_engine(
-          uplo, p.runs, c0, c1, unpack, [&](const Run& rr, const Run& cr) {
-            for (long t = 0; t < rr.len; ++t) {
-              std::memcpy(a_cols + cr.global + (rr.global + t - c0) * n, from,
-                          sizeof(double) * static_cast<size_t>(cr.len));
-              from += cr.len;
-            }
-          });
-    }
-  });
+  parallel_for(static_cast<long>(in.size()), threads, [&](long k) { unpack_piece(in[k]); });
   clock.lap(&PhaseTimes::unpack);
 }
 

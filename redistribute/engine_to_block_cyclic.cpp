@@ -24,15 +24,17 @@ struct Piece {
   long r0, r1;
   LocalRuns runs;
   bool own;
+  int chunk;
   long count = 0, offset = 0;
 };
 
 // The message between rows [r0, r1) and the grid process with runs `theirs`, in slices of its
-// column runs: message order.
+// column runs: message order (chunk c: the c-th share of the column runs).
 void add_pieces(std::vector<Piece>& pieces, int peer, long r0, long r1, bool own,
-                const LocalRuns& theirs, int slices) {
-  for (const auto& [k0, k1] : split_runs(theirs.cols.size(), slices))
-    pieces.push_back(Piece{peer, r0, r1, with_cols(theirs, k0, k1), own});
+                const LocalRuns& theirs, int chunks, int slices) {
+  for (int c = 0; c < chunks; ++c)
+    for (const auto& [k0, k1] : chunk_slices(theirs.cols.size(), chunks, c, slices))
+      pieces.push_back(Piece{peer, r0, r1, with_cols(theirs, k0, k1), own, c});
 }
 
 long elements_of(const Piece& p) {
@@ -71,8 +73,9 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
 
   const ExchangeCounts counts = counts_from_engine(view, grid, layout, comm);
   const bool rounds = largest_total_from_engine(view, layout) > options.int_limit;
+  const int chunks = rounds ? 1 : std::max(1, options.chunks);
   auto typed = [&](long elements, long segments) {
-    return !rounds && elements >= options.min_typed_segment * segments;
+    return !rounds && chunks == 1 && elements >= options.min_typed_segment * segments;
   };
   // Room only for the messages that are packed (short segments, or all of them in rounds).
   std::vector<long> soff(size + 1, 0), roff(size + 1, 0);
@@ -93,55 +96,83 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   const int threads = redistribution_threads(options.threads);
   const int slices = threads > 1 ? 2 * threads : 1;
   std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
-  MessageBuffer send(static_cast<size_t>(soff[size]));
-  if (e >= 0) {
-    std::vector<Piece> pieces;
-    for (int dest = 0; dest < size; ++dest) {
-      if (dest == me) {
-        add_pieces(pieces, dest, r0, r1, true, mine, slices);
-        continue;
-      }
-      if (counts.send[dest] == 0) continue;
-      const LocalRuns theirs = local_runs(view, grid.prow[dest], grid.pcol[dest]);
-      if (typed(counts.send[dest], counts.send_segments[dest])) {
-        SegmentType in_place;
-        for_each_segment_from_engine(r0, r1, theirs, [&](const Segment& s) {
-          in_place.add(z_rows + s.src_row + s.src_col * ldz, s.len);
-        });
-        stype[dest] = in_place.commit();
-        continue;
-      }
-      add_pieces(pieces, dest, r0, r1, false, theirs, slices);
-      if (!rounds) stype[dest] = contiguous_at(send.data() + soff[dest], counts.send[dest]);
+  MessageBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));
+  std::vector<Piece> pieces, in;
+  for (int dest = 0; dest < size && e >= 0; ++dest) {
+    if (dest == me) {
+      add_pieces(pieces, dest, r0, r1, true, mine, chunks, slices);
+      continue;
     }
-    parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
-      if (!pieces[k].own) pieces[k].count = elements_of(pieces[k]);
-    });
-    set_offsets(pieces, soff);
-    clock.lap(&PhaseTimes::types);
-    std::vector<double> piece_seconds(pieces.size(), 0.0);
-    parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
-      const Piece& p = pieces[k];
-      const double t0 = times ? seconds_now() : 0;
-      double* out = send.data() + p.offset;
-      for_each_segment_from_engine(r0, r1, p.runs, [&](const Segment& s) {
-        const double* from = z_rows + s.src_row + s.src_col * ldz;
-        const size_t bytes = sizeof(double) * static_cast<size_t>(s.len);
-        if (p.own) {
-          std::memcpy(z + s.dest_row + s.dest_col * lld, from, bytes);
-        } else {
-          std::memcpy(out, from, bytes);
-          out += s.len;
-        }
+    if (counts.send[dest] == 0) continue;
+    const LocalRuns theirs = local_runs(view, grid.prow[dest], grid.pcol[dest]);
+    if (typed(counts.send[dest], counts.send_segments[dest])) {
+      SegmentType in_place;
+      for_each_segment_from_engine(r0, r1, theirs, [&](const Segment& s) {
+        in_place.add(z_rows + s.src_row + s.src_col * ldz, s.len);
       });
-      if (times) piece_seconds[k] = seconds_now() - t0;
-    });
-    for (size_t k = 0; k < pieces.size() && times; ++k)
-      if (pieces[k].own) times->own += piece_seconds[k];
+      stype[dest] = in_place.commit();
+      continue;
+    }
+    add_pieces(pieces, dest, r0, r1, false, theirs, chunks, slices);
+    if (!rounds) stype[dest] = contiguous_at(send.data() + soff[dest], counts.send[dest]);
   }
+  // What this process unpacks: messages of short segments (all of them in chunks or rounds).
+  for (int src = 0; src < size; ++src) {
+    if (src == me || counts.recv[src] == 0 || typed(counts.recv[src], counts.recv_segments[src]))
+      continue;
+    const int from = engine_of[src];
+    add_pieces(in, src, layout.row_begin[from], layout.row_begin[from + 1], false, mine, chunks,
+               slices);
+  }
+  parallel_for(static_cast<long>(pieces.size() + in.size()), threads, [&](long k) {
+    Piece& p = k < static_cast<long>(pieces.size()) ? pieces[k] : in[k - pieces.size()];
+    if (!p.own) p.count = elements_of(p);
+  });
+  set_offsets(pieces, soff);
+  set_offsets(in, roff);
+  clock.lap(&PhaseTimes::types);
+
+  auto pack_piece = [&](const Piece& p) {
+    double* out = send.data() + p.offset;
+    for_each_segment_from_engine(r0, r1, p.runs, [&](const Segment& s) {
+      const double* from = z_rows + s.src_row + s.src_col * ldz;
+      const size_t bytes = sizeof(double) * static_cast<size_t>(s.len);
+      if (p.own) {
+        std::memcpy(z + s.dest_row + s.dest_col * lld, from, bytes);
+      } else {
+        std::memcpy(out, from, bytes);
+        out += s.len;
+      }
+    });
+  };
+  auto unpack_piece = [&](const Piece& p) {
+    const double* from = recv.data() + p.offset;
+    for_each_segment_from_engine(p.r0, p.r1, p.runs, [&](const Segment& s) {
+      std::memcpy(z + s.dest_row + s.dest_col * lld, from,
+                  sizeof(double) * static_cast<size_t>(s.len));
+      from += s.len;
+    });
+  };
+  if (chunks > 1) {
+    for (MPI_Datatype& t : stype)
+      if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+    pipelined_exchange(
+        chunks, threads, comm.caller, pieces, send.data(), in, recv.data(),
+        [&](long k) { pack_piece(pieces[k]); }, [&](long k) { unpack_piece(in[k]); });
+    clock.lap(&PhaseTimes::exchange);
+    return;
+  }
+
+  std::vector<double> piece_seconds(pieces.size(), 0.0);
+  parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
+    const double t0 = times ? seconds_now() : 0;
+    pack_piece(pieces[k]);
+    if (times) piece_seconds[k] = seconds_now() - t0;
+  });
+  for (size_t k = 0; k < pieces.size() && times; ++k)
+    if (pieces[k].own) times->own += piece_seconds[k];
   clock.lap(&PhaseTimes::pack);
 
-  MessageBuffer recv(static_cast<size_t>(roff[size]));
   if (rounds) {
     exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
   } else {
@@ -163,25 +194,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   send.release();
   clock.lap(&PhaseTimes::exchange);
 
-  std::vector<Piece> in;
-  for (int src = 0; src < size; ++src) {
-    if (src == me || counts.recv[src] == 0 || typed(counts.recv[src], counts.recv_segments[src]))
-      continue;
-    const int from = engine_of[src];
-    add_pieces(in, src, layout.row_begin[from], layout.row_begin[from + 1], false, mine, slices);
-  }
-  parallel_for(static_cast<long>(in.size()), threads,
-               [&](long k) { in[k].count = elements_of(in[k]); });
-  set_offsets(in, roff);
-  parallel_for(static_cast<long>(in.size()), threads, [&](long k) {
-    const Piece& p = in[k];
-    const double* from = recv.data() + p.offset;
-    for_each_segment_from_engine(p.r0, p.r1, p.runs, [&](const Segment& s) {
-      std::memcpy(z + s.dest_row + s.dest_col * lld, from,
-                  sizeof(double) * static_cast<size_t>(s.len));
-      from += s.len;
-    });
-  });
+  parallel_for(static_cast<long>(in.size()), threads, [&](long k) { unpack_piece(in[k]); });
   clock.lap(&PhaseTimes::unpack);
 }
 

@@ -21,6 +21,9 @@ struct ExchangeOptions {
   // Threads that pack and unpack; 0: redistribution_threads() picks (affinity mask,
   // PIPEVD_THREADS). The result does not depend on it.
   int threads = 0;
+  // Below the int limit: > 1 packs every message and moves it in this many chunks (nonblocking
+  // all-to-alls), packing and unpacking overlapping the transfer of the chunk between.
+  int chunks = 1;
 };
 
 // Seconds spent in each phase of one redistribution (this process), for benchmarks and logs.
