@@ -6,7 +6,8 @@
 # `source bench/gpu_node_setup.sh` and the lead's build of $BUILD_DIR:
 #   bash bench/gpu_redist_session.sh
 # REDIST_BUDGET_S (default 120): wall-clock budget of the whole script. REDIST_N (16384),
-# REDIST_REPS (5), REDIST_VARIANTS (typed1,typed,packed1,packed). Logs: $OUT/redist/.
+# REDIST_REPS (5), REDIST_VARIANTS (typed1,typed,packed1,packed,packedc4,packedc8; syntax in
+# bench/redistribute_bench.cpp). Logs: $OUT/redist/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/gpu_node_setup.sh
@@ -14,7 +15,7 @@ build=${BUILD_DIR:-build-gpu}
 budget=${REDIST_BUDGET_S:-${BUDGET_S:-120}}
 n=${REDIST_N:-16384}
 reps=${REDIST_REPS:-5}
-variants=${REDIST_VARIANTS:-typed1,typed,packed1,packed}
+variants=${REDIST_VARIANTS:-typed1,typed,packed1,packed,packedc4,packedc8}
 out=$OUT/redist
 mkdir -p "$out"
 log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$out/session.log"; }
@@ -33,7 +34,7 @@ log "host $(hostname), $cores cores, $(lscpu | grep 'Model name' | sed 's/  */ /
 log "btl=${OMPI_MCA_btl:-} single_copy=${OMPI_MCA_btl_vader_single_copy_mechanism:-default}"
 
 bench=$build/bench/redistribute_bench
-if [ ! -x "$bench" ] || [ "$bench" -ot redistribute/block_cyclic_to_engine.cpp ]; then
+if [ ! -x "$bench" ]; then  # the lead's master script builds everything; this is a fallback
   log "build redistribute_bench test_redistribute"
   timeout "$(left)" cmake --build "$build" -j"$cores" --target redistribute_bench test_redistribute \
     >"$out/build.log" 2>&1 || log "cmake build FAILED (see build.log)"
@@ -69,10 +70,10 @@ if (($(left) > 20)); then
 fi
 # The binding of the earlier node run (one core per rank): what the settings before gave there.
 if (($(left) > 35)); then
-  log "mpirun -np 4 ${one_core[*]}: typed1,packed1 (1 core per rank), no PDGEMR2D"
+  log "mpirun -np 4 ${one_core[*]}: typed1,packed1,packed1c4 (1 core per rank), no PDGEMR2D"
   timeout "$(($(left) - 5))" mpirun -np 4 "${one_core[@]}" \
     -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-    "$bench" "$n" 64 3 0 0 typed1,packed1 >"$out/bench_core1.log" 2>&1 || log "bench (1 core) exit $?"
+    "$bench" "$n" 64 3 0 0 typed1,packed1,packed1c4 >"$out/bench_core1.log" 2>&1 || log "bench (1 core) exit $?"
   cat "$out/bench_core1.log"
 fi
 log "done rc=$rc. Look at: 'in/out <variant>' rows, columns 'vs alltoall b/m' (target <= 1.5x) and"
