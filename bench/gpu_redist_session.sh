@@ -23,7 +23,7 @@ left() { echo $((budget - SECONDS)); }
 
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-cores=$(nproc)
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # (nproc obeys OMP_NUM_THREADS)
 pe=$((cores / 4))
 bind=(--map-by "slot:PE=$pe" --bind-to core --report-bindings)
 one_core=(--bind-to core --map-by core)
@@ -67,6 +67,13 @@ if (($(left) > 20)); then
   }
   grep -v "MCW rank" "$out/bench_pe$pe.log"
   grep "MCW rank" "$out/bench_pe$pe.log" | head -4
+  if ! grep -q "MPI_Alltoall, same bytes" "$out/bench_pe$pe.log" && (($(left) > 40)); then
+    # The binding was refused: unbound, where the default threads are cores / ranks per node.
+    log "retry unbound: mpirun -np 4 --bind-to none"
+    timeout "$(($(left) - 5))" mpirun -np 4 --bind-to none \
+      -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
+      "$bench" "$n" 64 "$reps" 0 1 "$variants" 2>&1 | tee "$out/bench_unbound.log"
+  fi
 fi
 # The binding of the earlier node run (one core per rank): what the settings before gave there.
 if (($(left) > 35)); then

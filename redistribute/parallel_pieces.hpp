@@ -19,7 +19,8 @@
 namespace pipevd {
 
 // Threads for packing and unpacking: `requested` when > 0, else the CPUs in this process's
-// affinity mask (its share of the node under mpirun binding), capped by PIPEVD_THREADS if set.
+// affinity mask (its share of the node under mpirun binding; unbound: the node's CPUs over the
+// ranks on it), capped by PIPEVD_THREADS if set.
 int redistribution_threads(int requested);
 
 // f(i) for i in [0, count) on up to `threads` threads (this one included), dynamically shared.
