@@ -3,9 +3,20 @@
 // MPI_Alltoall of the same byte count, in the same run.
 //
 //   mpiexec -n 4 redistribute_bench [n=16384] [nb=64] [repetitions=3] [engine_ranks_per_node=ranks]
-//                                   [pdgemr2d=1]
+//                                   [pdgemr2d=1] [variants=typed1,typed,packed]
 //
 // pdgemr2d=0 leaves PDGEMR2D out (quicker runs when only ours and the all-to-all are compared).
+// variants: the settings of ours to time side by side, each "typed" (messages of long segments
+// described in place by datatypes, the default) or "packed" (every message packed, contiguous
+// exchange), followed by a thread count for packing and unpacking (none: the default, from the
+// affinity mask and PIPEVD_THREADS), then optionally cK: K chunks, packing and unpacking
+// overlapping nonblocking all-to-alls (packs everything). typed1 = the settings before threads;
+// packedc4 = packed, default threads, 4 chunks.
+//
+// Bytes compared: MPI_Alltoall moves n^2/P^2 doubles per pair (self included), n^2 doubles in
+// all; ours moves n^2 doubles in all too (the engine's columns, each rank's own part copied
+// locally as the all-to-all's self part is), but "in" reads only the stored triangle (n^2/2) and
+// writes its off-diagonal part twice (the symmetrisation).
 //
 // Each time is the slowest rank's, after a barrier; the operations take turns in every
 // repetition; the table gives the best and the median of the repetitions, GB/s of the best
@@ -18,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,6 +37,7 @@
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
+#include "redistribute/parallel_pieces.hpp"
 
 extern "C" {
 void Cblacs_gridinit(int* ictxt, const char* order, int nprow, int npcol);
@@ -73,6 +86,34 @@ int main(int argc, char** argv) {
   const int reps = argc > 3 ? std::atoi(argv[3]) : 3;
   const int g = argc > 4 && std::atoi(argv[4]) > 0 ? std::atoi(argv[4]) : size;
   const bool with_gemr = argc > 5 ? std::atoi(argv[5]) != 0 : true;
+  struct Variant {
+    std::string name;
+    pipevd::ExchangeOptions options;
+    pipevd::PhaseTimes in_phases, out_phases;
+    std::vector<double> t_in, t_out;
+  };
+  std::vector<Variant> variants;
+  {
+    std::stringstream list(argc > 6 ? argv[6] : "typed1,typed,packed");
+    for (std::string v; std::getline(list, v, ',');) {
+      Variant var;
+      var.name = v;
+      const bool packed = v.rfind("packed", 0) == 0;
+      if (!packed && v.rfind("typed", 0) != 0) {
+        if (rank == 0) std::fprintf(stderr, "unknown variant %s\n", v.c_str());
+        MPI_Abort(MPI_COMM_WORLD, 2);
+      }
+      if (packed) var.options.min_typed_segment = 1L << 40;
+      std::string rest = v.substr(packed ? 6 : 5);
+      const size_t c = rest.find('c');
+      if (c != std::string::npos) {
+        var.options.chunks = std::atoi(rest.c_str() + c + 1);
+        rest = rest.substr(0, c);
+      }
+      var.options.threads = rest.empty() ? 0 : std::atoi(rest.c_str());
+      variants.push_back(var);
+    }
+  }
 
   // The caller's grid: the squarest, row-major.
   int nprow = 1;
@@ -132,43 +173,44 @@ int main(int argc, char** argv) {
   const long per_peer = static_cast<long>(n) * n / (static_cast<long>(size) * size);
   std::vector<double> s(static_cast<size_t>(per_peer) * size, 1.0), r(s.size());
 
-  // The five operations take turns within each repetition, so that a busy machine slows them
-  // alike.
-  pipevd::PhaseTimes in_phases, out_phases;
-  std::vector<double> t_in, t_out, t_gemr_in, t_gemr_out, t_plain;
+  // The operations take turns within each repetition, so that a busy machine slows them alike.
+  std::vector<double> t_gemr_in, t_gemr_out, t_plain;
   for (int rep = 0; rep < reps; ++rep) {
-    t_in.push_back(time_once([&] {
-      pipevd::block_cyclic_to_engine('L', n, a.data(), 1, 1, desc, layout, comm,
-                                     e >= 0 ? cols.data() : nullptr, {}, &in_phases);
-    }));
-    if (with_gemr)
+    for (Variant& v : variants) {
+      v.t_in.push_back(time_once([&] {
+        pipevd::block_cyclic_to_engine('L', n, a.data(), 1, 1, desc, layout, comm,
+                                       e >= 0 ? cols.data() : nullptr, v.options, &v.in_phases);
+      }));
+      v.t_out.push_back(time_once([&] {
+        pipevd::engine_to_block_cyclic(n, e >= 0 ? cols.data() : nullptr, layout, comm, z.data(), 1,
+                                       1, desc, v.options, &v.out_phases);
+      }));
+    }
+    if (with_gemr) {
       t_gemr_in.push_back(time_once([&] {
         pdgemr2d_(&n, &n, a.data(), &one, &one, desc, cols.data(), &one, &one, desc_cols,
                   &all_ctxt);
       }));
-    t_out.push_back(time_once([&] {
-      pipevd::engine_to_block_cyclic(n, e >= 0 ? cols.data() : nullptr, layout, comm, z.data(), 1,
-                                     1, desc, {}, &out_phases);
-    }));
-    if (with_gemr)
       t_gemr_out.push_back(time_once([&] {
         pdgemr2d_(&n, &n, cols.data(), &one, &one, desc_rows, z.data(), &one, &one, desc,
                   &all_ctxt);
       }));
+    }
     t_plain.push_back(time_once([&] {
       MPI_Alltoall(s.data(), static_cast<int>(per_peer), MPI_DOUBLE, r.data(),
                    static_cast<int>(per_peer), MPI_DOUBLE, MPI_COMM_WORLD);
     }));
   }
   if (!with_gemr) t_gemr_in = t_gemr_out = {0.0};
-  const Stats in = stats_of(t_in), out = stats_of(t_out), gemr_in = stats_of(t_gemr_in),
-              gemr_out = stats_of(t_gemr_out), plain = stats_of(t_plain);
+  const Stats gemr_in = stats_of(t_gemr_in), gemr_out = stats_of(t_gemr_out),
+              plain = stats_of(t_plain);
 
   if (rank == 0) {
     const double gb = 8.0 * n * n / 1e9;
     std::printf("n=%d nb=%d ranks=%d grid=%dx%d engine_ranks=%d reps=%d (matrix %.2f GB)\n", n, nb,
                 size, nprow, npcol, engines, reps, gb);
     // Ratios: best against best and median against median of the same run.
+    std::printf("threads (this rank's default): %d\n", pipevd::redistribution_threads(0));
     std::printf("%-32s %8s %8s %8s %17s %17s\n", "operation", "best s", "median s", "GB/s",
                 "vs alltoall b/m", "vs PDGEMR2D b/m");
     auto row = [&](const char* name, Stats s, const Stats* plain_ref, const Stats* gemr_ref) {
@@ -181,22 +223,31 @@ int main(int argc, char** argv) {
         std::printf("     %5.2fx %5.2fx", s.best / gemr_ref->best, s.median / gemr_ref->median);
       std::printf("\n");
     };
-    row("block-cyclic -> engine columns", in, &plain, with_gemr ? &gemr_in : nullptr);
-    row("engine rows -> block-cyclic", out, &plain, with_gemr ? &gemr_out : nullptr);
+    for (const Variant& v : variants) {
+      row(("in  " + v.name + ": block-cyclic -> engine").c_str(), stats_of(v.t_in), &plain,
+          with_gemr ? &gemr_in : nullptr);
+      row(("out " + v.name + ": engine -> block-cyclic").c_str(), stats_of(v.t_out), &plain,
+          with_gemr ? &gemr_out : nullptr);
+    }
     if (with_gemr) {
       row("PDGEMR2D block-cyclic -> 1xE", gemr_in, &plain, nullptr);
       row("PDGEMR2D Ex1 -> block-cyclic", gemr_out, &plain, nullptr);
     }
     row("MPI_Alltoall, same bytes", plain, nullptr, nullptr);
   }
-  // Phases (plan, pack, exchange, unpack), mean over repetitions, slowest rank per phase.
-  for (pipevd::PhaseTimes* p : {&in_phases, &out_phases}) {
-    double v[4] = {p->plan / reps, p->pack / reps, p->exchange / reps, p->unpack / reps};
-    MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (rank == 0)
-      std::printf("phases %-4s plan %.3f  pack %.3f  exchange %.3f  unpack %.3f s\n",
-                  p == &in_phases ? "in" : "out", v[0], v[1], v[2], v[3]);
-  }
+  // Phases, mean over repetitions, slowest rank per phase (own, mirror: summed over threads).
+  for (Variant& v : variants)
+    for (pipevd::PhaseTimes* p : {&v.in_phases, &v.out_phases}) {
+      double t[7] = {p->plan, p->pack, p->exchange, p->unpack, p->own, p->mirror, p->types};
+      for (double& x : t) x /= reps;
+      MPI_Allreduce(MPI_IN_PLACE, t, 7, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      if (rank == 0)
+        std::printf(
+            "phases %-3s %-8s plan %.3f  pack %.3f (own %.3f, mirror %.3f thread-s)  types %.3f  "
+            "exchange %.3f  unpack %.3f s\n",
+            p == &v.in_phases ? "in" : "out", v.name.c_str(), t[0], t[1], t[4], t[5], t[6], t[2],
+            t[3]);
+    }
   if (e >= 0) {
     Cblacs_gridexit(cols_ctxt);
     Cblacs_gridexit(rows_ctxt);

@@ -7,6 +7,7 @@
 #include "adapters/scalapack/scalapack_api.hpp"
 #include "redistribute/exchange_setup.hpp"
 #include "redistribute/message_buffer.hpp"
+#include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "redistribute/segment_type.hpp"
 #include "redistribute/tile_transpose.hpp"
@@ -22,6 +23,57 @@ inline void read_segment(const double* a, long lld, const Segment& s, double* ou
     std::memcpy(out, from, sizeof(double) * static_cast<size_t>(s.len));
   } else {
     for (long t = 0; t < s.len; ++t) out[t] = from[t * lld];
+  }
+}
+
+// A slice of one message to the engine columns [c0, c1): the direct or the mirrored segments of
+// `runs` (the sender's runs, some of them), `count` elements at `offset` of the message buffer,
+// or (own) written straight into the engine's columns.
+struct Piece {
+  int peer;
+  long c0, c1;
+  bool mirrored;
+  LocalRuns runs;
+  bool own;
+  int chunk;
+  long count = 0, offset = 0;
+};
+
+// Pieces of the message from runs `src` to columns [c0, c1), chunk by chunk: the direct part
+// (when `direct`) in slices of column runs, then the mirrored part in slices of row runs. One
+// chunk: message order; more: chunk c of the message is the direct then the mirrored segments of
+// the c-th share of the runs.
+void add_pieces(std::vector<Piece>& pieces, int peer, long c0, long c1, bool direct, bool own,
+                const LocalRuns& src, int chunks, int slices) {
+  for (int c = 0; c < chunks; ++c) {
+    if (direct)
+      for (const auto& [k0, k1] : chunk_slices(src.cols.size(), chunks, c, slices))
+        pieces.push_back(Piece{peer, c0, c1, false, with_cols(src, k0, k1), own, c});
+    for (const auto& [k0, k1] : chunk_slices(src.rows.size(), chunks, c, slices))
+      pieces.push_back(Piece{peer, c0, c1, true, with_rows(src, k0, k1), own, c});
+  }
+}
+
+long elements_of(char uplo, const Piece& p) {
+  long c = 0;
+  auto seg = [&](const Segment& s) { c += s.len; };
+  if (!p.mirrored)
+    for_each_direct_segment_to_engine(uplo, p.runs, p.c0, p.c1, seg);
+  else
+    for_each_mirrored_piece_to_engine(uplo, p.runs, p.c0, p.c1, seg,
+                                      [&](const Run& rr, const Run& cr) { c += rr.len * cr.len; });
+  return c;
+}
+
+// Offsets of the pieces that are not own: each peer's pieces one after the other from off[peer].
+void set_offsets(std::vector<Piece>& pieces, const std::vector<long>& off) {
+  int peer = -1;
+  long at = 0;
+  for (Piece& p : pieces) {
+    if (p.own) continue;
+    if (p.peer != peer) at = off[peer = p.peer];
+    p.offset = at;
+    at += p.count;
   }
 }
 
@@ -45,8 +97,10 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
 
   const ExchangeCounts counts = counts_to_engine(uplo, view, grid, layout, comm);
   const bool rounds = largest_total_to_engine(view, layout) > options.int_limit;
+  const int chunks = rounds ? 1 : std::max(1, options.chunks);
   auto long_segments = [&](long elements, long segments) {
-    return !rounds && elements > 0 && elements >= options.min_typed_segment * segments;
+    return !rounds && chunks == 1 && elements > 0 &&
+           elements >= options.min_typed_segment * segments;
   };
   // What is packed per destination: everything, or only the mirrored part where the direct part
   // (whole columns of segments in A) goes out in place.
@@ -65,45 +119,117 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   auto typed = [&](int src) { return long_segments(counts.recv[src], counts.recv_segments[src]); };
   clock.lap(&PhaseTimes::plan);
 
-  // Pack per destination; the pieces this process keeps go straight into a_cols.
+  // Pack per destination, in slices of runs on threads; the pieces this process keeps go
+  // straight into a_cols.
   const LocalRuns mine = local_runs(view, grid.myrow, grid.mycol);
-  MessageBuffer send(static_cast<size_t>(soff[size]));
-  std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
+  const int threads = redistribution_threads(options.threads);
+  const int slices = threads > 1 ? 2 * threads : 1;
+  std::vector<Piece> pieces;
   for (int d = 0; d < layout.engine_ranks(); ++d) {
     const int dest = comm.engine_to_caller[d];
     const long d0 = layout.col_begin[d], d1 = layout.col_begin[d + 1];
-    if (dest == me) {
+    const bool own = dest == me;
+    if (!own && counts.send[dest] == 0) continue;
+    const bool direct_packed = own || packed[dest] == counts.send[dest];
+    add_pieces(pieces, dest, d0, d1, direct_packed, own, mine, chunks, slices);
+  }
+  // What the engine rank unpacks: messages of short segments (all of them in chunks or rounds).
+  std::vector<Piece> in;
+  for (int src = 0; src < size && e >= 0; ++src) {
+    if (src == me || counts.recv[src] == 0 || typed(src)) continue;
+    add_pieces(in, src, c0, c1, true, false, local_runs(view, grid.prow[src], grid.pcol[src]),
+               chunks, slices);
+  }
+  parallel_for(static_cast<long>(pieces.size() + in.size()), threads, [&](long k) {
+    Piece& p = k < static_cast<long>(pieces.size()) ? pieces[k] : in[k - pieces.size()];
+    if (!p.own) p.count = elements_of(uplo, p);
+  });
+  set_offsets(pieces, soff);
+  set_offsets(in, roff);
+  MessageBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));
+  auto pack_piece = [&](const Piece& p) {
+    if (p.own) {
       auto own = [&](const Segment& s) {
-        read_segment(a, lld, s, a_cols + s.dest_row + (s.dest_col - d0) * n);
+        read_segment(a, lld, s, a_cols + s.dest_row + (s.dest_col - p.c0) * n);
       };
-      for_each_direct_segment_to_engine(uplo, mine, d0, d1, own);
-      for_each_mirrored_piece_to_engine(uplo, mine, d0, d1, own, [&](const Run& rr, const Run& cr) {
-        transpose_tile(a + rr.local + cr.local * lld, lld, rr.len, cr.len,
-                       a_cols + cr.global + (rr.global - d0) * n, n);
-      });
-      continue;
+      if (!p.mirrored)
+        for_each_direct_segment_to_engine(uplo, p.runs, p.c0, p.c1, own);
+      else
+        for_each_mirrored_piece_to_engine(
+            uplo, p.runs, p.c0, p.c1, own, [&](const Run& rr, const Run& cr) {
+              transpose_tile(a + rr.local + cr.local * lld, lld, rr.len, cr.len,
+                             a_cols + cr.global + (rr.global - p.c0) * n, n);
+            });
+      return;
     }
-    if (counts.send[dest] == 0) continue;
-    const bool direct_in_place = packed[dest] < counts.send[dest];
-    SegmentType direct;
-    double* out = send.data() + soff[dest];
+    double* out = send.data() + p.offset;
     auto pack = [&](const Segment& s) {
       read_segment(a, lld, s, out);
       out += s.len;
     };
-    for_each_direct_segment_to_engine(uplo, mine, d0, d1, [&](const Segment& s) {
-      if (direct_in_place)
+    if (!p.mirrored) {
+      for_each_direct_segment_to_engine(uplo, p.runs, p.c0, p.c1, pack);
+    } else {
+      // A mirrored tile is its rows one after the other: its transpose with leading dimension
+      // cr.len.
+      for_each_mirrored_piece_to_engine(
+          uplo, p.runs, p.c0, p.c1, pack, [&](const Run& rr, const Run& cr) {
+            transpose_tile(a + rr.local + cr.local * lld, lld, rr.len, cr.len, out, cr.len);
+            out += rr.len * cr.len;
+          });
+    }
+  };
+  auto unpack_piece = [&](const Piece& p) {
+    const double* from = recv.data() + p.offset;
+    auto unpack = [&](const Segment& s) {
+      std::memcpy(a_cols + s.dest_row + (s.dest_col - c0) * n, from,
+                  sizeof(double) * static_cast<size_t>(s.len));
+      from += s.len;
+    };
+    if (!p.mirrored) {
+      for_each_direct_segment_to_engine(uplo, p.runs, c0, c1, unpack);
+    } else {
+      for_each_mirrored_piece_to_engine(
+          uplo, p.runs, c0, c1, unpack, [&](const Run& rr, const Run& cr) {
+            for (long t = 0; t < rr.len; ++t) {
+              std::memcpy(a_cols + cr.global + (rr.global + t - c0) * n, from,
+                          sizeof(double) * static_cast<size_t>(cr.len));
+              from += cr.len;
+            }
+          });
+    }
+  };
+  if (chunks > 1) {
+    clock.lap(&PhaseTimes::pack);
+    pipelined_exchange(
+        chunks, threads, comm.caller, pieces, send.data(), in, recv.data(),
+        [&](long k) { pack_piece(pieces[k]); }, [&](long k) { unpack_piece(in[k]); });
+    clock.lap(&PhaseTimes::exchange);
+    return;
+  }
+  std::vector<double> piece_seconds(pieces.size(), 0.0);
+  parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
+    const double t0 = times ? seconds_now() : 0;
+    pack_piece(pieces[k]);
+    if (times) piece_seconds[k] = seconds_now() - t0;
+  });
+  for (size_t k = 0; k < pieces.size() && times; ++k) {
+    if (pieces[k].own) times->own += piece_seconds[k];
+    if (pieces[k].mirrored) times->mirror += piece_seconds[k];
+  }
+  clock.lap(&PhaseTimes::pack);
+
+  // The messages: their direct part in place (where it is not packed), then their packed slice.
+  std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
+  for (int d = 0; d < layout.engine_ranks() && !rounds; ++d) {
+    const int dest = comm.engine_to_caller[d];
+    const long d0 = layout.col_begin[d], d1 = layout.col_begin[d + 1];
+    if (dest == me || counts.send[dest] == 0) continue;
+    SegmentType direct;
+    if (packed[dest] < counts.send[dest])
+      for_each_direct_segment_to_engine(uplo, mine, d0, d1, [&](const Segment& s) {
         direct.add(a + s.src_row + s.src_col * lld, s.len);
-      else
-        pack(s);
-    });
-    // A mirrored tile is its rows one after the other: its transpose with leading dimension cr.len.
-    for_each_mirrored_piece_to_engine(uplo, mine, d0, d1, pack, [&](const Run& rr, const Run& cr) {
-      transpose_tile(a + rr.local + cr.local * lld, lld, rr.len, cr.len, out, cr.len);
-      out += rr.len * cr.len;
-    });
-    if (rounds) continue;
-    // The message: its direct part in place, then its packed slice (message order).
+      });
     MPI_Datatype parts[2] = {
         direct.commit(), packed[dest] > 0 ? contiguous_at(send.data() + soff[dest], packed[dest])
                                           : MPI_DATATYPE_NULL};
@@ -118,9 +244,8 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     MPI_Type_free(&parts[0]);
     MPI_Type_free(&parts[1]);
   }
-  clock.lap(&PhaseTimes::pack);
+  clock.lap(&PhaseTimes::types);
 
-  MessageBuffer recv(static_cast<size_t>(roff[size]));
   if (rounds) {
     exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
   } else {
@@ -143,16 +268,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   clock.lap(&PhaseTimes::exchange);
 
   if (e < 0) return;
-  for (int src = 0; src < size; ++src) {
-    if (src == me || counts.recv[src] == 0 || typed(src)) continue;
-    const double* in = recv.data() + roff[src];
-    for_each_segment_to_engine(uplo, local_runs(view, grid.prow[src], grid.pcol[src]), c0, c1,
-                               [&](const Segment& s) {
-                                 std::memcpy(a_cols + s.dest_row + (s.dest_col - c0) * n, in,
-                                             sizeof(double) * static_cast<size_t>(s.len));
-                                 in += s.len;
-                               });
-  }
+  parallel_for(static_cast<long>(in.size()), threads, [&](long k) { unpack_piece(in[k]); });
   clock.lap(&PhaseTimes::unpack);
 }
 

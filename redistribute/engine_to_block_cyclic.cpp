@@ -8,10 +8,54 @@
 #include "adapters/scalapack/scalapack_api.hpp"
 #include "redistribute/exchange_setup.hpp"
 #include "redistribute/message_buffer.hpp"
+#include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "redistribute/segment_type.hpp"
 
 namespace pipevd {
+
+namespace {
+
+// A slice of one message from the engine rows [r0, r1): the segments of `runs` (some column runs
+// of the grid process), `count` elements at `offset` of the message buffer, or (own) copied
+// straight from the engine's rows into z.
+struct Piece {
+  int peer;
+  long r0, r1;
+  LocalRuns runs;
+  bool own;
+  int chunk;
+  long count = 0, offset = 0;
+};
+
+// The message between rows [r0, r1) and the grid process with runs `theirs`, in slices of its
+// column runs: message order (chunk c: the c-th share of the column runs).
+void add_pieces(std::vector<Piece>& pieces, int peer, long r0, long r1, bool own,
+                const LocalRuns& theirs, int chunks, int slices) {
+  for (int c = 0; c < chunks; ++c)
+    for (const auto& [k0, k1] : chunk_slices(theirs.cols.size(), chunks, c, slices))
+      pieces.push_back(Piece{peer, r0, r1, with_cols(theirs, k0, k1), own, c});
+}
+
+long elements_of(const Piece& p) {
+  long c = 0;
+  for_each_segment_from_engine(p.r0, p.r1, p.runs, [&](const Segment& s) { c += s.len; });
+  return c;
+}
+
+// Offsets of the pieces that are not own: each peer's pieces one after the other from off[peer].
+void set_offsets(std::vector<Piece>& pieces, const std::vector<long>& off) {
+  int peer = -1;
+  long at = 0;
+  for (Piece& p : pieces) {
+    if (p.own) continue;
+    if (p.peer != peer) at = off[peer = p.peer];
+    p.offset = at;
+    at += p.count;
+  }
+}
+
+}  // namespace
 
 // Segments are contiguous on both sides, so messages of long segments go straight from z_rows to
 // z through datatypes; short-segment messages (and everything past the int limit) are packed.
@@ -29,8 +73,9 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
 
   const ExchangeCounts counts = counts_from_engine(view, grid, layout, comm);
   const bool rounds = largest_total_from_engine(view, layout) > options.int_limit;
+  const int chunks = rounds ? 1 : std::max(1, options.chunks);
   auto typed = [&](long elements, long segments) {
-    return !rounds && elements >= options.min_typed_segment * segments;
+    return !rounds && chunks == 1 && elements >= options.min_typed_segment * segments;
   };
   // Room only for the messages that are packed (short segments, or all of them in rounds).
   std::vector<long> soff(size + 1, 0), roff(size + 1, 0);
@@ -46,40 +91,88 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   const long ldz = std::max(1L, r1 - r0);
   clock.lap(&PhaseTimes::plan);
 
-  // Engine ranks: their own part straight into z; per destination a datatype or a packed slice.
+  // Engine ranks: their own part straight into z; per destination a datatype or a packed slice,
+  // packed in slices of the destination's column runs on threads.
+  const int threads = redistribution_threads(options.threads);
+  const int slices = threads > 1 ? 2 * threads : 1;
   std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
-  MessageBuffer send(static_cast<size_t>(soff[size]));
-  if (e >= 0) {
-    for (int dest = 0; dest < size; ++dest) {
-      if (dest == me) {
-        for_each_segment_from_engine(r0, r1, mine, [&](const Segment& s) {
-          std::memcpy(z + s.dest_row + s.dest_col * lld, z_rows + s.src_row + s.src_col * ldz,
-                      sizeof(double) * static_cast<size_t>(s.len));
-        });
-        continue;
-      }
-      if (counts.send[dest] == 0) continue;
-      const LocalRuns theirs = local_runs(view, grid.prow[dest], grid.pcol[dest]);
-      if (typed(counts.send[dest], counts.send_segments[dest])) {
-        SegmentType in_place;
-        for_each_segment_from_engine(r0, r1, theirs, [&](const Segment& s) {
-          in_place.add(z_rows + s.src_row + s.src_col * ldz, s.len);
-        });
-        stype[dest] = in_place.commit();
-        continue;
-      }
-      double* out = send.data() + soff[dest];
-      for_each_segment_from_engine(r0, r1, theirs, [&](const Segment& s) {
-        std::memcpy(out, z_rows + s.src_row + s.src_col * ldz,
-                    sizeof(double) * static_cast<size_t>(s.len));
-        out += s.len;
-      });
-      if (!rounds) stype[dest] = contiguous_at(send.data() + soff[dest], counts.send[dest]);
+  MessageBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));
+  std::vector<Piece> pieces, in;
+  for (int dest = 0; dest < size && e >= 0; ++dest) {
+    if (dest == me) {
+      add_pieces(pieces, dest, r0, r1, true, mine, chunks, slices);
+      continue;
     }
+    if (counts.send[dest] == 0) continue;
+    const LocalRuns theirs = local_runs(view, grid.prow[dest], grid.pcol[dest]);
+    if (typed(counts.send[dest], counts.send_segments[dest])) {
+      SegmentType in_place;
+      for_each_segment_from_engine(r0, r1, theirs, [&](const Segment& s) {
+        in_place.add(z_rows + s.src_row + s.src_col * ldz, s.len);
+      });
+      stype[dest] = in_place.commit();
+      continue;
+    }
+    add_pieces(pieces, dest, r0, r1, false, theirs, chunks, slices);
+    if (!rounds) stype[dest] = contiguous_at(send.data() + soff[dest], counts.send[dest]);
   }
+  // What this process unpacks: messages of short segments (all of them in chunks or rounds).
+  for (int src = 0; src < size; ++src) {
+    if (src == me || counts.recv[src] == 0 || typed(counts.recv[src], counts.recv_segments[src]))
+      continue;
+    const int from = engine_of[src];
+    add_pieces(in, src, layout.row_begin[from], layout.row_begin[from + 1], false, mine, chunks,
+               slices);
+  }
+  parallel_for(static_cast<long>(pieces.size() + in.size()), threads, [&](long k) {
+    Piece& p = k < static_cast<long>(pieces.size()) ? pieces[k] : in[k - pieces.size()];
+    if (!p.own) p.count = elements_of(p);
+  });
+  set_offsets(pieces, soff);
+  set_offsets(in, roff);
+  clock.lap(&PhaseTimes::types);
+
+  auto pack_piece = [&](const Piece& p) {
+    double* out = send.data() + p.offset;
+    for_each_segment_from_engine(r0, r1, p.runs, [&](const Segment& s) {
+      const double* from = z_rows + s.src_row + s.src_col * ldz;
+      const size_t bytes = sizeof(double) * static_cast<size_t>(s.len);
+      if (p.own) {
+        std::memcpy(z + s.dest_row + s.dest_col * lld, from, bytes);
+      } else {
+        std::memcpy(out, from, bytes);
+        out += s.len;
+      }
+    });
+  };
+  auto unpack_piece = [&](const Piece& p) {
+    const double* from = recv.data() + p.offset;
+    for_each_segment_from_engine(p.r0, p.r1, p.runs, [&](const Segment& s) {
+      std::memcpy(z + s.dest_row + s.dest_col * lld, from,
+                  sizeof(double) * static_cast<size_t>(s.len));
+      from += s.len;
+    });
+  };
+  if (chunks > 1) {
+    for (MPI_Datatype& t : stype)
+      if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+    pipelined_exchange(
+        chunks, threads, comm.caller, pieces, send.data(), in, recv.data(),
+        [&](long k) { pack_piece(pieces[k]); }, [&](long k) { unpack_piece(in[k]); });
+    clock.lap(&PhaseTimes::exchange);
+    return;
+  }
+
+  std::vector<double> piece_seconds(pieces.size(), 0.0);
+  parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
+    const double t0 = times ? seconds_now() : 0;
+    pack_piece(pieces[k]);
+    if (times) piece_seconds[k] = seconds_now() - t0;
+  });
+  for (size_t k = 0; k < pieces.size() && times; ++k)
+    if (pieces[k].own) times->own += piece_seconds[k];
   clock.lap(&PhaseTimes::pack);
 
-  MessageBuffer recv(static_cast<size_t>(roff[size]));
   if (rounds) {
     exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
   } else {
@@ -101,18 +194,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   send.release();
   clock.lap(&PhaseTimes::exchange);
 
-  for (int src = 0; src < size; ++src) {
-    if (src == me || counts.recv[src] == 0 || typed(counts.recv[src], counts.recv_segments[src]))
-      continue;
-    const int from = engine_of[src];
-    const double* in = recv.data() + roff[src];
-    for_each_segment_from_engine(layout.row_begin[from], layout.row_begin[from + 1], mine,
-                                 [&](const Segment& s) {
-                                   std::memcpy(z + s.dest_row + s.dest_col * lld, in,
-                                               sizeof(double) * static_cast<size_t>(s.len));
-                                   in += s.len;
-                                 });
-  }
+  parallel_for(static_cast<long>(in.size()), threads, [&](long k) { unpack_piece(in[k]); });
   clock.lap(&PhaseTimes::unpack);
 }
 

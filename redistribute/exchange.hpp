@@ -18,11 +18,21 @@ struct ExchangeOptions {
   // Below the int limit, a message whose segments average at least this many elements is
   // described in place by a datatype (no pack or unpack pass); shorter ones are packed.
   long min_typed_segment = 32;
+  // Threads that pack and unpack; 0: redistribution_threads() picks (affinity mask,
+  // PIPEVD_THREADS). The result does not depend on it.
+  int threads = 0;
+  // Below the int limit: > 1 packs every message and moves it in this many chunks (nonblocking
+  // all-to-alls), packing and unpacking overlapping the transfer of the chunk between.
+  int chunks = 1;
 };
 
 // Seconds spent in each phase of one redistribution (this process), for benchmarks and logs.
 struct PhaseTimes {
   double plan = 0, pack = 0, exchange = 0, unpack = 0;
+  // Parts of pack, in seconds summed over the threads: the engine's own part (copied in place) and
+  // the mirrored triangle's pieces (to the engine only). types: wall time building the send
+  // datatypes (out: with the counting pass that places the packed pieces).
+  double own = 0, mirror = 0, types = 0;
 };
 
 // Collective over comm. send holds the elements for rank r at [sum(send_counts[<r]), +count), and
