@@ -50,6 +50,12 @@ grep -E "\[  FAILED  \]|Failure|Which is|Expected|pipevd: .*error|NCCL (WARN|err
 grep -E "gpu engine rank=0/[0-9]+" "$out/ctest.log" | head -3 | tee -a "$out/session.log"
 grep -E "load balance over" "$out/ctest.log" | head -3 | tee -a "$out/session.log"
 
+# MULTIGPU_TESTS_ONLY=1: stop after the tests.
+if [ "${MULTIGPU_TESTS_ONLY:-0}" = 1 ]; then
+  log "tests only (MULTIGPU_TESTS_ONLY=1), rc=$rc"
+  exit $rc
+fi
+
 # 2 Strong scaling.
 bench=$build/bench/pipevd-bench
 if [ ! -x "$bench" ]; then
