@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -9,9 +11,31 @@
 #include "core/dbbr.hpp"
 #include "core/reflector_store.hpp"
 #include "core/sbr_back.hpp"
+#include "core/tridiagonal_dc.hpp"
 #include "core/tridiagonal_solver.hpp"
 
 namespace pipevd {
+
+const char* to_string(TridiagonalSolver s) {
+  switch (s) {
+    case TridiagonalSolver::Auto:
+      return "auto";
+    case TridiagonalSolver::Dstedc:
+      return "dstedc";
+    case TridiagonalSolver::Dc:
+      return "dc";
+  }
+  return "?";
+}
+
+namespace {
+constexpr long kDstedcMaxN = 46340;  // the largest n with dstedc's 1 + 4n + n^2 < 2^31
+
+TridiagonalSolver resolve(TridiagonalSolver s, const EngineBackend& be, long n) {
+  if (s != TridiagonalSolver::Auto) return s;
+  return be.host_memory() && n <= kDstedcMaxN ? TridiagonalSolver::Dstedc : TridiagonalSolver::Dc;
+}
+}  // namespace
 
 int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const double* a_cols,
                double* w, double* z_rows, const EngineOptions& opt, EngineStats* stats) {
@@ -22,10 +46,11 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   MPI_Comm_rank(engine, &rank);
   const long n = layout.n;
   const long b = effective_bandwidth(n, opt.b);
+  const TridiagonalSolver solver = resolve(opt.tridiagonal, be, n);
   // dstedc's workspace (1 + 4n + n^2) must fit LAPACK's 32-bit integers; refuse before any
   // collective so every rank stops at the same point.
-  if (opt.want_vectors && n > 46340)
-    throw std::length_error("host engine: n > 46340 exceeds dstedc's 32-bit workspace");
+  if (opt.want_vectors && solver == TridiagonalSolver::Dstedc && n > kDstedcMaxN)
+    throw std::length_error("engine: n > 46340 exceeds dstedc's 32-bit workspace (use dc)");
 
   // 1 DBBR on the device copy of this rank's columns, then the band on every rank.
   double t = MPI_Wtime();
@@ -64,13 +89,29 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     return info;
   }
 
-  // 3 D&C on rank 0 in a thread, concurrent with 4.
+  // 3 D&C on rank 0 in a thread, concurrent with 4. dc issues its GEMMs through a companion
+  // backend (its own stream and handle: the main thread keeps using `be`), and Q_d stays there.
   std::vector<double> qd;
+  std::unique_ptr<EngineBackend> dc_be;
+  DeviceBuffer qd_dev;
+  const bool use_dc = solver == TridiagonalSolver::Dc;
+  if (rank == 0 && use_dc) dc_be = be.companion();
   std::thread dc;
+  std::exception_ptr dc_error;
   auto solve = [&] {  // no MPI in here: the caller may have MPI_THREAD_SINGLE
     const auto t0 = std::chrono::steady_clock::now();
-    qd.assign(static_cast<std::size_t>(n) * n, 0.0);
-    info = tridiagonal_eigenpairs(n, d.data(), e.data(), qd.data());
+    try {
+      if (use_dc) {
+        qd_dev = DeviceBuffer(*dc_be, n * n);
+        info = tridiagonal_dc(*dc_be, n, d.data(), e.data(), qd_dev.get(), n, opt.dc);
+        dc_be->synchronize();
+      } else {
+        qd.assign(static_cast<std::size_t>(n) * n, 0.0);
+        info = tridiagonal_eigenpairs(n, d.data(), e.data(), qd.data());
+      }
+    } catch (...) {  // rethrown by the main thread after the join
+      dc_error = std::current_exception();
+    }
     st.dc = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   if (rank == 0) {
@@ -99,6 +140,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   be.synchronize();
   st.bc_back = MPI_Wtime() - t;
   if (dc.joinable()) dc.join();
+  if (dc_error) std::rethrow_exception(dc_error);
 
   // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d and the eigenvalues from rank 0.
   t = MPI_Wtime();
@@ -106,15 +148,21 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   if (info == 0) {
     MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
     std::copy(d.begin(), d.begin() + n, w);
-    DeviceBuffer q(be, n * n);
-    if (rank == 0) be.copy_to_device(qd.data(), q.get(), n * n);
+    DeviceBuffer q;
+    double* qp = qd_dev.get();  // dc on rank 0: already in this device's memory
+    if (!qp) {
+      q = DeviceBuffer(be, n * n);
+      qp = q.get();
+      if (rank == 0) be.copy_to_device(qd.data(), qp, n * n);
+    }
     std::vector<double>().swap(qd);
-    be.broadcast(q.get(), n * n, 0);
+    be.broadcast(qp, n * n, 0);
     DeviceBuffer z(be, ldx * n);
-    be.gemm('N', 'N', h, n, n, 1.0, x.get(), ldx, q.get(), n, 0.0, z.get(), ldx);
+    be.gemm('N', 'N', h, n, n, 1.0, x.get(), ldx, qp, n, 0.0, z.get(), ldx);
     be.copy_to_host(z.get(), z_rows, h > 0 ? ldx * n : 0);
   }
   be.synchronize();
+  qd_dev.reset();  // after `be` is done with it
   st.gemm = MPI_Wtime() - t;
   st.total = MPI_Wtime() - t_start;
   if (stats) *stats = st;

@@ -79,6 +79,8 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
 
   EngineOptions opt;
   opt.want_vectors = vectors;
+  if (policy.tridiagonal == "dstedc") opt.tridiagonal = TridiagonalSolver::Dstedc;
+  if (policy.tridiagonal == "dc") opt.tridiagonal = TridiagonalSolver::Dc;
   const EngineLayout layout = plan_engine_layout(n, ranks, opt.b, opt.k);
   const bool engine = ec.engine_rank >= 0;
   const long width = engine ? layout.width(ec.engine_rank) : 0;

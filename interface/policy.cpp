@@ -74,6 +74,14 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
     }
     r.policy.engine_ranks = static_cast<int>(*v);
   }
+  if (const char* s = getenv_fn("PIPEVD_TRIDIAGONAL")) {
+    const std::string v = s;
+    if (v != "auto" && v != "dstedc" && v != "dc") {
+      r.error = "PIPEVD_TRIDIAGONAL='" + v + "' is not one of auto, dstedc, dc";
+      return r;
+    }
+    r.policy.tridiagonal = v;
+  }
   return r;
 }
 

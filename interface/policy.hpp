@@ -14,6 +14,9 @@ struct Policy {
   long min_n = 0;        // below it, calls go to ScaLAPACK (PIPEVD_MIN_N)
   int verbose = 0;       // PIPEVD_VERBOSE: 0, 1 (a line per call), 2 (plus per-rank timelines)
   int engine_ranks = 0;  // PIPEVD_ENGINE_RANKS: host engine ranks per node; 0: all node-local ranks
+  // PIPEVD_TRIDIAGONAL: the engine's stage-3 solver, "auto" (dc on the GPU, dstedc on the host
+  // engine), "dstedc" or "dc" (core/engine.hpp's TridiagonalSolver).
+  std::string tridiagonal = "auto";
 };
 
 struct PolicyOrError {
