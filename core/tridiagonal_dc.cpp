@@ -345,7 +345,6 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
       const long a = leaves[i].first, ml = leaves[i].second - a;
       be.copy_matrix(ml, ml, stage.get() + off[i], ml, dst + (s + a) + (s + a) * ldq, ldq);
     }
-    be.synchronize();  // the staging buffer goes next
   }
   mark(cx, cx.st.leaves, t);
 
@@ -400,7 +399,6 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
       be.copy_to_device(mh.data(), md.get(), moff.back());
       mark(cx, cx.st.upload, t);
       for (long i = 0; i < count; ++i) gemms(level[i], md.get() + moff[i], 0, level[i].k());
-      be.synchronize();  // md goes next
       mark(cx, cx.st.gemm, t);
     } else {
       for (auto& mg : level) {
@@ -419,7 +417,6 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
           gemms(mg, md.get(), c0, c1);
           mark(cx, cx.st.gemm, t);
         }
-        be.synchronize();  // md goes next
       }
     }
     for (auto& mg : level) {
