@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <random>
 #include <string>
 #include <thread>
@@ -104,7 +105,7 @@ int main(int argc, char** argv) {
   }
   const auto start = Clock::now();
   int failures = 0;
-  {
+  try {
     pipevd::gpu::GpuBackend main_be;  // the engine's backend; dc runs on its companion
     const auto comp = main_be.companion();
     pipevd::EngineBackend& be = *comp;
@@ -172,6 +173,9 @@ int main(int argc, char** argv) {
             st.threads, dstedc_s, diff, res, orth, ok ? "ok" : "FAIL");
         std::fflush(stdout);
       }
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "dc_gpu_bench: %s\n", ex.what());
+    failures = 1;
   }
   std::printf(
       "# eig_diff: max |lambda_dc - lambda_dstedc| / (n eps max|lambda|); resid, orthog: "
