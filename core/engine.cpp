@@ -140,7 +140,11 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   be.synchronize();
   st.bc_back = MPI_Wtime() - t;
   if (dc.joinable()) dc.join();
+  // A throw in stage 3 (e.g. out of device memory) stops every rank, not rank 0 alone.
+  int threw = dc_error ? 1 : 0;
+  MPI_Bcast(&threw, 1, MPI_INT, 0, engine);
   if (dc_error) std::rethrow_exception(dc_error);
+  if (threw) throw std::runtime_error("engine: stage 3 failed on engine rank 0");
 
   // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d and the eigenvalues from rank 0.
   t = MPI_Wtime();
