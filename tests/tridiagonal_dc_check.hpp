@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -124,7 +125,14 @@ inline void check_dc(EngineBackend& be, const Tridiagonal& t, const DcOptions& o
                                 (i + 1 < n ? std::fabs(t.e[i]) : 0.0));
   tnorm = std::max(tnorm, DBL_MIN);
   std::vector<double> dref = t.d, eref = t.e, qref(n * n);
-  ASSERT_EQ(tridiagonal_eigenpairs(n, dref.data(), eref.data(), qref.data()), 0) << what;
+  if (tridiagonal_eigenpairs(n, dref.data(), eref.data(), qref.data()) != 0) {
+    // Reference LAPACK's dstedc fails on some glued Wilkinson matrices (seen at n = 4099: its
+    // dlaed4 does not converge); the eigenvalues then come from dsterf (QR, no D&C).
+    std::printf("%s: dstedc failed, eigenvalues compared with dsterf's\n", what.c_str());
+    dref = t.d;
+    eref = t.e;
+    ASSERT_EQ(tridiagonal_eigenvalues(n, dref.data(), eref.data()), 0) << what;
+  }
 
   std::vector<double> d = t.d;
   const long ldq = n + 3;  // a leading dimension larger than n
