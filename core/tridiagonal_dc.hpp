@@ -14,8 +14,8 @@ struct DcOptions {
   bool verbose = false;  // stage times to stderr (also PIPEVD_VERBOSE)
 };
 
-// Seconds per part of one tridiagonal_dc call (host clock; the backend is synchronised at each
-// boundary only when `timed` was asked for, else GEMM time hides in the others).
+// Seconds per part of one tridiagonal_dc call (host clock). Asking for them (stats != nullptr)
+// synchronises the backend at each part's end, which stops host work overlapping the GEMMs.
 struct DcStats {
   double leaves = 0, host_merge = 0, upload = 0, gemm = 0, total = 0;
   long merges = 0, deflated = 0, threads = 0;
