@@ -171,6 +171,8 @@ int run(int argc, char** argv) {
   long b = 32, k = 1024;
   int reps = 1;
   double budget = 300;
+  // Stage 3: auto is the engine's default (tridiagonal_dc on the GPU backend).
+  pipevd::TridiagonalSolver tridiagonal = pipevd::TridiagonalSolver::Auto;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--n")
@@ -185,6 +187,10 @@ int run(int argc, char** argv) {
       reps = std::max(1, std::atoi(v.c_str()));
     else if (a == "--seconds")
       budget = std::atof(v.c_str());
+    else if (a == "--tridiagonal")
+      tridiagonal = v == "dc"       ? pipevd::TridiagonalSolver::Dc
+                    : v == "dstedc" ? pipevd::TridiagonalSolver::Dstedc
+                                    : pipevd::TridiagonalSolver::Auto;
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -196,8 +202,10 @@ int run(int argc, char** argv) {
   cudaDeviceProp prop{};
   PIPEVD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   const char* threads = std::getenv("OPENBLAS_NUM_THREADS");
-  std::printf("# evd_bench on %s (%d SMs), b = %ld, k = %ld, OPENBLAS_NUM_THREADS=%s\n", prop.name,
-              prop.multiProcessorCount, b, k, threads ? threads : "(unset)");
+  std::printf(
+      "# evd_bench on %s (%d SMs), b = %ld, k = %ld, tridiagonal = %s, OPENBLAS_NUM_THREADS=%s\n",
+      prop.name, prop.multiProcessorCount, b, k, pipevd::to_string(tridiagonal),
+      threads ? threads : "(unset)");
   std::printf("# seconds; engine = run_engine wall clock (host A in, host Z out, pinned)\n");
   std::printf("%6s %4s %8s %8s %8s %8s %8s %8s %8s %9s %9s %7s | %9s %9s %9s %s\n", "n", "jobz",
               "dbbr", "bc", "dc", "sbr_back", "bc_back", "gemm", "engine", "cusolver", "ratio",
@@ -219,6 +227,7 @@ int run(int argc, char** argv) {
     pipevd::EngineOptions opt;
     opt.b = b;
     opt.k = k;
+    opt.tridiagonal = tridiagonal;
     pipevd::gpu::GpuBackend be(device);
     pipevd::run_engine(be, MPI_COMM_SELF, L, a.data(), w.data(), z.data(), opt, nullptr);
   }
@@ -238,6 +247,7 @@ int run(int argc, char** argv) {
       opt.b = b;
       opt.k = k;
       opt.want_vectors = vectors;
+      opt.tridiagonal = tridiagonal;
       pipevd::EngineStats best;
       double best_total = 1e300;
       int info = 0;

@@ -10,6 +10,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <memory>
+
 #include "core/reflector_store.hpp"
 
 namespace pipevd {
@@ -79,6 +81,13 @@ class EngineBackend {
 
   // --- Ordering: wait for all work issued so far (no-op on the host).
   virtual void synchronize() = 0;
+
+  // A second backend on the same device with its own queue (GPU: stream and cuBLAS handle), for
+  // work issued from another host thread while this one is in use (stage 3's D&C). Its memory is
+  // this device's: this backend may use it once the companion has synchronised. Not bound.
+  virtual std::unique_ptr<EngineBackend> companion() const = 0;
+  // True where backend memory is host memory (the reference backend).
+  virtual bool host_memory() const { return false; }
 };
 
 // A device buffer owned through its backend.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -9,9 +11,31 @@
 #include "core/dbbr.hpp"
 #include "core/reflector_store.hpp"
 #include "core/sbr_back.hpp"
+#include "core/tridiagonal_dc.hpp"
 #include "core/tridiagonal_solver.hpp"
 
 namespace pipevd {
+
+const char* to_string(TridiagonalSolver s) {
+  switch (s) {
+    case TridiagonalSolver::Auto:
+      return "auto";
+    case TridiagonalSolver::Dstedc:
+      return "dstedc";
+    case TridiagonalSolver::Dc:
+      return "dc";
+  }
+  return "?";
+}
+
+namespace {
+constexpr long kDstedcMaxN = 46340;  // the largest n with dstedc's 1 + 4n + n^2 < 2^31
+
+TridiagonalSolver resolve(TridiagonalSolver s, const EngineBackend& be, long n) {
+  if (s != TridiagonalSolver::Auto) return s;
+  return be.host_memory() && n <= kDstedcMaxN ? TridiagonalSolver::Dstedc : TridiagonalSolver::Dc;
+}
+}  // namespace
 
 int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const double* a_cols,
                double* w, double* z_rows, const EngineOptions& opt, EngineStats* stats) {
@@ -22,10 +46,11 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   MPI_Comm_rank(engine, &rank);
   const long n = layout.n;
   const long b = effective_bandwidth(n, opt.b);
+  const TridiagonalSolver solver = resolve(opt.tridiagonal, be, n);
   // dstedc's workspace (1 + 4n + n^2) must fit LAPACK's 32-bit integers; refuse before any
   // collective so every rank stops at the same point.
-  if (opt.want_vectors && n > 46340)
-    throw std::length_error("host engine: n > 46340 exceeds dstedc's 32-bit workspace");
+  if (opt.want_vectors && solver == TridiagonalSolver::Dstedc && n > kDstedcMaxN)
+    throw std::length_error("engine: n > 46340 exceeds dstedc's 32-bit workspace (use dc)");
 
   // 1 DBBR on the device copy of this rank's columns, then the band on every rank.
   double t = MPI_Wtime();
@@ -67,14 +92,30 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     return info;
   }
 
-  // 3 D&C on rank 0 in a thread, concurrent with 4.
+  // 3 D&C on rank 0 in a thread, concurrent with 4. dc issues its GEMMs through a companion
+  // backend (its own stream and handle: the main thread keeps using `be`), and Q_d stays there.
   std::vector<double> qd;
+  std::unique_ptr<EngineBackend> dc_be;
+  DeviceBuffer qd_dev;
+  const bool use_dc = solver == TridiagonalSolver::Dc;
+  if (rank == 0 && use_dc) dc_be = be.companion();
   std::thread dc;
+  std::exception_ptr dc_error;
   std::chrono::steady_clock::time_point dc_begin, dc_end;  // for the timeline
   auto solve = [&] {  // no MPI in here: the caller may have MPI_THREAD_SINGLE
     const auto t0 = dc_begin = std::chrono::steady_clock::now();
-    qd.assign(static_cast<std::size_t>(n) * n, 0.0);
-    info = tridiagonal_eigenpairs(n, d.data(), e.data(), qd.data());
+    try {
+      if (use_dc) {
+        qd_dev = DeviceBuffer(*dc_be, n * n);
+        info = tridiagonal_dc(*dc_be, n, d.data(), e.data(), qd_dev.get(), n, opt.dc);
+        dc_be->synchronize();
+      } else {
+        qd.assign(static_cast<std::size_t>(n) * n, 0.0);
+        info = tridiagonal_eigenpairs(n, d.data(), e.data(), qd.data());
+      }
+    } catch (...) {  // rethrown by the main thread after the join
+      dc_error = std::current_exception();
+    }
     dc_end = std::chrono::steady_clock::now();
     st.dc = std::chrono::duration<double>(dc_end - t0).count();
   };
@@ -107,6 +148,11 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   timeline_add(opt.timeline, "bc_back", t, t + st.bc_back);
   if (dc.joinable()) dc.join();
   if (opt.timeline && rank == 0) opt.timeline->add("dc", dc_begin, dc_end, "dc");
+  // A throw in stage 3 (e.g. out of device memory) stops every rank, not rank 0 alone.
+  int threw = dc_error ? 1 : 0;
+  MPI_Bcast(&threw, 1, MPI_INT, 0, engine);
+  if (dc_error) std::rethrow_exception(dc_error);
+  if (threw) throw std::runtime_error("engine: stage 3 failed on engine rank 0");
 
   // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d and the eigenvalues from rank 0.
   t = MPI_Wtime();
@@ -115,15 +161,21 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   if (info == 0) {
     MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
     std::copy(d.begin(), d.begin() + n, w);
-    DeviceBuffer q(be, n * n);
-    if (rank == 0) be.copy_to_device(qd.data(), q.get(), n * n);
+    DeviceBuffer q;
+    double* qp = qd_dev.get();  // dc on rank 0: already in this device's memory
+    if (!qp) {
+      q = DeviceBuffer(be, n * n);
+      qp = q.get();
+      if (rank == 0) be.copy_to_device(qd.data(), qp, n * n);
+    }
     std::vector<double>().swap(qd);
-    be.broadcast(q.get(), n * n, 0);
+    be.broadcast(qp, n * n, 0);
     DeviceBuffer z(be, ldx * n);
-    be.gemm('N', 'N', h, n, n, 1.0, x.get(), ldx, q.get(), n, 0.0, z.get(), ldx);
+    be.gemm('N', 'N', h, n, n, 1.0, x.get(), ldx, qp, n, 0.0, z.get(), ldx);
     be.copy_to_host(z.get(), z_rows, h > 0 ? ldx * n : 0);
   }
   be.synchronize();
+  qd_dev.reset();  // after `be` is done with it
   st.gemm = MPI_Wtime() - t;
   timeline_add(opt.timeline, "gemm", t, t + st.gemm);
   st.total = MPI_Wtime() - t_start;

@@ -11,9 +11,16 @@
 
 #include "core/backend.hpp"
 #include "core/timeline.hpp"
+
+#include "core/tridiagonal_dc.hpp"
 #include "redistribute/engine_layout.hpp"
 
 namespace pipevd {
+
+// Stage 3's solver: LAPACK's dstedc on the host (n <= 46340, its 32-bit workspace), or
+// core/tridiagonal_dc with the merges' GEMMs on the backend (Q_d stays in backend memory).
+enum class TridiagonalSolver { Auto, Dstedc, Dc };
+const char* to_string(TridiagonalSolver s);
 
 struct EngineOptions {
   long b = 32;               // bandwidth of DBBR
@@ -21,6 +28,11 @@ struct EngineOptions {
   bool want_vectors = true;  // JOBZ = 'V'
   bool dc_in_thread = true;  // D&C concurrent with the back transformation on rank 0
   Timeline* timeline = nullptr;  // when set (started), each stage's interval is recorded in it
+
+  // Auto: dc on a device backend; dstedc on the host backend (the reference stays LAPACK), dc
+  // there only where n exceeds dstedc's limit.
+  TridiagonalSolver tridiagonal = TridiagonalSolver::Auto;
+  DcOptions dc;  // tridiagonal_dc's leaf, panel and threads
 };
 
 // Seconds per stage on this rank (stage 3 on rank 0 only).

@@ -21,3 +21,9 @@ void dstedc_(const char*, const int*, double*, double*, double*, const int*, dou
              int*, const int*, int*, std::size_t);
 void dsterf_(const int*, double*, double*, int*);
 }
+extern "C" {
+void dsteqr_(const char*, const int*, double*, double*, double*, const int*, double*, int*,
+             std::size_t);
+void dlaed4_(const int*, const int*, const double*, const double*, double*, const double*,
+             double*, int*);
+}

@@ -208,6 +208,7 @@ struct GpuBackend::State {
   cublasHandle_t blas = nullptr;
   cusolverDnParams_t params = nullptr;
   cudaMemPool_t pool = nullptr;
+  bool own_stream = false;  // a companion: stream and handle are this backend's, destroyed with it
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
   // Panel QR and merge workspaces.
@@ -251,15 +252,24 @@ double* GpuBackend::State::grow(GrowBuffer& g, std::size_t bytes) {
   return static_cast<double*>(g.p);
 }
 
-GpuBackend::GpuBackend(int device) : s_(std::make_unique<State>()) {
+GpuBackend::GpuBackend(int device) : GpuBackend(device, false) {}
+
+GpuBackend::GpuBackend(int device, bool own_stream) : s_(std::make_unique<State>()) {
   if (visible_device_count() == 0) throw GpuError("pipevd: GPU backend: no CUDA device visible");
   if (device < 0) PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
   s_->device = device;
   s_->ctx = &GpuContext::for_device(device);
   ScopedDevice guard(device);
-  Lane& lane = s_->ctx->lane(0);
-  s_->stream = lane.stream;
-  s_->blas = lane.blas;
+  if (own_stream) {
+    s_->own_stream = true;
+    PIPEVD_CUDA_CHECK(cudaStreamCreateWithFlags(&s_->stream, cudaStreamNonBlocking));
+    PIPEVD_CUBLAS_CHECK(cublasCreate(&s_->blas));
+    PIPEVD_CUBLAS_CHECK(cublasSetStream(s_->blas, s_->stream));
+  } else {
+    Lane& lane = s_->ctx->lane(0);
+    s_->stream = lane.stream;
+    s_->blas = lane.blas;
+  }
   PIPEVD_CUBLAS_CHECK(cublasSetPointerMode(s_->blas, CUBLAS_POINTER_MODE_HOST));
   PIPEVD_CUSOLVER_CHECK(cusolverDnCreateParams(&s_->params));
   // Stream-ordered allocation from the device's pool, kept between the engine's many small
@@ -279,6 +289,12 @@ GpuBackend::~GpuBackend() {
     if (g->p) cudaFreeAsync(g->p, s_->stream);
   cudaStreamSynchronize(s_->stream);
   if (s_->params) cusolverDnDestroyParams(s_->params);
+  if (s_->own_stream) {  // the pool stays as the lane-0 backend set it
+    cublasDestroy(s_->blas);
+    cudaStreamDestroy(s_->stream);
+    if (previous >= 0) cudaSetDevice(previous);
+    return;
+  }
   std::uint64_t zero = 0;
   cudaMemPoolSetAttribute(s_->pool, cudaMemPoolAttrReleaseThreshold, &zero);
   cudaMemPoolTrimTo(s_->pool, 0);
@@ -286,6 +302,10 @@ GpuBackend::~GpuBackend() {
 }
 
 int GpuBackend::device() const { return s_->device; }
+
+std::unique_ptr<EngineBackend> GpuBackend::companion() const {
+  return std::make_unique<GpuBackend>(s_->device, true);
+}
 
 void GpuBackend::bind(MPI_Comm engine) {
   s_->comm = engine;

@@ -26,6 +26,8 @@ class GpuBackend final : public EngineBackend {
  public:
   // device < 0: the current device.
   explicit GpuBackend(int device = -1);
+  // own_stream: a stream and cuBLAS handle of its own instead of the context's lane 0.
+  GpuBackend(int device, bool own_stream);
   ~GpuBackend() override;
   GpuBackend(const GpuBackend&) = delete;
   GpuBackend& operator=(const GpuBackend&) = delete;
@@ -66,6 +68,8 @@ class GpuBackend final : public EngineBackend {
   void recv(double* buf, long count, int source, int tag) override;
 
   void synchronize() override;
+  // Same device, its own stream and cuBLAS handle (not one of the context's lanes).
+  std::unique_ptr<EngineBackend> companion() const override;
 
  private:
   struct State;

@@ -36,6 +36,10 @@ class HostBackend final : public EngineBackend {
   void recv(double* buf, long count, int source, int tag) override;
 
   void synchronize() override {}
+  std::unique_ptr<EngineBackend> companion() const override {
+    return std::make_unique<HostBackend>();
+  }
+  bool host_memory() const override { return true; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;

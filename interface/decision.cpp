@@ -73,8 +73,10 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
 
 EngineAvailability engine_availability() {
   EngineAvailability a;
-  a.host = true;    // the host engine (core/ on host/) is always built
-  a.max_n = 46340;  // the largest n with 1 + 4n + n^2 < 2^31
+  a.host = true;  // the host engine (core/ on host/) is always built
+  // Stage 3 by core/tridiagonal_dc has no 32-bit limit (the host engine takes it over dstedc's
+  // n <= 46340); ScaLAPACK's descriptors hold int, and memory is the practical limit.
+  a.max_n = 0;
 
 #ifdef PIPEVD_HAVE_CUDA
   a.gpu = gpu::visible_device_count() > 0;  // the device count is asked once per process

@@ -18,8 +18,8 @@ struct Decision {
 struct EngineAvailability {
   bool host = false;  // the host engine is built in
   bool gpu = false;   // the GPU engine is built in and a device is visible
-  // Largest n either engine takes (0: no limit): both run D&C with LAPACK dstedc on the CPU,
-  // whose 32-bit workspace (1 + 4n + n^2) overflows beyond it.
+  // Largest n either engine takes (0: no limit). Stage 3 by dstedc stops at 46340 (its 32-bit
+  // workspace 1 + 4n + n^2); core/tridiagonal_dc, which both engines use beyond it, has no limit.
   long max_n = 0;
 };
 

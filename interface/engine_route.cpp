@@ -87,6 +87,9 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   // PIPEVD_BAND / PIPEVD_BLOCK (policy checked block >= band; DBBR rounds k up to a multiple of b).
   if (policy.band > 0) opt.b = policy.band;
   if (policy.block > 0) opt.k = policy.block;
+
+  if (policy.tridiagonal == "dstedc") opt.tridiagonal = TridiagonalSolver::Dstedc;
+  if (policy.tridiagonal == "dc") opt.tridiagonal = TridiagonalSolver::Dc;
   const EngineLayout layout = plan_engine_layout(n, ranks, opt.b, opt.k);
   const bool engine = ec.engine_rank >= 0;
   const long width = engine ? layout.width(ec.engine_rank) : 0;

@@ -98,6 +98,14 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
               " (the outer block holds whole panels of b columns)";
     return r;
   }
+  if (const char* s = getenv_fn("PIPEVD_TRIDIAGONAL")) {
+    const std::string v = s;
+    if (v != "auto" && v != "dstedc" && v != "dc") {
+      r.error = "PIPEVD_TRIDIAGONAL='" + v + "' is not one of auto, dstedc, dc";
+      return r;
+    }
+    r.policy.tridiagonal = v;
+  }
   return r;
 }
 

@@ -318,6 +318,37 @@ TEST_P(EngineStages, SpectraOfTheTableAndDegenerateEigenvalues) {
   }
 }
 
+// Stage 3 by tridiagonal_dc (small leaves and panels so that n = 37..101 runs merges), in the
+// thread and not, and on the table's spectra.
+TEST_P(EngineStages, WholeEngineWithDcMatchesLapack) {
+  for (const Shape& s : shapes()) {
+    SCOPED_TRACE(name(s));
+    const std::vector<double> a = random_matrix(s.n, 23);
+    for (bool threaded : {true, false}) {
+      EngineOptions opt;
+      opt.b = s.b;
+      opt.k = s.k;
+      opt.dc_in_thread = threaded;
+      opt.tridiagonal = TridiagonalSolver::Dc;
+      opt.dc.leaf = 8;
+      opt.dc.panel = 16;
+      opt.dc.threads = 2;
+      expect_eigendecomposition(a, s.n, run_whole_engine(a, layout(s), opt));
+    }
+  }
+  for (test::Spectrum sp : test::kAllSpectra) {
+    SCOPED_TRACE(test::to_string(sp));
+    const long n = 90;
+    EngineOptions opt;
+    opt.b = 8;
+    opt.k = 32;
+    opt.tridiagonal = TridiagonalSolver::Dc;
+    opt.dc.leaf = 12;
+    const std::vector<double> a = test::matrix_with_eigenvalues(test::eigenvalues_of(sp, n, 3), 5);
+    expect_eigendecomposition(a, n, run_whole_engine(a, layout(Shape{n, opt.b, opt.k}), opt));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Layouts, EngineStages, testing::Values(0, 1));
 
 TEST(EnginePlan, ColumnsAreMultiplesOfBAndRowsCoverN) {

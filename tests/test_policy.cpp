@@ -31,6 +31,14 @@ TEST(Policy, ParsesEveryBackend) {
   EXPECT_EQ(parse({{"PIPEVD_BACKEND", "auto"}}).policy.backend, Backend::Auto);
 }
 
+TEST(Policy, ParsesTheTridiagonalSolver) {
+  EXPECT_EQ(parse({}).policy.tridiagonal, "auto");
+  EXPECT_EQ(parse({{"PIPEVD_TRIDIAGONAL", "dc"}}).policy.tridiagonal, "dc");
+  EXPECT_EQ(parse({{"PIPEVD_TRIDIAGONAL", "dstedc"}}).policy.tridiagonal, "dstedc");
+  EXPECT_NE(parse({{"PIPEVD_TRIDIAGONAL", "DC"}}).error.find("PIPEVD_TRIDIAGONAL"),
+            std::string::npos);
+}
+
 TEST(Policy, BadValuesNameTheVariable) {
   for (const auto& [var, value] : std::map<std::string, std::string>{
            {"PIPEVD_BACKEND", "GPU"}, {"PIPEVD_MIN_N", "-3"}, {"PIPEVD_VERBOSE", "yes"}}) {

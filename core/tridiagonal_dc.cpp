@@ -1,0 +1,526 @@
+#include "core/tridiagonal_dc.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "core/lapack_prototypes.hpp"
+
+namespace pipevd {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// f(begin, end) over [0, count) in chunks of `grain`, on up to `threads` threads (the caller is
+// one of them). f must not throw.
+template <class F>
+void parallel_for(int threads, long count, long grain, F&& f) {
+  if (count <= 0) return;
+  grain = std::max(1L, grain);
+  const long chunks = (count + grain - 1) / grain;
+  const int t = static_cast<int>(std::min<long>(std::max(1, threads), chunks));
+  if (t <= 1) {
+    f(0L, count);
+    return;
+  }
+  std::atomic<long> next{0};
+  auto work = [&] {
+    for (long c; (c = next.fetch_add(1)) < chunks;) f(c * grain, std::min(count, (c + 1) * grain));
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(t - 1);
+  for (int i = 0; i + 1 < t; ++i) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+}
+
+// mpirun binds each rank to one core by default, and the D&C thread inherits that binding, so its
+// workers would share one core. The D&C thread's affinity is widened to every online CPU (the
+// kernel keeps only those the cgroup allows) before the workers are made, and restored after.
+class WideAffinity {
+ public:
+  explicit WideAffinity(bool verbose) {
+    CPU_ZERO(&saved_);
+    if (sched_getaffinity(0, sizeof saved_, &saved_) != 0) return;
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    const int before = CPU_COUNT(&saved_);
+    if (online > before) {
+      cpu_set_t all;
+      CPU_ZERO(&all);
+      for (long i = 0; i < online && i < CPU_SETSIZE; ++i) CPU_SET(i, &all);
+      changed_ = sched_setaffinity(0, sizeof all, &all) == 0;
+    }
+    cpu_set_t now;
+    CPU_ZERO(&now);
+    cpus_ = sched_getaffinity(0, sizeof now, &now) == 0 ? CPU_COUNT(&now) : before;
+    if (verbose && changed_)
+      std::fprintf(stderr, "pipevd: D&C thread affinity widened from %d to %d CPUs\n", before,
+                   cpus_);
+  }
+  ~WideAffinity() {
+    if (changed_) sched_setaffinity(0, sizeof saved_, &saved_);
+  }
+  int cpus() const { return std::max(1, cpus_); }
+
+ private:
+  cpu_set_t saved_;
+  bool changed_ = false;
+  int cpus_ = 1;
+};
+
+// A Givens rotation of slots a < b of one merge's secular basis: new e_a = c e_a - s e_b
+// (deflated), new e_b = s e_a + c e_b (kept in the secular problem).
+struct Rotation {
+  long a, b;
+  double c, s;
+};
+
+// One merge [lo, hi) of a block (indices local to the block), its children split at mid.
+struct Merge {
+  long lo = 0, mid = 0, hi = 0;
+  double rho = 0;          // the torn off-diagonal entry (scaled T)
+  std::vector<double> z;   // last row of Q1, first row of Q2 (fetched)
+  std::vector<long> perm;  // slot p (d ascending) -> column of diag(Q1, Q2)
+  std::vector<Rotation> rot;
+  std::vector<long> nd;               // slots left in the secular problem, ascending
+  std::vector<double> dl, zh;         // their poles and Gu-Eisenstat's z-hat
+  std::vector<double> lambda, dorig;  // per root: eigenvalue, d(origin) - lambda
+  std::vector<long> origin;           // per root: the pole closest to it
+  std::vector<double> small;          // k' <= 2: dlaed4's eigenvectors, k' x k'
+  std::vector<long> col;              // output column -> root (>= 0) or -(slot + 1)
+  std::vector<double> dout;           // the merge's eigenvalues, ascending
+  long k() const { return hi - lo; }
+  long kk() const { return static_cast<long>(nd.size()); }
+  int info = 0;
+};
+
+// dl_j - lambda_i from the root's distance to its closest pole (accurate to a few ulps of the
+// larger of the two terms, which do not cancel by more than a factor 2).
+inline double pole_gap(const Merge& m, long j, long i) {
+  const long o = m.origin[i];
+  return j == o ? m.dorig[i] : (m.dl[j] - m.dl[o]) + m.dorig[i];
+}
+
+// Deflation, secular roots, z-hat and the output order of one merge; d holds the children's
+// eigenvalues (each half ascending), m.z the fetched rows.
+void plan_merge(Merge& m, const double* d, int threads) {
+  const long k = m.k(), n1 = m.mid - m.lo;
+  const double eps = std::numeric_limits<double>::epsilon();
+  // T = diag(T1', T2') + |rho| u u^T, u = [e_last; sign(rho) e_first]; z = Q^T u / sqrt(2).
+  const double sgn = m.rho < 0 ? -1.0 : 1.0, rho = 2.0 * std::fabs(m.rho);
+  std::vector<double> z(k);
+  for (long j = 0; j < k; ++j) z[j] = (j < n1 ? 1.0 : sgn) * m.z[j] / std::sqrt(2.0);
+  m.perm.resize(k);
+  std::iota(m.perm.begin(), m.perm.end(), 0L);
+  std::stable_sort(m.perm.begin(), m.perm.end(), [&](long a, long b) { return d[a] < d[b]; });
+  std::vector<double> ds(k), zs(k);
+  double dmax = 0, zmax = 0;
+  for (long p = 0; p < k; ++p) {
+    ds[p] = d[m.perm[p]];
+    zs[p] = z[m.perm[p]];
+    dmax = std::max(dmax, std::fabs(ds[p]));
+    zmax = std::max(zmax, std::fabs(zs[p]));
+  }
+  const double tol = 8.0 * eps * std::max(dmax, rho * zmax);
+
+  // Deflation: small rho z_p, or two poles close enough that a rotation zeroes one z.
+  std::vector<char> deflated(k, 0);
+  long pj = -1;
+  for (long p = 0; p < k; ++p) {
+    if (rho * std::fabs(zs[p]) <= tol) {
+      deflated[p] = 1;
+      continue;
+    }
+    if (pj >= 0) {
+      const double tau = std::hypot(zs[pj], zs[p]);
+      const double c = zs[p] / tau, s = zs[pj] / tau;
+      if (std::fabs(c * s * (ds[pj] - ds[p])) <= tol) {
+        const double da = ds[pj], db = ds[p];
+        ds[pj] = c * c * da + s * s * db;
+        ds[p] = s * s * da + c * c * db;
+        zs[pj] = 0;
+        zs[p] = tau;
+        deflated[pj] = 1;
+        m.rot.push_back({pj, p, c, s});
+        pj = p;
+        continue;
+      }
+      m.nd.push_back(pj);
+    }
+    pj = p;
+  }
+  if (pj >= 0) m.nd.push_back(pj);
+
+  const long kk = m.kk();
+  m.dl.resize(kk);
+  std::vector<double> zl(kk);
+  for (long j = 0; j < kk; ++j) {
+    m.dl[j] = ds[m.nd[j]];
+    zl[j] = zs[m.nd[j]];
+  }
+  m.lambda.resize(kk);
+  if (kk > 0 && kk <= 2) {  // dlaed4 returns these eigenvectors themselves, not the pole gaps
+    m.small.assign(kk * kk, 0.0);
+    const int ik = static_cast<int>(kk);
+    for (int i = 0; i < ik; ++i) {
+      int ii = i + 1, info = 0;
+      dlaed4_(&ik, &ii, m.dl.data(), zl.data(), m.small.data() + i * kk, &rho, &m.lambda[i], &info);
+      if (info) m.info = info;
+    }
+  } else if (kk > 2) {
+    m.origin.resize(kk);
+    m.dorig.resize(kk);
+    std::vector<int> infos(kk, 0);
+    const int ik = static_cast<int>(kk);
+    parallel_for(threads, kk, 64, [&](long b, long e) {
+      std::vector<double> delta(kk);
+      for (long i = b; i < e; ++i) {
+        int ii = static_cast<int>(i + 1), info = 0;
+        dlaed4_(&ik, &ii, m.dl.data(), zl.data(), delta.data(), &rho, &m.lambda[i], &info);
+        infos[i] = info;
+        const long o = (i + 1 < kk && std::fabs(delta[i + 1]) < std::fabs(delta[i])) ? i + 1 : i;
+        m.origin[i] = o;
+        m.dorig[i] = delta[o];
+      }
+    });
+    for (int info : infos)
+      if (info) m.info = info;
+    // z-hat from the computed roots (Gu-Eisenstat): D + rho zhat zhat^T has exactly these
+    // eigenvalues, so the eigenvectors below are orthogonal to working precision.
+    m.zh.resize(kk);
+    parallel_for(threads, kk, 64, [&](long b, long e) {
+      for (long j = b; j < e; ++j) {
+        double p = -pole_gap(m, j, j) / rho;
+        for (long i = 0; i < kk; ++i)
+          if (i != j) p *= -pole_gap(m, j, i) / (m.dl[i] - m.dl[j]);
+        m.zh[j] = std::copysign(std::sqrt(std::fabs(p)), zl[j]);
+      }
+    });
+  }
+
+  // Output columns: roots and deflated values, ascending.
+  std::vector<std::pair<double, long>> out;
+  out.reserve(k);
+  for (long i = 0; i < kk; ++i) out.push_back({m.lambda[i], i});
+  for (long p = 0; p < k; ++p)
+    if (deflated[p]) out.push_back({ds[p], -(p + 1)});
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  m.col.resize(k);
+  m.dout.resize(k);
+  for (long c = 0; c < k; ++c) {
+    m.dout[c] = out[c].first;
+    m.col[c] = out[c].second;
+  }
+}
+
+// Columns [c0, c1) of the merge matrix M (k x (c1 - c0), leading dimension k): rows in the
+// column order of diag(Q1, Q2), so Q_new(:, c0:c1) = diag(Q1, Q2) M.
+void build_panel(const Merge& m, long c0, long c1, double* out, int threads) {
+  const long k = m.k(), kk = m.kk();
+  parallel_for(threads, c1 - c0, 16, [&](long b, long e) {
+    std::vector<double> y(k);
+    for (long c = c0 + b; c < c0 + e; ++c) {
+      std::fill(y.begin(), y.end(), 0.0);
+      const long src = m.col[c];
+      if (src < 0) {
+        y[-src - 1] = 1.0;
+      } else if (kk <= 2) {
+        for (long j = 0; j < kk; ++j) y[m.nd[j]] = m.small[j + src * kk];
+      } else {
+        double nrm = 0;
+        for (long j = 0; j < kk; ++j) {
+          const double v = m.zh[j] / pole_gap(m, j, src);
+          y[m.nd[j]] = v;
+          nrm += v * v;
+        }
+        nrm = 1.0 / std::sqrt(nrm);
+        for (long j = 0; j < kk; ++j) y[m.nd[j]] *= nrm;
+      }
+      for (auto r = m.rot.rbegin(); r != m.rot.rend(); ++r) {
+        const double ya = y[r->a], yb = y[r->b];
+        if (ya == 0 && yb == 0) continue;
+        y[r->a] = r->c * ya + r->s * yb;
+        y[r->b] = -r->s * ya + r->c * yb;
+      }
+      double* o = out + (c - c0) * k;
+      for (long p = 0; p < k; ++p) o[m.perm[p]] = y[p];
+    }
+  });
+}
+
+struct Context {
+  EngineBackend& be;
+  long ldq;
+  int threads;
+  long leaf, panel;
+  bool timed;
+  DcStats st;
+};
+
+// Wait for the backend only when the caller asked for the stage split.
+void mark(Context& cx, double& slot, Clock::time_point& t) {
+  if (cx.timed) cx.be.synchronize();
+  slot += since(t);
+  t = Clock::now();
+}
+
+// One unreduced block T(s:s+m, s:s+m) (scaled), its eigenvectors into bufs[0] at (s, s).
+int solve_block(Context& cx, long s, long m, double* d, const double* e, double* bufs[2]) {
+  EngineBackend& be = cx.be;
+  const long ldq = cx.ldq;
+  // Levels of halving until the intervals fit a leaf; every leaf at the same depth L, so level l
+  // lives in bufs[l % 2] and the root ends in bufs[0].
+  std::vector<std::vector<std::pair<long, long>>> levels{{{0, m}}};
+  while (true) {
+    std::vector<std::pair<long, long>> next;
+    bool split = false;
+    for (auto [a, b] : levels.back()) split = split || b - a > cx.leaf;
+    if (!split) break;
+    for (auto [a, b] : levels.back()) {
+      const long h = a + (b - a) / 2;
+      next.push_back({a, h});
+      next.push_back({h, b});
+    }
+    levels.push_back(std::move(next));
+  }
+  const long depth = static_cast<long>(levels.size()) - 1;
+  std::vector<double> dd(d, d + m);
+  std::vector<std::vector<Merge>> merges(depth);
+  for (long l = 0; l < depth; ++l)
+    for (auto [a, b] : levels[l]) {
+      Merge mg;
+      mg.lo = a;
+      mg.hi = b;
+      mg.mid = a + (b - a) / 2;
+      mg.rho = e[mg.mid - 1];
+      dd[mg.mid - 1] -= std::fabs(mg.rho);
+      dd[mg.mid] -= std::fabs(mg.rho);
+      merges[l].push_back(std::move(mg));
+    }
+
+  // Leaves on the host (dsteqr), packed, uploaded once, placed on the block diagonal.
+  auto t = Clock::now();
+  const auto& leaves = levels[depth];
+  std::vector<long> off(leaves.size() + 1, 0);
+  for (std::size_t i = 0; i < leaves.size(); ++i)
+    off[i + 1] =
+        off[i] + (leaves[i].second - leaves[i].first) * (leaves[i].second - leaves[i].first);
+  std::vector<double> packed(off.back());
+  std::vector<int> leaf_info(leaves.size(), 0);
+  parallel_for(cx.threads, static_cast<long>(leaves.size()), 1, [&](long b, long en) {
+    for (long i = b; i < en; ++i) {
+      const auto [a, c] = leaves[i];
+      const int ml = static_cast<int>(c - a);
+      std::vector<double> el(e + a, e + a + std::max(0, ml - 1)), work(std::max(1, 2 * ml - 2));
+      el.push_back(0.0);
+      int info = 0;
+      dsteqr_("I", &ml, dd.data() + a, el.data(), packed.data() + off[i], &ml, work.data(), &info,
+              1);
+      leaf_info[i] = info;
+    }
+  });
+  for (int info : leaf_info)
+    if (info) return info;
+  {
+    DeviceBuffer stage(be, off.back());
+    be.copy_to_device(packed.data(), stage.get(), off.back());
+    double* dst = bufs[depth % 2];
+    for (std::size_t i = 0; i < leaves.size(); ++i) {
+      const long a = leaves[i].first, ml = leaves[i].second - a;
+      be.copy_matrix(ml, ml, stage.get() + off[i], ml, dst + (s + a) + (s + a) * ldq, ldq);
+    }
+  }
+  mark(cx, cx.st.leaves, t);
+
+  for (long l = depth - 1; l >= 0; --l) {
+    double* src = bufs[(l + 1) % 2];
+    double* dst = bufs[l % 2];
+    auto& level = merges[l];
+    // z for every merge of the level: two rows each, fetched in one transfer.
+    {
+      DeviceBuffer rows(be, m);
+      long at = 0;
+      for (auto& mg : level) {
+        const long n1 = mg.mid - mg.lo, n2 = mg.hi - mg.mid;
+        be.copy_matrix(1, n1, src + (s + mg.mid - 1) + (s + mg.lo) * ldq, ldq, rows.get() + at, 1);
+        be.copy_matrix(1, n2, src + (s + mg.mid) + (s + mg.mid) * ldq, ldq, rows.get() + at + n1,
+                       1);
+        at += n1 + n2;
+      }
+      std::vector<double> host(m);
+      be.copy_to_host(rows.get(), host.data(), m);
+      at = 0;
+      for (auto& mg : level) {
+        mg.z.assign(host.begin() + at, host.begin() + at + mg.k());
+        at += mg.k();
+      }
+    }
+    mark(cx, cx.st.gemm, t);  // the fetch waited for the previous level's GEMMs
+
+    const long count = static_cast<long>(level.size());
+    const long k = level.front().k();
+    auto gemms = [&](const Merge& mg, const double* mp, long c0, long c1) {
+      const long n1 = mg.mid - mg.lo, n2 = mg.hi - mg.mid, kk = mg.k();
+      be.gemm('N', 'N', n1, c1 - c0, n1, 1.0, src + (s + mg.lo) + (s + mg.lo) * ldq, ldq, mp, kk,
+              0.0, dst + (s + mg.lo) + (s + mg.lo + c0) * ldq, ldq);
+      be.gemm('N', 'N', n2, c1 - c0, n2, 1.0, src + (s + mg.mid) + (s + mg.mid) * ldq, ldq, mp + n1,
+              kk, 0.0, dst + (s + mg.mid) + (s + mg.lo + c0) * ldq, ldq);
+    };
+    if (count > 1 && k <= 2048) {
+      // Many small merges: plans and whole Ms in parallel over merges, one upload for the level.
+      std::vector<long> moff(count + 1, 0);
+      for (long i = 0; i < count; ++i) moff[i + 1] = moff[i] + level[i].k() * level[i].k();
+      std::vector<double> mh(moff.back());
+      const int inner = std::max(1, cx.threads / static_cast<int>(count));
+      parallel_for(cx.threads, count, 1, [&](long b, long en) {
+        for (long i = b; i < en; ++i) {
+          plan_merge(level[i], dd.data() + level[i].lo, inner);
+          build_panel(level[i], 0, level[i].k(), mh.data() + moff[i], inner);
+        }
+      });
+      mark(cx, cx.st.host_merge, t);
+      DeviceBuffer md(be, moff.back());
+      be.copy_to_device(mh.data(), md.get(), moff.back());
+      mark(cx, cx.st.upload, t);
+      for (long i = 0; i < count; ++i) gemms(level[i], md.get() + moff[i], 0, level[i].k());
+      mark(cx, cx.st.gemm, t);
+    } else {
+      for (auto& mg : level) {
+        plan_merge(mg, dd.data() + mg.lo, cx.threads);
+        mark(cx, cx.st.host_merge, t);
+        const long kk = mg.k(), pw = std::min(kk, std::max(1L, cx.panel));
+        std::vector<double> mh(kk * pw);
+        DeviceBuffer md(be, kk * pw);
+        for (long c0 = 0; c0 < kk; c0 += pw) {
+          const long c1 = std::min(kk, c0 + pw);
+          // Built while the previous panel's GEMMs run; the upload waits for them.
+          build_panel(mg, c0, c1, mh.data(), cx.threads);
+          mark(cx, cx.st.host_merge, t);
+          be.copy_to_device(mh.data(), md.get(), kk * (c1 - c0));
+          mark(cx, cx.st.upload, t);
+          gemms(mg, md.get(), c0, c1);
+          mark(cx, cx.st.gemm, t);
+        }
+      }
+    }
+    for (auto& mg : level) {
+      if (mg.info) return mg.info;
+      std::copy(mg.dout.begin(), mg.dout.end(), dd.begin() + mg.lo);
+      cx.st.deflated += mg.k() - mg.kk();
+      ++cx.st.merges;
+      mg = Merge();  // free the plan
+    }
+  }
+  std::copy(dd.begin(), dd.end(), d);
+  return 0;
+}
+
+}  // namespace
+
+int tridiagonal_dc(EngineBackend& be, long n, double* d, const double* e, double* q, long ldq,
+                   const DcOptions& opt, DcStats* stats) {
+  const auto t_start = Clock::now();
+  if (n <= 0) return 0;
+  if (ldq < n) throw std::invalid_argument("pipevd: tridiagonal_dc: ldq < n");
+  const char* verbose_env = std::getenv("PIPEVD_VERBOSE");
+  const bool verbose = opt.verbose || (verbose_env && *verbose_env && *verbose_env != '0');
+  WideAffinity affinity(verbose);
+  int threads = opt.threads;
+  if (threads <= 0) {
+    const char* env = std::getenv("PIPEVD_DC_THREADS");
+    threads = env ? std::atoi(env) : 0;
+  }
+  if (threads <= 0) threads = affinity.cpus();
+  Context cx{
+      be,       ldq, threads, std::max(2L, opt.leaf), std::max(1L, opt.panel), stats != nullptr,
+      DcStats{}};
+  cx.st.threads = threads;
+  const double eps = std::numeric_limits<double>::epsilon();
+
+  // Unreduced blocks: |e_i| <= eps sqrt(|d_i| |d_i+1|) is negligible.
+  std::vector<std::pair<long, long>> blocks;
+  long s = 0;
+  for (long i = 0; i + 1 < n; ++i)
+    if (std::fabs(e[i]) <= eps * std::sqrt(std::fabs(d[i])) * std::sqrt(std::fabs(d[i + 1]))) {
+      blocks.push_back({s, i + 1});
+      s = i + 1;
+    }
+  blocks.push_back({s, n});
+  const bool several = blocks.size() > 1;
+  bool need_work = several;
+  for (auto [a, b] : blocks) need_work = need_work || b - a > cx.leaf;
+  DeviceBuffer work;
+  if (need_work) work = DeviceBuffer(be, ldq * n);
+  double* target = several ? work.get() : q;
+  double* bufs[2] = {target, several ? q : work.get()};
+
+  int info = 0;
+  for (auto [a, b] : blocks) {
+    const long m = b - a;
+    double scale = 0;
+    for (long i = a; i < b; ++i) scale = std::max(scale, std::fabs(d[i]));
+    for (long i = a; i + 1 < b; ++i) scale = std::max(scale, std::fabs(e[i]));
+    if (m == 1 || scale == 0) {  // diagonal already
+      be.fill_matrix(m, m, 0.0, 1.0, target + a + a * ldq, ldq);
+      continue;
+    }
+    std::vector<double> ds(d + a, d + b), es(e + a, e + b - 1);
+    for (auto& x : ds) x /= scale;
+    for (auto& x : es) x /= scale;
+    info = solve_block(cx, a, m, ds.data(), es.data(), bufs);
+    if (info) break;
+    for (long i = 0; i < m; ++i) d[a + i] = ds[i] * scale;
+  }
+
+  if (info == 0 && several) {
+    // Blocks are solved in place; the ascending order across them is a column permutation,
+    // copied in runs of consecutive columns of one block.
+    std::vector<long> order(n), block_of(n);
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+      for (long j = blocks[i].first; j < blocks[i].second; ++j) block_of[j] = static_cast<long>(i);
+    std::iota(order.begin(), order.end(), 0L);
+    std::stable_sort(order.begin(), order.end(), [&](long x, long y) { return d[x] < d[y]; });
+    be.fill_matrix(n, n, 0.0, 0.0, q, ldq);
+    for (long c = 0; c < n;) {
+      const long j0 = order[c], bi = block_of[j0];
+      long r = 1;
+      while (c + r < n && order[c + r] == j0 + r && block_of[j0 + r] == bi) ++r;
+      const long a = blocks[bi].first, m = blocks[bi].second - a;
+      be.copy_matrix(m, r, work.get() + a + j0 * ldq, ldq, q + a + c * ldq, ldq);
+      c += r;
+    }
+    std::vector<double> sorted(n);
+    for (long c = 0; c < n; ++c) sorted[c] = d[order[c]];
+    std::copy(sorted.begin(), sorted.end(), d);
+  }
+  be.synchronize();
+  work.reset();
+  cx.st.total = since(t_start);
+  if (verbose)
+    std::fprintf(stderr,
+                 "pipevd: D&C n=%ld blocks=%zu threads=%d merges=%ld deflated=%ld: leaves %.3f s, "
+                 "host merge %.3f s, upload %.3f s, gemm %.3f s, total %.3f s%s\n",
+                 n, blocks.size(), threads, cx.st.merges, cx.st.deflated, cx.st.leaves,
+                 cx.st.host_merge, cx.st.upload, cx.st.gemm, cx.st.total,
+                 cx.timed ? "" : " (untimed: parts overlap)");
+  if (stats) *stats = cx.st;
+  return info;
+}
+
+}  // namespace pipevd

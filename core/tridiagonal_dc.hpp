@@ -1,0 +1,32 @@
+// Stage 3 by divide and conquer with the merges' GEMMs on the engine's backend (Cuppen's tearing,
+// Gu-Eisenstat's eigenvectors): the O(n^3) part, Q_new = diag(Q1, Q2) M, runs through
+// EngineBackend::gemm (cuBLAS on the GPU); the O(n^2) scalar parts (leaves, deflation, secular
+// roots, the merge matrix M) run on the host in a thread pool.
+#pragma once
+#include "core/backend.hpp"
+
+namespace pipevd {
+
+struct DcOptions {
+  long leaf = 128;       // largest leaf, solved on the host by LAPACK's dsteqr
+  long panel = 2048;     // columns of M uploaded at once (device memory: k * panel doubles)
+  int threads = 0;       // host threads; 0: PIPEVD_DC_THREADS, else every CPU of the node
+  bool verbose = false;  // stage times to stderr (also PIPEVD_VERBOSE)
+};
+
+// Seconds per part of one tridiagonal_dc call (host clock). Asking for them (stats != nullptr)
+// synchronises the backend at each part's end, which stops host work overlapping the GEMMs.
+struct DcStats {
+  double leaves = 0, host_merge = 0, upload = 0, gemm = 0, total = 0;
+  long merges = 0, deflated = 0, threads = 0;
+};
+
+// T = Q diag(d) Q^T for the symmetric tridiagonal T (diagonal d, off-diagonal e, n - 1 entries).
+// On return d holds the eigenvalues ascending and q (backend memory, n x n, leading dimension
+// ldq >= n) the eigenvectors; e is not modified. Uses up to about 2 n * ldq doubles of backend
+// memory (q and one work buffer) plus k * panel. Returns 0, or > 0 where a secular equation
+// failed to converge (dlaed4's INFO).
+int tridiagonal_dc(EngineBackend& be, long n, double* d, const double* e, double* q, long ldq,
+                   const DcOptions& opt = DcOptions{}, DcStats* stats = nullptr);
+
+}  // namespace pipevd

@@ -1,0 +1,181 @@
+// The D&C tridiagonal solver's checks, shared by the host test and the GPU test: test matrices T
+// and the comparison of tridiagonal_dc (on any backend) with LAPACK's dstedc on the same T.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/lapack_prototypes.hpp"
+#include "core/tridiagonal_dc.hpp"
+#include "core/tridiagonal_solver.hpp"
+#include "tests/support/spectra.hpp"
+
+extern "C" void dsytrd_(const char*, const int*, double*, const int*, double*, double*, double*,
+                        double*, const int*, int*, std::size_t);
+
+namespace pipevd::test {
+
+enum class TKind {
+  Random,
+  Toeplitz121,
+  Wilkinson,
+  GluedWilkinson,
+  Identity,
+  Splits,
+  Tiny,
+  Spectrum
+};
+
+struct Tridiagonal {
+  std::vector<double> d, e;  // e has n entries (last unused)
+};
+
+inline const char* to_string(TKind k) {
+  switch (k) {
+    case TKind::Random:
+      return "random";
+    case TKind::Toeplitz121:
+      return "toeplitz121";
+    case TKind::Wilkinson:
+      return "wilkinson";
+    case TKind::GluedWilkinson:
+      return "glued_wilkinson";
+    case TKind::Identity:
+      return "identity_like";
+    case TKind::Splits:
+      return "splits";
+    case TKind::Tiny:
+      return "tiny";
+    case TKind::Spectrum:
+      return "spectrum";
+  }
+  return "?";
+}
+
+// T of kind `k`; for Spectrum, the tridiagonal form (dsytrd) of a matrix with spectrum `s`.
+inline Tridiagonal make_tridiagonal(TKind k, long n, unsigned seed,
+                                    Spectrum s = Spectrum::Cluster0) {
+  Tridiagonal t{std::vector<double>(n), std::vector<double>(std::max(1L, n), 0.0)};
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  switch (k) {
+    case TKind::Random:
+      for (long i = 0; i < n; ++i) t.d[i] = u(g), t.e[i] = u(g);
+      break;
+    case TKind::Toeplitz121:
+      for (long i = 0; i < n; ++i) t.d[i] = 2.0, t.e[i] = 1.0;
+      break;
+    case TKind::Wilkinson:  // W_m^+ with m = n: d = |(m-1)/2 - i|, e = 1
+      for (long i = 0; i < n; ++i) t.d[i] = std::fabs((n - 1) / 2.0 - i), t.e[i] = 1.0;
+      break;
+    case TKind::GluedWilkinson:  // W21+ blocks glued by 1e-10 (tight clusters of pairs)
+      for (long i = 0; i < n; ++i) {
+        const long j = i % 21;
+        t.d[i] = std::fabs(10.0 - j);
+        t.e[i] = j == 20 ? 1e-10 : 1.0;
+      }
+      break;
+    case TKind::Identity:  // eigenvalues 1 and 1 + O(1e-14): almost everything deflates
+      for (long i = 0; i < n; ++i) t.d[i] = 1.0, t.e[i] = 1e-14 * u(g);
+      break;
+    case TKind::Splits:  // every 7th off-diagonal zero, a few blocks of one
+      for (long i = 0; i < n; ++i) t.d[i] = u(g), t.e[i] = (i % 7 == 6 || i % 13 == 0) ? 0.0 : u(g);
+      break;
+    case TKind::Tiny:  // entries spread over 1e-300 .. 1e0 and tiny off-diagonals
+      for (long i = 0; i < n; ++i) {
+        t.d[i] = u(g) * std::pow(10.0, -static_cast<double>(i % 5) * 3);
+        t.e[i] = u(g) * (i % 3 == 0 ? 1e-200 : 1e-3);
+      }
+      break;
+    case TKind::Spectrum: {
+      const std::vector<double> lam = eigenvalues_of(s, n, seed);
+      std::vector<double> a = matrix_with_eigenvalues(lam, seed + 1);
+      const int in = static_cast<int>(n);
+      std::vector<double> tau(std::max(1L, n)), work(1);
+      int lwork = -1, info = 0;
+      dsytrd_("L", &in, a.data(), &in, t.d.data(), t.e.data(), tau.data(), work.data(), &lwork,
+              &info, 1);
+      lwork = static_cast<int>(work[0]);
+      work.resize(std::max(1, lwork));
+      dsytrd_("L", &in, a.data(), &in, t.d.data(), t.e.data(), tau.data(), work.data(), &lwork,
+              &info, 1);
+      break;
+    }
+  }
+  if (n > 0) t.e[n - 1] = 0.0;
+  return t;
+}
+
+// tridiagonal_dc on `be` against dstedc: eigenvalues within n eps ||T||, residual
+// ||T Q - Q diag(d)||_1 / (n eps ||T||) and orthogonality ||Q^T Q - I||_1 / (n eps) below 10
+// (LAPACK's own tests accept ratios below 30).
+inline void check_dc(EngineBackend& be, const Tridiagonal& t, const DcOptions& opt,
+                     const std::string& what) {
+  const long n = static_cast<long>(t.d.size());
+  double tnorm = 0;
+  for (long i = 0; i < n; ++i)
+    tnorm = std::max(tnorm, std::fabs(t.d[i]) + (i > 0 ? std::fabs(t.e[i - 1]) : 0.0) +
+                                (i + 1 < n ? std::fabs(t.e[i]) : 0.0));
+  tnorm = std::max(tnorm, DBL_MIN);
+  std::vector<double> dref = t.d, eref = t.e, qref(n * n);
+  if (tridiagonal_eigenpairs(n, dref.data(), eref.data(), qref.data()) != 0) {
+    // Reference LAPACK's dstedc fails on some glued Wilkinson matrices (seen at n = 4099: its
+    // dlaed4 does not converge); the eigenvalues then come from dsterf (QR, no D&C).
+    std::printf("%s: dstedc failed, eigenvalues compared with dsterf's\n", what.c_str());
+    dref = t.d;
+    eref = t.e;
+    ASSERT_EQ(tridiagonal_eigenvalues(n, dref.data(), eref.data()), 0) << what;
+  }
+
+  std::vector<double> d = t.d;
+  const long ldq = n + 3;  // a leading dimension larger than n
+  DeviceBuffer qd(be, ldq * n);
+  ASSERT_EQ(tridiagonal_dc(be, n, d.data(), t.e.data(), qd.get(), ldq, opt), 0) << what;
+  std::vector<double> q(ldq * n);
+  be.copy_to_host(qd.get(), q.data(), ldq * n);
+
+  const double ne = std::max(1L, n) * DBL_EPSILON;
+  double dev = 0;
+  for (long i = 0; i < n; ++i) {
+    if (i > 0) EXPECT_LE(d[i - 1], d[i]) << what << " not ascending at " << i;
+    dev = std::max(dev, std::fabs(d[i] - dref[i]));
+  }
+  EXPECT_LE(dev, ne * tnorm) << what << ": eigenvalues differ from dstedc's";
+
+  double res = 0, orth = 0;
+  for (long j = 0; j < n; ++j) {
+    const double* qj = q.data() + j * ldq;
+    double col = 0;
+    for (long i = 0; i < n; ++i) {
+      double tq = t.d[i] * qj[i];
+      if (i > 0) tq += t.e[i - 1] * qj[i - 1];
+      if (i + 1 < n) tq += t.e[i] * qj[i + 1];
+      col += std::fabs(tq - d[j] * qj[i]);
+    }
+    res = std::max(res, col);
+  }
+  // Q^T Q - I by dgemm (column sums of absolute values: the 1-norm).
+  const int in = static_cast<int>(n), il = static_cast<int>(ldq);
+  const double one = 1.0, zero = 0.0;
+  std::vector<double> g(n * n);
+  dgemm_("T", "N", &in, &in, &in, &one, q.data(), &il, q.data(), &il, &zero, g.data(), &in, 1, 1);
+  for (long j = 0; j < n; ++j) {
+    double col = 0;
+    for (long i = 0; i < n; ++i) col += std::fabs(g[i + j * n] - (i == j ? 1.0 : 0.0));
+    orth = std::max(orth, col);
+  }
+  EXPECT_LT(res / (ne * tnorm), 10.0) << what << ": residual";
+  EXPECT_LT(orth / ne, 10.0) << what << ": orthogonality";
+  // Rows outside the leading n of each column are not written.
+  for (long j = 0; j < n; ++j)
+    for (long i = n; i < ldq; ++i) ASSERT_EQ(q[i + j * ldq], 0.0) << what << " wrote past n";
+}
+
+}  // namespace pipevd::test
