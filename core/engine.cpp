@@ -54,10 +54,9 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   int info = 0;
   if (!opt.want_vectors) {
     t = MPI_Wtime();
-    if (rank == 0) info = tridiagonal_eigenvalues(n, d.data(), e.data());
+    if (rank == 0) info = be.tridiagonal_eigenvalues(n, d.data(), e.data(), w);
     MPI_Bcast(&info, 1, MPI_INT, 0, engine);
-    MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
-    std::copy(d.begin(), d.begin() + n, w);
+    MPI_Bcast(w, static_cast<int>(n), MPI_DOUBLE, 0, engine);
     st.dc = MPI_Wtime() - t;
     st.total = MPI_Wtime() - t_start;
     if (stats) *stats = st;

@@ -45,6 +45,8 @@ class GpuBackend final : public EngineBackend {
   void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,
                           double* e) override;
   void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;
+  // Parallel bisection on the device (gpu/sturm_bisection.cuh).
+  int tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) override;
 
   void broadcast(double* buf, long count, int root) override;
   void send(const double* buf, long count, int dest, int tag) override;
