@@ -237,6 +237,17 @@ GpuBackend::~GpuBackend() {
 
 int GpuBackend::device() const { return s_->device; }
 
+long device_free_bytes(int device) {
+  int previous = -1;
+  if (cudaGetDevice(&previous) != cudaSuccess) return -1;
+  std::size_t free_b = 0, total_b = 0;
+  const bool ok = cudaSetDevice(device) == cudaSuccess &&
+                  cudaMemGetInfo(&free_b, &total_b) == cudaSuccess;
+  cudaSetDevice(previous);
+  if (!ok) cudaGetLastError();
+  return ok ? static_cast<long>(free_b) : -1;
+}
+
 void GpuBackend::bind(MPI_Comm engine) {
   s_->comm = engine;
   MPI_Comm_rank(engine, &s_->rank);

@@ -14,6 +14,9 @@ namespace pipevd::gpu {
 // Number of CUDA devices visible to this process (0 without a driver or device); asked once.
 int visible_device_count();
 
+// Free bytes on `device` now (cudaMemGetInfo; -1 when it cannot be asked).
+long device_free_bytes(int device);
+
 class GpuBackend final : public EngineBackend {
  public:
   // device < 0: the current device.

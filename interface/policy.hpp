@@ -14,6 +14,9 @@ struct Policy {
   long min_n = 0;        // below it, calls go to ScaLAPACK (PIPEVD_MIN_N)
   int verbose = 0;       // PIPEVD_VERBOSE: 0, 1 (a line per call), 2 (plus per-rank timelines)
   int engine_ranks = 0;  // PIPEVD_ENGINE_RANKS: host engine ranks per node; 0: all node-local ranks
+  // PIPEVD_GPU_MEMORY_LIMIT: bytes of device memory the engine may use per rank (0: all free
+  // memory on a GPU, no limit on the host engine, whose buffers it caps as well, for tests).
+  long gpu_memory_limit = 0;
 };
 
 struct PolicyOrError {
