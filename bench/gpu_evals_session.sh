@@ -46,6 +46,6 @@ log "summary (rc=$rc)"
 {
   grep -E "Test #" "$out/ctest.log"
   grep -E "^eigenvalues_bench" "$out/eigenvalues_bench.log" 2>/dev/null
-  grep -iE "jobz=N|JOBZ N|'N'" "$out/evd_bench_jobz_n.log" 2>/dev/null | head -5
+  grep -E "^ *n +jobz|^ *[0-9]+ +N " "$out/evd_bench_jobz_n.log" 2>/dev/null | head -5
 } | tee -a "$out/session.log"
 exit $rc
