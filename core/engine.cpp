@@ -95,6 +95,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   st.sbr_back = MPI_Wtime() - t;
   t = MPI_Wtime();
   if (h > 0) be.bc_back(u, h, x.get(), ldx);
+  be.release_reflectors();  // U's device copy (n^2 / 2) makes room for Q_d and Z
   be.synchronize();
   st.bc_back = MPI_Wtime() - t;
   if (dc.joinable()) dc.join();

@@ -59,8 +59,8 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   const long merge_ws = gpu_buffers ? (widest / 2 + b) * (widest / 2 + b) : 0;
   p.back_transformation =
       ldx * n + u_dev + std::max(blocks + 2 * n * widest, panels) + merge_ws + h * widest;
-  // Final GEMM: X, Q_d, Z (U still cached by the GPU backend).
-  p.final_gemm = 2 * ldx * n + n * n + u_dev;
+  // Final GEMM: X, Q_d, Z (U's device copy released after BC-back).
+  p.final_gemm = 2 * ldx * n + n * n;
   p.peak = std::max({p.dbbr, p.bulge_chasing, p.back_transformation, p.final_gemm});
   return p;
 }

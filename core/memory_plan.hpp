@@ -9,8 +9,8 @@
 //   DBBR     A (1) + panels W, Y (1)                                             ~ 2.0 n^2
 //   BC       panels (1) + band + U (1/2 + 1/(2b))                                ~ 1.5 n^2
 //   back     merged W, Y (1) + U (0.52) + X (1)                                  ~ 2.5 n^2
-//   GEMM     X (1) + Q_d (1) + Z (1) + U (0.52, still cached)                    ~ 3.5 n^2
-// so the final GEMM's 3.5 n^2 = 63 GiB is the peak.
+//   GEMM     X (1) + Q_d (1) + Z (1)      (U's device copy released before)      ~ 3.0 n^2
+// so the final GEMM's 3 n^2 = 54 GiB is the peak: it fits an 80 GB H100 with 25 GiB to spare.
 #pragma once
 #include <cstddef>
 

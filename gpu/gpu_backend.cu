@@ -422,6 +422,16 @@ void GpuBackend::bulge_chase_values(long n, long b, const double* ab, long ldab,
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
 }
 
+void GpuBackend::release_reflectors() {
+  ScopedDevice guard(s_->device);
+  for (GrowBuffer* g : {&s_->u_v, &s_->u_tau}) {
+    if (g->p) PIPEVD_CUDA_CHECK(cudaFreeAsync(g->p, s_->stream));
+    g->p = nullptr;
+    g->bytes = 0;
+  }
+  s_->u_valid = false;
+}
+
 int GpuBackend::tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) {
   if (n <= 0) return 0;
   SturmArrays arrays;

@@ -48,6 +48,7 @@ class GpuBackend final : public EngineBackend {
   void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,
                           double* e) override;
   void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;
+  void release_reflectors() override;
   // Parallel bisection on the device (gpu/sturm_bisection.cuh).
   int tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) override;
 
