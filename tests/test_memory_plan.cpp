@@ -15,6 +15,7 @@
 #include "core/memory_plan.hpp"
 #include "host/host_backend.hpp"
 #include "interface/memory_check.hpp"
+#include "interface/policy.hpp"
 
 namespace pipevd {
 namespace {
@@ -93,6 +94,18 @@ TEST(MemoryCheck, UsableBytesAndFit) {
   EXPECT_FALSE(engine_memory_fits(need, need));  // the margin is required
   EXPECT_TRUE(engine_memory_fits(need, need + engine_memory_margin(need)));
   EXPECT_FALSE(engine_memory_fits(need, need + engine_memory_margin(need) - 1));
+}
+
+TEST(MemoryCheck, PolicyParsesTheLimit) {
+  auto with = [](const char* value) {
+    return parse_policy([value](const char* name) -> const char* {
+      return std::string(name) == "PIPEVD_GPU_MEMORY_LIMIT" ? value : nullptr;
+    });
+  };
+  EXPECT_EQ(with("123456789012").policy.gpu_memory_limit, 123456789012L);
+  EXPECT_EQ(with(nullptr).policy.gpu_memory_limit, 0);
+  for (const char* bad : {"0", "-5", "12GB", ""})
+    EXPECT_NE(with(bad).error.find("PIPEVD_GPU_MEMORY_LIMIT"), std::string::npos) << bad;
 }
 
 // Collective: the rank that does not fit makes every rank throw, with its numbers.

@@ -9,10 +9,13 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "core/engine.hpp"
+#include "core/engine_plan.hpp"
 #include "core/tridiagonal_bisection.hpp"
 #include "core/tridiagonal_solver.hpp"
 #include "host/host_backend.hpp"
@@ -148,6 +151,34 @@ TEST(Bisection, HostBackendChoosesTheSolver) {
   ASSERT_EQ(be.tridiagonal_eigenvalues(n, t.d.data(), t.e.data(), wb.data()), 0);
   ASSERT_EQ(tridiagonal_eigenvalues_bisection(n, t.d.data(), t.e.data(), direct.data()), 0);
   EXPECT_EQ(wb, direct);
+}
+
+// The engine's JOBZ = 'N' path through the backend: the host backend's bisection gives the
+// eigenvalues of its default dsterf to the bound, on one rank.
+TEST(Bisection, EngineEigenvaluesOnlyThroughTheBackend) {
+  const long n = 203;
+  std::mt19937_64 gen(21);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> a(n * n);
+  for (long j = 0; j < n; ++j)
+    for (long i = j; i < n; ++i) a[i + j * n] = a[j + i * n] = u(gen);
+  const EngineLayout L = plan_engine_layout(n, 1, 16, 64);
+  EngineOptions opt;
+  opt.b = 16;
+  opt.k = 64;
+  opt.want_vectors = false;
+  std::vector<double> w_ref(n), w_bis(n), z(1);
+  HostBackend reference, bisection;
+  bisection.use_bisection(true);
+  ASSERT_EQ(run_engine(reference, MPI_COMM_SELF, L, a.data(), w_ref.data(), z.data(), opt, nullptr),
+            0);
+  ASSERT_EQ(run_engine(bisection, MPI_COMM_SELF, L, a.data(), w_bis.data(), z.data(), opt, nullptr),
+            0);
+  double anorm = 0;
+  for (double x : a) anorm = std::max(anorm, std::fabs(x));
+  for (long i = 0; i < n; ++i)
+    EXPECT_LE(std::fabs(w_bis[i] - w_ref[i]), 64 * n * DBL_EPSILON * anorm) << i;
+  EXPECT_NE(w_bis, w_ref);  // a different solver did run
 }
 
 }  // namespace
