@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Device-machine session for issue 7's eigenvalues-only stage and memory plan (the `evals` work):
-#   1 gpu tests: the memory plan against the device pool's high-water mark; the bisection kernel bitwise against its host implementation (n = 1000, 4099,
-#     20000, clusters, 1e-300 / 1e300 scales) and dsterf; PIPEVD_GPU_MEMORY_LIMIT small: auto
+#   1 gpu tests: the memory plan against the device pool's high-water mark; the bisection kernel
+#     bitwise against its host implementation (n = 1000, 4099, 20000, clusters, 1e-300 / 1e300
+#     scales) and dsterf; PIPEVD_GPU_MEMORY_LIMIT small: auto
 #     forwards to ScaLAPACK (route=scalapack ... forwarded), PIPEVD_BACKEND=gpu stops naming bytes;
 #   2 eigenvalues_bench: GPU bisection vs LAPACK dsterf (one core) and the host bisection;
 #   3 with time left, evd_bench JOBZ = 'N' at n = 16384 (the whole eigenvalues-only EVD, stage 3 now
