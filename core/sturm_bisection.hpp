@@ -7,7 +7,8 @@
 // |q| <= pivmin is replaced by -pivmin (dstebz's safeguard): no division by zero, and with
 // pivmin = safmin * max(1, max e^2) the quotient e^2 / q stays below 1/safmin < overflow.
 //
-// Scaling. The problem is scaled by a power of two (exact) to max|T| in [0.5, 1) before: then
+// Scaling. The problem is scaled by a power of two (exact, in two factors so that each is a
+// normal double even for subnormal or near-DBL_MAX entries) to max|T| in [0.5, 1) before: then
 // e^2 <= 1 cannot overflow and d - x - e^2/q stays finite at any T's scale (1e-300 .. 1e300).
 // Entries tiny against max|T| may underflow in e^2: an absolute change far below eps * ||T||.
 //
@@ -33,7 +34,9 @@ struct SturmProblem {
   double pivmin = 0;           // smallest pivot magnitude
   double lo = 0, hi = 0;       // Gershgorin interval (widened): count(lo) = 0, count(hi) = n
   double abstol = 0, reltol = 0;
-  double unscale = 1;  // eigenvalue of the caller's T = scaled eigenvalue * unscale (power of 2)
+  // Eigenvalue of the caller's T = scaled eigenvalue * unscale * unscale2: 2^k in two powers of
+  // two, because 2^k alone overflows (k = 1024, entries near DBL_MAX) or is not representable.
+  double unscale = 1, unscale2 = 1;
 };
 
 PIPEVD_HOST_DEVICE inline double mul_rn(double a, double b) {
@@ -73,7 +76,7 @@ PIPEVD_HOST_DEVICE inline double bisect_eigenvalue(const SturmProblem& p, long i
     else
       lo = mid;
   }
-  return mul_rn(mul_rn(0.5, lo + hi), p.unscale);
+  return mul_rn(mul_rn(mul_rn(0.5, lo + hi), p.unscale), p.unscale2);
 }
 
 }  // namespace pipevd

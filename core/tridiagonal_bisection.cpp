@@ -31,15 +31,20 @@ SturmProblem prepare_sturm(long n, const double* d, const double* e, SturmArrays
     p.lo = p.hi = std::numeric_limits<double>::quiet_NaN();
     return p;
   }
-  // Scale by 2^-k with max|T| * 2^-k in [0.5, 1): exact, unscaled by 2^k at the end.
+  // Scale by 2^-k with max|T| * 2^-k in [0.5, 1): exact (but for entries below 2^-1074 of max|T|),
+  // unscaled by 2^k at the end.
   int k = 0;
   if (tmax > 0) std::frexp(tmax, &k);
-  const double scale = std::ldexp(1.0, -k);
-  p.unscale = std::ldexp(1.0, k);
+  // 2^-k as two normal factors (k ranges over -1073 .. 1024).
+  const int k1 = -k / 2, k2 = -k - k1;
+  const double s1 = std::ldexp(1.0, k1), s2 = std::ldexp(1.0, k2);
+  auto scaled = [s1, s2](double x) { return x * s1 * s2; };
+  p.unscale = std::ldexp(1.0, -k1);
+  p.unscale2 = std::ldexp(1.0, -k2);
   double e2max = 0;
-  for (long i = 0; i < n; ++i) arrays.d[i] = d[i] * scale;
+  for (long i = 0; i < n; ++i) arrays.d[i] = scaled(d[i]);
   for (long i = 0; i + 1 < n; ++i) {
-    const double s = e[i] * scale;
+    const double s = scaled(e[i]);
     arrays.e2[i] = s * s;
     e2max = std::max(e2max, arrays.e2[i]);
   }
@@ -49,7 +54,7 @@ SturmProblem prepare_sturm(long n, const double* d, const double* e, SturmArrays
   double gl = arrays.d[0], gu = arrays.d[0];
   for (long i = 0; i < n; ++i) {
     const double r =
-        (i > 0 ? std::fabs(e[i - 1] * scale) : 0.0) + (i + 1 < n ? std::fabs(e[i] * scale) : 0.0);
+        (i > 0 ? std::fabs(scaled(e[i - 1])) : 0.0) + (i + 1 < n ? std::fabs(scaled(e[i])) : 0.0);
     gl = std::min(gl, arrays.d[i] - r);
     gu = std::max(gu, arrays.d[i] + r);
   }
@@ -58,7 +63,7 @@ SturmProblem prepare_sturm(long n, const double* d, const double* e, SturmArrays
   const double widen = 2.1 * tnorm * ulp * static_cast<double>(n) + 4.2 * p.pivmin;
   p.lo = gl - widen;
   p.hi = gu + widen;
-  p.abstol = abstol > 0 ? abstol * scale : ulp * tnorm;
+  p.abstol = abstol > 0 ? scaled(abstol) : ulp * tnorm;
   p.abstol = std::max(p.abstol, p.pivmin);
   p.reltol = 2 * ulp;
   return p;
@@ -73,7 +78,7 @@ int tridiagonal_eigenvalues_bisection(long n, const double* d, const double* e, 
     std::fill(w, w + n, std::numeric_limits<double>::quiet_NaN());
     return 1;
   }
-  if (p.unscale == 1 && p.hi - p.lo <= 10 * p.pivmin) {  // T = 0
+  if (p.unscale == 1 && p.unscale2 == 1 && p.hi - p.lo <= 10 * p.pivmin) {  // T = 0
     std::fill(w, w + n, 0.0);
     return 0;
   }

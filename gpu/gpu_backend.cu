@@ -437,7 +437,8 @@ int GpuBackend::tridiagonal_eigenvalues(long n, const double* d, const double* e
   SturmArrays arrays;
   SturmProblem p = prepare_sturm(n, d, e, arrays);
   // T = 0 and T with NaN/Inf: the host implementation's answer, nothing to bisect.
-  if (std::isnan(p.lo) || (p.unscale == 1 && p.hi - p.lo <= 10 * p.pivmin))
+  if (std::isnan(p.lo) || (p.unscale == 1 && p.unscale2 == 1 &&
+                            p.hi - p.lo <= 10 * p.pivmin))
     return tridiagonal_eigenvalues_bisection(n, d, e, w, 1);
   ScopedDevice guard(s_->device);
   pipevd::DeviceBuffer dd(*this, n), de2(*this, std::max(1L, n - 1)), dw(*this, n);

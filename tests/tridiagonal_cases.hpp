@@ -54,6 +54,12 @@ inline Tridiagonal make_case(const std::string& kind, long n) {
   if (kind == "random") return random_tridiagonal(n, 7u + static_cast<unsigned>(n));
   if (kind == "random_1e-300") return random_tridiagonal(n, 11u, 1e-300);
   if (kind == "random_1e300") return random_tridiagonal(n, 13u, 1e300);
+  if (kind == "random_1e308") {  // max|T| above 2^1023, the eigenvalues still below DBL_MAX
+    Tridiagonal t = random_tridiagonal(n, 19u, 1.5e308);
+    for (double& x : t.e) x *= 1.0 / 16;
+    return t;
+  }
+  if (kind == "random_1e-310") return random_tridiagonal(n, 23u, 1e-310);  // subnormal entries
   if (kind == "toeplitz") return toeplitz(n);
   if (kind == "wilkinson") return wilkinson(n);
   if (kind == "glued_wilkinson") return glued_wilkinson(n);
@@ -68,14 +74,16 @@ inline Tridiagonal make_case(const std::string& kind, long n) {
   return {};
 }
 
-// max |T| over the Gershgorin discs: the norm the absolute error bound scales with.
-inline double gershgorin_norm(const Tridiagonal& t) {
+// max |T| over the Gershgorin discs, and a quarter of it (finite even where T's entries are near
+// DBL_MAX and the norm itself overflows): bounds are formed as (c * eps * 4) * quarter.
+inline double gershgorin_quarter(const Tridiagonal& t) {
   const long n = static_cast<long>(t.d.size());
   double m = 0;
   for (long i = 0; i < n; ++i)
-    m = std::max(m, std::fabs(t.d[i]) + (i > 0 ? std::fabs(t.e[i - 1]) : 0.0) +
-                        (i + 1 < n ? std::fabs(t.e[i]) : 0.0));
+    m = std::max(m, 0.25 * std::fabs(t.d[i]) + (i > 0 ? 0.25 * std::fabs(t.e[i - 1]) : 0.0) +
+                        (i + 1 < n ? 0.25 * std::fabs(t.e[i]) : 0.0));
   return m;
 }
+inline double gershgorin_norm(const Tridiagonal& t) { return 4 * gershgorin_quarter(t); }
 
 }  // namespace pipevd::testing_tridiagonal
