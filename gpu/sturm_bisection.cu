@@ -6,7 +6,8 @@
 namespace pipevd::gpu {
 namespace {
 
-constexpr int kThreads = 128;
+// Small blocks spread n = 8192 .. 32768 threads over all SMs (each thread is a latency-bound chain).
+constexpr int kThreads = 64;
 
 __global__ void bisect_kernel(SturmProblem p, double* w) {
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
