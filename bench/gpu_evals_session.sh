@@ -2,8 +2,9 @@
 # Device-machine session for issue 7's eigenvalues-only stage and memory plan (the `evals` work):
 #   1 gpu tests: the memory plan against the device pool's high-water mark; the bisection kernel
 #     bitwise against its host implementation (n = 1000, 4099, 20000, clusters, 1e-300 / 1e300
-#     scales) and dsterf; PIPEVD_GPU_MEMORY_LIMIT small: auto
-#     forwards to ScaLAPACK (route=scalapack ... forwarded), PIPEVD_BACKEND=gpu stops naming bytes;
+#     scales) and dsterf; PIPEVD_GPU_MEMORY_LIMIT small: auto forwards to ScaLAPACK
+#     (route=scalapack ... forwarded), PIPEVD_BACKEND=gpu stops naming the bytes;
+#   then pdsyevd_ end to end on the GPU (gpu_engine_e2e: JOBZ 'N' through the bisection);
 #   2 eigenvalues_bench: GPU bisection vs LAPACK dsterf (one core) and the host bisection;
 #   3 with time left, evd_bench JOBZ = 'N' at n = 16384 (the whole eigenvalues-only EVD, stage 3 now
 #     the GPU bisection) next to cuSOLVER.
@@ -23,8 +24,18 @@ log "ctest -L gpu -R 'gpu_tridiagonal_bisection|gpu_memory'"
 PIPEVD_REQUIRE_GPU=1 timeout $(( $(left) * 6 / 10 )) ctest --test-dir "$build" -L gpu \
   -R "gpu_tridiagonal_bisection|gpu_memory" --output-on-failure -V >"$out/ctest.log" 2>&1 ||
   { log "evals gpu tests FAILED"; rc=1; }
-grep -E "Test #|\[  FAILED|Failure|Expected|Which is|differ|Required regular|route=scalapack|pipevd: error" \
+grep -E "Test #|\[  FAILED|Failure|Expected|Which is|differ|Required regular|route=scalapack|pipevd: error|high-water" \
   "$out/ctest.log" | head -40 | tee -a "$out/session.log"
+
+# pdsyevd_ end to end on the GPU: its JOBZ = 'N' calls now take the bisection (against ScaLAPACK).
+e2e_s=$(( $(left) - 70 ))
+[ "$e2e_s" -gt 60 ] && e2e_s=60
+if [ "$e2e_s" -gt 15 ]; then
+  log "ctest -R gpu_engine_e2e (JOBZ N through the bisection), at most ${e2e_s} s"
+  PIPEVD_REQUIRE_GPU=1 timeout "$e2e_s" ctest --test-dir "$build" -L gpu -R "^gpu_engine_e2e" \
+    --output-on-failure >"$out/ctest_e2e.log" 2>&1 || { log "gpu_engine_e2e FAILED or timed out"; rc=1; }
+  grep -E "Test #|\[  FAILED|Failure" "$out/ctest_e2e.log" | head -20 | tee -a "$out/session.log"
+fi
 
 bench_s=$(( $(left) - 5 ))
 if [ "$bench_s" -gt 20 ]; then
