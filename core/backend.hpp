@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "core/reflector_store.hpp"
+#include "core/tridiagonal_solver.hpp"
 
 namespace pipevd {
 
@@ -73,6 +74,16 @@ class EngineBackend {
   }
   // X := X * Q_b for the m x n row block X (device), reflectors in BC-back's dependency order.
   virtual void bc_back(const ReflectorStore& u, long m, double* x, long ldx) = 0;
+  // Frees whatever the backend keeps of the reflectors for bc_back (a device copy), before the
+  // final GEMM needs the room; a later bc_back uploads them again.
+  virtual void release_reflectors() {}
+
+  // --- Stage 3 without vectors: the n eigenvalues of T = (d, e) (host arrays, d and e not
+  // modified) ascending into w (host). Returns 0 or, as dsterf, > 0 when it failed. Default: the
+  // CPU reference, LAPACK dsterf; the GPU backend runs parallel bisection (sturm_bisection.hpp).
+  virtual int tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) {
+    return tridiagonal_eigenvalues_copy(n, d, e, w);
+  }
 
   // --- Communication over the bound engine communicator (device buffers).
   virtual void broadcast(double* buf, long count, int root) = 0;

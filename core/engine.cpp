@@ -81,10 +81,9 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   int info = 0;
   if (!opt.want_vectors) {
     t = MPI_Wtime();
-    if (rank == 0) info = tridiagonal_eigenvalues(n, d.data(), e.data());
+    if (rank == 0) info = be.tridiagonal_eigenvalues(n, d.data(), e.data(), w);
     MPI_Bcast(&info, 1, MPI_INT, 0, engine);
-    MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
-    std::copy(d.begin(), d.begin() + n, w);
+    MPI_Bcast(w, static_cast<int>(n), MPI_DOUBLE, 0, engine);
     st.dc = MPI_Wtime() - t;
     if (rank == 0) timeline_add(opt.timeline, "dc", t, t + st.dc);
     st.total = MPI_Wtime() - t_start;
@@ -143,6 +142,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   timeline_add(opt.timeline, "sbr_back", t, t + st.sbr_back);
   t = MPI_Wtime();
   if (h > 0) be.bc_back(u, h, x.get(), ldx);
+  be.release_reflectors();  // U's device copy (n^2 / 2) makes room for Q_d and Z
   be.synchronize();
   st.bc_back = MPI_Wtime() - t;
   timeline_add(opt.timeline, "bc_back", t, t + st.bc_back);

@@ -5,7 +5,8 @@
 //   3 D&C of T on rank 0, in a thread   core/tridiagonal_solver   } concurrent
 //   4 Q_sb(rows_e, :) = I(rows_e, :) Q_s Q_b (SBR-back, BC-back)  }
 //   5 Z(rows_e, :) = Q_sb(rows_e, :) Q_d, Q_d broadcast from rank 0
-// Eigenvalues only (want_vectors false) stops after 2 and runs dsterf.
+// Eigenvalues only (want_vectors false) stops after 2 and runs the backend's tridiagonal_eigenvalues
+// (dsterf on the host, parallel bisection on the GPU).
 #pragma once
 #include <mpi.h>
 

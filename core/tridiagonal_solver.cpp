@@ -33,4 +33,12 @@ int tridiagonal_eigenvalues(long n, double* d, double* e) {
   return info;
 }
 
+int tridiagonal_eigenvalues_copy(long n, const double* d, const double* e, double* w) {
+  if (n <= 0) return 0;
+  std::copy(d, d + n, w);
+  std::vector<double> ec(e, e + std::max(0L, n - 1));
+  ec.push_back(0.0);
+  return tridiagonal_eigenvalues(n, w, ec.data());
+}
+
 }  // namespace pipevd

@@ -11,5 +11,7 @@ int tridiagonal_eigenpairs(long n, double* d, double* e, double* qd);
 
 // Eigenvalues of T only (ascending, in d); returns dsterf's INFO.
 int tridiagonal_eigenvalues(long n, double* d, double* e);
+// The same by dsterf on copies: d and e kept, the eigenvalues in w.
+int tridiagonal_eigenvalues_copy(long n, const double* d, const double* e, double* w);
 
 }  // namespace pipevd

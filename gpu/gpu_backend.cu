@@ -1,5 +1,6 @@
 // The GPU backend (see gpu_backend.hpp).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -12,11 +13,13 @@
 #include <vector>
 
 #include "core/reflector_store.hpp"
+#include "core/tridiagonal_bisection.hpp"
 #include "gpu/bc_back.cuh"
 #include "gpu/bulge_chasing.cuh"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
 #include "gpu/syr2k.hpp"
+#include "gpu/sturm_bisection.cuh"
 
 #if __has_include(<nccl.h>)
 #include <nccl.h>
@@ -307,6 +310,17 @@ std::unique_ptr<EngineBackend> GpuBackend::companion() const {
   return std::make_unique<GpuBackend>(s_->device, true);
 }
 
+long device_free_bytes(int device) {
+  int previous = -1;
+  if (cudaGetDevice(&previous) != cudaSuccess) return -1;
+  std::size_t free_b = 0, total_b = 0;
+  const bool ok = cudaSetDevice(device) == cudaSuccess &&
+                  cudaMemGetInfo(&free_b, &total_b) == cudaSuccess;
+  cudaSetDevice(previous);
+  if (!ok) cudaGetLastError();
+  return ok ? static_cast<long>(free_b) : -1;
+}
+
 void GpuBackend::bind(MPI_Comm engine) {
   s_->comm = engine;
   MPI_Comm_rank(engine, &s_->rank);
@@ -517,6 +531,36 @@ void GpuBackend::bulge_chase_values(long n, long b, const double* ab, long ldab,
     PIPEVD_CUDA_CHECK(
         cudaMemcpyAsync(e, de.get(), sizeof(double) * (n - 1), cudaMemcpyDeviceToHost, s.stream));
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+}
+
+void GpuBackend::release_reflectors() {
+  ScopedDevice guard(s_->device);
+  for (GrowBuffer* g : {&s_->u_v, &s_->u_tau}) {
+    if (g->p) PIPEVD_CUDA_CHECK(cudaFreeAsync(g->p, s_->stream));
+    g->p = nullptr;
+    g->bytes = 0;
+  }
+  s_->u_valid = false;
+}
+
+int GpuBackend::tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) {
+  if (n <= 0) return 0;
+  SturmArrays arrays;
+  SturmProblem p = prepare_sturm(n, d, e, arrays);
+  // T = 0 and T with NaN/Inf: the host implementation's answer, nothing to bisect.
+  if (std::isnan(p.lo) || (p.unscale == 1 && p.unscale2 == 1 &&
+                            p.hi - p.lo <= 10 * p.pivmin))
+    return tridiagonal_eigenvalues_bisection(n, d, e, w, 1);
+  ScopedDevice guard(s_->device);
+  pipevd::DeviceBuffer dd(*this, n), de2(*this, std::max(1L, n - 1)), dw(*this, n);
+  copy_to_device(arrays.d.data(), dd.get(), n);
+  copy_to_device(arrays.e2.data(), de2.get(), std::max(1L, n - 1));
+  p.d = dd.get();
+  p.e2 = de2.get();
+  bisect_eigenvalues(p, dw.get(), s_->stream);
+  copy_to_host(dw.get(), w, n);
+  std::sort(w, w + n);  // ascending already where counts are monotone (IEEE); cheap insurance
+  return 0;
 }
 
 void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {

@@ -22,6 +22,9 @@ int visible_device_count();
 // with host staging; NCCL needs one GPU per rank). Without it, bind() refuses a shared GPU.
 bool gpu_sharing_allowed();
 
+// Free bytes on `device` now (cudaMemGetInfo; -1 when it cannot be asked).
+long device_free_bytes(int device);
+
 class GpuBackend final : public EngineBackend {
  public:
   // device < 0: the current device.
@@ -62,6 +65,9 @@ class GpuBackend final : public EngineBackend {
   void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,
                           double* e) override;
   void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;
+  void release_reflectors() override;
+  // Parallel bisection on the device (gpu/sturm_bisection.cuh).
+  int tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) override;
 
   void broadcast(double* buf, long count, int root) override;
   void send(const double* buf, long count, int dest, int tag) override;

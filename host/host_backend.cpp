@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/lapack_prototypes.hpp"
+#include "core/tridiagonal_bisection.hpp"
+#include "core/tridiagonal_solver.hpp"
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
 
@@ -34,10 +36,26 @@ constexpr long kMessageChunk = 1L << 28;
 double* HostBackend::allocate(long count) {
   void* p = std::calloc(static_cast<std::size_t>(std::max(1L, count)), sizeof(double));
   if (!p) throw std::bad_alloc();
+  const long size = std::max(1L, count);
+  sizes_[static_cast<const double*>(p)] = size;
+  live_ += size;
+  peak_ = std::max(peak_, live_);
   return static_cast<double*>(p);
 }
 
-void HostBackend::release(double* p) { std::free(p); }
+void HostBackend::release(double* p) {
+  auto it = sizes_.find(p);
+  if (it != sizes_.end()) {
+    live_ -= it->second;
+    sizes_.erase(it);
+  }
+  std::free(p);
+}
+
+int HostBackend::tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) {
+  if (bisection_) return tridiagonal_eigenvalues_bisection(n, d, e, w);
+  return tridiagonal_eigenvalues_copy(n, d, e, w);
+}
 
 void HostBackend::copy_to_device(const double* host, double* dev, long count) {
   if (count > 0) std::memcpy(dev, host, static_cast<std::size_t>(count) * sizeof(double));

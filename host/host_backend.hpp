@@ -2,6 +2,8 @@
 // memory is host memory, streams and events are program order. It is the oracle the GPU backend
 // is tested against and the engine's backend where no GPU is present.
 #pragma once
+#include <unordered_map>
+
 #include "core/backend.hpp"
 
 namespace pipevd {
@@ -41,8 +43,22 @@ class HostBackend final : public EngineBackend {
   }
   bool host_memory() const override { return true; }
 
+  // Eigenvalues only: dsterf (the reference) unless bisection is asked for, then the host
+  // implementation of the GPU's parallel bisection (core/tridiagonal_bisection.hpp).
+  int tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) override;
+  void use_bisection(bool on) { bisection_ = on; }
+
+  // Memory accounting of allocate/release (doubles): what the engine holds at once, to check the
+  // memory plan (core/memory_plan.hpp) against.
+  long live_doubles() const { return live_; }
+  long peak_doubles() const { return peak_; }
+  void reset_peak() { peak_ = live_; }
+
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
+  bool bisection_ = false;
+  long live_ = 0, peak_ = 0;
+  std::unordered_map<const double*, long> sizes_;
 };
 
 }  // namespace pipevd

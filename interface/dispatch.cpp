@@ -10,6 +10,7 @@
 #include "interface/argument_checks.hpp"
 #include "interface/decision.hpp"
 #include "interface/engine_route.hpp"
+#include "interface/memory_check.hpp"
 
 namespace pipevd {
 namespace {
@@ -68,6 +69,24 @@ void run_pdsyevd(const PdsyevdCall& c) {
     case Route::Gpu:
       try {
         run_engine_route(c, pol.policy, d.route == Route::Gpu);
+      } catch (const EngineMemoryShortage& e) {
+        // Every caller rank is here alike (memory_check.hpp): auto forwards, an explicit engine
+        // stops with the bytes required and usable.
+        const bool jobz_n = c.jobz == 'N' || c.jobz == 'n';  // ScaLAPACK's PDSYEVD has no 'N'
+        if (pol.policy.backend != Backend::Auto || jobz_n)
+          fatal(std::string(to_string(d.route)) + " engine: " + e.what() +
+                (jobz_n ? "; ScaLAPACK's PDSYEVD takes no JOBZ = 'N' to forward it to"
+                        : "; PIPEVD_BACKEND=auto forwards such calls to ScaLAPACK"));
+        const RealPdsyevd& real = real_pdsyevd();
+        if (!real.fn) fatal(std::string(e.what()) + ", and " + real.error);
+        Decision fwd = d;
+        fwd.route = Route::Scalapack;
+        fwd.why = std::string("auto: ") + e.what() + "; forwarded";
+        forward_pdsyevd(c);
+        c.work[0] = chk.lwmin;
+        c.iwork[0] = chk.liwmin;
+        if (pol.policy.verbose >= 1) report(c, fwd, MPI_Wtime() - t0);
+        return;
       } catch (const std::exception& e) {
         fatal(std::string(to_string(d.route)) + " engine: " + e.what());
       }

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <new>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "core/load_balance_report.hpp"
 #include "core/timeline.hpp"
 #include "host/host_backend.hpp"
+#include "interface/memory_check.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
@@ -54,23 +57,46 @@ int engine_ranks_per_node(const Policy& policy, bool on_gpu) {
   throw std::runtime_error("no GPU engine in this build or no visible device");
 }
 
-// The backend of this engine rank; on the GPU, the device of its node-local rank among the
-// node's engine ranks (which are the node-local ranks 0 .. g-1) modulo the visible devices, so
-// ranks that each see all GPUs take one each, and ranks that each see one (CUDA_VISIBLE_DEVICES
-// set per rank) take theirs. GpuBackend::bind refuses two engine ranks on one GPU.
-std::unique_ptr<EngineBackend> make_backend(MPI_Comm engine, bool on_gpu) {
-  if (!on_gpu) return std::make_unique<HostBackend>();
 #ifdef PIPEVD_HAVE_CUDA
+// The device of this engine rank: that of its node-local rank among the node's engine ranks
+// (which are the node-local ranks 0 .. g-1) modulo the visible devices, so ranks that each see
+// all GPUs take one each, and ranks that each see one (CUDA_VISIBLE_DEVICES set per rank) take
+// theirs. GpuBackend::bind refuses two engine ranks on one GPU.
+int engine_device(MPI_Comm engine) {
   MPI_Comm node;
   MPI_Comm_split_type(engine, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int local = 0;
   MPI_Comm_rank(node, &local);
   MPI_Comm_free(&node);
-  return std::make_unique<gpu::GpuBackend>(local % gpu::visible_device_count());
+  return local % gpu::visible_device_count();
+}
+#endif
+
+// The backend of this engine rank (on the GPU, on engine_device).
+std::unique_ptr<EngineBackend> make_backend(MPI_Comm engine, bool on_gpu) {
+  if (!on_gpu) return std::make_unique<HostBackend>();
+#ifdef PIPEVD_HAVE_CUDA
+  return std::make_unique<gpu::GpuBackend>(engine_device(engine));
 #else
   (void)engine;
   throw std::runtime_error("no GPU engine in this build");
 #endif
+}
+
+// Free device memory of this engine rank (-1: unlimited, the host engine).
+long engine_free_bytes(MPI_Comm engine, bool on_gpu) {
+  if (!on_gpu) return -1;
+#ifdef PIPEVD_HAVE_CUDA
+  return gpu::device_free_bytes(engine_device(engine));
+#else
+  (void)engine;
+  return -1;
+#endif
+}
+
+bool is_out_of_memory(const std::exception& e) {
+  return dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
+         std::string(e.what()).find("cannot allocate") != std::string::npos;
 }
 
 }  // namespace
@@ -99,6 +125,12 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   Timeline timeline;
   const bool timed = policy.verbose >= 2;
   if (timed) timeline.start(ec.caller);
+
+  // Before anything moves: the engine's predicted device memory must fit on every engine rank.
+  check_engine_memory(ec.caller, layout, engine ? ec.engine_rank : -1, opt.b, opt.k, vectors,
+                      on_gpu, engine ? engine_free_bytes(ec.engine, on_gpu) : -1,
+                      policy.gpu_memory_limit);
+
   double t = MPI_Wtime();
   std::vector<double> a_cols(engine ? std::max(1L, n * width) : 0);
   block_cyclic_to_engine(c.uplo, n, c.a, *c.ia, *c.ja, c.desca, layout, ec,
@@ -113,6 +145,8 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   double sigma = 1;
   int device = -1;
   if (timed) opt.timeline = &timeline;
+  std::string failure;
+  int failure_kind = 0;  // 1: out of memory, 2: another engine error (one engine rank only)
   if (engine) {
     double local = 0;
     for (long i = 0; i < n * width; ++i) local = std::max(local, std::fabs(a_cols[i]));
@@ -121,12 +155,20 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
     sigma = scaling_factor(anrm);
     if (sigma != 1)
       for (long i = 0; i < n * width; ++i) a_cols[i] *= sigma;
-    const std::unique_ptr<EngineBackend> backend = make_backend(ec.engine, on_gpu);
+    try {
+      const std::unique_ptr<EngineBackend> backend = make_backend(ec.engine, on_gpu);
 #ifdef PIPEVD_HAVE_CUDA
-    if (auto* g = dynamic_cast<gpu::GpuBackend*>(backend.get())) device = g->device();
+      if (auto* g = dynamic_cast<gpu::GpuBackend*>(backend.get())) device = g->device();
 #endif
-    info = run_engine(*backend, ec.engine, layout, a_cols.data(), w.data(), z_rows.data(), opt,
-                      &stats);
+      info = run_engine(*backend, ec.engine, layout, a_cols.data(), w.data(), z_rows.data(), opt,
+                        &stats);
+    } catch (const std::exception& e) {
+      // With several engine ranks the others may wait in a collective: only a lone engine rank
+      // can report its failure to the caller ranks (A is untouched, so auto may still forward).
+      if (ranks > 1) throw;
+      failure = e.what();
+      failure_kind = is_out_of_memory(e) ? 1 : 2;
+    }
     if (sigma != 1)
       for (double& v : w) v /= sigma;
   }
@@ -135,6 +177,16 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
 
   // W and INFO from engine rank 0 to every caller rank.
   const int root = ec.engine_to_caller[0];
+  if (ranks == 1) {
+    MPI_Bcast(&failure_kind, 1, MPI_INT, root, ec.caller);
+    if (failure_kind != 0) {
+      char text[512] = {0};
+      if (engine) failure.copy(text, sizeof text - 1);
+      MPI_Bcast(text, sizeof text, MPI_CHAR, root, ec.caller);
+      if (failure_kind == 1) throw EngineMemoryShortage(text);
+      throw std::runtime_error(text);
+    }
+  }
   MPI_Bcast(&info, 1, MPI_INT, root, ec.caller);
   MPI_Bcast(w.data(), static_cast<int>(n), MPI_DOUBLE, root, ec.caller);
   std::copy(w.begin(), w.end(), c.w);

@@ -106,6 +106,14 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
     }
     r.policy.tridiagonal = v;
   }
+  if (const char* s = getenv_fn("PIPEVD_GPU_MEMORY_LIMIT")) {
+    const auto v = parse_integer(s, 1, 9223372036854775807L);
+    if (!v) {
+      r.error = std::string("PIPEVD_GPU_MEMORY_LIMIT='") + s + "' is not a positive byte count";
+      return r;
+    }
+    r.policy.gpu_memory_limit = *v;
+  }
   return r;
 }
 

@@ -20,6 +20,10 @@ struct Policy {
   // PIPEVD_TRIDIAGONAL: the engine's stage-3 solver, "auto" (dc on the GPU, dstedc on the host
   // engine), "dstedc" or "dc" (core/engine.hpp's TridiagonalSolver).
   std::string tridiagonal = "auto";
+
+  // PIPEVD_GPU_MEMORY_LIMIT: bytes of device memory the engine may use per rank (0: all free
+  // memory on a GPU, no limit on the host engine, whose buffers it caps as well, for tests).
+  long gpu_memory_limit = 0;
 };
 
 struct PolicyOrError {

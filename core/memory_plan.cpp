@@ -1,0 +1,68 @@
+#include "core/memory_plan.hpp"
+
+#include <algorithm>
+
+#include "core/dbbr.hpp"
+#include "core/reflector_store.hpp"
+
+namespace pipevd {
+
+EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, long k_in,
+                                    bool want_vectors, bool gpu_buffers) {
+  EngineMemoryPlan p;
+  const long n = L.n;
+  if (n <= 0) return p;
+  const long b = effective_bandwidth(n, b_in);
+  const long kb = std::max(b, (std::max(k_in, b) + b - 1) / b * b);  // DBBR's outer block
+  const long width = L.width(rank), h = L.height(rank), ldx = std::max(1L, h);
+
+  // DBBR's panels (kept with vectors on every rank): W and Y, (n - j - b) x b, j = 0, b, 2b, ...
+  long panels = 0, blocks = 0, widest = 0;
+  {
+    const long per_block = std::max(1L, k_in / b);
+    long count = 0, block_row0 = 0, block_width = 0;
+    for (long j = 0; n - j - b >= 2; j += b) {
+      panels += 2 * (n - j - b) * b;
+      if (count % per_block == 0) {
+        blocks += 2 * (n - block_row0) * block_width;
+        block_row0 = j + b;
+        block_width = 0;
+      }
+      block_width += b;
+      widest = std::max(widest, block_width);
+      ++count;
+    }
+    blocks += 2 * (n - block_row0) * block_width;
+    if (!want_vectors) panels = 0;
+  }
+  const long band = n * (b + 1);
+  // Outer block: Yb, Zb (n x kb), the saved block columns (< n x kb); one panel's W, Y, Z, the
+  // received part, S and W^T A W; GPU panel QR: tau, G, T (b x b) and geqrf's workspace (< n b).
+  const long block_work = 3 * n * kb + 4 * n * b + kb * b + b * b;
+  const long qr_work = gpu_buffers ? n * b + 3 * b * b + b : 0;
+  p.dbbr = n * width + panels + std::max(block_work + qr_work, band);
+
+  // Bulge chasing: the band, d and e on the device, the working band (2b wide) and sweep flags,
+  // and the reflectors U (kept on the device by the GPU backend for BC-back).
+  const ReflectorLayout u{n, b};
+  const long u_dev = gpu_buffers && want_vectors ? u.vector_array_size() + u.count() : 0;
+  const long bc_work = gpu_buffers ? n * std::max(2L, 2 * b) + n / 2 + 64 + 2 * n : 0;
+  p.bulge_chasing = band + panels + bc_work + u_dev;
+
+  if (!want_vectors) {
+    p.tridiagonal = gpu_buffers ? 3 * n : 0;  // d, e^2 and w of the bisection
+    p.peak = std::max({p.dbbr, p.bulge_chasing, p.tridiagonal});
+    return p;
+  }
+  // Back transformation: X, the merged blocks replacing the panels as they are copied (at most
+  // all blocks plus the panels of the block being merged), the merge workspace, SBR-back's T.
+  const long merge_ws = gpu_buffers ? (widest / 2 + b) * (widest / 2 + b) : 0;
+  p.back_transformation =
+      ldx * n + u_dev + std::max(blocks + 2 * n * widest, panels) + merge_ws + h * widest;
+  // Final GEMM: X, Q_d, Z (U's device copy released after BC-back).
+  p.final_gemm = 2 * ldx * n + n * n;
+  p.peak = std::max({p.dbbr, p.bulge_chasing, p.back_transformation, p.final_gemm});
+  return p;
+}
+
+}  // namespace pipevd

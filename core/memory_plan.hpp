@@ -1,0 +1,34 @@
+// The engine's device memory per rank, predicted from the problem before it starts, so that a call
+// that cannot fit is told so (or forwarded) instead of failing inside the engine.
+//
+// Counted from run_engine (core/engine.cpp), DBBR (core/dbbr.cpp), SBR-back (core/sbr_back.cpp) and
+// the GPU backend's own buffers (gpu/gpu_backend.cu: panel QR workspaces, bulge chasing's working
+// band, the device copy of the reflectors U it keeps for BC-back until the backend goes). Each
+// stage's live buffers are summed; the peak is the largest stage. With eigenvectors, n = 49152 on
+// one rank (b = 32, k = 1024), the stages hold about (units n^2 doubles = 18 GiB):
+//   DBBR     A (1) + panels W, Y (1)                                             ~ 2.0 n^2
+//   BC       panels (1) + band + U (1/2 + 1/(2b))                                ~ 1.5 n^2
+//   back     merged W, Y (1) + U (0.52) + X (1)                                  ~ 2.5 n^2
+//   GEMM     X (1) + Q_d (1) + Z (1)      (U's device copy released before)      ~ 3.0 n^2
+// so the final GEMM's 3 n^2 = 54 GiB is the peak: it fits an 80 GB H100 with 25 GiB to spare.
+#pragma once
+#include <cstddef>
+
+#include "redistribute/engine_layout.hpp"
+
+namespace pipevd {
+
+struct EngineMemoryPlan {
+  // Doubles live at once on this rank, per stage, and their maximum.
+  long dbbr = 0, bulge_chasing = 0, tridiagonal = 0, back_transformation = 0, final_gemm = 0;
+  long peak = 0;
+  std::size_t peak_bytes() const { return sizeof(double) * static_cast<std::size_t>(peak); }
+};
+
+// Engine rank `rank` of `layout` with DBBR bandwidth b (as given to the engine, clamped inside)
+// and block width k. gpu_buffers: count the GPU backend's own workspaces and reflector cache
+// (a device backend); false counts what goes through EngineBackend::allocate only.
+EngineMemoryPlan plan_engine_memory(const EngineLayout& layout, int rank, long b, long k,
+                                    bool want_vectors, bool gpu_buffers = true);
+
+}  // namespace pipevd

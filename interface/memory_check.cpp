@@ -1,0 +1,53 @@
+#include "interface/memory_check.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace pipevd {
+
+long usable_engine_bytes(long free_bytes, long limit) {
+  if (limit > 0) return free_bytes < 0 ? limit : std::min(free_bytes, limit);
+  return free_bytes;
+}
+
+long engine_memory_margin(long predicted_bytes) { return predicted_bytes / 32 + (512L << 20); }
+
+bool engine_memory_fits(long predicted_bytes, long usable_bytes) {
+  return usable_bytes < 0 ||
+         predicted_bytes + engine_memory_margin(predicted_bytes) <= usable_bytes;
+}
+
+void check_engine_memory(MPI_Comm caller, const EngineLayout& layout, int engine_rank, long b,
+                         long k, bool want_vectors, bool on_gpu, long free_bytes, long limit) {
+  // (shortfall, required, usable) of this rank; the worst rank's reaches everyone.
+  long mine[3] = {0, 0, -1};
+  if (engine_rank >= 0) {
+    const long need = static_cast<long>(
+        plan_engine_memory(layout, engine_rank, b, k, want_vectors, on_gpu).peak_bytes());
+    const long usable = usable_engine_bytes(free_bytes, limit);
+    mine[1] = need;
+    mine[2] = usable;
+    if (!engine_memory_fits(need, usable)) mine[0] = need + engine_memory_margin(need) - usable;
+  }
+  struct {
+    long value;
+    int rank;
+  } local{mine[0], 0}, worst{0, 0};
+  MPI_Comm_rank(caller, &local.rank);
+  MPI_Allreduce(&local, &worst, 1, MPI_LONG_INT, MPI_MAXLOC, caller);
+  if (worst.value <= 0) return;
+  MPI_Bcast(mine + 1, 2, MPI_LONG, worst.rank, caller);
+  char msg[400];
+  std::snprintf(msg, sizeof msg,
+                "n = %ld %s needs %.3f GiB of %s memory per engine rank (%ld bytes, plus a margin "
+                "of %ld), but %.3f GiB (%ld bytes) are usable%s",
+                layout.n, want_vectors ? "with eigenvectors" : "eigenvalues only",
+                mine[1] / 1073741824.0, on_gpu ? "GPU" : "engine", mine[1],
+                engine_memory_margin(mine[1]), mine[2] / 1073741824.0, mine[2],
+                limit > 0 ? " (PIPEVD_GPU_MEMORY_LIMIT)" : "");
+  throw EngineMemoryShortage(msg);
+}
+
+}  // namespace pipevd

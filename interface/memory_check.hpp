@@ -1,0 +1,45 @@
+// Before the engine runs: does its predicted device memory (core/memory_plan.hpp) fit on every
+// engine rank? Agreed over the caller's ranks, so that all of them run the engine, forward to
+// ScaLAPACK (PIPEVD_BACKEND=auto) or stop with the same message (an explicit engine).
+//
+// Convention. PDSYEVD has no INFO value for "not enough memory": its workspace is the caller's,
+// checked by INFO = -14/-16 on LWORK/LIWORK, which the caller sized as ScaLAPACK told it; a
+// shortage of GPU memory is the machine's, not an argument's. So under auto the call goes to
+// ScaLAPACK (same results; a line on stderr with PIPEVD_VERBOSE >= 1 says why); under
+// PIPEVD_BACKEND=gpu (or host) the job stops, as for the other configuration errors, with a
+// message naming the bytes required and available, and PIPEVD_BACKEND=auto or scalapack as the
+// remedy, rather than return an INFO that callers read as a bad argument or a D&C failure.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+#include "core/memory_plan.hpp"
+#include "redistribute/engine_layout.hpp"
+
+namespace pipevd {
+
+// The engine cannot run this call with the memory at hand; thrown on every caller rank alike.
+class EngineMemoryShortage : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Bytes the engine may use on this rank: free device memory (a GPU) or unlimited (the host, < 0),
+// capped by PIPEVD_GPU_MEMORY_LIMIT (limit > 0). Pure, for tests.
+long usable_engine_bytes(long free_bytes, long limit);
+
+// Margin kept free on the device beyond the prediction: cuBLAS/cuSOLVER workspaces, the memory
+// pool's rounding, NCCL buffers: 1/32 of the prediction plus 512 MiB.
+long engine_memory_margin(long predicted_bytes);
+
+// Does `predicted` (+ margin) fit in `usable` (< 0: no limit)? Pure, for tests.
+bool engine_memory_fits(long predicted_bytes, long usable_bytes);
+
+// Collective over `caller` (every caller rank; engine_rank < 0 on ranks without an engine part).
+// free_bytes: this engine rank's free device memory (< 0: unlimited, the host engine); limit:
+// PIPEVD_GPU_MEMORY_LIMIT (0: none). Throws EngineMemoryShortage on every rank when some engine
+// rank cannot fit its plan; the message names the worst rank's required and usable bytes.
+void check_engine_memory(MPI_Comm caller, const EngineLayout& layout, int engine_rank, long b,
+                         long k, bool want_vectors, bool on_gpu, long free_bytes, long limit);
+
+}  // namespace pipevd

@@ -1,0 +1,155 @@
+// The engine's device memory plan (core/memory_plan.hpp) and the decision built on it
+// (interface/memory_check.hpp): the prediction grows with n, bounds the peak a counting backend
+// (HostBackend's allocate/release accounting) measures while run_engine runs, on every rank count,
+// and is not loose by more than the GPU-only buffers; the usable bytes, margin and fit test; the
+// collective check agrees on every rank; and the n = 49152 plan on one 80 GB H100.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "core/engine_plan.hpp"
+#include "core/memory_plan.hpp"
+#include "host/host_backend.hpp"
+#include "interface/memory_check.hpp"
+#include "interface/policy.hpp"
+
+namespace pipevd {
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+TEST(MemoryPlan, MonotoneInN) {
+  for (bool vectors : {true, false})
+    for (int ranks : {1, 3}) {
+      long last = 0;
+      for (long n = 1; n <= 3000; n += n < 100 ? 7 : 173) {
+        const EngineLayout L = plan_engine_layout(n, ranks, 32, 1024);
+        long worst = 0;
+        for (int r = 0; r < ranks; ++r)
+          worst = std::max(worst, plan_engine_memory(L, r, 32, 1024, vectors).peak);
+        EXPECT_GE(worst, last) << "n=" << n << " ranks=" << ranks << " vectors=" << vectors;
+        last = worst;
+      }
+    }
+}
+
+// The prediction (without the GPU backend's own buffers) against the measured peak of the host
+// backend's allocations, for several n, b, k and JOBZ on this run's rank count.
+TEST(MemoryPlan, BoundsTheMeasuredPeak) {
+  const int me = world_rank(), ranks = world_size();
+  struct Case {
+    long n, b, k;
+  };
+  for (const Case c : {Case{37, 4, 8}, Case{150, 8, 32}, Case{257, 16, 64}, Case{400, 8, 64}})
+    for (bool vectors : {true, false}) {
+      const EngineLayout L = plan_engine_layout(c.n, ranks, c.b, c.k);
+      std::mt19937_64 gen(c.n);
+      std::uniform_real_distribution<double> u(-1, 1);
+      std::vector<double> a(c.n * c.n);
+      for (long j = 0; j < c.n; ++j)
+        for (long i = j; i < c.n; ++i) a[i + j * c.n] = a[j + i * c.n] = u(gen);
+      const long c0 = L.col_begin[me], w = L.width(me), ldz = std::max(1L, L.height(me));
+      std::vector<double> mine(a.begin() + c0 * c.n, a.begin() + (c0 + w) * c.n);
+      std::vector<double> ev(c.n), z(ldz * c.n);
+      HostBackend be;
+      EngineOptions opt;
+      opt.b = c.b;
+      opt.k = c.k;
+      opt.want_vectors = vectors;
+      ASSERT_EQ(run_engine(be, MPI_COMM_WORLD, L, mine.data(), ev.data(), z.data(), opt, nullptr),
+                0);
+      EXPECT_EQ(be.live_doubles(), 0) << "buffers left allocated";
+      const EngineMemoryPlan p = plan_engine_memory(L, me, c.b, c.k, vectors, false);
+      const long measured = be.peak_doubles();
+      EXPECT_GE(p.peak, measured) << "n=" << c.n << " b=" << c.b << " k=" << c.k
+                                  << " vectors=" << vectors << " rank " << me;
+      // Not loose: within 1.6x of what was measured plus the few panel-sized terms bounded
+      // generously (3 n k + 5 n b).
+      EXPECT_LE(p.peak, 1.6 * measured + 3 * c.n * std::max(c.k, c.b) + 5 * c.n * c.b)
+          << "n=" << c.n << " measured " << measured << " predicted " << p.peak;
+    }
+}
+
+TEST(MemoryCheck, UsableBytesAndFit) {
+  EXPECT_EQ(usable_engine_bytes(-1, 0), -1);  // host engine, no limit
+  EXPECT_EQ(usable_engine_bytes(-1, 1000), 1000);
+  EXPECT_EQ(usable_engine_bytes(5000, 1000), 1000);
+  EXPECT_EQ(usable_engine_bytes(500, 1000), 500);
+  EXPECT_EQ(usable_engine_bytes(500, 0), 500);
+  EXPECT_TRUE(engine_memory_fits(1L << 40, -1));
+  const long need = 10L << 30;
+  EXPECT_FALSE(engine_memory_fits(need, need));  // the margin is required
+  EXPECT_TRUE(engine_memory_fits(need, need + engine_memory_margin(need)));
+  EXPECT_FALSE(engine_memory_fits(need, need + engine_memory_margin(need) - 1));
+}
+
+TEST(MemoryCheck, PolicyParsesTheLimit) {
+  auto with = [](const char* value) {
+    return parse_policy([value](const char* name) -> const char* {
+      return std::string(name) == "PIPEVD_GPU_MEMORY_LIMIT" ? value : nullptr;
+    });
+  };
+  EXPECT_EQ(with("123456789012").policy.gpu_memory_limit, 123456789012L);
+  EXPECT_EQ(with(nullptr).policy.gpu_memory_limit, 0);
+  for (const char* bad : {"0", "-5", "12GB", ""})
+    EXPECT_NE(with(bad).error.find("PIPEVD_GPU_MEMORY_LIMIT"), std::string::npos) << bad;
+}
+
+// Collective: the rank that does not fit makes every rank throw, with its numbers.
+TEST(MemoryCheck, ShortageIsAgreedOnEveryRank) {
+  const int ranks = world_size(), me = world_rank();
+  const EngineLayout L = plan_engine_layout(2000, ranks, 32, 1024);
+  EXPECT_NO_THROW(check_engine_memory(MPI_COMM_WORLD, L, me, 32, 1024, true, true, -1, 0));
+  const long need = plan_engine_memory(L, ranks - 1, 32, 1024, true).peak_bytes();
+  // Only the last rank is short of memory (a mocked free byte count).
+  const long free_bytes = me == ranks - 1 ? need : 1L << 50;
+  try {
+    check_engine_memory(MPI_COMM_WORLD, L, me, 32, 1024, true, true, free_bytes, 0);
+    ADD_FAILURE() << "no EngineMemoryShortage on rank " << me;
+  } catch (const EngineMemoryShortage& e) {
+    EXPECT_NE(std::string(e.what()).find("(" + std::to_string(need) + " bytes"), std::string::npos)
+        << e.what();
+  }
+  // PIPEVD_GPU_MEMORY_LIMIT caps even unlimited (host) memory, and is named.
+  try {
+    check_engine_memory(MPI_COMM_WORLD, L, me, 32, 1024, false, false, -1, 4096);
+    ADD_FAILURE() << "limit ignored";
+  } catch (const EngineMemoryShortage& e) {
+    EXPECT_NE(std::string(e.what()).find("PIPEVD_GPU_MEMORY_LIMIT"), std::string::npos);
+  }
+}
+
+// Issue 7's size on one GPU: the plan, and that it fits an 80 GB H100 (79.6 GiB usable of its
+// 81559 MiB after the CUDA context).
+TEST(MemoryPlan, N49152OnOneGpu) {
+  const long n = 49152;
+  const EngineLayout L = plan_engine_layout(n, 1, 32, 1024);
+  const EngineMemoryPlan v = plan_engine_memory(L, 0, 32, 1024, true);
+  const EngineMemoryPlan e = plan_engine_memory(L, 0, 32, 1024, false);
+  const double gib = 1073741824.0, unit = 8.0 * n * n;
+  if (world_rank() == 0)
+    std::printf(
+        "n=49152 one GPU, JOBZ=V: dbbr %.2f bc %.2f back %.2f gemm %.2f -> peak %.2f GiB "
+        "(%.2f n^2 doubles); JOBZ=N peak %.2f GiB\n",
+        8 * v.dbbr / gib, 8 * v.bulge_chasing / gib, 8 * v.back_transformation / gib,
+        8 * v.final_gemm / gib, v.peak_bytes() / gib, v.peak_bytes() / unit, e.peak_bytes() / gib);
+  EXPECT_TRUE(engine_memory_fits(static_cast<long>(v.peak_bytes()), static_cast<long>(79.6 * gib)));
+  EXPECT_EQ(v.peak, v.final_gemm);
+  EXPECT_LT(e.peak_bytes(), v.peak_bytes() / 2);
+}
+
+}  // namespace
+}  // namespace pipevd
