@@ -118,12 +118,17 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     dc_end = std::chrono::steady_clock::now();
     st.dc = std::chrono::duration<double>(dc_end - t0).count();
   };
-  if (rank == 0) {
+  auto start_dc = [&] {
+    if (rank != 0) return;
     if (opt.dc_in_thread)
       dc = std::thread(solve);
     else
       solve();
-  }
+  };
+  // dstedc (host memory) starts at once; dc's device buffers (Q_d and a work copy, 2 n^2) would
+  // meet SBR-back's merged W, Y on the device, so it starts after SBR-back and overlaps BC-back,
+  // the long part (core/memory_plan.cpp counts it so).
+  if (!use_dc) start_dc();
 
   // 4 This rank's rows of Q_sb = Q_s Q_b: the identity's row block through SBR-back and BC-back.
   const long h = layout.height(rank), r0 = layout.row_begin[rank], ldx = std::max(1L, h);
@@ -140,6 +145,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   be.synchronize();
   st.sbr_back = MPI_Wtime() - t;
   timeline_add(opt.timeline, "sbr_back", t, t + st.sbr_back);
+  if (use_dc) start_dc();
   t = MPI_Wtime();
   if (h > 0) be.bc_back(u, h, x.get(), ldx);
   be.release_reflectors();  // U's device copy (n^2 / 2) makes room for Q_d and Z

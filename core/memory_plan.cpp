@@ -57,8 +57,12 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // Back transformation: X, the merged blocks replacing the panels as they are copied (at most
   // all blocks plus the panels of the block being merged), the merge workspace, SBR-back's T.
   const long merge_ws = gpu_buffers ? (widest / 2 + b) * (widest / 2 + b) : 0;
-  p.back_transformation =
+  // SBR-back: X, U, the merged blocks; then BC-back: X, U and, on rank 0 of a device backend, the
+  // D&C (core/tridiagonal_dc: Q_d, its work copy and a panel of M, started after SBR-back).
+  const long sbr_back =
       ldx * n + u_dev + std::max(blocks + 2 * n * widest, panels) + merge_ws + h * widest;
+  const long dc_device = gpu_buffers && rank == 0 ? 2 * n * n + n * std::min(n, 2048L) + 2 * n : 0;
+  p.back_transformation = std::max(sbr_back, ldx * n + u_dev + dc_device);
   // Final GEMM: X, Q_d, Z (U's device copy released after BC-back).
   p.final_gemm = 2 * ldx * n + n * n;
   p.peak = std::max({p.dbbr, p.bulge_chasing, p.back_transformation, p.final_gemm});

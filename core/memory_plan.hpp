@@ -8,9 +8,11 @@
 // one rank (b = 32, k = 1024), the stages hold about (units n^2 doubles = 18 GiB):
 //   DBBR     A (1) + panels W, Y (1)                                             ~ 2.0 n^2
 //   BC       panels (1) + band + U (1/2 + 1/(2b))                                ~ 1.5 n^2
-//   back     merged W, Y (1) + U (0.52) + X (1)                                  ~ 2.5 n^2
+//   SBR-back merged W, Y (1) + U (0.52) + X (1)                                  ~ 2.5 n^2
+//   BC-back  U (0.52) + X (1) + the D&C's Q_d and work copy (2, rank 0)          ~ 3.5 n^2
 //   GEMM     X (1) + Q_d (1) + Z (1)      (U's device copy released before)      ~ 3.0 n^2
-// so the final GEMM's 3 n^2 = 54 GiB is the peak: it fits an 80 GB H100 with 25 GiB to spare.
+// so BC-back next to the D&C (started after SBR-back for this reason), 3.5 n^2 = 63 GiB, is the
+// peak: it fits an 80 GB H100 with about 15 GiB to spare.
 #pragma once
 #include <cstddef>
 
