@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <vector>
@@ -147,7 +148,8 @@ TEST(MemoryPlan, N49152OnOneGpu) {
         8 * v.dbbr / gib, 8 * v.bulge_chasing / gib, 8 * v.back_transformation / gib,
         8 * v.final_gemm / gib, v.peak_bytes() / gib, v.peak_bytes() / unit, e.peak_bytes() / gib);
   EXPECT_TRUE(engine_memory_fits(static_cast<long>(v.peak_bytes()), static_cast<long>(79.6 * gib)));
-  EXPECT_EQ(v.peak, v.back_transformation);  // BC-back next to the D&C on rank 0
+  // BC-back next to the D&C on rank 0 is the largest stage.
+  EXPECT_GE(v.back_transformation, std::max({v.dbbr, v.bulge_chasing, v.final_gemm}));
   EXPECT_LT(e.peak_bytes(), v.peak_bytes() / 2);
 }
 
