@@ -16,6 +16,7 @@
 #include "gpu/bulge_chasing.cuh"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/panel_qr.cuh"
 #include "gpu/syr2k.hpp"
 
 #if __has_include(<nccl.h>)
@@ -211,7 +212,8 @@ struct GpuBackend::State {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
   // Panel QR and merge workspaces.
-  GrowBuffer qr_work, tau, gmat, tmat, info, merge;
+  GrowBuffer qr_work, tau, gmat, tmat, info, merge, fused_qr;
+  GpuBackend::PanelQrPath panel_qr_path = GpuBackend::PanelQrPath::Auto;
   std::vector<char> qr_host;
   // The device copy of the reflectors of the last bulge_chase, reused by bc_back.
   GrowBuffer u_v, u_tau;
@@ -267,6 +269,15 @@ GpuBackend::GpuBackend(int device) : s_(std::make_unique<State>()) {
   PIPEVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&s_->pool, device));
   std::uint64_t keep = UINT64_MAX;
   PIPEVD_CUDA_CHECK(cudaMemPoolSetAttribute(s_->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  const char* path = std::getenv("PIPEVD_GPU_PANEL_QR");
+  if (path && std::strcmp(path, "cusolver") == 0) s_->panel_qr_path = PanelQrPath::Cusolver;
+}
+
+void GpuBackend::set_panel_qr_path(PanelQrPath path) { s_->panel_qr_path = path; }
+GpuBackend::PanelQrPath GpuBackend::panel_qr_path() const { return s_->panel_qr_path; }
+bool GpuBackend::panel_qr_fused(long m, long nb) const {
+  return s_->panel_qr_path == PanelQrPath::Auto &&
+         plan_fused_panel_qr(s_->ctx->properties(), m, nb).ok;
 }
 
 GpuBackend::~GpuBackend() {
@@ -274,8 +285,8 @@ GpuBackend::~GpuBackend() {
   int previous = -1;
   cudaGetDevice(&previous);
   cudaSetDevice(s_->device);
-  for (GrowBuffer* g :
-       {&s_->qr_work, &s_->tau, &s_->gmat, &s_->tmat, &s_->info, &s_->merge, &s_->u_v, &s_->u_tau})
+  for (GrowBuffer* g : {&s_->qr_work, &s_->tau, &s_->gmat, &s_->tmat, &s_->info, &s_->merge,
+                        &s_->fused_qr, &s_->u_v, &s_->u_tau})
     if (g->p) cudaFreeAsync(g->p, s_->stream);
   cudaStreamSynchronize(s_->stream);
   if (s_->params) cusolverDnDestroyParams(s_->params);
@@ -400,13 +411,31 @@ void GpuBackend::syr2k_full(long n, long k, double alpha, const double* a, long 
 void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
                           long ldy) {
   fill_matrix(m, nb, 0.0, 0.0, w, ldw);
-  fill_matrix(m, nb, 0.0, 0.0, y, ldy);
   const long kk = std::min(m, nb);
+  // Both QR paths write every element of Y's first kk columns; the contract zeroes the rest.
+  fill_matrix(m, nb - std::max(0L, kk), 0.0, 0.0, y + std::max(0L, kk) * ldy, ldy);
   if (kk <= 0) return;
   ScopedDevice guard(s_->device);
   State& s = *s_;
-  cusolverDnHandle_t solver = s.ctx->solver(s.stream);
   double* tau = s.grow(s.tau, sizeof(double) * kk);
+  const FusedPanelQrPlan plan = s.panel_qr_path == PanelQrPath::Auto
+                                    ? plan_fused_panel_qr(s.ctx->properties(), m, nb)
+                                    : FusedPanelQrPlan{};
+  if (plan.ok) {
+    // One cooperative kernel: R into the panel, Y and tau out (no split_panel needed).
+    double* scratch = s.grow(s.fused_qr, sizeof(double) * fused_panel_qr_scratch(plan, nb));
+    fused_panel_qr(plan, s.stream, m, nb, panel, ldp, y, ldy, tau, scratch);
+  } else {
+    cusolver_geqrf_split(m, nb, panel, ldp, y, ldy, tau);
+  }
+  form_w(m, kk, y, ldy, tau, w, ldw);
+}
+
+void GpuBackend::cusolver_geqrf_split(long m, long nb, double* panel, long ldp, double* y, long ldy,
+                                      double* tau) {
+  State& s = *s_;
+  const long kk = std::min(m, nb);
+  cusolverDnHandle_t solver = s.ctx->solver(s.stream);
   std::size_t dbytes = 0, hbytes = 0;
   PIPEVD_CUSOLVER_CHECK(cusolverDnXgeqrf_bufferSize(solver, s.params, m, nb, CUDA_R_64F, panel, ldp,
                                                     CUDA_R_64F, tau, CUDA_R_64F, &dbytes, &hbytes));
@@ -419,6 +448,11 @@ void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, l
                                          s.qr_host.data(), hbytes, info));
   split_panel<<<grid_for(m * kk), kThreads, 0, s.stream>>>(m, kk, panel, ldp, y, ldy);
   PIPEVD_CUDA_CHECK_LAUNCH();
+}
+
+void GpuBackend::form_w(long m, long kk, const double* y, long ldy, const double* tau, double* w,
+                        long ldw) {
+  State& s = *s_;
   // T from T^{-1} = diag(1/tau) + striu(Y^T Y): one GEMM, one TRSM; then W = Y T.
   double* g = s.grow(s.gmat, sizeof(double) * kk * kk);
   double* t = s.grow(s.tmat, sizeof(double) * kk * kk);

@@ -50,8 +50,17 @@ class GpuBackend final : public EngineBackend {
   // Lower triangle by gpu/syr2k (recursive, half the flops of two GEMMs), then mirrored.
   void syr2k_full(long n, long k, double alpha, const double* a, long lda, const double* b,
                   long ldb, double* c, long ldc) override;
+  // The fused cooperative Householder kernel (gpu/panel_qr.cuh) where the panel fits (nb <= 64,
+  // the slab of rows per SM in shared memory), cusolverDnXgeqrf otherwise; then T and W = Y T.
   void panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
                 long ldy) override;
+  // Which panel QR to use: Auto (the fused kernel where it applies) or Cusolver (always
+  // cusolverDnXgeqrf, for comparisons). Default from PIPEVD_GPU_PANEL_QR=cusolver|fused|auto.
+  enum class PanelQrPath { Auto, Cusolver };
+  void set_panel_qr_path(PanelQrPath path);
+  PanelQrPath panel_qr_path() const;
+  // Whether panel_qr(m, nb, ...) would take the fused kernel now.
+  bool panel_qr_fused(long m, long nb) const;
   void merge_reflector_blocks(long m, long k1, long k2, double* w, long ldw, const double* y,
                               long ldy) override;
 
@@ -68,6 +77,10 @@ class GpuBackend final : public EngineBackend {
   void synchronize() override;
 
  private:
+  // panel_qr's cuSOLVER path (Xgeqrf, then R and Y split apart) and its T / W formation.
+  void cusolver_geqrf_split(long m, long nb, double* panel, long ldp, double* y, long ldy,
+                            double* tau);
+  void form_w(long m, long kk, const double* y, long ldy, const double* tau, double* w, long ldw);
   struct State;
   std::unique_ptr<State> s_;
 };
