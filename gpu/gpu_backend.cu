@@ -214,6 +214,17 @@ struct GpuBackend::State {
   // Panel QR and merge workspaces.
   GrowBuffer qr_work, tau, gmat, tmat, info, merge, fused_qr;
   GpuBackend::PanelQrPath panel_qr_path = GpuBackend::PanelQrPath::Auto;
+  // The last fused panel QR plan and its (m, nb): DBBR asks for the same shapes again and again.
+  long plan_m = -1, plan_nb = -1;
+  FusedPanelQrPlan plan;
+  const FusedPanelQrPlan& fused_plan(long m, long nb) {
+    if (m != plan_m || nb != plan_nb) {
+      plan = plan_fused_panel_qr(ctx->properties(), m, nb);
+      plan_m = m;
+      plan_nb = nb;
+    }
+    return plan;
+  }
   std::vector<char> qr_host;
   // The device copy of the reflectors of the last bulge_chase, reused by bc_back.
   GrowBuffer u_v, u_tau;
@@ -276,8 +287,9 @@ GpuBackend::GpuBackend(int device) : s_(std::make_unique<State>()) {
 void GpuBackend::set_panel_qr_path(PanelQrPath path) { s_->panel_qr_path = path; }
 GpuBackend::PanelQrPath GpuBackend::panel_qr_path() const { return s_->panel_qr_path; }
 bool GpuBackend::panel_qr_fused(long m, long nb) const {
-  return s_->panel_qr_path == PanelQrPath::Auto &&
-         plan_fused_panel_qr(s_->ctx->properties(), m, nb).ok;
+  if (s_->panel_qr_path != PanelQrPath::Auto) return false;
+  ScopedDevice guard(s_->device);
+  return s_->fused_plan(m, nb).ok;
 }
 
 GpuBackend::~GpuBackend() {
@@ -418,9 +430,8 @@ void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, l
   ScopedDevice guard(s_->device);
   State& s = *s_;
   double* tau = s.grow(s.tau, sizeof(double) * kk);
-  const FusedPanelQrPlan plan = s.panel_qr_path == PanelQrPath::Auto
-                                    ? plan_fused_panel_qr(s.ctx->properties(), m, nb)
-                                    : FusedPanelQrPlan{};
+  const FusedPanelQrPlan plan =
+      s.panel_qr_path == PanelQrPath::Auto ? s.fused_plan(m, nb) : FusedPanelQrPlan{};
   if (plan.ok) {
     // One cooperative kernel: R into the panel, Y and tau out (no split_panel needed).
     double* scratch = s.grow(s.fused_qr, sizeof(double) * fused_panel_qr_scratch(plan, nb));

@@ -195,8 +195,11 @@ FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long n
   blocks = (m + rows - 1) / rows;  // no empty block
   const std::size_t bytes = sizeof(double) * static_cast<std::size_t>(rows * nb + kExtraDoubles);
   if (bytes > props.sharedMemPerBlockOptin) return plan;
-  PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(
-      fused_panel_qr_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  // The device's limit, not this plan's size: a plan made earlier (another backend's, another
+  // shape) stays launchable.
+  PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(fused_panel_qr_kernel,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(props.sharedMemPerBlockOptin)));
   int per_sm = 0;
   PIPEVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_panel_qr_kernel,
                                                                   kThreads, bytes));
