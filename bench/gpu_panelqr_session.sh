@@ -27,7 +27,7 @@ if [ ! -x "$build/tests/test_gpu_panel_qr" ] || [ ! -x "$build/bench/dbbr_bench"
 fi
 
 log "ctest -L gpu -R \"gpu_panel_qr|gpu_dbbr\""
-PIPEVD_REQUIRE_GPU=1 timeout 100 ctest --test-dir "$build" -L gpu -R "gpu_panel_qr|gpu_dbbr" \
+PIPEVD_REQUIRE_GPU=1 timeout 130 ctest --test-dir "$build" -L gpu -R "gpu_panel_qr|gpu_dbbr" \
   --output-on-failure -V >"$out/ctest.log" 2>&1 || { log "gpu_panel_qr / gpu_dbbr tests FAILED"; rc=1; }
 grep -E "^\s*[0-9]+: \[  FAILED|Failure|Expected|Which is|Value of|m=|tests passed|Total Test|\*\*\*" \
   "$out/ctest.log" | head -40
