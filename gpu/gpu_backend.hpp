@@ -3,7 +3,8 @@
 // (cuSOLVER geqrf where it does not apply) plus a T formed on the GPU for the DBBR panel, the
 // GPU bulge-chasing kernel, the BLAS2 BC-back kernel (gpu/bc_back.cuh), and NCCL (bootstrapped
 // over MPI) between engine ranks. All work is queued on one stream (lane 0 of the device's
-// GpuContext), in program order, so every operation sees the results of those before it; copies to and from the host and synchronize() wait for it.
+// GpuContext), in program order, so every operation sees the results of those before it; copies
+// to and from the host and synchronize() wait for it.
 // Messages: NCCL on that same stream (so after the cuBLAS work that produced a buffer, without a
 // host wait), one engine rank per GPU; the NCCL communicator is made in bind() (collective) and
 // cached on the MPI communicator. Only the engine's main thread may communicate: other threads
