@@ -58,8 +58,9 @@ __device__ inline double warp_sum(double x) {
 }
 
 // One block per slab of rows_per rows; slab column-major in shared memory with leading dimension
-// rows_per. scratch: norm partials (2 per block), alpha (one per column), v^T A partials (nb per
-// block). Global scratch is read with __ldcg (L2, never a stale L1 line) after each grid sync.
+// rows_per. scratch: norm partials (2 per block), alpha (one per column), v^T A partials (column
+// k's partials of all blocks contiguous: one warp sums them with coalesced loads). Global scratch
+// is read with __ldcg (L2, never a stale L1 line) after each grid sync.
 __global__ void __launch_bounds__(kThreads)
     fused_panel_qr_kernel(long m, int nb, int kk, int rows_per, double* __restrict__ panel,
                           long ldp, double* __restrict__ y, long ldy, double* __restrict__ tau_out,
@@ -147,7 +148,7 @@ __global__ void __launch_bounds__(kThreads)
         for (int i = from + lane; i < nloc; i += 32)
           acc += ((owner && i == j - r0) ? 1.0 : colj[i]) * colk[i];
         acc = warp_sum(acc);
-        if (lane == 0) dot_part[static_cast<long>(b) * nb + k] = acc;
+        if (lane == 0) dot_part[static_cast<long>(k) * nblocks + b] = acc;
       }
     }
     grid.sync();
@@ -157,7 +158,7 @@ __global__ void __launch_bounds__(kThreads)
       for (int k = j + 1 + warp; k < nb; k += kWarps) {
         double acc = 0.0;
         for (int p = lane; p < nblocks; p += 32)
-          acc += __ldcg(dot_part + static_cast<long>(p) * nb + k);
+          acc += __ldcg(dot_part + static_cast<long>(k) * nblocks + p);
         acc = warp_sum(acc);
         if (lane == 0) wk[k] = tau * acc;
       }
