@@ -422,10 +422,11 @@ void GpuBackend::syr2k_full(long n, long k, double alpha, const double* a, long 
 
 void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
                           long ldy) {
-  fill_matrix(m, nb, 0.0, 0.0, w, ldw);
-  const long kk = std::min(m, nb);
-  // Both QR paths write every element of Y's first kk columns; the contract zeroes the rest.
-  fill_matrix(m, nb - std::max(0L, kk), 0.0, 0.0, y + std::max(0L, kk) * ldy, ldy);
+  const long kk = std::min(m, nb), k0 = std::max(0L, kk);
+  // Both QR paths write every element of the first kk columns of W and Y (the out-of-place trmm
+  // writes all of W's); the contract zeroes the rest.
+  fill_matrix(m, nb - k0, 0.0, 0.0, w + k0 * ldw, ldw);
+  fill_matrix(m, nb - k0, 0.0, 0.0, y + k0 * ldy, ldy);
   if (kk <= 0) return;
   ScopedDevice guard(s_->device);
   State& s = *s_;
@@ -433,12 +434,17 @@ void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, l
   const FusedPanelQrPlan plan =
       s.panel_qr_path == PanelQrPath::Auto ? s.fused_plan(m, nb) : FusedPanelQrPlan{};
   if (plan.ok) {
-    // One cooperative kernel: R into the panel, Y and tau out (no split_panel needed).
+    // One cooperative kernel: R into the panel, Y, tau and T out; then W = Y T.
     double* scratch = s.grow(s.fused_qr, sizeof(double) * fused_panel_qr_scratch(plan, nb));
-    fused_panel_qr(plan, s.stream, m, nb, panel, ldp, y, ldy, tau, scratch);
-  } else {
-    cusolver_geqrf_split(m, nb, panel, ldp, y, ldy, tau);
+    double* t = s.grow(s.tmat, sizeof(double) * kk * kk);
+    fused_panel_qr(plan, s.stream, m, nb, panel, ldp, y, ldy, tau, t, kk, scratch);
+    const double one = 1.0;
+    PIPEVD_CUBLAS_CHECK(cublasDtrmm_64(s.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
+                                       CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, kk, &one, t, kk, y,
+                                       ldy, w, ldw));
+    return;
   }
+  cusolver_geqrf_split(m, nb, panel, ldp, y, ldy, tau);
   form_w(m, kk, y, ldy, tau, w, ldw);
 }
 

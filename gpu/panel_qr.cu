@@ -64,7 +64,7 @@ __device__ inline double warp_sum(double x) {
 __global__ void __launch_bounds__(kThreads)
     fused_panel_qr_kernel(long m, int nb, int kk, int rows_per, double* __restrict__ panel,
                           long ldp, double* __restrict__ y, long ldy, double* __restrict__ tau_out,
-                          double* __restrict__ scratch) {
+                          double* __restrict__ t, int ldt, double* __restrict__ scratch) {
   extern __shared__ double smem[];
   cg::grid_group grid = cg::this_grid();
   const int nblocks = gridDim.x, b = blockIdx.x;
@@ -141,8 +141,10 @@ __global__ void __launch_bounds__(kThreads)
       // overflow for tiny columns).
       for (int i = below + tid; i < nloc; i += kThreads) colj[i] /= denom;
       __syncthreads();
-      // 3. Partials of v^T A(:, k), k > j; v_j = 1 is implicit.
-      for (int k = j + 1 + warp; k < nb; k += kWarps) {
+      // 3. Partials of v^T A(:, k), k > j, and of v_k^T v (T's column, dlarft), k < j: both are
+      // sums over rows >= j of the slab's column k times v; v_j = 1 is implicit.
+      for (int k = warp; k < nb; k += kWarps) {
+        if (k == j) continue;
         const double* colk = slab + static_cast<long>(k) * ld;
         double acc = 0.0;
         for (int i = from + lane; i < nloc; i += 32)
@@ -154,13 +156,15 @@ __global__ void __launch_bounds__(kThreads)
     grid.sync();
 
     if (tau != 0.0) {
-      // 4. w_k = tau v^T A(:, k), summed in block order, then A(:, k) -= v w_k on this slab.
-      for (int k = j + 1 + warp; k < nb; k += kWarps) {
+      // 4. w_k = tau v^T A(:, k), summed in block order, then A(:, k) -= v w_k on this slab;
+      // block 0 also sums z_k = v_k^T v, k < j, into wk[k].
+      for (int k = warp; k < nb; k += kWarps) {
+        if (k == j || (k < j && b != 0)) continue;
         double acc = 0.0;
         for (int p = lane; p < nblocks; p += 32)
           acc += __ldcg(dot_part + static_cast<long>(k) * nblocks + p);
         acc = warp_sum(acc);
-        if (lane == 0) wk[k] = tau * acc;
+        if (lane == 0) wk[k] = k > j ? tau * acc : acc;
       }
       __syncthreads();
       const int rows = nloc - from, cols = nb - j - 1;
@@ -172,6 +176,16 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (owner && tid == 0) colj[j - r0] = beta;
     if (b == 0 && tid == 0) tau_out[j] = tau;
+    // T(0:j, j) = -tau T(0:j, 0:j) z, T(j, j) = tau (dlarft, forward, columnwise; a zero column
+    // where tau = 0). Thread i only reads row i of T, which it wrote itself.
+    if (b == 0 && tid <= j) {
+      double tij = tid == j ? tau : 0.0;
+      if (tid < j && tau != 0.0) {
+        for (int l = tid; l < j; ++l) tij += t[tid + static_cast<long>(l) * ldt] * wk[l];
+        tij *= -tau;
+      }
+      t[tid + static_cast<long>(j) * ldt] = tij;
+    }
     __syncthreads();
   }
 
@@ -218,11 +232,12 @@ std::int64_t fused_panel_qr_scratch(const FusedPanelQrPlan& plan, long nb) {
 }
 
 void fused_panel_qr(const FusedPanelQrPlan& plan, cudaStream_t stream, long m, long nb,
-                    double* panel, long ldp, double* y, long ldy, double* tau, double* scratch) {
+                    double* panel, long ldp, double* y, long ldy, double* tau, double* t, long ldt,
+                    double* scratch) {
   if (!plan.ok) throw GpuError("pipevd: fused_panel_qr called without a valid plan");
   int inb = static_cast<int>(nb), ikk = static_cast<int>(std::min(m, nb)),
-      rows = static_cast<int>(plan.rows_per_block);
-  void* args[] = {&m, &inb, &ikk, &rows, &panel, &ldp, &y, &ldy, &tau, &scratch};
+      rows = static_cast<int>(plan.rows_per_block), ildt = static_cast<int>(ldt);
+  void* args[] = {&m, &inb, &ikk, &rows, &panel, &ldp, &y, &ldy, &tau, &t, &ildt, &scratch};
   PIPEVD_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(fused_panel_qr_kernel),
                                                 dim3(plan.blocks), dim3(kThreads), args,
                                                 plan.shared_bytes, stream));

@@ -28,9 +28,12 @@ std::int64_t fused_panel_qr_scratch(const FusedPanelQrPlan& plan, long nb);
 // Householder QR of the m x nb panel (column-major, ldp) as LAPACK's dgeqr2 (dlarfg's beta/tau
 // convention: tau = 0 where the column below the diagonal is zero): on return the panel holds R
 // with zeros below the diagonal, y (ldy) the kk = min(m, nb) reflectors as an explicit unit lower
-// trapezoid (zeros above the diagonal), tau the kk scalars. Columns kk..nb of y are not touched.
+// trapezoid (zeros above the diagonal), tau the kk scalars, t (ldt >= kk) the kk x kk upper
+// triangular T of Q = H_1 ... H_kk = I - Y T Y^T as LAPACK's dlarft('F', 'C') forms it (its
+// strictly lower part not touched). Columns kk..nb of y are not touched.
 // Queued on `stream`; `scratch` holds fused_panel_qr_scratch doubles.
 void fused_panel_qr(const FusedPanelQrPlan& plan, cudaStream_t stream, long m, long nb,
-                    double* panel, long ldp, double* y, long ldy, double* tau, double* scratch);
+                    double* panel, long ldp, double* y, long ldy, double* tau, double* t, long ldt,
+                    double* scratch);
 
 }  // namespace pipevd::gpu
