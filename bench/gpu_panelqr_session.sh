@@ -8,6 +8,7 @@
 #      host with the fused kernel as the default); a skip is a failure (PIPEVD_REQUIRE_GPU=1);
 #   2. dbbr_bench --qr-sweep: the panel QR alone, fused against the cuSOLVER path, at
 #      m = 8192..49152, b = 32 and 64;
+#      then at m = 32768 with at most 66 and 33 blocks (PIPEVD_GPU_PANEL_QR_BLOCKS);
 #   3. dbbr_bench: the whole DBBR at n = 16384 and 32768, b = 32, k = 1024, with each panel QR path.
 # BUDGET_S (default 200): the whole script's wall-clock budget. Logs go to $OUT/panelqr/.
 set -uo pipefail
@@ -44,6 +45,15 @@ if [ "$bench_s" -gt 20 ]; then
     { log "qr sweep FAILED or cut"; rc=1; }
 fi
 bench_s=$(( $(left) - 5 ))
+if [ "$bench_s" -gt 45 ]; then
+  # Fewer, taller slabs: cheaper grid syncs against less parallel work per column.
+  for nblk in 66 33; do
+    log "qr sweep at m = 32768 with PIPEVD_GPU_PANEL_QR_BLOCKS=$nblk"
+    PIPEVD_GPU_PANEL_QR_BLOCKS=$nblk timeout 20 "$build/bench/dbbr_bench" --qr-sweep 32768 \
+      --qr-b 32,64 2>&1 | sed "s/^panel_qr /panel_qr blocks<=$nblk /" | tee -a "$out/qr_sweep.log"
+  done
+fi
+bench_s=$(( $(left) - 5 ))
 if [ "$bench_s" -gt 25 ]; then
   log "dbbr_bench n = 16384,32768 with each panel QR path (starts cases for $((bench_s - 20)) s)"
   timeout "$bench_s" "$build/bench/dbbr_bench" --n 16384,32768 --b 32 --k 1024 --panel-syr2k 0 \
@@ -54,7 +64,7 @@ else
 fi
 
 log "summary"
-grep -E "^panel_qr m=" "$out/qr_sweep.log" 2>/dev/null | sed 's/; TSQR.*//'
+grep -E "^panel_qr " "$out/qr_sweep.log" 2>/dev/null | sed 's/; TSQR.*//'
 grep -E "^dbbr n=" "$out/dbbr_bench.log" 2>/dev/null | sed -E 's/\|.*\| panel_qr_path/| panel_qr_path/'
 log "done rc=$rc"
 exit $rc

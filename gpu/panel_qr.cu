@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "gpu/gpu_context.hpp"
 #include "gpu/panel_qr.cuh"
@@ -204,7 +205,10 @@ __global__ void __launch_bounds__(kThreads)
 FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long nb) {
   FusedPanelQrPlan plan;
   if (m <= 0 || nb <= 0 || nb > kFusedPanelQrMaxCols || !props.cooperativeLaunch) return plan;
-  const long sms = std::max(1, props.multiProcessorCount);
+  long sms = std::max(1, props.multiProcessorCount);
+  // Tuning: fewer blocks make each grid sync cheaper and each slab taller.
+  if (const char* v = std::getenv("PIPEVD_GPU_PANEL_QR_BLOCKS"); v && std::atol(v) > 0)
+    sms = std::min(sms, std::atol(v));
   long blocks = std::max(1L, std::min(sms, (m + kMinRowsPerBlock - 1) / kMinRowsPerBlock));
   const long rows = (m + blocks - 1) / blocks;
   blocks = (m + rows - 1) / rows;  // no empty block
@@ -219,7 +223,7 @@ FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long n
   PIPEVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_panel_qr_kernel,
                                                                   kThreads, bytes));
   // A cooperative grid must be resident all at once.
-  if (static_cast<long>(per_sm) * sms < blocks) return plan;
+  if (static_cast<long>(per_sm) * props.multiProcessorCount < blocks) return plan;
   plan.ok = true;
   plan.blocks = static_cast<int>(blocks);
   plan.rows_per_block = rows;

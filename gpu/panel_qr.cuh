@@ -21,6 +21,7 @@ struct FusedPanelQrPlan {
 };
 constexpr long kFusedPanelQrMaxCols = 64;
 
+// One block per SM (at most PIPEVD_GPU_PANEL_QR_BLOCKS where set), at least 128 rows each.
 FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long nb);
 // Doubles of global scratch the plan needs (partials of the grid-wide reductions).
 std::int64_t fused_panel_qr_scratch(const FusedPanelQrPlan& plan, long nb);
