@@ -437,12 +437,14 @@ void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, l
     // One cooperative kernel: R into the panel, Y, tau and T out; then W = Y T.
     double* scratch = s.grow(s.fused_qr, sizeof(double) * fused_panel_qr_scratch(plan, nb));
     double* t = s.grow(s.tmat, sizeof(double) * kk * kk);
-    fused_panel_qr(plan, s.stream, m, nb, panel, ldp, y, ldy, tau, t, kk, scratch);
-    const double one = 1.0;
-    PIPEVD_CUBLAS_CHECK(cublasDtrmm_64(s.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
-                                       CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, kk, &one, t, kk, y,
-                                       ldy, w, ldw));
-    return;
+    if (fused_panel_qr(plan, s.stream, m, nb, panel, ldp, y, ldy, tau, t, kk, scratch)) {
+      const double one = 1.0;
+      PIPEVD_CUBLAS_CHECK(cublasDtrmm_64(s.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
+                                         CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, kk, &one, t, kk, y,
+                                         ldy, w, ldw));
+      return;
+    }
+    s.plan.ok = false;  // this device cannot run it: the cuSOLVER path from now on for this shape
   }
   cusolver_geqrf_split(m, nb, panel, ldp, y, ldy, tau);
   form_w(m, kk, y, ldy, tau, w, ldw);

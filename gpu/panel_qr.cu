@@ -235,16 +235,23 @@ std::int64_t fused_panel_qr_scratch(const FusedPanelQrPlan& plan, long nb) {
   return 2L * plan.blocks + kFusedPanelQrMaxCols + static_cast<std::int64_t>(plan.blocks) * nb;
 }
 
-void fused_panel_qr(const FusedPanelQrPlan& plan, cudaStream_t stream, long m, long nb,
+bool fused_panel_qr(const FusedPanelQrPlan& plan, cudaStream_t stream, long m, long nb,
                     double* panel, long ldp, double* y, long ldy, double* tau, double* t, long ldt,
                     double* scratch) {
   if (!plan.ok) throw GpuError("pipevd: fused_panel_qr called without a valid plan");
   int inb = static_cast<int>(nb), ikk = static_cast<int>(std::min(m, nb)),
       rows = static_cast<int>(plan.rows_per_block), ildt = static_cast<int>(ldt);
   void* args[] = {&m, &inb, &ikk, &rows, &panel, &ldp, &y, &ldy, &tau, &t, &ildt, &scratch};
-  PIPEVD_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(fused_panel_qr_kernel),
-                                                dim3(plan.blocks), dim3(kThreads), args,
-                                                plan.shared_bytes, stream));
+  const cudaError_t e =
+      cudaLaunchCooperativeKernel(reinterpret_cast<void*>(fused_panel_qr_kernel), dim3(plan.blocks),
+                                  dim3(kThreads), args, plan.shared_bytes, stream);
+  // Fewer SMs than the occupancy query saw (MPS, a shared GPU): the caller takes another path.
+  if (e == cudaErrorCooperativeLaunchTooLarge) {
+    cudaGetLastError();
+    return false;
+  }
+  PIPEVD_CUDA_CHECK(e);
+  return true;
 }
 
 }  // namespace pipevd::gpu

@@ -32,8 +32,9 @@ std::int64_t fused_panel_qr_scratch(const FusedPanelQrPlan& plan, long nb);
 // trapezoid (zeros above the diagonal), tau the kk scalars, t (ldt >= kk) the kk x kk upper
 // triangular T of Q = H_1 ... H_kk = I - Y T Y^T as LAPACK's dlarft('F', 'C') forms it (its
 // strictly lower part not touched). Columns kk..nb of y are not touched.
-// Queued on `stream`; `scratch` holds fused_panel_qr_scratch doubles.
-void fused_panel_qr(const FusedPanelQrPlan& plan, cudaStream_t stream, long m, long nb,
+// Queued on `stream`; `scratch` holds fused_panel_qr_scratch doubles. False (nothing queued)
+// where the device cannot hold the whole grid at once after all (e.g. SMs limited by MPS).
+bool fused_panel_qr(const FusedPanelQrPlan& plan, cudaStream_t stream, long m, long nb,
                     double* panel, long ldp, double* y, long ldy, double* tau, double* t, long ldt,
                     double* scratch);
 
