@@ -4,7 +4,8 @@
 // one-stage tridiagonalization (sytrd) of the same matrix, and the panel QR alone.
 //
 //   dbbr_bench [--n 8192,16384,32768,49152] [--b 32] [--k 1024,256,512,2048] [--seconds 200]
-//              [--sytrd-max-n 32768] [--panel-syr2k 0,1] [--qr 1]
+//              [--sytrd-max-n 32768] [--panel-syr2k 0,1] [--qr 1] [--panel-qr auto,cusolver]
+//              [--qr-sweep 8192,16384,32768,49152 --qr-b 32,64]
 //
 // b and the first k default to PIPEVD_BAND / PIPEVD_BLOCK where set (else the engine's defaults);
 // the first k of --k is the one both --panel-syr2k settings run with, the others run with the
@@ -15,7 +16,10 @@
 // geqrf of 256 x b row blocks, as a lower bound of what a TSQR could take) and A W alone (GEMM
 // with A^T as DBBR does, GEMM with A, Dsymm on one triangle). Cases whose start would
 // pass --seconds are skipped. "gaps" is the wall time not covered by any part (host launch work
-// the device waited for).
+// the device waited for). --panel-qr: the backend's panel QR paths each DBBR case runs with (auto =
+// the fused kernel of gpu/panel_qr.cuh where it applies; cusolver = Xgeqrf always), named at the
+// end of the line. The panel QR line times the backend with both paths. --qr-sweep: only the panel
+// QR line for these m and every --qr-b, then exit.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -75,6 +79,17 @@ __global__ void random_symmetric(long n, std::uint64_t seed, double* a) {
   }
 }
 
+// count values uniform in (-1, 1).
+__global__ void random_values(long count, std::uint64_t seed, double* a) {
+  for (long k = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; k < count;
+       k += static_cast<long>(gridDim.x) * blockDim.x) {
+    std::uint64_t z = seed + k * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    a[k] = 2.0 * (static_cast<double>(z >> 11) * 0x1.0p-53) - 1.0;
+  }
+}
 void fill_random(cudaStream_t s, long n, double* a) {
   random_symmetric<<<4096, 256, 0, s>>>(n, 12345, a);
   PIPEVD_CUDA_CHECK_LAUNCH();
@@ -130,12 +145,17 @@ double tflops(long n, double s) { return 4.0 / 3.0 * double(n) * n * n / s * 1e-
 struct DbbrCase {
   long n, b, k;
   bool panel_syr2k;
+  pipevd::gpu::GpuBackend::PanelQrPath qr_path = pipevd::gpu::GpuBackend::PanelQrPath::Auto;
 };
+const char* path_name(pipevd::gpu::GpuBackend::PanelQrPath p) {
+  return p == pipevd::gpu::GpuBackend::PanelQrPath::Cusolver ? "cusolver" : "auto";
+}
 
 // One DBBR run on the device matrix `a` (regenerated first); prints one line.
 void run_dbbr(pipevd::gpu::GpuBackend& be, cudaStream_t s, EventProfiler& prof, double* a,
               const DbbrCase& c) {
   fill_random(s, c.n, a);
+  be.set_panel_qr_path(c.qr_path);
   const pipevd::EngineLayout L = pipevd::plan_engine_layout(c.n, 1, c.b, c.k);
   pipevd::DbbrOptions opt{c.b, c.k, true};
   opt.panel_syr2k = c.panel_syr2k;
@@ -156,7 +176,11 @@ void run_dbbr(pipevd::gpu::GpuBackend& be, cudaStream_t s, EventProfiler& prof, 
     std::printf(" %s %.4f", kPartNames[i], parts[i]);
     sum += parts[i];
   }
-  std::printf(" | gaps %.4f\n", wall - sum);
+  std::printf(" | gaps %.4f | panel_qr_path %s%s\n", wall - sum, path_name(c.qr_path),
+              c.qr_path == pipevd::gpu::GpuBackend::PanelQrPath::Auto
+                  ? (be.panel_qr_fused(c.n, c.b) ? " (fused)" : " (cusolver: fused n/a)")
+                  : "");
+  be.set_panel_qr_path(pipevd::gpu::GpuBackend::PanelQrPath::Auto);
   std::fflush(stdout);
 }
 
@@ -193,12 +217,13 @@ void run_sytrd(cusolverDnHandle_t solver, cudaStream_t s, double* a, long n) {
     cudaFree(p);
 }
 
-// The panel QR of an m x b panel (a holds m x m; the same panel copied in per repetition).
+// The panel QR of an m x b panel (a holds m x m, filled here, or with fill = false an m x b panel
+// already filled; the same panel copied in per repetition).
 void run_panel_qr(pipevd::gpu::GpuBackend& be, cusolverDnHandle_t solver, cublasHandle_t blas,
-                  cudaStream_t s, double* a, long m, long b) {
+                  cudaStream_t s, double* a, long m, long b, bool fill = true) {
   const int reps = 10;
   pipevd::DeviceBuffer w(be, m * b), y(be, m * b), src(be, m * b);
-  fill_random(s, m, a);  // a holds m x m; its first b columns are the panel
+  if (fill) fill_random(s, m, a);  // a holds m x m; its first b columns are the panel
   be.copy_matrix(m, b, a, m, src.get(), m);
   be.synchronize();
   auto time = [&](auto&& f) {
@@ -213,7 +238,12 @@ void run_panel_qr(pipevd::gpu::GpuBackend& be, cusolverDnHandle_t solver, cublas
     }
     return best;
   };
+  using Path = pipevd::gpu::GpuBackend::PanelQrPath;
+  const bool fused = be.panel_qr_fused(m, b);
   const double full = time([&] { be.panel_qr(m, b, a, m, w.get(), m, y.get(), m); });
+  be.set_panel_qr_path(Path::Cusolver);
+  const double old = time([&] { be.panel_qr(m, b, a, m, w.get(), m, y.get(), m); });
+  be.set_panel_qr_path(Path::Auto);
   // Xgeqrf alone.
   cusolverDnParams_t params;
   PIPEVD_CUSOLVER_CHECK(cusolverDnCreateParams(&params));
@@ -255,9 +285,10 @@ void run_panel_qr(pipevd::gpu::GpuBackend& be, cusolverDnHandle_t solver, cublas
     cudaFree(dt);
   }
   std::printf(
-      "panel_qr m=%ld b=%ld: backend %.3f ms (Xgeqrf %.3f ms, T and W %.3f ms); TSQR leaf level "
-      "(batched geqrf of %ld x %ld blocks) %.3f ms\n",
-      m, b, full * 1e3, geqrf * 1e3, (full - geqrf) * 1e3, leaf, b, batched * 1e3);
+      "panel_qr m=%ld b=%ld: backend %.3f ms (%s); cusolver path %.3f ms (Xgeqrf %.3f ms, T and W "
+      "%.3f ms), speed-up %.2fx; TSQR leaf level (batched geqrf of %ld x %ld blocks) %.3f ms\n",
+      m, b, full * 1e3, fused ? "fused" : "fused n/a: cusolver", old * 1e3, geqrf * 1e3,
+      (old - geqrf) * 1e3, old / full, leaf, b, batched * 1e3);
   std::fflush(stdout);
   cudaFree(dwork);
   cudaFree(info);
@@ -320,6 +351,9 @@ int run(int argc, char** argv) {
   std::vector<long> panel_syr2k = {0, 1};
   long sytrd_max_n = 32768;
   bool qr = true;
+  std::vector<pipevd::gpu::GpuBackend::PanelQrPath> qr_paths = {
+      pipevd::gpu::GpuBackend::PanelQrPath::Auto};
+  std::vector<long> qr_sweep, qr_b = {32, 64};
   double budget = 200;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
@@ -335,6 +369,17 @@ int run(int argc, char** argv) {
       sytrd_max_n = std::atol(v.c_str());
     else if (a == "--qr")
       qr = std::atoi(v.c_str()) != 0;
+    else if (a == "--panel-qr") {
+      qr_paths.clear();
+      std::stringstream ss(v);
+      std::string item;
+      while (std::getline(ss, item, ','))
+        qr_paths.push_back(item == "cusolver" ? pipevd::gpu::GpuBackend::PanelQrPath::Cusolver
+                                              : pipevd::gpu::GpuBackend::PanelQrPath::Auto);
+    } else if (a == "--qr-sweep")
+      qr_sweep = parse_list(v);
+    else if (a == "--qr-b")
+      qr_b = parse_list(v);
     else if (a == "--seconds")
       budget = std::atof(v.c_str());
     else {
@@ -342,7 +387,7 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
-  if (ks.empty() || panel_syr2k.empty() || b < 1) {
+  if (ks.empty() || panel_syr2k.empty() || qr_paths.empty() || b < 1) {
     std::fprintf(stderr, "dbbr_bench: empty --k or --panel-syr2k, or b < 1\n");
     return 2;
   }
@@ -361,6 +406,17 @@ int run(int argc, char** argv) {
   cusolverDnHandle_t solver = ctx.solver(s);
   cublasHandle_t blas = ctx.lane(0).blas;
   EventProfiler prof(s);
+
+  if (!qr_sweep.empty()) {  // the panel QR alone: fused kernel against the cuSOLVER path
+    for (long m : qr_sweep)
+      for (long qb : qr_b) {
+        pipevd::DeviceBuffer p(be, m * qb);
+        random_values<<<1024, 256, 0, s>>>(m * qb, 777, p.get());
+        PIPEVD_CUDA_CHECK_LAUNCH();
+        run_panel_qr(be, solver, blas, s, p.get(), m, qb, false);
+      }
+    return 0;
+  }
 
   {  // warm-up: handles, the memory pool, syr2k's workspaces
     pipevd::DeviceBuffer a(be, 2048L * 2048);
@@ -384,8 +440,11 @@ int run(int argc, char** argv) {
     }
     pipevd::DeviceBuffer a(be, n * n);
     std::vector<DbbrCase> cases;
-    for (long ps : panel_syr2k) cases.push_back({n, b, ks[0], ps != 0});
-    for (std::size_t i = 1; i < ks.size(); ++i) cases.push_back({n, b, ks[i], panel_syr2k[0] != 0});
+    for (auto path : qr_paths) {
+      for (long ps : panel_syr2k) cases.push_back({n, b, ks[0], ps != 0, path});
+      for (std::size_t i = 1; i < ks.size(); ++i)
+        cases.push_back({n, b, ks[i], panel_syr2k[0] != 0, path});
+    }
     for (const DbbrCase& c : cases) {
       if (seconds_since(start) > budget) {
         std::printf("dbbr n=%ld k=%ld: skipped (budget)\n", c.n, c.k);

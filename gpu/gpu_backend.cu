@@ -18,6 +18,7 @@
 #include "gpu/bulge_chasing.cuh"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/panel_qr.cuh"
 #include "gpu/syr2k.hpp"
 #include "gpu/sturm_bisection.cuh"
 
@@ -215,7 +216,19 @@ struct GpuBackend::State {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
   // Panel QR and merge workspaces.
-  GrowBuffer qr_work, tau, gmat, tmat, info, merge;
+  GrowBuffer qr_work, tau, gmat, tmat, info, merge, fused_qr;
+  GpuBackend::PanelQrPath panel_qr_path = GpuBackend::PanelQrPath::Auto;
+  // The last fused panel QR plan and its (m, nb): DBBR asks for the same shapes again and again.
+  long plan_m = -1, plan_nb = -1;
+  FusedPanelQrPlan plan;
+  const FusedPanelQrPlan& fused_plan(long m, long nb) {
+    if (m != plan_m || nb != plan_nb) {
+      plan = plan_fused_panel_qr(ctx->properties(), m, nb);
+      plan_m = m;
+      plan_nb = nb;
+    }
+    return plan;
+  }
   std::vector<char> qr_host;
   // The device copy of the reflectors of the last bulge_chase, reused by bc_back.
   GrowBuffer u_v, u_tau;
@@ -280,6 +293,16 @@ GpuBackend::GpuBackend(int device, bool own_stream) : s_(std::make_unique<State>
   PIPEVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&s_->pool, device));
   std::uint64_t keep = UINT64_MAX;
   PIPEVD_CUDA_CHECK(cudaMemPoolSetAttribute(s_->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  const char* path = std::getenv("PIPEVD_GPU_PANEL_QR");
+  if (path && std::strcmp(path, "cusolver") == 0) s_->panel_qr_path = PanelQrPath::Cusolver;
+}
+
+void GpuBackend::set_panel_qr_path(PanelQrPath path) { s_->panel_qr_path = path; }
+GpuBackend::PanelQrPath GpuBackend::panel_qr_path() const { return s_->panel_qr_path; }
+bool GpuBackend::panel_qr_fused(long m, long nb) const {
+  if (s_->panel_qr_path != PanelQrPath::Auto) return false;
+  ScopedDevice guard(s_->device);
+  return s_->fused_plan(m, nb).ok;
 }
 
 GpuBackend::~GpuBackend() {
@@ -287,8 +310,8 @@ GpuBackend::~GpuBackend() {
   int previous = -1;
   cudaGetDevice(&previous);
   cudaSetDevice(s_->device);
-  for (GrowBuffer* g :
-       {&s_->qr_work, &s_->tau, &s_->gmat, &s_->tmat, &s_->info, &s_->merge, &s_->u_v, &s_->u_tau})
+  for (GrowBuffer* g : {&s_->qr_work, &s_->tau, &s_->gmat, &s_->tmat, &s_->info, &s_->merge,
+                        &s_->fused_qr, &s_->u_v, &s_->u_tau})
     if (g->p) cudaFreeAsync(g->p, s_->stream);
   cudaStreamSynchronize(s_->stream);
   if (s_->params) cusolverDnDestroyParams(s_->params);
@@ -433,14 +456,39 @@ void GpuBackend::syr2k_full(long n, long k, double alpha, const double* a, long 
 
 void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
                           long ldy) {
-  fill_matrix(m, nb, 0.0, 0.0, w, ldw);
-  fill_matrix(m, nb, 0.0, 0.0, y, ldy);
-  const long kk = std::min(m, nb);
+  const long kk = std::min(m, nb), k0 = std::max(0L, kk);
+  // Both QR paths write every element of the first kk columns of W and Y (the out-of-place trmm
+  // writes all of W's); the contract zeroes the rest.
+  fill_matrix(m, nb - k0, 0.0, 0.0, w + k0 * ldw, ldw);
+  fill_matrix(m, nb - k0, 0.0, 0.0, y + k0 * ldy, ldy);
   if (kk <= 0) return;
   ScopedDevice guard(s_->device);
   State& s = *s_;
-  cusolverDnHandle_t solver = s.ctx->solver(s.stream);
   double* tau = s.grow(s.tau, sizeof(double) * kk);
+  const FusedPanelQrPlan plan =
+      s.panel_qr_path == PanelQrPath::Auto ? s.fused_plan(m, nb) : FusedPanelQrPlan{};
+  if (plan.ok) {
+    // One cooperative kernel: R into the panel, Y, tau and T out; then W = Y T.
+    double* scratch = s.grow(s.fused_qr, sizeof(double) * fused_panel_qr_scratch(plan, nb));
+    double* t = s.grow(s.tmat, sizeof(double) * kk * kk);
+    if (fused_panel_qr(plan, s.stream, m, nb, panel, ldp, y, ldy, tau, t, kk, scratch)) {
+      const double one = 1.0;
+      PIPEVD_CUBLAS_CHECK(cublasDtrmm_64(s.blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
+                                         CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, kk, &one, t, kk, y,
+                                         ldy, w, ldw));
+      return;
+    }
+    s.plan.ok = false;  // this device cannot run it: the cuSOLVER path from now on for this shape
+  }
+  cusolver_geqrf_split(m, nb, panel, ldp, y, ldy, tau);
+  form_w(m, kk, y, ldy, tau, w, ldw);
+}
+
+void GpuBackend::cusolver_geqrf_split(long m, long nb, double* panel, long ldp, double* y, long ldy,
+                                      double* tau) {
+  State& s = *s_;
+  const long kk = std::min(m, nb);
+  cusolverDnHandle_t solver = s.ctx->solver(s.stream);
   std::size_t dbytes = 0, hbytes = 0;
   PIPEVD_CUSOLVER_CHECK(cusolverDnXgeqrf_bufferSize(solver, s.params, m, nb, CUDA_R_64F, panel, ldp,
                                                     CUDA_R_64F, tau, CUDA_R_64F, &dbytes, &hbytes));
@@ -453,6 +501,11 @@ void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, l
                                          s.qr_host.data(), hbytes, info));
   split_panel<<<grid_for(m * kk), kThreads, 0, s.stream>>>(m, kk, panel, ldp, y, ldy);
   PIPEVD_CUDA_CHECK_LAUNCH();
+}
+
+void GpuBackend::form_w(long m, long kk, const double* y, long ldy, const double* tau, double* w,
+                        long ldw) {
+  State& s = *s_;
   // T from T^{-1} = diag(1/tau) + striu(Y^T Y): one GEMM, one TRSM; then W = Y T.
   double* g = s.grow(s.gmat, sizeof(double) * kk * kk);
   double* t = s.grow(s.tmat, sizeof(double) * kk * kk);

@@ -1,9 +1,10 @@
 // The GPU backend: the engine's operations on one CUDA device (the device current when the
-// backend is made, or the one named): cuBLAS for GEMMs, cuSOLVER geqrf plus a T formed on the
-// GPU for the DBBR panel, the GPU bulge-chasing kernel, the BLAS2 BC-back kernel
-// (gpu/bc_back.cuh), and NCCL (bootstrapped over MPI) between engine ranks. All work is queued on
-// one stream (lane 0 of the device's GpuContext), in program order, so every operation sees the
-// results of those before it; copies to and from the host and synchronize() wait for it.
+// backend is made, or the one named): cuBLAS for GEMMs, the fused panel QR of gpu/panel_qr.cuh
+// (cuSOLVER geqrf where it does not apply) plus a T formed on the GPU for the DBBR panel, the
+// GPU bulge-chasing kernel, the BLAS2 BC-back kernel (gpu/bc_back.cuh), and NCCL (bootstrapped
+// over MPI) between engine ranks. All work is queued on one stream (lane 0 of the device's
+// GpuContext), in program order, so every operation sees the results of those before it; copies
+// to and from the host and synchronize() wait for it.
 // Messages: NCCL on that same stream (so after the cuBLAS work that produced a buffer, without a
 // host wait), one engine rank per GPU; the NCCL communicator is made in bind() (collective) and
 // cached on the MPI communicator. Only the engine's main thread may communicate: other threads
@@ -55,8 +56,17 @@ class GpuBackend final : public EngineBackend {
   // Lower triangle by gpu/syr2k (recursive, half the flops of two GEMMs), then mirrored.
   void syr2k_full(long n, long k, double alpha, const double* a, long lda, const double* b,
                   long ldb, double* c, long ldc) override;
+  // The fused cooperative Householder kernel (gpu/panel_qr.cuh) where the panel fits (nb <= 64,
+  // the slab of rows per SM in shared memory), cusolverDnXgeqrf otherwise; then T and W = Y T.
   void panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
                 long ldy) override;
+  // Which panel QR to use: Auto (the fused kernel where it applies) or Cusolver (always
+  // cusolverDnXgeqrf, for comparisons). Default from PIPEVD_GPU_PANEL_QR=cusolver|fused|auto.
+  enum class PanelQrPath { Auto, Cusolver };
+  void set_panel_qr_path(PanelQrPath path);
+  PanelQrPath panel_qr_path() const;
+  // Whether panel_qr(m, nb, ...) would take the fused kernel now.
+  bool panel_qr_fused(long m, long nb) const;
   void merge_reflector_blocks(long m, long k1, long k2, double* w, long ldw, const double* y,
                               long ldy) override;
 
@@ -78,6 +88,10 @@ class GpuBackend final : public EngineBackend {
   std::unique_ptr<EngineBackend> companion() const override;
 
  private:
+  // panel_qr's cuSOLVER path (Xgeqrf, then R and Y split apart) and its T / W formation.
+  void cusolver_geqrf_split(long m, long nb, double* panel, long ldp, double* y, long ldy,
+                            double* tau);
+  void form_w(long m, long kk, const double* y, long ldy, const double* tau, double* w, long ldw);
   struct State;
   std::unique_ptr<State> s_;
 };

@@ -1,0 +1,249 @@
+// The GPU backend's panel QR (the fused cooperative kernel of gpu/panel_qr.cuh, and the cuSOLVER
+// path it falls back to) against the host backend's LAPACK dgeqrf + dlarft, issue 5: R, W and Y
+// equal to rounding (relative to ||panel||) on random, zero-column, identity, tiny (1e-300) and
+// huge (1e300) panels, m < nb included; on panels with repeated columns (where the reflector of a
+// column of rounding noise is arbitrary) the properties only: Q = I - W Y^T orthogonal, Q R =
+// panel, R upper trapezoidal, Y unit lower trapezoidal. Every GPU result is computed twice and must
+// be bitwise identical.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu/gpu_backend.hpp"
+#include "host/host_backend.hpp"
+
+namespace pipevd {
+namespace {
+
+class MpiEnvironment : public testing::Environment {
+ public:
+  void SetUp() override {
+    int done = 0;
+    MPI_Initialized(&done);
+    if (!done) {
+      int provided = 0;
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+    }
+  }
+  void TearDown() override {
+    int done = 0;
+    MPI_Finalized(&done);
+    if (!done) MPI_Finalize();
+  }
+};
+testing::Environment* const mpi_env = testing::AddGlobalTestEnvironment(new MpiEnvironment);
+
+using Mat = std::vector<double>;
+
+// Frobenius norm with scaling: no overflow at 1e300, no underflow at 1e-300.
+double fro(const Mat& x) {
+  double s = 0;
+  for (double v : x) s = std::max(s, std::fabs(v));
+  if (s == 0) return 0;
+  double q = 0;
+  for (double v : x) q += (v / s) * (v / s);
+  return s * std::sqrt(q);
+}
+
+double max_abs_diff(const Mat& x, const Mat& y) {
+  EXPECT_EQ(x.size(), y.size());
+  double d = 0;
+  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) d = std::max(d, std::fabs(x[i] - y[i]));
+  return d;
+}
+
+bool bitwise_equal(const Mat& x, const Mat& y) {
+  return x.size() == y.size() &&
+         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
+}
+
+enum class Kind { Random, ZeroColumns, RepeatedColumns, Identity, Tiny, Huge };
+const char* name(Kind k) {
+  switch (k) {
+    case Kind::Random:
+      return "random";
+    case Kind::ZeroColumns:
+      return "zero columns";
+    case Kind::RepeatedColumns:
+      return "repeated columns";
+    case Kind::Identity:
+      return "identity";
+    case Kind::Tiny:
+      return "tiny";
+    case Kind::Huge:
+      return "huge";
+  }
+  return "?";
+}
+
+// The m x nb panel (leading dimension ldp) of the given kind.
+Mat make_panel(Kind kind, long m, long nb, long ldp, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Mat a(static_cast<size_t>(ldp * nb), 0.0);
+  for (double& x : a) x = u(gen);
+  for (long j = 0; j < nb; ++j)
+    for (long i = 0; i < m; ++i) {
+      double& x = a[i + j * ldp];
+      switch (kind) {
+        case Kind::ZeroColumns:
+          if (j == 0 || j == 3 || j == nb - 1) x = 0.0;
+          break;
+        case Kind::RepeatedColumns:
+          if (j % 2 == 1) x = a[i];  // a copy of column 0
+          break;
+        case Kind::Identity:
+          x = i == j ? 1.0 : 0.0;
+          break;
+        case Kind::Tiny:
+          x *= 1e-300;
+          break;
+        case Kind::Huge:
+          x *= 1e300;
+          break;
+        case Kind::Random:
+          break;
+      }
+    }
+  return a;
+}
+
+// Host data <-> a GPU buffer.
+struct Dev {
+  gpu::GpuBackend& be;
+  DeviceBuffer buf;
+  Dev(gpu::GpuBackend& b, const Mat& host) : be(b), buf(b, std::max<long>(1, host.size())) {
+    be.copy_to_device(host.data(), buf.get(), static_cast<long>(host.size()));
+  }
+  double* get() const { return buf.get(); }
+  Mat to_host(long count) const {
+    Mat h(static_cast<size_t>(count));
+    be.copy_to_host(buf.get(), h.data(), count);
+    return h;
+  }
+};
+
+// The m x n leading block of x (leading dimension ldx), packed.
+Mat pack(const Mat& x, long m, long n, long ldx) {
+  Mat p(static_cast<size_t>(m * n));
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < m; ++i) p[i + j * m] = x[i + j * ldx];
+  return p;
+}
+
+class GpuPanelQrTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    gpu_.bind(MPI_COMM_SELF);
+    host_.bind(MPI_COMM_SELF);
+  }
+
+  // x := Q x (trans 'N') or Q^T x (trans 'T'), Q = I - W Y^T, x m x n packed.
+  void apply_q(char trans, long m, long nb, const Mat& w, const Mat& y, Mat& x, long n) {
+    Mat s(static_cast<size_t>(nb * n));
+    const Mat& first = trans == 'N' ? y : w;
+    const Mat& second = trans == 'N' ? w : y;
+    host_.gemm('T', 'N', nb, n, m, 1.0, first.data(), m, x.data(), m, 0.0, s.data(), nb);
+    host_.gemm('N', 'N', m, n, nb, -1.0, second.data(), m, s.data(), nb, 1.0, x.data(), m);
+  }
+
+  void check(Kind kind, long m, long nb, gpu::GpuBackend::PanelQrPath path) {
+    const long ldp = m + 3, kk = std::min(m, nb);
+    const Mat a = make_panel(kind, m, nb, ldp, static_cast<unsigned>(m * 131 + nb));
+    Mat hp = a, hw(m * nb, 7.0), hy(m * nb, 7.0);
+    host_.panel_qr(m, nb, hp.data(), ldp, hw.data(), m, hy.data(), m);
+    gpu_.set_panel_qr_path(path);
+    Mat runs[2][3];
+    for (auto& run : runs) {
+      Dev p(gpu_, a), w(gpu_, Mat(m * nb, 7.0)), y(gpu_, Mat(m * nb, 7.0));
+      gpu_.panel_qr(m, nb, p.get(), ldp, w.get(), m, y.get(), m);
+      run[0] = p.to_host(ldp * nb);
+      run[1] = w.to_host(m * nb);
+      run[2] = y.to_host(m * nb);
+    }
+    for (int i = 0; i < 3; ++i)
+      EXPECT_TRUE(bitwise_equal(runs[0][i], runs[1][i])) << "output " << i;
+    const Mat& r = runs[0][0];
+    const Mat& w = runs[0][1];
+    const Mat& y = runs[0][2];
+    const Mat ap = pack(a, m, nb, ldp), rp = pack(r, m, nb, ldp);
+    const double anorm = fro(ap), eps = DBL_EPSILON * (m + nb);
+    // Rows past m of the panel's leading dimension untouched.
+    for (long j = 0; j < nb; ++j)
+      for (long i = m; i < ldp; ++i) ASSERT_EQ(r[i + j * ldp], a[i + j * ldp]);
+    // Structure: R upper trapezoidal, Y unit lower trapezoidal, columns past kk of W and Y zero.
+    long bad = 0;
+    for (long j = 0; j < nb; ++j)
+      for (long i = 0; i < m; ++i) {
+        if (i > j && rp[i + j * m] != 0.0) ++bad;
+        const double yv = y[i + j * m];
+        if (j >= kk && (yv != 0.0 || w[i + j * m] != 0.0)) ++bad;
+        if (j < kk && ((i < j && yv != 0.0) || (i == j && yv != 1.0))) ++bad;
+      }
+    EXPECT_EQ(bad, 0) << "structure";
+    // Q R = panel and Q orthogonal, checked on the span of [Y W] (where Q - I lives).
+    Mat qr = rp;
+    apply_q('N', m, nb, w, y, qr, nb);
+    Mat diff(qr.size());
+    for (size_t i = 0; i < qr.size(); ++i) diff[i] = qr[i] - ap[i];
+    EXPECT_LE(fro(diff), 50 * eps * anorm) << "Q R - panel";
+    Mat x(y);
+    x.insert(x.end(), w.begin(), w.end());
+    Mat qtqx = x;
+    apply_q('N', m, nb, w, y, qtqx, 2 * nb);
+    apply_q('T', m, nb, w, y, qtqx, 2 * nb);
+    for (size_t i = 0; i < x.size(); ++i) qtqx[i] -= x[i];
+    EXPECT_LE(fro(qtqx), 50 * eps * std::max(fro(x), 1.0)) << "Q^T Q - I";
+    if (kind == Kind::RepeatedColumns) return;  // reflectors of rounding noise are arbitrary
+    EXPECT_LE(max_abs_diff(r, hp), 10 * eps * anorm) << "R";
+    EXPECT_LE(max_abs_diff(w, hw), 40 * eps) << "W";
+    EXPECT_LE(max_abs_diff(y, hy), 40 * eps) << "Y";
+  }
+
+  gpu::GpuBackend gpu_;
+  HostBackend host_;
+};
+
+const long kRows[] = {1, 2, 31, 32, 33, 100, 1000, 4099, 32769};
+const long kCols[] = {1, 2, 7, 16, 32, 64};
+
+TEST_F(GpuPanelQrTest, FusedKernelAppliesToDbbrPanels) {
+  // The sizes below must exercise the fused kernel, not only the fallback.
+  for (long m : kRows)
+    for (long nb : kCols) EXPECT_TRUE(gpu_.panel_qr_fused(m, nb)) << m << " x " << nb;
+  EXPECT_FALSE(gpu_.panel_qr_fused(1000, 65));  // too wide: cuSOLVER
+  gpu_.set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Cusolver);
+  EXPECT_FALSE(gpu_.panel_qr_fused(1000, 32));
+}
+
+TEST_F(GpuPanelQrTest, FusedEqualsLapack) {
+  for (Kind kind : {Kind::Random, Kind::ZeroColumns, Kind::RepeatedColumns, Kind::Identity,
+                    Kind::Tiny, Kind::Huge})
+    for (long m : kRows)
+      for (long nb : kCols) {
+        SCOPED_TRACE(std::string(name(kind)) + " m=" + std::to_string(m) +
+                     " nb=" + std::to_string(nb));
+        check(kind, m, nb, gpu::GpuBackend::PanelQrPath::Auto);
+        if (HasFatalFailure()) return;
+      }
+}
+
+TEST_F(GpuPanelQrTest, CusolverPathEqualsLapack) {
+  for (Kind kind : {Kind::Random, Kind::ZeroColumns, Kind::Identity})
+    for (long m : {1L, 33L, 1000L, 4099L})
+      for (long nb : {1L, 7L, 32L, 64L}) {
+        SCOPED_TRACE(std::string(name(kind)) + " m=" + std::to_string(m) +
+                     " nb=" + std::to_string(nb));
+        check(kind, m, nb, gpu::GpuBackend::PanelQrPath::Cusolver);
+      }
+}
+
+}  // namespace
+}  // namespace pipevd
