@@ -239,6 +239,7 @@ void run_panel_qr(pipevd::gpu::GpuBackend& be, cusolverDnHandle_t solver, cublas
     return best;
   };
   using Path = pipevd::gpu::GpuBackend::PanelQrPath;
+  be.set_panel_qr_path(Path::Fused);  // the fused kernel wherever it fits, for the comparison
   const bool fused = be.panel_qr_fused(m, b);
   const double full = time([&] { be.panel_qr(m, b, a, m, w.get(), m, y.get(), m); });
   be.set_panel_qr_path(Path::Cusolver);

@@ -62,7 +62,10 @@ class GpuBackend final : public EngineBackend {
                 long ldy) override;
   // Which panel QR to use: Auto (the fused kernel where it applies) or Cusolver (always
   // cusolverDnXgeqrf, for comparisons). Default from PIPEVD_GPU_PANEL_QR=cusolver|fused|auto.
-  enum class PanelQrPath { Auto, Cusolver };
+  // Auto: the fused kernel where it is measured faster (nb <= 32, m >= 12288: 1.4-1.5x over
+  // cuSOLVER's path on an H100; slower at m = 8192 and gaining little at nb = 64), cuSOLVER
+  // elsewhere. Fused: the fused kernel wherever it fits (tests). Cusolver: always cuSOLVER.
+  enum class PanelQrPath { Auto, Fused, Cusolver };
   void set_panel_qr_path(PanelQrPath path);
   PanelQrPath panel_qr_path() const;
   // Whether panel_qr(m, nb, ...) would take the fused kernel now.
