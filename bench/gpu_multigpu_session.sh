@@ -37,7 +37,8 @@ log "multigpu session: ${ngpu} GPUs, ${cores} cores, budget ${budget} s, build $
 nvidia-smi topo -m >>"$out/session.log" 2>&1 || true
 rc=0
 
-# 1 Tests.
+# 1 Tests (MULTIGPU_SKIP_TESTS=1: straight to the bench).
+[ "${MULTIGPU_SKIP_TESTS:-0}" = 1 ] || {
 log "ctest: gpu_multigpu* and bench.gpu_peers* (cuSOLVERMp at 2 ranks) (label gpu), timeline*"
 PIPEVD_REQUIRE_GPU=1 timeout $((budget * 55 / 100)) ctest --test-dir "$build" -L gpu -R "gpu_multigpu|gpu_peers" \
   --timeout 200 --output-on-failure -V >"$out/ctest.log" 2>&1 || { log "multigpu tests FAILED"; rc=1; }
@@ -49,6 +50,7 @@ grep -E "\[  FAILED  \]|Failure|Which is|Expected|pipevd: .*error|NCCL (WARN|err
   head -40 | tee -a "$out/session.log"
 grep -E "gpu engine rank=0/[0-9]+" "$out/ctest.log" | head -3 | tee -a "$out/session.log"
 grep -E "load balance over" "$out/ctest.log" | head -3 | tee -a "$out/session.log"
+}
 
 # MULTIGPU_TESTS_ONLY=1: stop after the tests.
 if [ "${MULTIGPU_TESTS_ONLY:-0}" = 1 ]; then
@@ -106,7 +108,7 @@ run() {
 two=$(seq -s, 0 $((ngpu > 1 ? 1 : 0)))
 # Most telling first (the budget cuts the rest): pipevd on 2 GPUs with its timeline, on 1 GPU, then
 # the peers on 2 GPUs, then on 1.
-for n in 16384 32768; do
+for n in ${MULTIGPU_SIZES:-16384 32768}; do
   if ((ngpu > 1)); then
     run "pipevd_2gpu_n$n" 2 "$two" pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=2 \
       PIPEVD_TIMELINE="$out/timeline_2gpu_n$n.json"
