@@ -29,28 +29,10 @@
 #include "host/bulge_chasing.hpp"
 #include "host/host_backend.hpp"
 #include "tests/support/accuracy.hpp"
+#include "tests/support/gpu_mpi_environment.hpp"
 
 namespace pipevd {
 namespace {
-
-// MPI for the engine's collectives (one rank); set up after the GPU main found a device.
-class MpiEnvironment : public testing::Environment {
- public:
-  void SetUp() override {
-    int done = 0;
-    MPI_Initialized(&done);
-    if (!done) {
-      int provided = 0;
-      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-    }
-  }
-  void TearDown() override {
-    int done = 0;
-    MPI_Finalized(&done);
-    if (!done) MPI_Finalize();
-  }
-};
-testing::Environment* const mpi_env = testing::AddGlobalTestEnvironment(new MpiEnvironment);
 
 using Mat = std::vector<double>;
 

@@ -14,27 +14,10 @@
 #include "core/engine_plan.hpp"
 #include "core/memory_plan.hpp"
 #include "gpu/gpu_backend.hpp"
+#include "tests/support/gpu_mpi_environment.hpp"
 
 namespace pipevd {
 namespace {
-
-class MpiEnvironment : public testing::Environment {
- public:
-  void SetUp() override {
-    int done = 0;
-    MPI_Initialized(&done);
-    if (!done) {
-      int provided = 0;
-      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-    }
-  }
-  void TearDown() override {
-    int done = 0;
-    MPI_Finalized(&done);
-    if (!done) MPI_Finalize();
-  }
-};
-testing::Environment* const mpi_env = testing::AddGlobalTestEnvironment(new MpiEnvironment);
 
 TEST(GpuMemoryPlan, PoolHighWaterMarkWithinPrediction) {
   int device = 0;

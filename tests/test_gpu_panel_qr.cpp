@@ -18,27 +18,10 @@
 
 #include "gpu/gpu_backend.hpp"
 #include "host/host_backend.hpp"
+#include "tests/support/gpu_mpi_environment.hpp"
 
 namespace pipevd {
 namespace {
-
-class MpiEnvironment : public testing::Environment {
- public:
-  void SetUp() override {
-    int done = 0;
-    MPI_Initialized(&done);
-    if (!done) {
-      int provided = 0;
-      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-    }
-  }
-  void TearDown() override {
-    int done = 0;
-    MPI_Finalized(&done);
-    if (!done) MPI_Finalize();
-  }
-};
-testing::Environment* const mpi_env = testing::AddGlobalTestEnvironment(new MpiEnvironment);
 
 using Mat = std::vector<double>;
 
