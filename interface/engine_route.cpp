@@ -115,6 +115,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   if (policy.band > 0) opt.b = policy.band;
   if (policy.block > 0) opt.k = policy.block;
 
+  opt.dc.threads = policy.dc_threads;  // 0: every CPU of the node
   if (policy.tridiagonal == "dstedc") opt.tridiagonal = TridiagonalSolver::Dstedc;
   if (policy.tridiagonal == "dc") opt.tridiagonal = TridiagonalSolver::Dc;
   const EngineLayout layout = plan_engine_layout(n, ranks, opt.b, opt.k);
@@ -139,9 +140,11 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   // transfer) the way out; with one thread per rank the datatypes stay (packing costs 8% there).
   // The chunk count must agree on every rank (the chunks are collectives): the fewest threads wins.
   int threads = redistribution_threads(0);
+  if (policy.threads > 0) threads = std::min(threads, policy.threads);
   MPI_Allreduce(MPI_IN_PLACE, &threads, 1, MPI_INT, MPI_MIN, ec.caller);
   const bool threaded = threads > 1;
   ExchangeOptions in_options, out_options;
+  in_options.threads = out_options.threads = threads;
   if (threaded) {
     in_options.min_typed_segment = out_options.min_typed_segment = 1L << 40;
     out_options.chunks = 4;

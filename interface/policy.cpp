@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <string>
+#include <utility>
 
 namespace pipevd {
 
@@ -113,6 +115,24 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
       return r;
     }
     r.policy.gpu_memory_limit = *v;
+  }
+  for (auto [name, field] : {std::pair{"PIPEVD_DC_THREADS", &r.policy.dc_threads},
+                             std::pair{"PIPEVD_THREADS", &r.policy.threads}})
+    if (const char* s = getenv_fn(name)) {
+      const auto v = parse_integer(s, 1, 1 << 16);
+      if (!v) {
+        r.error = std::string(name) + "='" + s + "' is not an integer in [1, 65536]";
+        return r;
+      }
+      *field = static_cast<int>(*v);
+    }
+  if (const char* s = getenv_fn("PIPEVD_GPU_PANEL_QR")) {
+    const std::string v = s;
+    if (v != "auto" && v != "cusolver") {
+      r.error = "PIPEVD_GPU_PANEL_QR='" + v + "' is not one of auto, cusolver";
+      return r;
+    }
+    r.policy.panel_qr_cusolver = v == "cusolver";
   }
   return r;
 }

@@ -61,6 +61,23 @@ TEST(Policy, EngineRanksPerNode) {
   }
 }
 
+// Threads of the D&C and the redistribution, and the panel QR path: parsed and checked here, so a
+// bad value stops the job naming the variable like every other setting.
+TEST(Policy, ThreadsAndPanelQr) {
+  EXPECT_EQ(parse({}).policy.dc_threads, 0);
+  EXPECT_EQ(parse({{"PIPEVD_DC_THREADS", "12"}}).policy.dc_threads, 12);
+  EXPECT_EQ(parse({{"PIPEVD_THREADS", "3"}}).policy.threads, 3);
+  EXPECT_TRUE(parse({{"PIPEVD_GPU_PANEL_QR", "cusolver"}}).policy.panel_qr_cusolver);
+  EXPECT_FALSE(parse({{"PIPEVD_GPU_PANEL_QR", "auto"}}).policy.panel_qr_cusolver);
+  for (const char* var : {"PIPEVD_DC_THREADS", "PIPEVD_THREADS"})
+    for (const char* bad : {"0", "-2", "many", "", "4x"}) {
+      const PolicyOrError p = parse({{var, bad}});
+      EXPECT_NE(p.error.find(var), std::string::npos) << var << "=" << bad;
+    }
+  EXPECT_NE(parse({{"PIPEVD_GPU_PANEL_QR", "magma"}}).error.find("PIPEVD_GPU_PANEL_QR"),
+            std::string::npos);
+}
+
 TEST(Policy, BandAndBlock) {
   EXPECT_EQ(parse({}).policy.band, 0);  // 0: the engine's defaults
   EXPECT_EQ(parse({}).policy.block, 0);
