@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
@@ -264,6 +265,25 @@ void build_panel(const Merge& m, long c0, long c1, double* out, int threads) {
   });
 }
 
+// Page-locked host memory from the backend (for asynchronous uploads), released with it.
+class HostStaging {
+ public:
+  HostStaging(EngineBackend& be, long count) : be_(be), p_(be.allocate_host_staging(count)) {}
+  ~HostStaging() {
+    try {
+      be_.release_host_staging(p_);
+    } catch (...) {  // the backend reports its errors at the next operation
+    }
+  }
+  HostStaging(const HostStaging&) = delete;
+  HostStaging& operator=(const HostStaging&) = delete;
+  double* get() const { return p_; }
+
+ private:
+  EngineBackend& be_;
+  double* p_;
+};
+
 struct Context {
   EngineBackend& be;
   long ldq;
@@ -386,33 +406,43 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
       // Many small merges: plans and whole Ms in parallel over merges, one upload for the level.
       std::vector<long> moff(count + 1, 0);
       for (long i = 0; i < count; ++i) moff[i + 1] = moff[i] + level[i].k() * level[i].k();
-      std::vector<double> mh(moff.back());
+      HostStaging mh(be, moff.back());
       const int inner = std::max(1, cx.threads / static_cast<int>(count));
       parallel_for(cx.threads, count, 1, [&](long b, long en) {
         for (long i = b; i < en; ++i) {
           plan_merge(level[i], dd.data() + level[i].lo, inner);
-          build_panel(level[i], 0, level[i].k(), mh.data() + moff[i], inner);
+          build_panel(level[i], 0, level[i].k(), mh.get() + moff[i], inner);
         }
       });
       mark(cx, cx.st.host_merge, t);
       DeviceBuffer md(be, moff.back());
-      be.copy_to_device(mh.data(), md.get(), moff.back());
+      be.copy_to_device_async(mh.get(), md.get(), moff.back());
+      ++cx.st.panels;
       mark(cx, cx.st.upload, t);
       for (long i = 0; i < count; ++i) gemms(level[i], md.get() + moff[i], 0, level[i].k());
       mark(cx, cx.st.gemm, t);
+      be.wait_staging(mh.get());
+      mark(cx, cx.st.upload, t);
     } else {
       for (auto& mg : level) {
         plan_merge(mg, dd.data() + mg.lo, cx.threads);
         mark(cx, cx.st.host_merge, t);
         const long kk = mg.k(), pw = std::min(kk, std::max(1L, cx.panel));
-        std::vector<double> mh(kk * pw);
+        // Two pinned host panels: panel p + 1 is built while panel p uploads and its GEMMs run.
+        // One device panel suffices: the backend orders the upload of p + 1 after p's GEMMs.
+        const bool two = kk > pw;
+        HostStaging mh0(be, kk * pw);
+        std::unique_ptr<HostStaging> mh1(two ? new HostStaging(be, kk * pw) : nullptr);
         DeviceBuffer md(be, kk * pw);
-        for (long c0 = 0; c0 < kk; c0 += pw) {
+        for (long c0 = 0, p = 0; c0 < kk; c0 += pw, ++p) {
           const long c1 = std::min(kk, c0 + pw);
-          // Built while the previous panel's GEMMs run; the upload waits for them.
-          build_panel(mg, c0, c1, mh.data(), cx.threads);
+          double* mh = (p % 2 == 0 || !two) ? mh0.get() : mh1->get();
+          be.wait_staging(mh);  // panel p - 2's upload has read it
+          mark(cx, cx.st.upload, t);
+          build_panel(mg, c0, c1, mh, cx.threads);
           mark(cx, cx.st.host_merge, t);
-          be.copy_to_device(mh.data(), md.get(), kk * (c1 - c0));
+          be.copy_to_device_async(mh, md.get(), kk * (c1 - c0));
+          ++cx.st.panels;
           mark(cx, cx.st.upload, t);
           gemms(mg, md.get(), c0, c1);
           mark(cx, cx.st.gemm, t);

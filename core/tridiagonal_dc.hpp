@@ -16,9 +16,12 @@ struct DcOptions {
 
 // Seconds per part of one tridiagonal_dc call (host clock). Asking for them (stats != nullptr)
 // synchronises the backend at each part's end, which stops host work overlapping the GEMMs.
+// upload: host time issuing the merge matrices' uploads from pinned staging and waiting for a
+// staging panel to be read again (untimed, the uploads overlap building the next panel); panels:
+// how many M panels crossed to the backend.
 struct DcStats {
   double leaves = 0, host_merge = 0, upload = 0, gemm = 0, total = 0;
-  long merges = 0, deflated = 0, threads = 0;
+  long merges = 0, deflated = 0, threads = 0, panels = 0;
 };
 
 // T = Q diag(d) Q^T for the symmetric tridiagonal T (diagonal d, off-diagonal e, n - 1 entries).
