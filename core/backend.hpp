@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "core/reflector_store.hpp"
+#include "core/secular_merge.hpp"
 #include "core/tridiagonal_solver.hpp"
 
 namespace pipevd {
@@ -97,6 +98,10 @@ class EngineBackend {
   virtual int tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) {
     return tridiagonal_eigenvalues_copy(n, d, e, w);
   }
+
+  // --- Stage 3 by D&C: a merge's secular roots and merge matrix made in backend memory
+  // (core/secular_merge.hpp); nullptr where the backend has none.
+  virtual std::unique_ptr<SecularMerge> secular_merge() { return nullptr; }
 
   // --- Communication over the bound engine communicator (device buffers).
   virtual void broadcast(double* buf, long count, int root) = 0;
