@@ -19,6 +19,7 @@
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
 #include "gpu/panel_qr.cuh"
+#include "gpu/secular_merge.cuh"
 #include "gpu/sturm_bisection.cuh"
 #include "gpu/syr2k.hpp"
 
@@ -339,6 +340,10 @@ int GpuBackend::device() const { return s_->device; }
 
 std::unique_ptr<EngineBackend> GpuBackend::companion() const {
   return std::make_unique<GpuBackend>(s_->device, true);
+}
+
+std::unique_ptr<SecularMerge> GpuBackend::secular_merge() {
+  return make_gpu_secular_merge(s_->device, s_->stream);
 }
 
 long device_free_bytes(int device) {

@@ -82,6 +82,8 @@ class GpuBackend final : public EngineBackend {
                           double* e) override;
   void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;
   void release_reflectors() override;
+  // D&C merges' roots and M in kernels on this backend's stream (gpu/secular_merge.cuh).
+  std::unique_ptr<SecularMerge> secular_merge() override;
   // Parallel bisection on the device (gpu/sturm_bisection.cuh).
   int tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) override;
 
