@@ -50,6 +50,14 @@ if [ "$(left)" -gt 30 ]; then
     --seconds $((t - 20)) 2>&1 | tee "$out/evd_bench.log" | tee -a "$out/session.log"
 fi
 
+if [ "$(left)" -gt 90 ]; then
+  log "3b evd_bench n=16384 JOBZ=V with the host merge (PIPEVD_DC_DEVICE_MERGE=0), for comparison"
+  t=$(cap 60)
+  PIPEVD_DC_DEVICE_MERGE=0 PIPEVD_VERBOSE=1 timeout "$t" "$build/bench/evd_bench" --n 16384 \
+    --jobz V --tridiagonal dc --seconds $((t - 20)) 2>&1 | tee "$out/evd_bench_hostmerge.log" |
+    tee -a "$out/session.log"
+fi
+
 if [ "$(left)" -gt 20 ] && command -v mpirun >/dev/null; then
   log "4 dc under mpirun --bind-to core (n=16384, no dstedc)"
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PIPEVD_VERBOSE=1 timeout "$(cap 40)" \
@@ -63,7 +71,8 @@ echo "     and the eigenvalue gap to the host path in eps ||T||)"
 echo "  dc_gpu_bench: 'ok' on every row; per n the 'host' row (pinned upload: upload column vs"
 echo "     0.52-0.66 s before at 16384) against the 'device' row (dev_mrg replaces host_mrg +"
 echo "     upload; dc was 2.2 s at 16384, 6.9 s at 32768); path_diff (eps) small"
-echo "  evd_bench: the dc column and 'engine' vs 'cusolver' at n = 16384 (3.95 s)"
+echo "  evd_bench: the dc column and 'engine' vs 'cusolver' at n = 16384 (3.95 s); 3b the same"
+echo "     with the host merge (the D&C line of PIPEVD_VERBOSE shows the split in both)"
 echo "  dc_mpirun: 'affinity widened from 1 to N CPUs' and a dc time close to row 2's"
 grep -E "^ *[0-9]+ +toeplitz" "$out/dc_gpu_bench.log" 2>/dev/null
 grep -E "D&C n=" "$out/dc_gpu_bench.err" 2>/dev/null | tail -4

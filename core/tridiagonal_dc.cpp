@@ -534,7 +534,12 @@ int tridiagonal_dc(EngineBackend& be, long n, double* d, const double* e, double
       be,       ldq, threads, std::max(2L, opt.leaf), std::max(1L, opt.panel), stats != nullptr,
       DcStats{}};
   cx.st.threads = threads;
-  if (opt.merge_on_device > 0 || (opt.merge_on_device < 0 && !be.host_memory())) {
+  int on_device = opt.merge_on_device;
+  if (on_device < 0) {  // PIPEVD_DC_DEVICE_MERGE=0|1 overrides the default (comparisons)
+    const char* env = std::getenv("PIPEVD_DC_DEVICE_MERGE");
+    on_device = env && *env ? std::atoi(env) : (be.host_memory() ? 0 : 1);
+  }
+  if (on_device > 0) {
     cx.sm = be.secular_merge();
     cx.sm_min = std::max(3L, opt.device_merge_min);
   }

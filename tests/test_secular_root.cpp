@@ -144,6 +144,57 @@ TEST(SecularRoot, AgainstDlaed4) {
             std::string(name(kind)) + " k=" + std::to_string(k));
 }
 
+// The GPU kernel's sums: 32 lanes' strided partial sums combined by an xor butterfly (emulated
+// here lane by lane). Every lane must end with the same sums (so a warp's lanes take the same
+// steps), and the roots must agree with the serial sums' to a few ulps.
+struct ButterflyEval {
+  long k;
+  const double* d;
+  const double* z;
+  long i;
+  SecularSums operator()(long o, double tau) const {
+    SecularSums lane[32];
+    for (int l = 0; l < 32; ++l) lane[l] = secular_partial_sums(k, d, z, i, o, tau, l, 32);
+    for (int m = 16; m >= 1; m /= 2) {
+      SecularSums next[32];
+      for (int l = 0; l < 32; ++l) {
+        next[l].psi = lane[l].psi + lane[l ^ m].psi;
+        next[l].dpsi = lane[l].dpsi + lane[l ^ m].dpsi;
+        next[l].phi = lane[l].phi + lane[l ^ m].phi;
+        next[l].dphi = lane[l].dphi + lane[l ^ m].dphi;
+      }
+      std::copy(next, next + 32, lane);
+    }
+    for (int l = 1; l < 32; ++l)
+      EXPECT_TRUE(lane[l].psi == lane[0].psi && lane[l].dpsi == lane[0].dpsi &&
+                  lane[l].phi == lane[0].phi && lane[l].dphi == lane[0].dphi);
+    return lane[0];
+  }
+};
+
+TEST(SecularRoot, WarpSumsAgreeWithSerialSums) {
+  const double eps = std::numeric_limits<double>::epsilon();
+  for (Kind kind : {Kind::Random, Kind::Clustered, Kind::TinyZ, Kind::LargeRho}) {
+    const long k = 700;
+    const Problem p = make(kind, k, 41);
+    double znorm2 = 0, scale = 0;
+    for (long j = 0; j < k; ++j) {
+      znorm2 += p.z[j] * p.z[j];
+      scale = std::max(scale, std::fabs(p.d[j]));
+    }
+    scale = std::max(scale, p.rho * znorm2);
+    for (long i = 0; i < k; ++i) {
+      const SecularRoot a = secular_root(k, p.d.data(), p.rho, znorm2, i,
+                                         SerialSecularEval{k, p.d.data(), p.z.data(), i});
+      const SecularRoot b = secular_root(k, p.d.data(), p.rho, znorm2, i,
+                                         ButterflyEval{k, p.d.data(), p.z.data(), i});
+      ASSERT_TRUE(a.converged && b.converged) << name(kind) << " root " << i;
+      ASSERT_LE(std::fabs((p.d[a.origin] + a.tau) - (p.d[b.origin] + b.tau)), 8 * eps * scale)
+          << name(kind) << " root " << i;
+    }
+  }
+}
+
 TEST(SecularRoot, ZhatFactorsArePositive) {
   // Gu-Eisenstat's products from the computed roots: every factor positive (interlacing).
   const Problem p = make(Kind::Random, 300, 3);
