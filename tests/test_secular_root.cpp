@@ -195,6 +195,48 @@ TEST(SecularRoot, WarpSumsAgreeWithSerialSums) {
   }
 }
 
+// z-hat as the GPU forms it (32 lanes' strided partial products, then an xor butterfly) against
+// the serial product: finite, and equal to a few ulps per factor.
+TEST(SecularRoot, ZhatButterflyProductMatchesSerial) {
+  const double eps = std::numeric_limits<double>::epsilon();
+  for (Kind kind : {Kind::Random, Kind::Clustered, Kind::TinyZ, Kind::TinyGaps}) {
+    const long k = 2000;
+    const Problem p = make(kind, k, 43);
+    double znorm2 = 0;
+    for (double x : p.z) znorm2 += x * x;
+    std::vector<long> origin(k);
+    std::vector<double> tau(k);
+    for (long i = 0; i < k; ++i) {
+      const SecularRoot r = secular_root(k, p.d.data(), p.rho, znorm2, i,
+                                         SerialSecularEval{k, p.d.data(), p.z.data(), i});
+      origin[i] = r.origin;
+      tau[i] = r.tau;
+    }
+    double worst = 0;
+    for (long j = 0; j < k; ++j) {
+      double serial = -secular_delta(p.d.data(), j, origin[j], tau[j]) / p.rho;
+      for (long i = 0; i < k; ++i)
+        if (i != j) serial *= zhat_factor(p.d.data(), j, i, origin.data(), tau.data());
+      double lane[32];
+      for (int l = 0; l < 32; ++l) {
+        lane[l] = 1.0;
+        for (long i = l; i < k; i += 32)
+          if (i != j) lane[l] *= zhat_factor(p.d.data(), j, i, origin.data(), tau.data());
+      }
+      for (int m = 16; m >= 1; m /= 2) {
+        double next[32];
+        for (int l = 0; l < 32; ++l) next[l] = lane[l] * lane[l ^ m];
+        std::copy(next, next + 32, lane);
+      }
+      const double warp = lane[0] * (-secular_delta(p.d.data(), j, origin[j], tau[j]) / p.rho);
+      ASSERT_TRUE(std::isnormal(warp) && std::isnormal(serial)) << name(kind) << " j " << j;
+      worst = std::max(worst, std::fabs(warp - serial) / std::fabs(serial));
+    }
+    EXPECT_LE(worst, 4.0 * k * eps) << name(kind);
+    std::printf("%-10s z-hat^2, butterfly vs serial product: %.1f eps\n", name(kind), worst / eps);
+  }
+}
+
 TEST(SecularRoot, ZhatFactorsArePositive) {
   // Gu-Eisenstat's products from the computed roots: every factor positive (interlacing).
   const Problem p = make(Kind::Random, 300, 3);
