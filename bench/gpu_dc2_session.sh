@@ -43,6 +43,14 @@ if [ "$(left)" -gt 20 ]; then
   tee -a "$out/session.log" <"$out/dc_gpu_bench.log"
 fi
 
+if [ "$(left)" -gt 120 ]; then
+  log "2b dc_gpu_bench, device merge from order 256 (every merge level on the GPU with leaf 128)"
+  t=$(cap 60)
+  timeout "$t" "$build/bench/dc_gpu_bench" --n 16384,32768 --kinds toeplitz --merge device \
+    --device-min 256 --dstedc-max 0 --seconds $((t - 25)) 2>&1 |
+    tee "$out/dc_gpu_bench_min256.log" | tee -a "$out/session.log"
+fi
+
 if [ "$(left)" -gt 30 ]; then
   log "3 evd_bench n=16384 JOBZ=V, tridiagonal=dc (the default) vs cusolverDnXsyevd"
   t=$(cap 60)
@@ -70,7 +78,8 @@ echo "  ctest: gpu_tridiagonal_dc passes (DeviceMergeAgainstHostMerge prints 'de
 echo "     and the eigenvalue gap to the host path in eps ||T||)"
 echo "  dc_gpu_bench: 'ok' on every row; per n the 'host' row (pinned upload: upload column vs"
 echo "     0.52-0.66 s before at 16384) against the 'device' row (dev_mrg replaces host_mrg +"
-echo "     upload; dc was 2.2 s at 16384, 6.9 s at 32768); path_diff (eps) small"
+echo "     upload; dc was 2.2 s at 16384, 6.9 s at 32768); path_diff (eps) small; 2b: whether"
+echo "     --device-min 256 beats the default 512 (then lower DcOptions::device_merge_min)"
 echo "  evd_bench: the dc column and 'engine' vs 'cusolver' at n = 16384 (3.95 s); 3b the same"
 echo "     with the host merge (the D&C line of PIPEVD_VERBOSE shows the split in both)"
 echo "  dc_mpirun: 'affinity widened from 1 to N CPUs' and a dc time close to row 2's"
