@@ -10,9 +10,11 @@
 #pragma once
 #include <mpi.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "core/reflector_store.hpp"
+#include "core/secular_merge.hpp"
 #include "core/tridiagonal_solver.hpp"
 
 namespace pipevd {
@@ -30,6 +32,18 @@ class EngineBackend {
   virtual void release(double* p) = 0;  // after the work issued on p before it
   virtual void copy_to_device(const double* host, double* dev, long count) = 0;
   virtual void copy_to_host(const double* dev, double* host, long count) = 0;
+  // Page-locked host staging memory for uploads that overlap host work (GPU: pinned, cached and
+  // reused by the backend; host backend: plain memory). Not zero-initialized.
+  virtual double* allocate_host_staging(long count) { return new double[std::max(1L, count)]; }
+  virtual void release_host_staging(double* p) { delete[] p; }  // after wait_staging(p)
+  // copy_to_device from staging memory that returns at once: `host` must stay unchanged until
+  // wait_staging(host) (or synchronize()) returns. Ordered with the backend's other work as
+  // copy_to_device is (later operations see the copied data).
+  virtual void copy_to_device_async(const double* host, double* dev, long count) {
+    copy_to_device(host, dev, count);
+  }
+  // Waits until every copy_to_device_async issued from `host` so far has read it.
+  virtual void wait_staging(const double* /*host*/) {}
   // dst(0:m, 0:n) = src(0:m, 0:n), both on the device.
   virtual void copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) = 0;
   // LAPACK's laset: off-diagonal entries alpha, diagonal entries beta.
@@ -84,6 +98,10 @@ class EngineBackend {
   virtual int tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) {
     return tridiagonal_eigenvalues_copy(n, d, e, w);
   }
+
+  // --- Stage 3 by D&C: a merge's secular roots and merge matrix made in backend memory
+  // (core/secular_merge.hpp); nullptr where the backend has none.
+  virtual std::unique_ptr<SecularMerge> secular_merge() { return nullptr; }
 
   // --- Communication over the bound engine communicator (device buffers).
   virtual void broadcast(double* buf, long count, int root) = 0;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
@@ -83,12 +84,7 @@ class WideAffinity {
   int cpus_ = 1;
 };
 
-// A Givens rotation of slots a < b of one merge's secular basis: new e_a = c e_a - s e_b
-// (deflated), new e_b = s e_a + c e_b (kept in the secular problem).
-struct Rotation {
-  long a, b;
-  double c, s;
-};
+using Rotation = MergeRotation;
 
 // One merge [lo, hi) of a block (indices local to the block), its children split at mid.
 struct Merge {
@@ -104,6 +100,11 @@ struct Merge {
   std::vector<double> small;          // k' <= 2: dlaed4's eigenvectors, k' x k'
   std::vector<long> col;              // output column -> root (>= 0) or -(slot + 1)
   std::vector<double> dout;           // the merge's eigenvalues, ascending
+  // Left by plan_deflate for the roots and the output order.
+  double rho2 = 0;             // rho of the secular equation (2 |rho|)
+  std::vector<double> ds, zl;  // poles after the rotations (every slot); z of the kept ones
+  std::vector<char> deflated;  // per slot
+  bool on_device = false;      // roots and M made by the backend's SecularMerge
   long k() const { return hi - lo; }
   long kk() const { return static_cast<long>(nd.size()); }
   int info = 0;
@@ -116,9 +117,9 @@ inline double pole_gap(const Merge& m, long j, long i) {
   return j == o ? m.dorig[i] : (m.dl[j] - m.dl[o]) + m.dorig[i];
 }
 
-// Deflation, secular roots, z-hat and the output order of one merge; d holds the children's
-// eigenvalues (each half ascending), m.z the fetched rows.
-void plan_merge(Merge& m, const double* d, int threads) {
+// Deflation of one merge: permutation, rotations and the secular problem (m.dl, m.zl, m.rho2);
+// d holds the children's eigenvalues (each half ascending), m.z the fetched rows.
+void plan_deflate(Merge& m, const double* d) {
   const long k = m.k(), n1 = m.mid - m.lo;
   const double eps = std::numeric_limits<double>::epsilon();
   // T = diag(T1', T2') + |rho| u u^T, u = [e_last; sign(rho) e_first]; z = Q^T u / sqrt(2).
@@ -168,12 +169,22 @@ void plan_merge(Merge& m, const double* d, int threads) {
 
   const long kk = m.kk();
   m.dl.resize(kk);
-  std::vector<double> zl(kk);
+  m.zl.resize(kk);
   for (long j = 0; j < kk; ++j) {
     m.dl[j] = ds[m.nd[j]];
-    zl[j] = zs[m.nd[j]];
+    m.zl[j] = zs[m.nd[j]];
   }
   m.lambda.resize(kk);
+  m.rho2 = rho;
+  m.ds = std::move(ds);
+  m.deflated = std::move(deflated);
+}
+
+// Secular roots (dlaed4) and z-hat of one deflated merge on the host.
+void plan_roots(Merge& m, int threads) {
+  const long kk = m.kk();
+  const double rho = m.rho2;
+  const std::vector<double>& zl = m.zl;
   if (kk > 0 && kk <= 2) {  // dlaed4 returns these eigenvectors themselves, not the pole gaps
     m.small.assign(kk * kk, 0.0);
     const int ik = static_cast<int>(kk);
@@ -212,8 +223,13 @@ void plan_merge(Merge& m, const double* d, int threads) {
       }
     });
   }
+}
 
-  // Output columns: roots and deflated values, ascending.
+// The output order of one merge's columns: roots and deflated values, ascending.
+void plan_output(Merge& m) {
+  const long k = m.k(), kk = m.kk();
+  const std::vector<double>& ds = m.ds;
+  const std::vector<char>& deflated = m.deflated;
   std::vector<std::pair<double, long>> out;
   out.reserve(k);
   for (long i = 0; i < kk; ++i) out.push_back({m.lambda[i], i});
@@ -264,6 +280,25 @@ void build_panel(const Merge& m, long c0, long c1, double* out, int threads) {
   });
 }
 
+// Page-locked host memory from the backend (for asynchronous uploads), released with it.
+class HostStaging {
+ public:
+  HostStaging(EngineBackend& be, long count) : be_(be), p_(be.allocate_host_staging(count)) {}
+  ~HostStaging() {
+    try {
+      be_.release_host_staging(p_);
+    } catch (...) {  // the backend reports its errors at the next operation
+    }
+  }
+  HostStaging(const HostStaging&) = delete;
+  HostStaging& operator=(const HostStaging&) = delete;
+  double* get() const { return p_; }
+
+ private:
+  EngineBackend& be_;
+  double* p_;
+};
+
 struct Context {
   EngineBackend& be;
   long ldq;
@@ -271,7 +306,33 @@ struct Context {
   long leaf, panel;
   bool timed;
   DcStats st;
+  std::unique_ptr<SecularMerge> sm;  // the backend's merge, where merges of k >= sm_min use it
+  long sm_min = 0;
 };
+
+// Deflation on the host, then roots and z-hat either on the host (dlaed4) or by the backend's
+// SecularMerge (k' >= 3 there; the plan's columns go up with them), then the output order.
+void plan_merge(Context& cx, Merge& m, const double* d, int threads, bool allow_device) {
+  plan_deflate(m, d);
+  m.on_device = allow_device && cx.sm && m.k() >= cx.sm_min && m.kk() >= 3;
+  if (!m.on_device) {
+    plan_roots(m, threads);
+    plan_output(m);
+    return;
+  }
+  const int info = cx.sm->solve(m.kk(), m.dl.data(), m.zl.data(), m.rho2, m.lambda.data());
+  if (info) m.info = info;
+  plan_output(m);
+  MergeColumnPlan plan;
+  plan.k = m.k();
+  plan.perm = m.perm.data();
+  plan.nd = m.nd.data();
+  plan.nrot = static_cast<long>(m.rot.size());
+  plan.rot = m.rot.data();
+  plan.col = m.col.data();
+  cx.sm->set_columns(plan);
+  ++cx.st.device_merges;
+}
 
 // Wait for the backend only when the caller asked for the stage split.
 void mark(Context& cx, double& slot, Clock::time_point& t) {
@@ -382,37 +443,59 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
       be.gemm('N', 'N', n2, c1 - c0, n2, 1.0, src + (s + mg.mid) + (s + mg.mid) * ldq, ldq, mp + n1,
               kk, 0.0, dst + (s + mg.mid) + (s + mg.lo + c0) * ldq, ldq);
     };
-    if (count > 1 && k <= 2048) {
+    const bool device_level = cx.sm && k >= cx.sm_min;
+    if (count > 1 && k <= 2048 && !device_level) {
       // Many small merges: plans and whole Ms in parallel over merges, one upload for the level.
       std::vector<long> moff(count + 1, 0);
       for (long i = 0; i < count; ++i) moff[i + 1] = moff[i] + level[i].k() * level[i].k();
-      std::vector<double> mh(moff.back());
+      HostStaging mh(be, moff.back());
       const int inner = std::max(1, cx.threads / static_cast<int>(count));
       parallel_for(cx.threads, count, 1, [&](long b, long en) {
         for (long i = b; i < en; ++i) {
-          plan_merge(level[i], dd.data() + level[i].lo, inner);
-          build_panel(level[i], 0, level[i].k(), mh.data() + moff[i], inner);
+          plan_merge(cx, level[i], dd.data() + level[i].lo, inner, false);
+          build_panel(level[i], 0, level[i].k(), mh.get() + moff[i], inner);
         }
       });
       mark(cx, cx.st.host_merge, t);
       DeviceBuffer md(be, moff.back());
-      be.copy_to_device(mh.data(), md.get(), moff.back());
+      be.copy_to_device_async(mh.get(), md.get(), moff.back());
+      ++cx.st.panels;
       mark(cx, cx.st.upload, t);
       for (long i = 0; i < count; ++i) gemms(level[i], md.get() + moff[i], 0, level[i].k());
       mark(cx, cx.st.gemm, t);
+      be.wait_staging(mh.get());
+      mark(cx, cx.st.upload, t);
     } else {
       for (auto& mg : level) {
-        plan_merge(mg, dd.data() + mg.lo, cx.threads);
-        mark(cx, cx.st.host_merge, t);
+        plan_merge(cx, mg, dd.data() + mg.lo, cx.threads, true);
+        mark(cx, mg.on_device ? cx.st.device_merge : cx.st.host_merge, t);
         const long kk = mg.k(), pw = std::min(kk, std::max(1L, cx.panel));
-        std::vector<double> mh(kk * pw);
+        if (mg.on_device) {  // M's panels made in backend memory: nothing crosses from the host
+          DeviceBuffer md(be, kk * pw);
+          for (long c0 = 0; c0 < kk; c0 += pw) {
+            const long c1 = std::min(kk, c0 + pw);
+            cx.sm->build_panel(c0, c1, md.get());
+            mark(cx, cx.st.device_merge, t);
+            gemms(mg, md.get(), c0, c1);
+            mark(cx, cx.st.gemm, t);
+          }
+          continue;
+        }
+        // Two pinned host panels: panel p + 1 is built while panel p uploads and its GEMMs run.
+        // One device panel suffices: the backend orders the upload of p + 1 after p's GEMMs.
+        const bool two = kk > pw;
+        HostStaging mh0(be, kk * pw);
+        std::unique_ptr<HostStaging> mh1(two ? new HostStaging(be, kk * pw) : nullptr);
         DeviceBuffer md(be, kk * pw);
-        for (long c0 = 0; c0 < kk; c0 += pw) {
+        for (long c0 = 0, p = 0; c0 < kk; c0 += pw, ++p) {
           const long c1 = std::min(kk, c0 + pw);
-          // Built while the previous panel's GEMMs run; the upload waits for them.
-          build_panel(mg, c0, c1, mh.data(), cx.threads);
+          double* mh = (p % 2 == 0 || !two) ? mh0.get() : mh1->get();
+          be.wait_staging(mh);  // panel p - 2's upload has read it
+          mark(cx, cx.st.upload, t);
+          build_panel(mg, c0, c1, mh, cx.threads);
           mark(cx, cx.st.host_merge, t);
-          be.copy_to_device(mh.data(), md.get(), kk * (c1 - c0));
+          be.copy_to_device_async(mh, md.get(), kk * (c1 - c0));
+          ++cx.st.panels;
           mark(cx, cx.st.upload, t);
           gemms(mg, md.get(), c0, c1);
           mark(cx, cx.st.gemm, t);
@@ -451,6 +534,15 @@ int tridiagonal_dc(EngineBackend& be, long n, double* d, const double* e, double
       be,       ldq, threads, std::max(2L, opt.leaf), std::max(1L, opt.panel), stats != nullptr,
       DcStats{}};
   cx.st.threads = threads;
+  int on_device = opt.merge_on_device;
+  if (on_device < 0) {  // PIPEVD_DC_DEVICE_MERGE=0|1 overrides the default (comparisons)
+    const char* env = std::getenv("PIPEVD_DC_DEVICE_MERGE");
+    on_device = env && *env ? std::atoi(env) : (be.host_memory() ? 0 : 1);
+  }
+  if (on_device > 0) {
+    cx.sm = be.secular_merge();
+    cx.sm_min = std::max(3L, opt.device_merge_min);
+  }
   const double eps = std::numeric_limits<double>::epsilon();
 
   // Unreduced blocks: |e_i| <= eps sqrt(|d_i| |d_i+1|) is negligible.
@@ -514,11 +606,12 @@ int tridiagonal_dc(EngineBackend& be, long n, double* d, const double* e, double
   cx.st.total = since(t_start);
   if (verbose)
     std::fprintf(stderr,
-                 "pipevd: D&C n=%ld blocks=%zu threads=%d merges=%ld deflated=%ld: leaves %.3f s, "
-                 "host merge %.3f s, upload %.3f s, gemm %.3f s, total %.3f s%s\n",
-                 n, blocks.size(), threads, cx.st.merges, cx.st.deflated, cx.st.leaves,
-                 cx.st.host_merge, cx.st.upload, cx.st.gemm, cx.st.total,
-                 cx.timed ? "" : " (untimed: parts overlap)");
+                 "pipevd: D&C n=%ld blocks=%zu threads=%d merges=%ld (%ld on the device) "
+                 "deflated=%ld: leaves %.3f s, host merge %.3f s, upload %.3f s (%ld panels), "
+                 "device merge %.3f s, gemm %.3f s, total %.3f s%s\n",
+                 n, blocks.size(), threads, cx.st.merges, cx.st.device_merges, cx.st.deflated,
+                 cx.st.leaves, cx.st.host_merge, cx.st.upload, cx.st.panels, cx.st.device_merge,
+                 cx.st.gemm, cx.st.total, cx.timed ? "" : " (untimed: parts overlap)");
   if (stats) *stats = cx.st;
   return info;
 }

@@ -12,13 +12,25 @@ struct DcOptions {
   long panel = 2048;     // columns of M uploaded at once (device memory: k * panel doubles)
   int threads = 0;       // host threads; 0: PIPEVD_DC_THREADS, else every CPU of the node
   bool verbose = false;  // stage times to stderr (also PIPEVD_VERBOSE)
+  // Secular roots and M made by the backend (EngineBackend::secular_merge) for merges of order
+  // >= device_merge_min: -1 where the backend's memory is a device's (not the host backend;
+  // PIPEVD_DC_DEVICE_MERGE=0|1 overrides), 0 never (roots by LAPACK's dlaed4, M built on the host
+  // and uploaded), 1 wherever the backend offers it (the host backend runs the same per-root code
+  // serially: tests).
+  int merge_on_device = -1;
+  long device_merge_min = 512;
 };
 
 // Seconds per part of one tridiagonal_dc call (host clock). Asking for them (stats != nullptr)
 // synchronises the backend at each part's end, which stops host work overlapping the GEMMs.
+// upload: host time issuing the merge matrices' uploads from pinned staging and waiting for a
+// staging panel to be read again (untimed, the uploads overlap building the next panel); panels:
+// how many M panels crossed to the backend.
+// device_merge: time of the merges on the backend's SecularMerge (their host deflation, then
+// roots, z-hat and M panels: timed, the kernels' time) and device_merges how many took that path.
 struct DcStats {
-  double leaves = 0, host_merge = 0, upload = 0, gemm = 0, total = 0;
-  long merges = 0, deflated = 0, threads = 0;
+  double leaves = 0, host_merge = 0, upload = 0, device_merge = 0, gemm = 0, total = 0;
+  long merges = 0, deflated = 0, threads = 0, panels = 0, device_merges = 0;
 };
 
 // T = Q diag(d) Q^T for the symmetric tridiagonal T (diagonal d, off-diagonal e, n - 1 entries).

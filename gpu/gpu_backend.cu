@@ -19,6 +19,9 @@
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
 #include "gpu/panel_qr.cuh"
+
+
+#include "gpu/secular_merge.cuh"
 #include "gpu/sturm_bisection.cuh"
 #include "gpu/syr2k.hpp"
 
@@ -246,6 +249,11 @@ struct GpuBackend::State {
   bool u_valid = false;
   bool nccl = false;            // bound to more than one rank, each on its own GPU
   std::vector<double> staging;  // host staging for MPI without NCCL
+  // Pinned staging blocks: free ones (by size) and those handed out; per source buffer, the event
+  // after its last asynchronous upload.
+  std::multimap<long, double*> pinned_free;
+  std::map<const double*, long> pinned_used;
+  std::map<const double*, cudaEvent_t> upload_done;
 
   double* grow(GrowBuffer& g, std::size_t bytes);
   [[noreturn]] void out_of_memory(std::size_t bytes, cudaError_t e);
@@ -321,6 +329,9 @@ GpuBackend::~GpuBackend() {
                         &s_->fused_qr, &s_->u_v, &s_->u_tau})
     if (g->p) cudaFreeAsync(g->p, s_->stream);
   cudaStreamSynchronize(s_->stream);
+  for (auto& [p, ev] : s_->upload_done) cudaEventDestroy(ev);
+  for (auto& [count, p] : s_->pinned_free) cudaFreeHost(p);
+  for (auto& [p, count] : s_->pinned_used) cudaFreeHost(const_cast<double*>(p));
   if (s_->params) cusolverDnDestroyParams(s_->params);
   if (s_->own_stream) {  // the pool stays as the lane-0 backend set it
     cublasDestroy(s_->blas);
@@ -338,6 +349,10 @@ int GpuBackend::device() const { return s_->device; }
 
 std::unique_ptr<EngineBackend> GpuBackend::companion() const {
   return std::make_unique<GpuBackend>(s_->device, true);
+}
+
+std::unique_ptr<SecularMerge> GpuBackend::secular_merge() {
+  return make_gpu_secular_merge(s_->device, s_->stream);
 }
 
 long device_free_bytes(int device) {
@@ -410,6 +425,61 @@ void GpuBackend::copy_to_device(const double* host, double* dev, long count) {
       cudaMemcpyAsync(dev, host, sizeof(double) * count, cudaMemcpyHostToDevice, s_->stream));
   // From pinned memory the copy is asynchronous: the caller may reuse `host` once we return.
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s_->stream));
+}
+
+double* GpuBackend::allocate_host_staging(long count) {
+  count = std::max(1L, count);
+  // The smallest cached block that holds count, unless it is more than twice as large.
+  auto it = s_->pinned_free.lower_bound(count);
+  if (it != s_->pinned_free.end() && it->first <= 2 * count) {
+    double* p = it->second;
+    s_->pinned_used.emplace(p, it->first);
+    s_->pinned_free.erase(it);
+    return p;
+  }
+  ScopedDevice guard(s_->device);
+  void* p = nullptr;
+  if (cudaMallocHost(&p, sizeof(double) * static_cast<std::size_t>(count)) != cudaSuccess) {
+    cudaGetLastError();
+    // Pinning can fail where pinned memory is limited: drop the cache and try once more.
+    for (auto& [c, q] : s_->pinned_free) cudaFreeHost(q);
+    s_->pinned_free.clear();
+    PIPEVD_CUDA_CHECK(cudaMallocHost(&p, sizeof(double) * static_cast<std::size_t>(count)));
+  }
+  s_->pinned_used.emplace(static_cast<double*>(p), count);
+  return static_cast<double*>(p);
+}
+
+void GpuBackend::release_host_staging(double* p) {
+  if (!p) return;
+  auto it = s_->pinned_used.find(p);
+  if (it == s_->pinned_used.end()) throw GpuError("pipevd: release_host_staging: unknown buffer");
+  wait_staging(p);  // its uploads must have read it before it is handed out again
+  s_->pinned_free.emplace(it->second, p);
+  s_->pinned_used.erase(it);
+}
+
+void GpuBackend::copy_to_device_async(const double* host, double* dev, long count) {
+  if (count <= 0) return;
+  ScopedDevice guard(s_->device);
+  PIPEVD_CUDA_CHECK(
+      cudaMemcpyAsync(dev, host, sizeof(double) * count, cudaMemcpyHostToDevice, s_->stream));
+  auto it = s_->upload_done.find(host);
+  if (it == s_->upload_done.end()) {
+    cudaEvent_t ev = nullptr;
+    PIPEVD_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    it = s_->upload_done.emplace(host, ev).first;
+  }
+  PIPEVD_CUDA_CHECK(cudaEventRecord(it->second, s_->stream));
+}
+
+void GpuBackend::wait_staging(const double* host) {
+  auto it = s_->upload_done.find(host);
+  if (it == s_->upload_done.end()) return;
+  ScopedDevice guard(s_->device);
+  PIPEVD_CUDA_CHECK(cudaEventSynchronize(it->second));
+  PIPEVD_CUDA_CHECK(cudaEventDestroy(it->second));
+  s_->upload_done.erase(it);
 }
 
 void GpuBackend::copy_to_host(const double* dev, double* host, long count) {

@@ -48,6 +48,12 @@ class GpuBackend final : public EngineBackend {
   void release(double* p) override;
   void copy_to_device(const double* host, double* dev, long count) override;
   void copy_to_host(const double* dev, double* host, long count) override;
+  // Pinned (cudaMallocHost) blocks, kept by the backend once released and handed out again.
+  double* allocate_host_staging(long count) override;
+  void release_host_staging(double* p) override;
+  // cudaMemcpyAsync on the stream; an event per source buffer marks when it has been read.
+  void copy_to_device_async(const double* host, double* dev, long count) override;
+  void wait_staging(const double* host) override;
   void copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) override;
   void fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) override;
 
@@ -79,6 +85,8 @@ class GpuBackend final : public EngineBackend {
                           double* e) override;
   void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;
   void release_reflectors() override;
+  // D&C merges' roots and M in kernels on this backend's stream (gpu/secular_merge.cuh).
+  std::unique_ptr<SecularMerge> secular_merge() override;
   // Parallel bisection on the device (gpu/sturm_bisection.cuh).
   int tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) override;
 

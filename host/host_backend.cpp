@@ -13,6 +13,7 @@
 #include "core/tridiagonal_solver.hpp"
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
+#include "host/host_secular_merge.hpp"
 
 extern "C" void dsyr2k_(const char* uplo, const char* trans, const int* n, const int* k,
                         const double* alpha, const double* a, const int* lda, const double* b,
@@ -51,6 +52,8 @@ void HostBackend::release(double* p) {
   }
   std::free(p);
 }
+
+std::unique_ptr<SecularMerge> HostBackend::secular_merge() { return make_host_secular_merge(); }
 
 int HostBackend::tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) {
   if (bisection_) return tridiagonal_eigenvalues_bisection(n, d, e, w);

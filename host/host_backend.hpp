@@ -42,6 +42,8 @@ class HostBackend final : public EngineBackend {
     return std::make_unique<HostBackend>();
   }
   bool host_memory() const override { return true; }
+  // The device merge's code run serially on the host (host/host_secular_merge.hpp).
+  std::unique_ptr<SecularMerge> secular_merge() override;
 
   // Eigenvalues only: dsterf (the reference) unless bisection is asked for, then the host
   // implementation of the GPU's parallel bisection (core/tridiagonal_bisection.hpp).

@@ -1,10 +1,15 @@
 // core/tridiagonal_dc on the GPU backend (merge GEMMs by cuBLAS on a companion stream) against
 // LAPACK's dstedc: eigenvalues, residual and orthogonality at n = 1000 and 4099 (deep trees,
 // panels narrower than the merges, splits and heavy deflation), repeated runs bitwise identical;
-// and run_engine on one GPU with stage 3 by dc against the host engine with dstedc.
+// and run_engine on one GPU with stage 3 by dc against the host engine with dstedc; the
+// device-merge path (roots and M in kernels) against dstedc and the host-merge path.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -74,6 +79,86 @@ TEST(GpuTridiagonalDc, RepeatedRunsAreBitwiseIdentical) {
   }
   EXPECT_EQ(0, std::memcmp(d[0].data(), d[1].data(), sizeof(double) * n));
   EXPECT_EQ(0, std::memcmp(q[0].data(), q[1].data(), sizeof(double) * n * n));
+}
+
+// Residual max_j ||T q_j - lambda_j q_j||_1 / (n eps ||T||) on the host and orthogonality
+// ||Q^T Q - I||_1 / (n eps) by a GEMM on the device (n too large for the host reference's dgemm).
+void device_check(EngineBackend& be, const test::Tridiagonal& t, const std::vector<double>& d,
+                  const std::vector<double>& q, const double* qd, const std::string& what) {
+  const long n = static_cast<long>(t.d.size());
+  double tnorm = DBL_MIN, res = 0, orth = 0;
+  for (long i = 0; i < n; ++i)
+    tnorm = std::max(tnorm, std::fabs(t.d[i]) + (i > 0 ? std::fabs(t.e[i - 1]) : 0.0) +
+                                (i + 1 < n ? std::fabs(t.e[i]) : 0.0));
+  for (long j = 0; j < n; ++j) {
+    const double* x = q.data() + j * n;
+    double col = 0;
+    for (long i = 0; i < n; ++i) {
+      double tq = t.d[i] * x[i] - d[j] * x[i];
+      if (i > 0) tq += t.e[i - 1] * x[i - 1];
+      if (i + 1 < n) tq += t.e[i] * x[i + 1];
+      col += std::fabs(tq);
+    }
+    res = std::max(res, col);
+  }
+  DeviceBuffer g(be, n * n);
+  be.gemm('T', 'N', n, n, n, 1.0, qd, n, qd, n, 0.0, g.get(), n);
+  std::vector<double> hg(n * n);
+  be.copy_to_host(g.get(), hg.data(), n * n);
+  for (long j = 0; j < n; ++j) {
+    double col = 0;
+    for (long i = 0; i < n; ++i) col += std::fabs(hg[i + j * n] - (i == j ? 1.0 : 0.0));
+    orth = std::max(orth, col);
+  }
+  const double ne = n * DBL_EPSILON;
+  EXPECT_LT(res / (ne * tnorm), 10.0) << what << ": residual";
+  EXPECT_LT(orth / ne, 10.0) << what << ": orthogonality";
+}
+
+// The device-merge path (secular roots, z-hat and M made by gpu/secular_merge.cu, M never on the
+// host) against dstedc (eigenvalues, residual, orthogonality), against the host-merge path (dlaed4
+// and M uploaded: eigenvalues to a few ulps of ||T||), and bitwise repeatable.
+TEST(GpuTridiagonalDc, DeviceMergeAgainstHostMerge) {
+  gpu::GpuBackend main_be;
+  const auto be = main_be.companion();
+  for (long n : {1000L, 4099L, 10007L})
+    for (TKind k : {TKind::Toeplitz121, TKind::Random, TKind::GluedWilkinson, TKind::Splits}) {
+      if (n > 5000 && k != TKind::Toeplitz121 && k != TKind::Random) continue;
+      const std::string what = std::string(test::to_string(k)) + " n=" + std::to_string(n);
+      const test::Tridiagonal t = test::make_tridiagonal(k, n, 17);
+      DcOptions opt;
+      opt.merge_on_device = 1;
+      opt.device_merge_min = n > 2000 ? 512 : 100;
+      if (n > 2000) opt.panel = 1024;  // several panels per merge
+      if (n < 5000) test::check_dc(*be, t, opt, what + " (device merge)");
+      std::vector<std::vector<double>> d(3, t.d), q(3, std::vector<double>(n * n));
+      DcStats st[3];
+      for (int r = 0; r < 3; ++r) {  // device, device again, host merge
+        opt.merge_on_device = r < 2 ? 1 : 0;
+        DeviceBuffer qd(*be, n * n);
+        ASSERT_EQ(tridiagonal_dc(*be, n, d[r].data(), t.e.data(), qd.get(), n, opt, &st[r]), 0)
+            << what;
+        be->copy_to_host(qd.get(), q[r].data(), n * n);
+        if (n > 5000 && r != 1)
+          device_check(*be, t, d[r], q[r], qd.get(), what + (r ? " (host merge)" : " (device)"));
+      }
+      if (k != TKind::Splits) EXPECT_GT(st[0].device_merges, 0) << what;
+      EXPECT_EQ(st[2].device_merges, 0) << what;
+      EXPECT_EQ(0, std::memcmp(d[0].data(), d[1].data(), sizeof(double) * n)) << what;
+      EXPECT_EQ(0, std::memcmp(q[0].data(), q[1].data(), sizeof(double) * n * n)) << what;
+      double tnorm = 0, diff = 0;
+      for (long i = 0; i < n; ++i) {
+        tnorm = std::max(tnorm, std::fabs(t.d[i]) + (i + 1 < n ? 2 * std::fabs(t.e[i]) : 0.0));
+        diff = std::max(diff, std::fabs(d[0][i] - d[2][i]));
+      }
+      // A few ulps per merge, added up over the levels (glued Wilkinson at n = 4099: 9 ulps).
+      EXPECT_LE(diff, 16 * DBL_EPSILON * tnorm) << what;
+      std::printf(
+          "%s: device merges %ld of %ld, max |lambda_dev - lambda_host| = %.2f eps ||T||; "
+          "device merge %.3f s, host merge %.3f s + upload %.3f s\n",
+          what.c_str(), st[0].device_merges, st[0].merges, diff / (DBL_EPSILON * tnorm),
+          st[0].device_merge, st[2].host_merge, st[2].upload);
+    }
 }
 
 std::vector<double> random_symmetric(long n, unsigned seed) {

@@ -5,7 +5,10 @@
 // than the merges.
 #include <gtest/gtest.h>
 
+#include <cfloat>
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "host/host_backend.hpp"
 #include "tests/tridiagonal_dc_check.hpp"
@@ -62,6 +65,41 @@ TEST(TridiagonalDc, OneThreadEqualsManyThreads) {
   ASSERT_EQ(tridiagonal_dc(be, 300, d2.data(), t.e.data(), q2.get(), 300, b), 0);
   EXPECT_EQ(d1, d2);
   EXPECT_TRUE(std::equal(q1.get(), q1.get() + 300 * 300, q2.get()));
+}
+
+// The backend-merge path (roots by core/secular_root.hpp, z-hat and M by the backend's
+// SecularMerge; the host backend runs the GPU kernels' formulas serially) against dstedc, and its
+// eigenvalues against the host-merge path's (dlaed4) to a few ulps of ||T||.
+TEST(TridiagonalDc, BackendMergeAgainstDstedcAndHostMerge) {
+  HostBackend be;
+  for (TKind k : {TKind::Random, TKind::Toeplitz121, TKind::GluedWilkinson, TKind::Identity,
+                  TKind::Splits, TKind::Tiny})
+    for (long n : {100L, 1000L}) {
+      const std::string what = std::string(test::to_string(k)) + " n=" + std::to_string(n);
+      const test::Tridiagonal t = test::make_tridiagonal(k, n, 21 + static_cast<unsigned>(n));
+      DcOptions opt;
+      opt.leaf = n < 300 ? 8 : 64;
+      opt.panel = n < 300 ? 40 : 256;
+      opt.merge_on_device = 1;
+      opt.device_merge_min = 12;
+      test::check_dc(be, t, opt, what + " (backend merge)");
+      std::vector<double> dd = t.d, dh = t.d;
+      DeviceBuffer qd(be, n * n), qh(be, n * n);
+      DcStats sd, sh;
+      ASSERT_EQ(tridiagonal_dc(be, n, dd.data(), t.e.data(), qd.get(), n, opt, &sd), 0) << what;
+      opt.merge_on_device = 0;
+      ASSERT_EQ(tridiagonal_dc(be, n, dh.data(), t.e.data(), qh.get(), n, opt, &sh), 0) << what;
+      if (k != TKind::Identity && k != TKind::Splits && k != TKind::Tiny)
+        EXPECT_GT(sd.device_merges, 0) << what;
+      EXPECT_EQ(sh.device_merges, 0) << what;
+      double tnorm = 0, diff = 0;
+      for (long i = 0; i < n; ++i) {
+        tnorm = std::max(tnorm, std::fabs(t.d[i]) + (i + 1 < n ? 2 * std::fabs(t.e[i]) : 0.0));
+        diff = std::max(diff, std::fabs(dd[i] - dh[i]));
+      }
+      // A few ulps per merge, added up over the levels (glued Wilkinson at n = 4099: 9 ulps).
+      EXPECT_LE(diff, 16 * DBL_EPSILON * tnorm) << what;
+    }
 }
 
 }  // namespace

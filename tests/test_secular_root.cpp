@@ -1,0 +1,260 @@
+// The secular equation's per-root solver (core/secular_root.hpp, the function the GPU merge runs
+// with one warp per root) on the host against LAPACK's dlaed4: every root and every delta
+// d_j - lambda_i to a few ulps (the deltas relative to themselves: the eigenvectors are made of
+// them) on random, clustered, tiny-gap, tiny-z and large-rho problems, k up to 2000.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/lapack_prototypes.hpp"
+#include "core/secular_root.hpp"
+
+namespace pipevd {
+namespace {
+
+enum class Kind { Random, Clustered, TinyGaps, TinyZ, LargeRho };
+const char* name(Kind k) {
+  switch (k) {
+    case Kind::Random:
+      return "random";
+    case Kind::Clustered:
+      return "clustered";
+    case Kind::TinyGaps:
+      return "tiny-gaps";
+    case Kind::TinyZ:
+      return "tiny-z";
+    case Kind::LargeRho:
+      return "large-rho";
+  }
+  return "?";
+}
+
+struct Problem {
+  std::vector<double> d, z;
+  double rho = 1;
+};
+
+// Distinct ascending poles and a unit z without zeros, as deflation leaves them.
+Problem make(Kind kind, long k, unsigned seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Problem p;
+  p.d.resize(k);
+  p.z.resize(k);
+  for (auto& x : p.d) x = u(g);
+  std::sort(p.d.begin(), p.d.end());
+  if (kind == Kind::Clustered) {  // groups of 8 poles 1e-9 apart
+    for (long j = 0; j < k; ++j) p.d[j] = std::floor(j / 8.0) / k + 1e-9 * (j % 8);
+  } else if (kind == Kind::TinyGaps) {  // every other gap a few ulps of |d|
+    for (long j = 1; j < k; j += 2) p.d[j] = p.d[j - 1] + 4e-15 * (1 + std::fabs(p.d[j - 1]));
+    std::sort(p.d.begin(), p.d.end());
+  }
+  for (long j = 1; j < k; ++j)
+    if (p.d[j] <= p.d[j - 1]) p.d[j] = std::nextafter(p.d[j - 1], 2.0);
+  double nrm = 0;
+  for (long j = 0; j < k; ++j) {
+    double v = u(g);
+    if (std::fabs(v) < 1e-3) v = 1e-3;
+    if (kind == Kind::TinyZ && j % 3 == 0) v *= 1e-7;  // roots within ~1e-14 of their poles
+    p.z[j] = v;
+    nrm += v * v;
+  }
+  for (auto& x : p.z) x /= std::sqrt(nrm);
+  p.rho = kind == Kind::LargeRho ? 1e6 : (kind == Kind::TinyZ ? 0.5 : 1.3);
+  return p;
+}
+
+void check(const Problem& p, const std::string& what) {
+  const long k = static_cast<long>(p.d.size());
+  const int ik = static_cast<int>(k);
+  const double eps = std::numeric_limits<double>::epsilon();
+  double znorm2 = 0, dmax = 0;
+  for (long j = 0; j < k; ++j) {
+    znorm2 += p.z[j] * p.z[j];
+    dmax = std::max(dmax, std::fabs(p.d[j]));
+  }
+  const double scale = std::max(dmax, p.rho * znorm2);
+  std::vector<double> delta(k);
+  double worst_lambda = 0, worst_delta = 0, worst_step = 0;
+  int max_iterations = 0;
+  for (long i = 0; i < k; ++i) {
+    int ii = static_cast<int>(i + 1), info = 0;
+    double lambda = 0;
+    dlaed4_(&ik, &ii, p.d.data(), p.z.data(), delta.data(), &p.rho, &lambda, &info);
+    ASSERT_EQ(info, 0) << what << " root " << i;
+    const SecularRoot r = secular_root(k, p.d.data(), p.rho, znorm2, i,
+                                       SerialSecularEval{k, p.d.data(), p.z.data(), i});
+    ASSERT_TRUE(r.converged) << what << " root " << i;
+    max_iterations = std::max(max_iterations, r.iterations);
+    ASSERT_TRUE(r.origin == i || r.origin == i + 1) << what << " root " << i;
+    const double mine = p.d[r.origin] + r.tau;
+    worst_lambda = std::max(worst_lambda, std::fabs(mine - lambda) / (eps * scale));
+    // The root lies strictly between its poles (in the shifted variable: d_o + tau may round to
+    // the pole itself).
+    ASSERT_TRUE(r.origin == i ? r.tau > 0 : r.tau < 0) << what << " root " << i;
+    // Both solvers stop once |f| is below a rounding-error bound e, so each root is within about
+    // e / f' (the root's condition) of the exact root of the stored problem. Ours is checked
+    // against that in extended precision (the Newton step there), and the deltas against dlaed4's
+    // to both solvers' bounds (dlaed4's is looser) plus a few ulps of the terms they are made of
+    // ((d_j - d_o) - tau; dlaed4's origin may be the other pole).
+    double abs_sum = 1.0 / p.rho, deriv = 0;
+    long double f_ext = 1.0L / p.rho, df_ext = 0;
+    for (long j = 0; j < k; ++j) {
+      const double dm = secular_delta(p.d.data(), j, r.origin, r.tau);
+      abs_sum += p.z[j] * p.z[j] / std::fabs(dm);
+      deriv += (p.z[j] / dm) * (p.z[j] / dm);
+      const long double de = (static_cast<long double>(p.d[j]) - p.d[r.origin]) - r.tau;
+      const long double zz = static_cast<long double>(p.z[j]) * p.z[j];
+      f_ext += zz / de;
+      df_ext += zz / (de * de);
+    }
+    const double cond = eps * (8.0 * abs_sum + 3.0 * std::fabs(r.tau) * deriv) / deriv;
+    const double step = static_cast<double>(std::fabs(f_ext / df_ext));
+    worst_step = std::max(worst_step, step / (cond + eps * std::fabs(r.tau)));
+    ASSERT_LE(step, 4.0 * cond + 4.0 * eps * std::fabs(r.tau)) << what << " root " << i;
+    for (long j = 0; j < k; ++j) {
+      const double dm = secular_delta(p.d.data(), j, r.origin, r.tau);
+      ASSERT_EQ(std::signbit(dm), std::signbit(delta[j])) << what << " root " << i << " j " << j;
+      const double diff = std::fabs(dm - delta[j]);
+      worst_delta = std::max(worst_delta, diff / (eps * std::fabs(delta[j])));
+      const double terms =
+          std::fabs(delta[j]) + std::fabs(p.d[j] - p.d[r.origin]) + std::fabs(r.tau);
+      ASSERT_LE(diff, 4.0 * eps * terms + 64.0 * cond) << what << " root " << i << " j " << j;
+    }
+  }
+  // Eigenvalues to a few ulps of ||D + rho z z^T|| (clustered poles make both solvers' error
+  // bounds larger), and few evaluations per root.
+  EXPECT_LE(worst_lambda, 16.0) << what;
+  EXPECT_LE(max_iterations, 40) << what;
+  std::printf(
+      "%-18s |lambda - dlaed4| %.2f eps||T||, delta vs dlaed4 %.1f eps|delta|, "
+      "step %.2f bounds, evaluations %d\n",
+      what.c_str(), worst_lambda, worst_delta, worst_step, max_iterations);
+}
+
+TEST(SecularRoot, AgainstDlaed4) {
+  for (Kind kind : {Kind::Random, Kind::Clustered, Kind::TinyGaps, Kind::TinyZ, Kind::LargeRho})
+    for (long k : {3L, 4L, 17L, 200L, 2000L})
+      check(make(kind, k, 5 + static_cast<unsigned>(k)),
+            std::string(name(kind)) + " k=" + std::to_string(k));
+}
+
+// The GPU kernel's sums: 32 lanes' strided partial sums combined by an xor butterfly (emulated
+// here lane by lane). Every lane must end with the same sums (so a warp's lanes take the same
+// steps), and the roots must agree with the serial sums' to a few ulps.
+struct ButterflyEval {
+  long k;
+  const double* d;
+  const double* z;
+  long i;
+  SecularSums operator()(long o, double tau) const {
+    SecularSums lane[32];
+    for (int l = 0; l < 32; ++l) lane[l] = secular_partial_sums(k, d, z, i, o, tau, l, 32);
+    for (int m = 16; m >= 1; m /= 2) {
+      SecularSums next[32];
+      for (int l = 0; l < 32; ++l) {
+        next[l].psi = lane[l].psi + lane[l ^ m].psi;
+        next[l].dpsi = lane[l].dpsi + lane[l ^ m].dpsi;
+        next[l].phi = lane[l].phi + lane[l ^ m].phi;
+        next[l].dphi = lane[l].dphi + lane[l ^ m].dphi;
+      }
+      std::copy(next, next + 32, lane);
+    }
+    for (int l = 1; l < 32; ++l)
+      EXPECT_TRUE(lane[l].psi == lane[0].psi && lane[l].dpsi == lane[0].dpsi &&
+                  lane[l].phi == lane[0].phi && lane[l].dphi == lane[0].dphi);
+    return lane[0];
+  }
+};
+
+TEST(SecularRoot, WarpSumsAgreeWithSerialSums) {
+  const double eps = std::numeric_limits<double>::epsilon();
+  for (Kind kind : {Kind::Random, Kind::Clustered, Kind::TinyZ, Kind::LargeRho}) {
+    const long k = 700;
+    const Problem p = make(kind, k, 41);
+    double znorm2 = 0, scale = 0;
+    for (long j = 0; j < k; ++j) {
+      znorm2 += p.z[j] * p.z[j];
+      scale = std::max(scale, std::fabs(p.d[j]));
+    }
+    scale = std::max(scale, p.rho * znorm2);
+    for (long i = 0; i < k; ++i) {
+      const SecularRoot a = secular_root(k, p.d.data(), p.rho, znorm2, i,
+                                         SerialSecularEval{k, p.d.data(), p.z.data(), i});
+      const SecularRoot b = secular_root(k, p.d.data(), p.rho, znorm2, i,
+                                         ButterflyEval{k, p.d.data(), p.z.data(), i});
+      ASSERT_TRUE(a.converged && b.converged) << name(kind) << " root " << i;
+      ASSERT_LE(std::fabs((p.d[a.origin] + a.tau) - (p.d[b.origin] + b.tau)), 8 * eps * scale)
+          << name(kind) << " root " << i;
+    }
+  }
+}
+
+// z-hat as the GPU forms it (32 lanes' strided partial products, then an xor butterfly) against
+// the serial product: finite, and equal to a few ulps per factor.
+TEST(SecularRoot, ZhatButterflyProductMatchesSerial) {
+  const double eps = std::numeric_limits<double>::epsilon();
+  for (Kind kind : {Kind::Random, Kind::Clustered, Kind::TinyZ, Kind::TinyGaps}) {
+    const long k = 2000;
+    const Problem p = make(kind, k, 43);
+    double znorm2 = 0;
+    for (double x : p.z) znorm2 += x * x;
+    std::vector<long> origin(k);
+    std::vector<double> tau(k);
+    for (long i = 0; i < k; ++i) {
+      const SecularRoot r = secular_root(k, p.d.data(), p.rho, znorm2, i,
+                                         SerialSecularEval{k, p.d.data(), p.z.data(), i});
+      origin[i] = r.origin;
+      tau[i] = r.tau;
+    }
+    double worst = 0;
+    for (long j = 0; j < k; ++j) {
+      double serial = -secular_delta(p.d.data(), j, origin[j], tau[j]) / p.rho;
+      for (long i = 0; i < k; ++i)
+        if (i != j) serial *= zhat_factor(p.d.data(), j, i, origin.data(), tau.data());
+      double lane[32];
+      for (int l = 0; l < 32; ++l) {
+        lane[l] = 1.0;
+        for (long i = l; i < k; i += 32)
+          if (i != j) lane[l] *= zhat_factor(p.d.data(), j, i, origin.data(), tau.data());
+      }
+      for (int m = 16; m >= 1; m /= 2) {
+        double next[32];
+        for (int l = 0; l < 32; ++l) next[l] = lane[l] * lane[l ^ m];
+        std::copy(next, next + 32, lane);
+      }
+      const double warp = lane[0] * (-secular_delta(p.d.data(), j, origin[j], tau[j]) / p.rho);
+      ASSERT_TRUE(std::isnormal(warp) && std::isnormal(serial)) << name(kind) << " j " << j;
+      worst = std::max(worst, std::fabs(warp - serial) / std::fabs(serial));
+    }
+    EXPECT_LE(worst, 4.0 * k * eps) << name(kind);
+    std::printf("%-10s z-hat^2, butterfly vs serial product: %.1f eps\n", name(kind), worst / eps);
+  }
+}
+
+TEST(SecularRoot, ZhatFactorsArePositive) {
+  // Gu-Eisenstat's products from the computed roots: every factor positive (interlacing).
+  const Problem p = make(Kind::Random, 300, 3);
+  const long k = 300;
+  double znorm2 = 0;
+  for (double x : p.z) znorm2 += x * x;
+  std::vector<long> origin(k);
+  std::vector<double> tau(k);
+  for (long i = 0; i < k; ++i) {
+    const SecularRoot r = secular_root(k, p.d.data(), p.rho, znorm2, i,
+                                       SerialSecularEval{k, p.d.data(), p.z.data(), i});
+    origin[i] = r.origin;
+    tau[i] = r.tau;
+  }
+  for (long j = 0; j < k; ++j)
+    for (long i = 0; i < k; ++i)
+      if (i != j) ASSERT_GT(zhat_factor(p.d.data(), j, i, origin.data(), tau.data()), 0.0);
+}
+
+}  // namespace
+}  // namespace pipevd
