@@ -283,20 +283,33 @@ void build_panel(const Merge& m, long c0, long c1, double* out, int threads) {
 // Page-locked host memory from the backend (for asynchronous uploads), released with it.
 class HostStaging {
  public:
-  HostStaging(EngineBackend& be, long count) : be_(be), p_(be.allocate_host_staging(count)) {}
+  // pinned false: ordinary host memory, uploaded synchronously (the path measured on a device).
+  HostStaging(EngineBackend& be, long count, bool pinned)
+      : be_(be), pinned_(pinned), p_(pinned ? be.allocate_host_staging(count) : nullptr) {
+    if (!pinned_) plain_.resize(static_cast<std::size_t>(std::max(1L, count)));
+  }
   ~HostStaging() {
     try {
-      be_.release_host_staging(p_);
+      if (pinned_) be_.release_host_staging(p_);
     } catch (...) {  // the backend reports its errors at the next operation
     }
   }
   HostStaging(const HostStaging&) = delete;
   HostStaging& operator=(const HostStaging&) = delete;
-  double* get() const { return p_; }
+  double* get() { return pinned_ ? p_ : plain_.data(); }
+  // Upload count doubles to dev: asynchronously from pinned memory, else synchronously.
+  void upload(double* from, double* dev, long count) {
+    if (pinned_)
+      be_.copy_to_device_async(from, dev, count);
+    else
+      be_.copy_to_device(from, dev, count);
+  }
 
  private:
   EngineBackend& be_;
+  bool pinned_;
   double* p_;
+  std::vector<double> plain_;
 };
 
 struct Context {
@@ -308,6 +321,7 @@ struct Context {
   DcStats st;
   std::unique_ptr<SecularMerge> sm;  // the backend's merge, where merges of k >= sm_min use it
   long sm_min = 0;
+  bool pinned = false;  // M panels in page-locked staging, uploaded asynchronously
 };
 
 // Deflation on the host, then roots and z-hat either on the host (dlaed4) or by the backend's
@@ -448,7 +462,7 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
       // Many small merges: plans and whole Ms in parallel over merges, one upload for the level.
       std::vector<long> moff(count + 1, 0);
       for (long i = 0; i < count; ++i) moff[i + 1] = moff[i] + level[i].k() * level[i].k();
-      HostStaging mh(be, moff.back());
+      HostStaging mh(be, moff.back(), cx.pinned);
       const int inner = std::max(1, cx.threads / static_cast<int>(count));
       parallel_for(cx.threads, count, 1, [&](long b, long en) {
         for (long i = b; i < en; ++i) {
@@ -458,7 +472,7 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
       });
       mark(cx, cx.st.host_merge, t);
       DeviceBuffer md(be, moff.back());
-      be.copy_to_device_async(mh.get(), md.get(), moff.back());
+      mh.upload(mh.get(), md.get(), moff.back());
       ++cx.st.panels;
       mark(cx, cx.st.upload, t);
       for (long i = 0; i < count; ++i) gemms(level[i], md.get() + moff[i], 0, level[i].k());
@@ -484,8 +498,8 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
         // Two pinned host panels: panel p + 1 is built while panel p uploads and its GEMMs run.
         // One device panel suffices: the backend orders the upload of p + 1 after p's GEMMs.
         const bool two = kk > pw;
-        HostStaging mh0(be, kk * pw);
-        std::unique_ptr<HostStaging> mh1(two ? new HostStaging(be, kk * pw) : nullptr);
+        HostStaging mh0(be, kk * pw, cx.pinned);
+        std::unique_ptr<HostStaging> mh1(two ? new HostStaging(be, kk * pw, cx.pinned) : nullptr);
         DeviceBuffer md(be, kk * pw);
         for (long c0 = 0, p = 0; c0 < kk; c0 += pw, ++p) {
           const long c1 = std::min(kk, c0 + pw);
@@ -494,7 +508,7 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
           mark(cx, cx.st.upload, t);
           build_panel(mg, c0, c1, mh, cx.threads);
           mark(cx, cx.st.host_merge, t);
-          be.copy_to_device_async(mh, md.get(), kk * (c1 - c0));
+          mh0.upload(mh, md.get(), kk * (c1 - c0));
           ++cx.st.panels;
           mark(cx, cx.st.upload, t);
           gemms(mg, md.get(), c0, c1);
@@ -537,7 +551,14 @@ int tridiagonal_dc(EngineBackend& be, long n, double* d, const double* e, double
   int on_device = opt.merge_on_device;
   if (on_device < 0) {  // PIPEVD_DC_DEVICE_MERGE=0|1 overrides the default (comparisons)
     const char* env = std::getenv("PIPEVD_DC_DEVICE_MERGE");
-    on_device = env && *env ? std::atoi(env) : (be.host_memory() ? 0 : 1);
+    // Off by default until the device path has run on a GPU (it is tested on the host backend).
+    on_device = env && *env ? std::atoi(env) : 0;
+  }
+  if (opt.pinned_staging >= 0) {
+    cx.pinned = opt.pinned_staging > 0;
+  } else {
+    const char* env = std::getenv("PIPEVD_DC_PINNED");
+    cx.pinned = env && *env == '1';
   }
   if (on_device > 0) {
     cx.sm = be.secular_merge();

@@ -13,12 +13,14 @@ struct DcOptions {
   int threads = 0;       // host threads; 0: PIPEVD_DC_THREADS, else every CPU of the node
   bool verbose = false;  // stage times to stderr (also PIPEVD_VERBOSE)
   // Secular roots and M made by the backend (EngineBackend::secular_merge) for merges of order
-  // >= device_merge_min: -1 where the backend's memory is a device's (not the host backend;
-  // PIPEVD_DC_DEVICE_MERGE=0|1 overrides), 0 never (roots by LAPACK's dlaed4, M built on the host
-  // and uploaded), 1 wherever the backend offers it (the host backend runs the same per-root code
-  // serially: tests).
+  // >= device_merge_min: -1 PIPEVD_DC_DEVICE_MERGE=0|1, off when unset (the GPU kernels have not
+  // run on a device yet), 0 never (roots by LAPACK's dlaed4, M built on the host and uploaded),
+  // 1 wherever the backend offers it (the host backend runs the same per-root code serially).
   int merge_on_device = -1;
   long device_merge_min = 512;
+  // M's panels built in page-locked memory and uploaded asynchronously, double-buffered: -1
+  // PIPEVD_DC_PINNED=1, off when unset (not yet run on a device), 0 off, 1 on.
+  int pinned_staging = -1;
 };
 
 // Seconds per part of one tridiagonal_dc call (host clock). Asking for them (stats != nullptr)

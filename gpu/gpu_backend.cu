@@ -19,8 +19,6 @@
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
 #include "gpu/panel_qr.cuh"
-
-
 #include "gpu/secular_merge.cuh"
 #include "gpu/sturm_bisection.cuh"
 #include "gpu/syr2k.hpp"

@@ -131,21 +131,26 @@ TEST(GpuTridiagonalDc, DeviceMergeAgainstHostMerge) {
       opt.device_merge_min = n > 2000 ? 512 : 100;
       if (n > 2000) opt.panel = 1024;  // several panels per merge
       if (n < 5000) test::check_dc(*be, t, opt, what + " (device merge)");
-      std::vector<std::vector<double>> d(3, t.d), q(3, std::vector<double>(n * n));
-      DcStats st[3];
-      for (int r = 0; r < 3; ++r) {  // device, device again, host merge
+      std::vector<std::vector<double>> d(4, t.d), q(4, std::vector<double>(n * n));
+      DcStats st[4];
+      // device, device again, host merge, host merge from pinned staging (asynchronous uploads)
+      for (int r = 0; r < 4; ++r) {
         opt.merge_on_device = r < 2 ? 1 : 0;
+        opt.pinned_staging = r == 3 ? 1 : 0;
         DeviceBuffer qd(*be, n * n);
         ASSERT_EQ(tridiagonal_dc(*be, n, d[r].data(), t.e.data(), qd.get(), n, opt, &st[r]), 0)
             << what;
         be->copy_to_host(qd.get(), q[r].data(), n * n);
-        if (n > 5000 && r != 1)
+        if (n > 5000 && (r == 0 || r == 2))
           device_check(*be, t, d[r], q[r], qd.get(), what + (r ? " (host merge)" : " (device)"));
       }
       if (k != TKind::Splits) EXPECT_GT(st[0].device_merges, 0) << what;
       EXPECT_EQ(st[2].device_merges, 0) << what;
       EXPECT_EQ(0, std::memcmp(d[0].data(), d[1].data(), sizeof(double) * n)) << what;
       EXPECT_EQ(0, std::memcmp(q[0].data(), q[1].data(), sizeof(double) * n * n)) << what;
+      // The same M through pinned, double-buffered uploads: bitwise the synchronous path's.
+      EXPECT_EQ(0, std::memcmp(d[2].data(), d[3].data(), sizeof(double) * n)) << what;
+      EXPECT_EQ(0, std::memcmp(q[2].data(), q[3].data(), sizeof(double) * n * n)) << what;
       double tnorm = 0, diff = 0;
       for (long i = 0; i < n; ++i) {
         tnorm = std::max(tnorm, std::fabs(t.d[i]) + (i + 1 < n ? 2 * std::fabs(t.e[i]) : 0.0));

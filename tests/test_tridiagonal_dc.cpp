@@ -88,6 +88,7 @@ TEST(TridiagonalDc, BackendMergeAgainstDstedcAndHostMerge) {
       DcStats sd, sh;
       ASSERT_EQ(tridiagonal_dc(be, n, dd.data(), t.e.data(), qd.get(), n, opt, &sd), 0) << what;
       opt.merge_on_device = 0;
+      opt.pinned_staging = 1;  // the double-buffered staging logic (plain memory on the host)
       ASSERT_EQ(tridiagonal_dc(be, n, dh.data(), t.e.data(), qh.get(), n, opt, &sh), 0) << what;
       if (k != TKind::Identity && k != TKind::Splits && k != TKind::Tiny)
         EXPECT_GT(sd.device_merges, 0) << what;
