@@ -119,6 +119,30 @@ void pipelined_exchange(int chunks, int threads, MPI_Comm comm, const std::vecto
                       [&](long i) { unpack(unpacks[chunks - 1][i]); });
 }
 
+// Sizes and places of the pieces of an exchange (P as for pipelined_exchange): count_of(p) for
+// every piece that is not own, on threads, then the offsets, each peer's pieces one after the other
+// from soff[peer] (send pieces `out`) or roff[peer] (receive pieces `in`).
+template <class P, class Count>
+void place_pieces(std::vector<P>& out, std::vector<P>& in, const std::vector<long>& soff,
+                  const std::vector<long>& roff, int threads, Count&& count_of) {
+  parallel_for(static_cast<long>(out.size() + in.size()), threads, [&](long k) {
+    P& p = k < static_cast<long>(out.size()) ? out[k] : in[k - out.size()];
+    if (!p.own) p.count = count_of(p);
+  });
+  auto set_offsets = [](std::vector<P>& pieces, const std::vector<long>& off) {
+    int peer = -1;
+    long at = 0;
+    for (P& p : pieces) {
+      if (p.own) continue;
+      if (p.peer != peer) at = off[peer = p.peer];
+      p.offset = at;
+      at += p.count;
+    }
+  };
+  set_offsets(out, soff);
+  set_offsets(in, roff);
+}
+
 // [k0, k1) ranges that split `count` runs into at most `parts` nearly equal pieces (none empty).
 inline std::vector<std::pair<size_t, size_t>> split_runs(size_t count, int parts) {
   std::vector<std::pair<size_t, size_t>> out;

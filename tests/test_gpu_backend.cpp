@@ -29,20 +29,18 @@
 #include "host/bulge_chasing.hpp"
 #include "host/host_backend.hpp"
 #include "tests/support/accuracy.hpp"
+#include "tests/support/device_vector.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
 namespace {
 
 using Mat = std::vector<double>;
-
-Mat random_vector(long count, unsigned seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Mat v(static_cast<size_t>(std::max(0L, count)));
-  for (double& x : v) x = u(gen);
-  return v;
-}
+using test::bitwise_equal;
+using test::Dev;
+using test::max_abs_diff;
+using test::random_vector;
 
 Mat random_symmetric(long n, unsigned seed) {
   Mat a = random_vector(n * n, seed);
@@ -56,34 +54,6 @@ double norm(const Mat& x) {
   for (double v : x) s += v * v;
   return std::sqrt(s);
 }
-
-double max_abs_diff(const Mat& x, const Mat& y) {
-  EXPECT_EQ(x.size(), y.size());
-  double d = 0;
-  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) d = std::max(d, std::fabs(x[i] - y[i]));
-  return d;
-}
-
-bool bitwise_equal(const Mat& x, const Mat& y) {
-  return x.size() == y.size() &&
-         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
-}
-
-// Host data <-> a GPU buffer.
-struct Dev {
-  gpu::GpuBackend& be;
-  DeviceBuffer buf;
-  Dev(gpu::GpuBackend& b, const Mat& host) : be(b), buf(b, std::max<long>(1, host.size())) {
-    be.copy_to_device(host.data(), buf.get(), static_cast<long>(host.size()));
-  }
-  Dev(gpu::GpuBackend& b, long count) : be(b), buf(b, std::max(1L, count)) {}
-  double* get() const { return buf.get(); }
-  Mat to_host(long count) const {
-    Mat h(static_cast<size_t>(count));
-    be.copy_to_host(buf.get(), h.data(), count);
-    return h;
-  }
-};
 
 class GpuBackendTest : public testing::Test {
  protected:

@@ -18,12 +18,17 @@
 
 #include "gpu/gpu_backend.hpp"
 #include "host/host_backend.hpp"
+#include "tests/support/device_vector.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
 namespace {
 
 using Mat = std::vector<double>;
+using test::bitwise_equal;
+using test::Dev;
+using test::max_abs_diff;
 
 // Frobenius norm with scaling: no overflow at 1e300, no underflow at 1e-300.
 double fro(const Mat& x) {
@@ -33,18 +38,6 @@ double fro(const Mat& x) {
   double q = 0;
   for (double v : x) q += (v / s) * (v / s);
   return s * std::sqrt(q);
-}
-
-double max_abs_diff(const Mat& x, const Mat& y) {
-  EXPECT_EQ(x.size(), y.size());
-  double d = 0;
-  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) d = std::max(d, std::fabs(x[i] - y[i]));
-  return d;
-}
-
-bool bitwise_equal(const Mat& x, const Mat& y) {
-  return x.size() == y.size() &&
-         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
 }
 
 enum class Kind { Random, ZeroColumns, RepeatedColumns, Identity, Tiny, Huge };
@@ -97,21 +90,6 @@ Mat make_panel(Kind kind, long m, long nb, long ldp, unsigned seed) {
     }
   return a;
 }
-
-// Host data <-> a GPU buffer.
-struct Dev {
-  gpu::GpuBackend& be;
-  DeviceBuffer buf;
-  Dev(gpu::GpuBackend& b, const Mat& host) : be(b), buf(b, std::max<long>(1, host.size())) {
-    be.copy_to_device(host.data(), buf.get(), static_cast<long>(host.size()));
-  }
-  double* get() const { return buf.get(); }
-  Mat to_host(long count) const {
-    Mat h(static_cast<size_t>(count));
-    be.copy_to_host(buf.get(), h.data(), count);
-    return h;
-  }
-};
 
 // The m x n leading block of x (leading dimension ldx), packed.
 Mat pack(const Mat& x, long m, long n, long ldx) {
