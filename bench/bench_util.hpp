@@ -1,10 +1,15 @@
-// What the single-GPU benchmarks share: wall-clock seconds, "a,b,c" size lists, and the splitmix64
-// finalizer that turns a counter into a value uniform in (-1, 1) (host and device, so a matrix
-// generated on the GPU equals one generated on the host from the same counters).
+// What the single-GPU benchmarks share: their main (MPI around run, errors reported), wall-clock
+// seconds, "a,b,c" size lists, and the splitmix64 finalizer that turns a counter into a value
+// uniform in (-1, 1) (host and device, so a matrix generated on the GPU equals one generated on
+// the host from the same counters).
 #pragma once
+#include <mpi.h>
+
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,6 +35,21 @@ inline std::vector<long> parse_list(const std::string& s) {
   std::string item;
   while (std::getline(ss, item, ',')) out.push_back(std::atol(item.c_str()));
   return out;
+}
+
+// The body of a benchmark's main: run(argc, argv) between MPI_Init_thread (MPI_THREAD_MULTIPLE)
+// and MPI_Finalize; an exception is reported as "name: what" and gives 1.
+inline int bench_main(int argc, char** argv, const char* name, int (*run)(int, char**)) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rc = 1;
+  try {
+    rc = run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", name, e.what());
+  }
+  MPI_Finalize();
+  return rc;
 }
 
 // splitmix64's mixing of z, mapped to (-1, 1) from its top 53 bits.

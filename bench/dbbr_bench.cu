@@ -455,15 +455,4 @@ int run(int argc, char** argv) {
   return 0;
 }
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rc = 1;
-  try {
-    rc = run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dbbr_bench: %s\n", e.what());
-  }
-  MPI_Finalize();
-  return rc;
-}
+int main(int argc, char** argv) { return pipevd::bench::bench_main(argc, argv, "dbbr_bench", run); }

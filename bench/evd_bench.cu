@@ -282,15 +282,4 @@ int run(int argc, char** argv) {
   return failures == 0 ? 0 : 1;
 }
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rc = 1;
-  try {
-    rc = run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "evd_bench: %s\n", e.what());
-  }
-  MPI_Finalize();
-  return rc;
-}
+int main(int argc, char** argv) { return pipevd::bench::bench_main(argc, argv, "evd_bench", run); }

@@ -146,12 +146,9 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     return;
   }
 
-  std::vector<double> piece_seconds(pieces.size(), 0.0);
-  parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
-    const double t0 = times ? seconds_now() : 0;
-    pack_piece(pieces[k]);
-    if (times) piece_seconds[k] = seconds_now() - t0;
-  });
+  const std::vector<double> piece_seconds =
+      timed_parallel_for(static_cast<long>(pieces.size()), threads, times != nullptr,
+                         [&](long k) { pack_piece(pieces[k]); });
   for (size_t k = 0; k < pieces.size() && times; ++k)
     if (pieces[k].own) times->own += piece_seconds[k];
   clock.lap(&PhaseTimes::pack);

@@ -46,6 +46,18 @@ inline double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// parallel_for with, where `timed`, each f(k)'s wall seconds in the result (zeros otherwise).
+template <class F>
+std::vector<double> timed_parallel_for(long count, int threads, bool timed, F&& f) {
+  std::vector<double> seconds(static_cast<size_t>(count), 0.0);
+  parallel_for(count, threads, [&](long k) {
+    const double t0 = timed ? seconds_now() : 0;
+    f(k);
+    if (timed) seconds[k] = seconds_now() - t0;
+  });
+  return seconds;
+}
+
 // f(k) for k in [0, count) on `threads` threads while this thread drives `req` to completion (an
 // exchange in flight moves only inside MPI calls of this thread: the others never call MPI); once
 // it is complete this thread takes work too. req: MPI_REQUEST_NULL for none.

@@ -30,6 +30,7 @@
 #include "host/host_backend.hpp"
 #include "tests/support/accuracy.hpp"
 #include "tests/support/device_vector.hpp"
+#include "tests/support/gpu_host_fixture.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
 #include "tests/support/vector_compare.hpp"
 
@@ -40,14 +41,8 @@ using Mat = std::vector<double>;
 using test::bitwise_equal;
 using test::Dev;
 using test::max_abs_diff;
+using test::random_symmetric;
 using test::random_vector;
-
-Mat random_symmetric(long n, unsigned seed) {
-  Mat a = random_vector(n * n, seed);
-  for (long j = 0; j < n; ++j)
-    for (long i = 0; i < j; ++i) a[i + j * n] = a[j + i * n];
-  return a;
-}
 
 double norm(const Mat& x) {
   double s = 0;
@@ -55,15 +50,7 @@ double norm(const Mat& x) {
   return std::sqrt(s);
 }
 
-class GpuBackendTest : public testing::Test {
- protected:
-  void SetUp() override {
-    gpu_.bind(MPI_COMM_SELF);
-    host_.bind(MPI_COMM_SELF);
-  }
-  gpu::GpuBackend gpu_;
-  HostBackend host_;
-};
+class GpuBackendTest : public test::GpuAgainstHostTest {};
 
 TEST_F(GpuBackendTest, AllocationIsZeroedAndAFailedOneIsAClearError) {
   Dev d(gpu_, 1001);
@@ -309,7 +296,7 @@ TEST_F(GpuBackendTest, DbbrAndSbrBackEqualHost) {
                          {513, 32, 128},
                          {777, 16, 64}}) {
     SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b) + " k=" + std::to_string(k));
-    const Mat a = random_symmetric(n, static_cast<unsigned>(n + 11));
+    const Mat a = random_symmetric(n, n, static_cast<unsigned>(n + 11));
     const DbbrResult h = dbbr(host_, a, n, b, k);
     const DbbrResult g1 = dbbr(gpu_, a, n, b, k), g2 = dbbr(gpu_, a, n, b, k);
     EXPECT_TRUE(bitwise_equal(g1.band, g2.band));
@@ -343,7 +330,7 @@ TEST_F(GpuBackendTest, RunEngineOnOneGpuEqualsHost) {
   for (long n : {1L, 2L, 3L, 31L, 100L, 513L, 2000L})
     for (bool vectors : {true, false}) {
       SCOPED_TRACE("n=" + std::to_string(n) + (vectors ? " JOBZ=V" : " JOBZ=N"));
-      const Mat a = random_symmetric(n, static_cast<unsigned>(n * 3 + 1));
+      const Mat a = random_symmetric(n, n, static_cast<unsigned>(n * 3 + 1));
       const EngineRun h = engine(host_, a, n, vectors);
       const EngineRun g1 = engine(gpu_, a, n, vectors), g2 = engine(gpu_, a, n, vectors);
       ASSERT_EQ(h.info, 0);

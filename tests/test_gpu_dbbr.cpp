@@ -21,6 +21,7 @@
 #include "core/engine_plan.hpp"
 #include "gpu/gpu_backend.hpp"
 #include "host/host_backend.hpp"
+#include "tests/support/gpu_host_fixture.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
 #include "tests/support/vector_compare.hpp"
 
@@ -31,15 +32,8 @@ using Mat = std::vector<double>;
 using test::bitwise_equal;
 using test::max_abs;
 using test::max_abs_diff;
+using test::random_symmetric;
 using test::random_vector;
-
-// n x n symmetric in an ld x n array (rows past n random too: they must stay untouched).
-Mat random_symmetric(long n, long ld, unsigned seed) {
-  Mat a = random_vector(ld * n, seed);
-  for (long j = 0; j < n; ++j)
-    for (long i = 0; i < j; ++i) a[i + j * ld] = a[j + i * ld];
-  return a;
-}
 
 double frobenius_diff(const Mat& x, const Mat& y) {
   double s = 0;
@@ -59,15 +53,7 @@ Mat on_backend(EngineBackend& be, const Mat& a, const Mat& b, const Mat& c0, lon
   return c;
 }
 
-class GpuDbbrTest : public testing::Test {
- protected:
-  void SetUp() override {
-    gpu_.bind(MPI_COMM_SELF);
-    host_.bind(MPI_COMM_SELF);
-  }
-  gpu::GpuBackend gpu_;
-  HostBackend host_;
-};
+class GpuDbbrTest : public test::GpuAgainstHostTest {};
 
 TEST_F(GpuDbbrTest, Syr2kFullEqualsHostAndStaysSymmetric) {
   for (auto [n, k] : {std::array<long, 2>{1, 3},

@@ -19,6 +19,7 @@
 #include "gpu/gpu_backend.hpp"
 #include "host/host_backend.hpp"
 #include "tests/support/device_vector.hpp"
+#include "tests/support/gpu_host_fixture.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
 #include "tests/support/vector_compare.hpp"
 
@@ -99,13 +100,8 @@ Mat pack(const Mat& x, long m, long n, long ldx) {
   return p;
 }
 
-class GpuPanelQrTest : public testing::Test {
+class GpuPanelQrTest : public test::GpuAgainstHostTest {
  protected:
-  void SetUp() override {
-    gpu_.bind(MPI_COMM_SELF);
-    host_.bind(MPI_COMM_SELF);
-  }
-
   // x := Q x (trans 'N') or Q^T x (trans 'T'), Q = I - W Y^T, x m x n packed.
   void apply_q(char trans, long m, long nb, const Mat& w, const Mat& y, Mat& x, long n) {
     Mat s(static_cast<size_t>(nb * n));
@@ -167,9 +163,6 @@ class GpuPanelQrTest : public testing::Test {
     EXPECT_LE(max_abs_diff(w, hw), 40 * eps) << "W";
     EXPECT_LE(max_abs_diff(y, hy), 40 * eps) << "Y";
   }
-
-  gpu::GpuBackend gpu_;
-  HostBackend host_;
 };
 
 const long kRows[] = {1, 2, 31, 32, 33, 100, 1000, 4099, 32769};

@@ -20,6 +20,15 @@ inline std::vector<double> random_vector(long count, unsigned seed) {
   return v;
 }
 
+// n x n symmetric in an ld x n array, random_vector(ld * n, seed) with its lower triangle
+// mirrored (rows past n random too: they must stay untouched).
+inline std::vector<double> random_symmetric(long n, long ld, unsigned seed) {
+  std::vector<double> a = random_vector(ld * n, seed);
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < j; ++i) a[i + j * ld] = a[j + i * ld];
+  return a;
+}
+
 inline double max_abs(const std::vector<double>& x) {
   double m = 0;
   for (double v : x) m = std::max(m, std::fabs(v));
