@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.hpp"
 #include "core/dbbr.hpp"
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
@@ -47,18 +48,10 @@
 namespace {
 
 using pipevd::DbbrPart;
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::vector<long> parse_list(const std::string& s) {
-  std::vector<long> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(std::atol(item.c_str()));
-  return out;
-}
+using pipevd::bench::Clock;
+using pipevd::bench::parse_list;
+using pipevd::bench::seconds_since;
+using pipevd::bench::splitmix_uniform;
 
 constexpr int kParts = static_cast<int>(DbbrPart::Count);
 const char* const kPartNames[kParts] = {"panel_qr", "aw",     "form_z", "panel_upd",
@@ -71,11 +64,7 @@ __global__ void random_symmetric(long n, std::uint64_t seed, double* a) {
        k += static_cast<long>(gridDim.x) * blockDim.x) {
     const long j = k / n, i = k - j * n;
     const std::uint64_t lo = i < j ? i : j, hi = i < j ? j : i;
-    std::uint64_t z = seed + lo * 0x9E3779B97F4A7C15ull + hi * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    a[k] = 2.0 * (static_cast<double>(z >> 11) * 0x1.0p-53) - 1.0;
+    a[k] = splitmix_uniform(seed + lo * 0x9E3779B97F4A7C15ull + hi * 0xBF58476D1CE4E5B9ull);
   }
 }
 
@@ -83,11 +72,7 @@ __global__ void random_symmetric(long n, std::uint64_t seed, double* a) {
 __global__ void random_values(long count, std::uint64_t seed, double* a) {
   for (long k = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; k < count;
        k += static_cast<long>(gridDim.x) * blockDim.x) {
-    std::uint64_t z = seed + k * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    a[k] = 2.0 * (static_cast<double>(z >> 11) * 0x1.0p-53) - 1.0;
+    a[k] = splitmix_uniform(seed + k * 0x9E3779B97F4A7C15ull);
   }
 }
 void fill_random(cudaStream_t s, long n, double* a) {
@@ -217,6 +202,21 @@ void run_sytrd(cusolverDnHandle_t solver, cudaStream_t s, double* a, long n) {
     cudaFree(p);
 }
 
+// The best of `reps` wall times of f() to the end of its work on stream s; prepare() (untimed)
+// before each.
+template <class Prepare, class F>
+double best_seconds(int reps, cudaStream_t s, Prepare&& prepare, F&& f) {
+  double best = 1e300;
+  for (int r = 0; r < reps; ++r) {
+    prepare();
+    const auto t0 = Clock::now();
+    f();
+    PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s));
+    best = std::min(best, seconds_since(t0));
+  }
+  return best;
+}
+
 // The panel QR of an m x b panel (a holds m x m, filled here, or with fill = false an m x b panel
 // already filled; the same panel copied in per repetition).
 void run_panel_qr(pipevd::gpu::GpuBackend& be, cusolverDnHandle_t solver, cublasHandle_t blas,
@@ -227,16 +227,13 @@ void run_panel_qr(pipevd::gpu::GpuBackend& be, cusolverDnHandle_t solver, cublas
   be.copy_matrix(m, b, a, m, src.get(), m);
   be.synchronize();
   auto time = [&](auto&& f) {
-    double best = 1e300;
-    for (int r = 0; r < reps; ++r) {
-      be.copy_matrix(m, b, src.get(), m, a, m);
-      be.synchronize();
-      const auto t0 = Clock::now();
-      f();
-      PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s));
-      best = std::min(best, seconds_since(t0));
-    }
-    return best;
+    return best_seconds(
+        reps, s,
+        [&] {
+          be.copy_matrix(m, b, src.get(), m, a, m);
+          be.synchronize();
+        },
+        f);
   };
   using Path = pipevd::gpu::GpuBackend::PanelQrPath;
   be.set_panel_qr_path(Path::Fused);  // the fused kernel wherever it fits, for the comparison
@@ -306,15 +303,8 @@ void run_aw_probe(pipevd::gpu::GpuBackend& be, cublasHandle_t blas, cudaStream_t
   fill_random(s, m, a);
   be.copy_matrix(m, b, a, m, w.get(), m);  // any values
   auto time = [&](auto&& f) {
-    double best = 1e300;
-    for (int r = 0; r < reps; ++r) {
-      be.synchronize();
-      const auto t0 = Clock::now();
-      f();
-      PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s));
-      best = std::min(best, seconds_since(t0));
-    }
-    return best;
+    return best_seconds(
+        reps, s, [&] { be.synchronize(); }, f);
   };
   const double one = 1.0, zero = 0.0;
   const double t_gemm_t =
@@ -465,15 +455,4 @@ int run(int argc, char** argv) {
   return 0;
 }
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rc = 1;
-  try {
-    rc = run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dbbr_bench: %s\n", e.what());
-  }
-  MPI_Finalize();
-  return rc;
-}
+int main(int argc, char** argv) { return pipevd::bench::bench_main(argc, argv, "dbbr_bench", run); }

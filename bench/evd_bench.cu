@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.hpp"
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
 #include "gpu/gpu_backend.hpp"
@@ -37,29 +38,18 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::vector<long> parse_list(const std::string& s) {
-  std::vector<long> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(std::atol(item.c_str()));
-  return out;
-}
+using pipevd::bench::Clock;
+using pipevd::bench::parse_list;
+using pipevd::bench::seconds_since;
+using pipevd::bench::splitmix_uniform;
 
 // A random symmetric matrix, entries uniform in (-1, 1) (splitmix64), both triangles.
 void random_symmetric(long n, std::uint64_t seed, double* a) {
   for (long j = 0; j < n; ++j)
     for (long i = j; i < n; ++i) {
-      std::uint64_t z = seed + static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull +
-                        static_cast<std::uint64_t>(j) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      z ^= z >> 31;
-      const double v = 2.0 * (static_cast<double>(z >> 11) * 0x1.0p-53) - 1.0;
+      const double v =
+          splitmix_uniform(seed + static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull +
+                           static_cast<std::uint64_t>(j) * 0xBF58476D1CE4E5B9ull);
       a[i + j * n] = v;
       a[j + i * n] = v;
     }
@@ -292,15 +282,4 @@ int run(int argc, char** argv) {
   return failures == 0 ? 0 : 1;
 }
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rc = 1;
-  try {
-    rc = run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "evd_bench: %s\n", e.what());
-  }
-  MPI_Finalize();
-  return rc;
-}
+int main(int argc, char** argv) { return pipevd::bench::bench_main(argc, argv, "evd_bench", run); }

@@ -65,18 +65,6 @@ long elements_of(char uplo, const Piece& p) {
   return c;
 }
 
-// Offsets of the pieces that are not own: each peer's pieces one after the other from off[peer].
-void set_offsets(std::vector<Piece>& pieces, const std::vector<long>& off) {
-  int peer = -1;
-  long at = 0;
-  for (Piece& p : pieces) {
-    if (p.own) continue;
-    if (p.peer != peer) at = off[peer = p.peer];
-    p.offset = at;
-    at += p.count;
-  }
-}
-
 }  // namespace
 
 // Senders pack the mirrored part (a mirrored segment is a row of their local array, no block for a
@@ -140,12 +128,8 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     add_pieces(in, src, c0, c1, true, false, local_runs(view, grid.prow[src], grid.pcol[src]),
                chunks, slices);
   }
-  parallel_for(static_cast<long>(pieces.size() + in.size()), threads, [&](long k) {
-    Piece& p = k < static_cast<long>(pieces.size()) ? pieces[k] : in[k - pieces.size()];
-    if (!p.own) p.count = elements_of(uplo, p);
-  });
-  set_offsets(pieces, soff);
-  set_offsets(in, roff);
+  place_pieces(pieces, in, soff, roff, threads,
+               [&](const Piece& p) { return elements_of(uplo, p); });
   MessageBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));
   auto pack_piece = [&](const Piece& p) {
     if (p.own) {
@@ -207,12 +191,9 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     clock.lap(&PhaseTimes::exchange);
     return;
   }
-  std::vector<double> piece_seconds(pieces.size(), 0.0);
-  parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
-    const double t0 = times ? seconds_now() : 0;
-    pack_piece(pieces[k]);
-    if (times) piece_seconds[k] = seconds_now() - t0;
-  });
+  const std::vector<double> piece_seconds =
+      timed_parallel_for(static_cast<long>(pieces.size()), threads, times != nullptr,
+                         [&](long k) { pack_piece(pieces[k]); });
   for (size_t k = 0; k < pieces.size() && times; ++k) {
     if (pieces[k].own) times->own += piece_seconds[k];
     if (pieces[k].mirrored) times->mirror += piece_seconds[k];

@@ -43,18 +43,6 @@ long elements_of(const Piece& p) {
   return c;
 }
 
-// Offsets of the pieces that are not own: each peer's pieces one after the other from off[peer].
-void set_offsets(std::vector<Piece>& pieces, const std::vector<long>& off) {
-  int peer = -1;
-  long at = 0;
-  for (Piece& p : pieces) {
-    if (p.own) continue;
-    if (p.peer != peer) at = off[peer = p.peer];
-    p.offset = at;
-    at += p.count;
-  }
-}
-
 }  // namespace
 
 // Segments are contiguous on both sides, so messages of long segments go straight from z_rows to
@@ -124,12 +112,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     add_pieces(in, src, layout.row_begin[from], layout.row_begin[from + 1], false, mine, chunks,
                slices);
   }
-  parallel_for(static_cast<long>(pieces.size() + in.size()), threads, [&](long k) {
-    Piece& p = k < static_cast<long>(pieces.size()) ? pieces[k] : in[k - pieces.size()];
-    if (!p.own) p.count = elements_of(p);
-  });
-  set_offsets(pieces, soff);
-  set_offsets(in, roff);
+  place_pieces(pieces, in, soff, roff, threads, [&](const Piece& p) { return elements_of(p); });
   clock.lap(&PhaseTimes::types);
 
   auto pack_piece = [&](const Piece& p) {
@@ -163,12 +146,9 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     return;
   }
 
-  std::vector<double> piece_seconds(pieces.size(), 0.0);
-  parallel_for(static_cast<long>(pieces.size()), threads, [&](long k) {
-    const double t0 = times ? seconds_now() : 0;
-    pack_piece(pieces[k]);
-    if (times) piece_seconds[k] = seconds_now() - t0;
-  });
+  const std::vector<double> piece_seconds =
+      timed_parallel_for(static_cast<long>(pieces.size()), threads, times != nullptr,
+                         [&](long k) { pack_piece(pieces[k]); });
   for (size_t k = 0; k < pieces.size() && times; ++k)
     if (pieces[k].own) times->own += piece_seconds[k];
   clock.lap(&PhaseTimes::pack);

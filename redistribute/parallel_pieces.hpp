@@ -46,6 +46,18 @@ inline double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// parallel_for with, where `timed`, each f(k)'s wall seconds in the result (zeros otherwise).
+template <class F>
+std::vector<double> timed_parallel_for(long count, int threads, bool timed, F&& f) {
+  std::vector<double> seconds(static_cast<size_t>(count), 0.0);
+  parallel_for(count, threads, [&](long k) {
+    const double t0 = timed ? seconds_now() : 0;
+    f(k);
+    if (timed) seconds[k] = seconds_now() - t0;
+  });
+  return seconds;
+}
+
 // f(k) for k in [0, count) on `threads` threads while this thread drives `req` to completion (an
 // exchange in flight moves only inside MPI calls of this thread: the others never call MPI); once
 // it is complete this thread takes work too. req: MPI_REQUEST_NULL for none.
@@ -117,6 +129,30 @@ void pipelined_exchange(int chunks, int threads, MPI_Comm comm, const std::vecto
   }
   parallel_for_during(static_cast<long>(unpacks[chunks - 1].size()), threads, &none,
                       [&](long i) { unpack(unpacks[chunks - 1][i]); });
+}
+
+// Sizes and places of the pieces of an exchange (P as for pipelined_exchange): count_of(p) for
+// every piece that is not own, on threads, then the offsets, each peer's pieces one after the other
+// from soff[peer] (send pieces `out`) or roff[peer] (receive pieces `in`).
+template <class P, class Count>
+void place_pieces(std::vector<P>& out, std::vector<P>& in, const std::vector<long>& soff,
+                  const std::vector<long>& roff, int threads, Count&& count_of) {
+  parallel_for(static_cast<long>(out.size() + in.size()), threads, [&](long k) {
+    P& p = k < static_cast<long>(out.size()) ? out[k] : in[k - out.size()];
+    if (!p.own) p.count = count_of(p);
+  });
+  auto set_offsets = [](std::vector<P>& pieces, const std::vector<long>& off) {
+    int peer = -1;
+    long at = 0;
+    for (P& p : pieces) {
+      if (p.own) continue;
+      if (p.peer != peer) at = off[peer = p.peer];
+      p.offset = at;
+      at += p.count;
+    }
+  };
+  set_offsets(out, soff);
+  set_offsets(in, roff);
 }
 
 // [k0, k1) ranges that split `count` runs into at most `parts` nearly equal pieces (none empty).

@@ -29,27 +29,20 @@
 #include "host/bulge_chasing.hpp"
 #include "host/host_backend.hpp"
 #include "tests/support/accuracy.hpp"
+#include "tests/support/device_vector.hpp"
+#include "tests/support/gpu_host_fixture.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
 namespace {
 
 using Mat = std::vector<double>;
-
-Mat random_vector(long count, unsigned seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Mat v(static_cast<size_t>(std::max(0L, count)));
-  for (double& x : v) x = u(gen);
-  return v;
-}
-
-Mat random_symmetric(long n, unsigned seed) {
-  Mat a = random_vector(n * n, seed);
-  for (long j = 0; j < n; ++j)
-    for (long i = 0; i < j; ++i) a[i + j * n] = a[j + i * n];
-  return a;
-}
+using test::bitwise_equal;
+using test::Dev;
+using test::max_abs_diff;
+using test::random_symmetric;
+using test::random_vector;
 
 double norm(const Mat& x) {
   double s = 0;
@@ -57,43 +50,7 @@ double norm(const Mat& x) {
   return std::sqrt(s);
 }
 
-double max_abs_diff(const Mat& x, const Mat& y) {
-  EXPECT_EQ(x.size(), y.size());
-  double d = 0;
-  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) d = std::max(d, std::fabs(x[i] - y[i]));
-  return d;
-}
-
-bool bitwise_equal(const Mat& x, const Mat& y) {
-  return x.size() == y.size() &&
-         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
-}
-
-// Host data <-> a GPU buffer.
-struct Dev {
-  gpu::GpuBackend& be;
-  DeviceBuffer buf;
-  Dev(gpu::GpuBackend& b, const Mat& host) : be(b), buf(b, std::max<long>(1, host.size())) {
-    be.copy_to_device(host.data(), buf.get(), static_cast<long>(host.size()));
-  }
-  Dev(gpu::GpuBackend& b, long count) : be(b), buf(b, std::max(1L, count)) {}
-  double* get() const { return buf.get(); }
-  Mat to_host(long count) const {
-    Mat h(static_cast<size_t>(count));
-    be.copy_to_host(buf.get(), h.data(), count);
-    return h;
-  }
-};
-
-class GpuBackendTest : public testing::Test {
- protected:
-  void SetUp() override {
-    gpu_.bind(MPI_COMM_SELF);
-    host_.bind(MPI_COMM_SELF);
-  }
-  gpu::GpuBackend gpu_;
-  HostBackend host_;
-};
+class GpuBackendTest : public test::GpuAgainstHostTest {};
 
 TEST_F(GpuBackendTest, AllocationIsZeroedAndAFailedOneIsAClearError) {
   Dev d(gpu_, 1001);
@@ -339,7 +296,7 @@ TEST_F(GpuBackendTest, DbbrAndSbrBackEqualHost) {
                          {513, 32, 128},
                          {777, 16, 64}}) {
     SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b) + " k=" + std::to_string(k));
-    const Mat a = random_symmetric(n, static_cast<unsigned>(n + 11));
+    const Mat a = random_symmetric(n, n, static_cast<unsigned>(n + 11));
     const DbbrResult h = dbbr(host_, a, n, b, k);
     const DbbrResult g1 = dbbr(gpu_, a, n, b, k), g2 = dbbr(gpu_, a, n, b, k);
     EXPECT_TRUE(bitwise_equal(g1.band, g2.band));
@@ -373,7 +330,7 @@ TEST_F(GpuBackendTest, RunEngineOnOneGpuEqualsHost) {
   for (long n : {1L, 2L, 3L, 31L, 100L, 513L, 2000L})
     for (bool vectors : {true, false}) {
       SCOPED_TRACE("n=" + std::to_string(n) + (vectors ? " JOBZ=V" : " JOBZ=N"));
-      const Mat a = random_symmetric(n, static_cast<unsigned>(n * 3 + 1));
+      const Mat a = random_symmetric(n, n, static_cast<unsigned>(n * 3 + 1));
       const EngineRun h = engine(host_, a, n, vectors);
       const EngineRun g1 = engine(gpu_, a, n, vectors), g2 = engine(gpu_, a, n, vectors);
       ASSERT_EQ(h.info, 0);

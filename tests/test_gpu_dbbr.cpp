@@ -21,51 +21,24 @@
 #include "core/engine_plan.hpp"
 #include "gpu/gpu_backend.hpp"
 #include "host/host_backend.hpp"
+#include "tests/support/gpu_host_fixture.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
 namespace {
 
 using Mat = std::vector<double>;
-
-Mat random_vector(long count, unsigned seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Mat v(static_cast<size_t>(std::max(0L, count)));
-  for (double& x : v) x = u(gen);
-  return v;
-}
-
-// n x n symmetric in an ld x n array (rows past n random too: they must stay untouched).
-Mat random_symmetric(long n, long ld, unsigned seed) {
-  Mat a = random_vector(ld * n, seed);
-  for (long j = 0; j < n; ++j)
-    for (long i = 0; i < j; ++i) a[i + j * ld] = a[j + i * ld];
-  return a;
-}
-
-double max_abs(const Mat& x) {
-  double m = 0;
-  for (double v : x) m = std::max(m, std::fabs(v));
-  return m;
-}
-
-double max_abs_diff(const Mat& x, const Mat& y) {
-  EXPECT_EQ(x.size(), y.size());
-  double d = 0;
-  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) d = std::max(d, std::fabs(x[i] - y[i]));
-  return d;
-}
+using test::bitwise_equal;
+using test::max_abs;
+using test::max_abs_diff;
+using test::random_symmetric;
+using test::random_vector;
 
 double frobenius_diff(const Mat& x, const Mat& y) {
   double s = 0;
   for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) s += (x[i] - y[i]) * (x[i] - y[i]);
   return std::sqrt(s);
-}
-
-bool bitwise_equal(const Mat& x, const Mat& y) {
-  return x.size() == y.size() &&
-         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
 }
 
 Mat on_backend(EngineBackend& be, const Mat& a, const Mat& b, const Mat& c0, long n, long k,
@@ -80,15 +53,7 @@ Mat on_backend(EngineBackend& be, const Mat& a, const Mat& b, const Mat& c0, lon
   return c;
 }
 
-class GpuDbbrTest : public testing::Test {
- protected:
-  void SetUp() override {
-    gpu_.bind(MPI_COMM_SELF);
-    host_.bind(MPI_COMM_SELF);
-  }
-  gpu::GpuBackend gpu_;
-  HostBackend host_;
-};
+class GpuDbbrTest : public test::GpuAgainstHostTest {};
 
 TEST_F(GpuDbbrTest, Syr2kFullEqualsHostAndStaysSymmetric) {
   for (auto [n, k] : {std::array<long, 2>{1, 3},

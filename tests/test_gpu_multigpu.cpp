@@ -26,23 +26,18 @@
 #include "gpu/gpu_context.hpp"
 #include "host/host_backend.hpp"
 #include "tests/support/accuracy.hpp"
+#include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_matrix.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
 namespace {
 
 using Mat = std::vector<double>;
-
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using test::max_abs;
+using test::max_abs_diff;
+using test::world_rank;
+using test::world_size;
 
 // The device the engine route gives this rank: its node-local rank modulo the visible GPUs.
 int my_device() {
@@ -59,18 +54,6 @@ Mat random_symmetric(long n, unsigned seed) {
   for (long j = 0; j < n; ++j)
     for (long i = 0; i < n; ++i) a[i + j * n] = test::random_symmetric_entry(i, j, seed);
   return a;
-}
-
-double max_abs(const Mat& x) {
-  double m = 0;
-  for (double v : x) m = std::max(m, std::fabs(v));
-  return m;
-}
-
-double max_abs_diff(const Mat& x, const Mat& y) {
-  double m = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(x[i] - y[i]));
-  return m;
 }
 
 // Ranks [0, E) of the world as one communicator (every rank calls; others get MPI_COMM_NULL).

@@ -9,10 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/accuracy.hpp"
 #include "tests/support/distributed_matrix.hpp"
-#include "tests/support/interposed_pdsyevd.hpp"
-#include "tests/support/scalapack_reference.hpp"
+#include "tests/support/e2e_pdsyevd_check.hpp"
 #include "tests/support/spectra.hpp"
 
 namespace pipevd::test {
@@ -49,31 +47,7 @@ class MultiGpuE2E : public testing::TestWithParam<Case> {};
 
 TEST_P(MultiGpuE2E, EqualsScalapackAndIsAccurate) {
   const Case c = GetParam();
-  const GridShape shape = grid_shape(c.shape);
-  BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
-  const BlockCyclicLayout layout{c.n, c.n, c.nb, c.nb, 0, 0, 2};
-  DistributedMatrix a(grid, layout), a_ref(grid, layout), z(grid, layout), z_ref(grid, layout);
-  const std::vector<double> full = matrix_of(c);
-  auto entry = [&](long i, long j) { return full[i + j * static_cast<long>(c.n)]; };
-  a.fill(entry);
-  a_ref.fill(entry);
-  std::vector<double> w(c.n), w_ref(c.n), w_values(c.n);
-  ASSERT_EQ(
-      call_pdsyevd('V', c.uplo, c.n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc), 0);
-  ASSERT_EQ(call_scalapack_pdsyevd('V', c.uplo, c.n, a_ref.data(), 1, 1, a_ref.desc, w_ref.data(),
-                                   z_ref.data(), 1, 1, z_ref.desc),
-            0);
-  EXPECT_LE(eigenvalue_difference(w, w_ref), 1e-12);
-  const std::vector<double> zf = z.gather(grid);
-  EXPECT_LT(residual(c.n, full, zf, w), kScalapackThreshold);
-  EXPECT_LT(orthogonality(c.n, zf), kScalapackThreshold);
-
-  // JOBZ = 'N' on the same engine ranks: the same eigenvalues.
-  a.fill(entry);
-  ASSERT_EQ(call_pdsyevd('N', c.uplo, c.n, a.data(), 1, 1, a.desc, w_values.data(), z.data(), 1, 1,
-                         z.desc),
-            0);
-  EXPECT_LE(eigenvalue_difference(w_values, w_ref), 1e-12);
+  expect_pdsyevd_matches_scalapack(c.shape, c.n, c.nb, c.uplo, matrix_of(c));
 }
 
 std::vector<Case> cases() {

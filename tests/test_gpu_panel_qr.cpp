@@ -18,12 +18,18 @@
 
 #include "gpu/gpu_backend.hpp"
 #include "host/host_backend.hpp"
+#include "tests/support/device_vector.hpp"
+#include "tests/support/gpu_host_fixture.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
 namespace {
 
 using Mat = std::vector<double>;
+using test::bitwise_equal;
+using test::Dev;
+using test::max_abs_diff;
 
 // Frobenius norm with scaling: no overflow at 1e300, no underflow at 1e-300.
 double fro(const Mat& x) {
@@ -33,18 +39,6 @@ double fro(const Mat& x) {
   double q = 0;
   for (double v : x) q += (v / s) * (v / s);
   return s * std::sqrt(q);
-}
-
-double max_abs_diff(const Mat& x, const Mat& y) {
-  EXPECT_EQ(x.size(), y.size());
-  double d = 0;
-  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) d = std::max(d, std::fabs(x[i] - y[i]));
-  return d;
-}
-
-bool bitwise_equal(const Mat& x, const Mat& y) {
-  return x.size() == y.size() &&
-         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
 }
 
 enum class Kind { Random, ZeroColumns, RepeatedColumns, Identity, Tiny, Huge };
@@ -98,21 +92,6 @@ Mat make_panel(Kind kind, long m, long nb, long ldp, unsigned seed) {
   return a;
 }
 
-// Host data <-> a GPU buffer.
-struct Dev {
-  gpu::GpuBackend& be;
-  DeviceBuffer buf;
-  Dev(gpu::GpuBackend& b, const Mat& host) : be(b), buf(b, std::max<long>(1, host.size())) {
-    be.copy_to_device(host.data(), buf.get(), static_cast<long>(host.size()));
-  }
-  double* get() const { return buf.get(); }
-  Mat to_host(long count) const {
-    Mat h(static_cast<size_t>(count));
-    be.copy_to_host(buf.get(), h.data(), count);
-    return h;
-  }
-};
-
 // The m x n leading block of x (leading dimension ldx), packed.
 Mat pack(const Mat& x, long m, long n, long ldx) {
   Mat p(static_cast<size_t>(m * n));
@@ -121,13 +100,8 @@ Mat pack(const Mat& x, long m, long n, long ldx) {
   return p;
 }
 
-class GpuPanelQrTest : public testing::Test {
+class GpuPanelQrTest : public test::GpuAgainstHostTest {
  protected:
-  void SetUp() override {
-    gpu_.bind(MPI_COMM_SELF);
-    host_.bind(MPI_COMM_SELF);
-  }
-
   // x := Q x (trans 'N') or Q^T x (trans 'T'), Q = I - W Y^T, x m x n packed.
   void apply_q(char trans, long m, long nb, const Mat& w, const Mat& y, Mat& x, long n) {
     Mat s(static_cast<size_t>(nb * n));
@@ -189,9 +163,6 @@ class GpuPanelQrTest : public testing::Test {
     EXPECT_LE(max_abs_diff(w, hw), 40 * eps) << "W";
     EXPECT_LE(max_abs_diff(y, hy), 40 * eps) << "Y";
   }
-
-  gpu::GpuBackend gpu_;
-  HostBackend host_;
 };
 
 const long kRows[] = {1, 2, 31, 32, 33, 100, 1000, 4099, 32769};

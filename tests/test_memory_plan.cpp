@@ -17,20 +17,13 @@
 #include "host/host_backend.hpp"
 #include "interface/memory_check.hpp"
 #include "interface/policy.hpp"
+#include "tests/support/blacs_grid.hpp"
 
 namespace pipevd {
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using test::world_rank;
+using test::world_size;
 
 TEST(MemoryPlan, MonotoneInN) {
   for (bool vectors : {true, false})

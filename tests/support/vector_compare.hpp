@@ -1,0 +1,51 @@
+// Host vectors for the GPU-against-host tests: random inputs, and the comparisons they make
+// (largest entry, largest difference to rounding, bitwise equality of a result computed twice).
+#pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace pipevd::test {
+
+// count values uniform in (-1, 1) from std::mt19937_64(seed); count < 0 gives none.
+inline std::vector<double> random_vector(long count, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> v(static_cast<size_t>(std::max(0L, count)));
+  for (double& x : v) x = u(gen);
+  return v;
+}
+
+// n x n symmetric in an ld x n array, random_vector(ld * n, seed) with its lower triangle
+// mirrored (rows past n random too: they must stay untouched).
+inline std::vector<double> random_symmetric(long n, long ld, unsigned seed) {
+  std::vector<double> a = random_vector(ld * n, seed);
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < j; ++i) a[i + j * ld] = a[j + i * ld];
+  return a;
+}
+
+inline double max_abs(const std::vector<double>& x) {
+  double m = 0;
+  for (double v : x) m = std::max(m, std::fabs(v));
+  return m;
+}
+
+// max |x_i - y_i|; x and y must be of one size.
+inline double max_abs_diff(const std::vector<double>& x, const std::vector<double>& y) {
+  EXPECT_EQ(x.size(), y.size());
+  double d = 0;
+  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) d = std::max(d, std::fabs(x[i] - y[i]));
+  return d;
+}
+
+inline bool bitwise_equal(const std::vector<double>& x, const std::vector<double>& y) {
+  return x.size() == y.size() &&
+         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
+}
+
+}  // namespace pipevd::test
