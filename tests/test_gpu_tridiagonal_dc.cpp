@@ -20,29 +20,11 @@
 #include "gpu/gpu_backend.hpp"
 #include "host/host_backend.hpp"
 #include "tests/support/accuracy.hpp"
+#include "tests/support/gpu_mpi_environment.hpp"
 #include "tests/tridiagonal_dc_check.hpp"
 
 namespace pipevd {
 namespace {
-
-// MPI for run_engine (one rank); set up after the GPU main found a device.
-class MpiEnvironment : public testing::Environment {
- public:
-  void SetUp() override {
-    int done = 0;
-    MPI_Initialized(&done);
-    if (!done) {
-      int provided = 0;
-      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-    }
-  }
-  void TearDown() override {
-    int done = 0;
-    MPI_Finalized(&done);
-    if (!done) MPI_Finalize();
-  }
-};
-testing::Environment* const mpi_env = testing::AddGlobalTestEnvironment(new MpiEnvironment);
 
 using test::TKind;
 
