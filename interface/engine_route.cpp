@@ -116,6 +116,8 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   if (policy.block > 0) opt.k = policy.block;
 
   opt.dc.threads = policy.dc_threads;  // 0: every CPU of the node
+  if (policy.dc_device_merge >= 0) opt.dc.merge_on_device = policy.dc_device_merge;
+  if (policy.dc_pinned >= 0) opt.dc.pinned_staging = policy.dc_pinned;
   if (policy.tridiagonal == "dstedc") opt.tridiagonal = TridiagonalSolver::Dstedc;
   if (policy.tridiagonal == "dc") opt.tridiagonal = TridiagonalSolver::Dc;
   const EngineLayout layout = plan_engine_layout(n, ranks, opt.b, opt.k);

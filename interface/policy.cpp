@@ -126,6 +126,16 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
       }
       *field = static_cast<int>(*v);
     }
+  for (auto [name, field] : {std::pair{"PIPEVD_DC_DEVICE_MERGE", &r.policy.dc_device_merge},
+                             std::pair{"PIPEVD_DC_PINNED", &r.policy.dc_pinned}})
+    if (const char* s = getenv_fn(name)) {
+      const std::string v = s;
+      if (v != "0" && v != "1") {
+        r.error = std::string(name) + "='" + v + "' is not 0 or 1";
+        return r;
+      }
+      *field = v == "1";
+    }
   if (const char* s = getenv_fn("PIPEVD_GPU_PANEL_QR")) {
     const std::string v = s;
     if (v != "auto" && v != "cusolver") {

@@ -76,6 +76,11 @@ TEST(Policy, ThreadsAndPanelQr) {
     }
   EXPECT_NE(parse({{"PIPEVD_GPU_PANEL_QR", "magma"}}).error.find("PIPEVD_GPU_PANEL_QR"),
             std::string::npos);
+  EXPECT_EQ(parse({}).policy.dc_device_merge, -1);
+  EXPECT_EQ(parse({{"PIPEVD_DC_DEVICE_MERGE", "1"}}).policy.dc_device_merge, 1);
+  EXPECT_EQ(parse({{"PIPEVD_DC_PINNED", "0"}}).policy.dc_pinned, 0);
+  for (const char* var : {"PIPEVD_DC_DEVICE_MERGE", "PIPEVD_DC_PINNED"})
+    EXPECT_NE(parse({{var, "yes"}}).error.find(var), std::string::npos) << var;
 }
 
 TEST(Policy, BandAndBlock) {
