@@ -150,14 +150,9 @@ class BandReduction {
     const long lo = std::max(r0, my_begin()), hi = my_end();
     std::optional<Timed> aw(std::in_place, prof_, DbbrPart::AW);
     if (me_ == owner_) {
-      for (int q = owner_ + 1; q < L_.engine_ranks(); ++q) {
-        const long qlo = std::max(r0, L_.col_begin[q]), qhi = L_.col_begin[q + 1];
-        if (qhi <= qlo) continue;
-        DeviceBuffer part(be_, (qhi - qlo) * b_);
-        be_.recv(part.get(), (qhi - qlo) * b_, q, 0);
-        be_.copy_matrix(qhi - qlo, b_, part.get(), qhi - qlo, z.get() + (qlo - r0), m);
-      }
-      // Own rows: block columns from the saved copy, columns right of the block from A.
+      // Own rows first: block columns from the saved copy, columns right of the block from A.
+      // Issued before the receives, so that on a device stream (where a receive waits in order)
+      // the owner's product runs while the other ranks compute theirs.
       const long mid = std::min(hi, e_);
       if (mid > lo)
         be_.gemm('T', 'N', mid - lo, b_, m, 1.0,
@@ -167,6 +162,14 @@ class BandReduction {
       if (hi > lo2)
         be_.gemm('T', 'N', hi - lo2, b_, m, 1.0, at(r0, lo2), n_, w.get(), m, 0.0,
                  z.get() + (lo2 - r0), m);
+      // The other ranks' rows (disjoint from the own ones).
+      for (int q = owner_ + 1; q < L_.engine_ranks(); ++q) {
+        const long qlo = std::max(r0, L_.col_begin[q]), qhi = L_.col_begin[q + 1];
+        if (qhi <= qlo) continue;
+        DeviceBuffer part(be_, (qhi - qlo) * b_);
+        be_.recv(part.get(), (qhi - qlo) * b_, q, 0);
+        be_.copy_matrix(qhi - qlo, b_, part.get(), qhi - qlo, z.get() + (qlo - r0), m);
+      }
       aw.reset();
       Timed t(prof_, DbbrPart::FormZ);
       form_z(m, r0, tb, w.get(), y.get(), z.get());
