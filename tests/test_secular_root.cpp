@@ -37,7 +37,39 @@ const char* name(Kind k) {
 struct Problem {
   std::vector<double> d, z;
   double rho = 1;
+  long k() const { return static_cast<long>(d.size()); }
+  double znorm2() const {
+    double s = 0;
+    for (double x : z) s += x * x;
+    return s;
+  }
+  double scale() const {  // max(|d|, rho ||z||^2): the size of D + rho z z^T
+    double dmax = 0;
+    for (double x : d) dmax = std::max(dmax, std::fabs(x));
+    return std::max(dmax, rho * znorm2());
+  }
 };
+
+// Root i by the serial evaluation (the host implementation's).
+SecularRoot serial_root(const Problem& p, long i) {
+  return secular_root(p.k(), p.d.data(), p.rho, p.znorm2(), i,
+                      SerialSecularEval{p.k(), p.d.data(), p.z.data(), i});
+}
+
+// Every root's origin pole and shifted value, as the z-hat products take them.
+struct ShiftedRoots {
+  std::vector<long> origin;
+  std::vector<double> tau;
+};
+ShiftedRoots serial_roots(const Problem& p) {
+  ShiftedRoots r{std::vector<long>(p.k()), std::vector<double>(p.k())};
+  for (long i = 0; i < p.k(); ++i) {
+    const SecularRoot root = serial_root(p, i);
+    r.origin[i] = root.origin;
+    r.tau[i] = root.tau;
+  }
+  return r;
+}
 
 // Distinct ascending poles and a unit z without zeros, as deflation leaves them.
 Problem make(Kind kind, long k, unsigned seed) {
@@ -73,12 +105,7 @@ void check(const Problem& p, const std::string& what) {
   const long k = static_cast<long>(p.d.size());
   const int ik = static_cast<int>(k);
   const double eps = std::numeric_limits<double>::epsilon();
-  double znorm2 = 0, dmax = 0;
-  for (long j = 0; j < k; ++j) {
-    znorm2 += p.z[j] * p.z[j];
-    dmax = std::max(dmax, std::fabs(p.d[j]));
-  }
-  const double scale = std::max(dmax, p.rho * znorm2);
+  const double scale = p.scale();
   std::vector<double> delta(k);
   double worst_lambda = 0, worst_delta = 0, worst_step = 0;
   int max_iterations = 0;
@@ -87,8 +114,7 @@ void check(const Problem& p, const std::string& what) {
     double lambda = 0;
     dlaed4_(&ik, &ii, p.d.data(), p.z.data(), delta.data(), &p.rho, &lambda, &info);
     ASSERT_EQ(info, 0) << what << " root " << i;
-    const SecularRoot r = secular_root(k, p.d.data(), p.rho, znorm2, i,
-                                       SerialSecularEval{k, p.d.data(), p.z.data(), i});
+    const SecularRoot r = serial_root(p, i);
     ASSERT_TRUE(r.converged) << what << " root " << i;
     max_iterations = std::max(max_iterations, r.iterations);
     ASSERT_TRUE(r.origin == i || r.origin == i + 1) << what << " root " << i;
@@ -177,15 +203,9 @@ TEST(SecularRoot, WarpSumsAgreeWithSerialSums) {
   for (Kind kind : {Kind::Random, Kind::Clustered, Kind::TinyZ, Kind::LargeRho}) {
     const long k = 700;
     const Problem p = make(kind, k, 41);
-    double znorm2 = 0, scale = 0;
-    for (long j = 0; j < k; ++j) {
-      znorm2 += p.z[j] * p.z[j];
-      scale = std::max(scale, std::fabs(p.d[j]));
-    }
-    scale = std::max(scale, p.rho * znorm2);
+    const double znorm2 = p.znorm2(), scale = p.scale();
     for (long i = 0; i < k; ++i) {
-      const SecularRoot a = secular_root(k, p.d.data(), p.rho, znorm2, i,
-                                         SerialSecularEval{k, p.d.data(), p.z.data(), i});
+      const SecularRoot a = serial_root(p, i);
       const SecularRoot b = secular_root(k, p.d.data(), p.rho, znorm2, i,
                                          ButterflyEval{k, p.d.data(), p.z.data(), i});
       ASSERT_TRUE(a.converged && b.converged) << name(kind) << " root " << i;
@@ -202,16 +222,7 @@ TEST(SecularRoot, ZhatButterflyProductMatchesSerial) {
   for (Kind kind : {Kind::Random, Kind::Clustered, Kind::TinyZ, Kind::TinyGaps}) {
     const long k = 2000;
     const Problem p = make(kind, k, 43);
-    double znorm2 = 0;
-    for (double x : p.z) znorm2 += x * x;
-    std::vector<long> origin(k);
-    std::vector<double> tau(k);
-    for (long i = 0; i < k; ++i) {
-      const SecularRoot r = secular_root(k, p.d.data(), p.rho, znorm2, i,
-                                         SerialSecularEval{k, p.d.data(), p.z.data(), i});
-      origin[i] = r.origin;
-      tau[i] = r.tau;
-    }
+    const auto [origin, tau] = serial_roots(p);
     double worst = 0;
     for (long j = 0; j < k; ++j) {
       double serial = -secular_delta(p.d.data(), j, origin[j], tau[j]) / p.rho;
@@ -241,16 +252,7 @@ TEST(SecularRoot, ZhatFactorsArePositive) {
   // Gu-Eisenstat's products from the computed roots: every factor positive (interlacing).
   const Problem p = make(Kind::Random, 300, 3);
   const long k = 300;
-  double znorm2 = 0;
-  for (double x : p.z) znorm2 += x * x;
-  std::vector<long> origin(k);
-  std::vector<double> tau(k);
-  for (long i = 0; i < k; ++i) {
-    const SecularRoot r = secular_root(k, p.d.data(), p.rho, znorm2, i,
-                                       SerialSecularEval{k, p.d.data(), p.z.data(), i});
-    origin[i] = r.origin;
-    tau[i] = r.tau;
-  }
+  const auto [origin, tau] = serial_roots(p);
   for (long j = 0; j < k; ++j)
     for (long i = 0; i < k; ++i)
       if (i != j) ASSERT_GT(zhat_factor(p.d.data(), j, i, origin.data(), tau.data()), 0.0);
