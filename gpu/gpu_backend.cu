@@ -105,6 +105,13 @@ constexpr long kNcclChunk = 1L << 30;
 // Element counts for MPI's int counts.
 constexpr long kMpiChunk = 1L << 28;
 
+// f(offset, length) over [0, count) in pieces of at most `chunk` elements: every message is cut
+// the same way on both sides.
+template <class F>
+void for_each_piece(long count, long chunk, F&& f) {
+  for (long off = 0; off < count; off += chunk) f(off, std::min(chunk, count - off));
+}
+
 // True when PIPEVD_GPU_SHARING=1: engine ranks may share a GPU (they then talk through MPI with
 // host staging, since NCCL refuses two ranks of one communicator on one device).
 bool sharing_allowed() {
@@ -718,19 +725,19 @@ void GpuBackend::broadcast(double* buf, long count, int root) {
   if (s_->nccl) {
     ncclComm_t c = nccl_for(s_->comm, s_->device);
     PIPEVD_NCCL_CHECK(ncclGroupStart());
-    for (long off = 0; off < count; off += kNcclChunk)
-      PIPEVD_NCCL_CHECK(ncclBroadcast(buf + off, buf + off,
-                                      static_cast<std::size_t>(std::min(kNcclChunk, count - off)),
+    for_each_piece(count, kNcclChunk, [&](long off, long len) {
+      PIPEVD_NCCL_CHECK(ncclBroadcast(buf + off, buf + off, static_cast<std::size_t>(len),
                                       ncclDouble, root, c, s_->stream));
+    });
     PIPEVD_NCCL_CHECK(ncclGroupEnd());
     return;
   }
 #endif
   s_->staging.resize(count);
   if (s_->rank == root) copy_to_host(buf, s_->staging.data(), count);
-  for (long off = 0; off < count; off += kMpiChunk)
-    MPI_Bcast(s_->staging.data() + off, static_cast<int>(std::min(kMpiChunk, count - off)),
-              MPI_DOUBLE, root, s_->comm);
+  for_each_piece(count, kMpiChunk, [&](long off, long len) {
+    MPI_Bcast(s_->staging.data() + off, static_cast<int>(len), MPI_DOUBLE, root, s_->comm);
+  });
   if (s_->rank != root) copy_to_device(s_->staging.data(), buf, count);
 }
 
@@ -744,19 +751,19 @@ void GpuBackend::send(const double* buf, long count, int dest, int tag) {
     // (a rank posts its sends to a peer in the order the peer posts the receives).
     ncclComm_t c = nccl_for(s_->comm, s_->device);
     PIPEVD_NCCL_CHECK(ncclGroupStart());
-    for (long off = 0; off < count; off += kNcclChunk)
-      PIPEVD_NCCL_CHECK(ncclSend(buf + off,
-                                 static_cast<std::size_t>(std::min(kNcclChunk, count - off)),
-                                 ncclDouble, dest, c, s_->stream));
+    for_each_piece(count, kNcclChunk, [&](long off, long len) {
+      PIPEVD_NCCL_CHECK(
+          ncclSend(buf + off, static_cast<std::size_t>(len), ncclDouble, dest, c, s_->stream));
+    });
     PIPEVD_NCCL_CHECK(ncclGroupEnd());
     return;
   }
 #endif
   s_->staging.resize(count);
   copy_to_host(buf, s_->staging.data(), count);
-  for (long off = 0; off < count; off += kMpiChunk)
-    MPI_Send(s_->staging.data() + off, static_cast<int>(std::min(kMpiChunk, count - off)),
-             MPI_DOUBLE, dest, tag, s_->comm);
+  for_each_piece(count, kMpiChunk, [&](long off, long len) {
+    MPI_Send(s_->staging.data() + off, static_cast<int>(len), MPI_DOUBLE, dest, tag, s_->comm);
+  });
 }
 
 void GpuBackend::recv(double* buf, long count, int source, int tag) {
@@ -767,18 +774,19 @@ void GpuBackend::recv(double* buf, long count, int source, int tag) {
   if (s_->nccl) {
     ncclComm_t c = nccl_for(s_->comm, s_->device);
     PIPEVD_NCCL_CHECK(ncclGroupStart());
-    for (long off = 0; off < count; off += kNcclChunk)
-      PIPEVD_NCCL_CHECK(ncclRecv(buf + off,
-                                 static_cast<std::size_t>(std::min(kNcclChunk, count - off)),
-                                 ncclDouble, source, c, s_->stream));
+    for_each_piece(count, kNcclChunk, [&](long off, long len) {
+      PIPEVD_NCCL_CHECK(
+          ncclRecv(buf + off, static_cast<std::size_t>(len), ncclDouble, source, c, s_->stream));
+    });
     PIPEVD_NCCL_CHECK(ncclGroupEnd());
     return;
   }
 #endif
   s_->staging.resize(count);
-  for (long off = 0; off < count; off += kMpiChunk)
-    MPI_Recv(s_->staging.data() + off, static_cast<int>(std::min(kMpiChunk, count - off)),
-             MPI_DOUBLE, source, tag, s_->comm, MPI_STATUS_IGNORE);
+  for_each_piece(count, kMpiChunk, [&](long off, long len) {
+    MPI_Recv(s_->staging.data() + off, static_cast<int>(len), MPI_DOUBLE, source, tag, s_->comm,
+             MPI_STATUS_IGNORE);
+  });
   copy_to_device(s_->staging.data(), buf, count);
 }
 
