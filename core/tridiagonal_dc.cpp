@@ -297,12 +297,12 @@ class HostStaging {
   HostStaging(const HostStaging&) = delete;
   HostStaging& operator=(const HostStaging&) = delete;
   double* get() { return pinned_ ? p_ : plain_.data(); }
-  // Upload count doubles to dev: asynchronously from pinned memory, else synchronously.
-  void upload(double* from, double* dev, long count) {
+  // Its first count doubles to dev: asynchronously from pinned memory, else synchronously.
+  void upload(double* dev, long count) {
     if (pinned_)
-      be_.copy_to_device_async(from, dev, count);
+      be_.copy_to_device_async(p_, dev, count);
     else
-      be_.copy_to_device(from, dev, count);
+      be_.copy_to_device(plain_.data(), dev, count);
   }
 
  private:
@@ -472,7 +472,7 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
       });
       mark(cx, cx.st.host_merge, t);
       DeviceBuffer md(be, moff.back());
-      mh.upload(mh.get(), md.get(), moff.back());
+      mh.upload(md.get(), moff.back());
       ++cx.st.panels;
       mark(cx, cx.st.upload, t);
       for (long i = 0; i < count; ++i) gemms(level[i], md.get() + moff[i], 0, level[i].k());
@@ -503,12 +503,12 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
         DeviceBuffer md(be, kk * pw);
         for (long c0 = 0, p = 0; c0 < kk; c0 += pw, ++p) {
           const long c1 = std::min(kk, c0 + pw);
-          double* mh = (p % 2 == 0 || !two) ? mh0.get() : mh1->get();
-          be.wait_staging(mh);  // panel p - 2's upload has read it
+          HostStaging& mh = (p % 2 == 0 || !two) ? mh0 : *mh1;
+          be.wait_staging(mh.get());  // panel p - 2's upload has read it
           mark(cx, cx.st.upload, t);
-          build_panel(mg, c0, c1, mh, cx.threads);
+          build_panel(mg, c0, c1, mh.get(), cx.threads);
           mark(cx, cx.st.host_merge, t);
-          mh0.upload(mh, md.get(), kk * (c1 - c0));
+          mh.upload(md.get(), kk * (c1 - c0));
           ++cx.st.panels;
           mark(cx, cx.st.upload, t);
           gemms(mg, md.get(), c0, c1);
