@@ -73,24 +73,24 @@ int engine_device(MPI_Comm engine) {
 }
 #endif
 
-// The backend of this engine rank (on the GPU, on engine_device).
-std::unique_ptr<EngineBackend> make_backend(MPI_Comm engine, bool on_gpu) {
+// The backend of this engine rank: the host's, or the GPU's on `device` (engine_device).
+std::unique_ptr<EngineBackend> make_backend(int device, bool on_gpu) {
   if (!on_gpu) return std::make_unique<HostBackend>();
 #ifdef PIPEVD_HAVE_CUDA
-  return std::make_unique<gpu::GpuBackend>(engine_device(engine));
+  return std::make_unique<gpu::GpuBackend>(device);
 #else
-  (void)engine;
+  (void)device;
   throw std::runtime_error("no GPU engine in this build");
 #endif
 }
 
-// Free device memory of this engine rank (-1: unlimited, the host engine).
-long engine_free_bytes(MPI_Comm engine, bool on_gpu) {
+// Free memory of this engine rank's device (-1: unlimited, the host engine).
+long engine_free_bytes(int device, bool on_gpu) {
   if (!on_gpu) return -1;
 #ifdef PIPEVD_HAVE_CUDA
-  return gpu::device_free_bytes(engine_device(engine));
+  return gpu::device_free_bytes(device);
 #else
-  (void)engine;
+  (void)device;
   return -1;
 #endif
 }
@@ -130,9 +130,14 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   const bool timed = policy.verbose >= 2;
   if (timed) timeline.start(ec.caller);
 
+  // This engine rank's GPU, found once (a collective over the engine ranks).
+  int device = -1;
+#ifdef PIPEVD_HAVE_CUDA
+  if (engine && on_gpu) device = engine_device(ec.engine);
+#endif
   // Before anything moves: the engine's predicted device memory must fit on every engine rank.
   check_engine_memory(ec.caller, layout, engine ? ec.engine_rank : -1, opt.b, opt.k, vectors,
-                      on_gpu, engine ? engine_free_bytes(ec.engine, on_gpu) : -1,
+                      on_gpu, engine ? engine_free_bytes(device, on_gpu) : -1,
                       policy.gpu_memory_limit);
 
   double t = MPI_Wtime();
@@ -161,7 +166,6 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   EngineStats stats;
   int info = 0;
   double sigma = 1;
-  int device = -1;
   if (timed) opt.timeline = &timeline;
   std::string failure;
   int failure_kind = 0;  // 1: out of memory, 2: another engine error (one engine rank only)
@@ -174,10 +178,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
     if (sigma != 1)
       for (long i = 0; i < n * width; ++i) a_cols[i] *= sigma;
     try {
-      const std::unique_ptr<EngineBackend> backend = make_backend(ec.engine, on_gpu);
-#ifdef PIPEVD_HAVE_CUDA
-      if (auto* g = dynamic_cast<gpu::GpuBackend*>(backend.get())) device = g->device();
-#endif
+      const std::unique_ptr<EngineBackend> backend = make_backend(device, on_gpu);
       info = run_engine(*backend, ec.engine, layout, a_cols.data(), w.data(), z_rows.data(), opt,
                         &stats);
     } catch (const std::exception& e) {
