@@ -2,7 +2,8 @@
 # Topic of bench/gpu_round_session.sh (issue 7): the whole EVD on one GPU next to cuSOLVER
 # (evd_bench), after the engine's gpu tests named by EVD_TESTS (ctest regex, default
 # "gpu_engine_e2e|gpu_memory_plan"). EVD_N (default 16384,32768), EVD_JOBZ (default N,V).
-# BUDGET_S (default 300): the bench stops starting sizes when its time is spent.
+# BUDGET_S (default 300): the bench stops starting sizes when its time is spent; EVD_TEST_S
+# (default BUDGET_S / 4): the tests' cap.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-gpu}
@@ -11,7 +12,7 @@ out=$OUT/evd
 mkdir -p "$out"
 rc=0
 if [ -n "${EVD_TESTS-gpu_engine_e2e|gpu_memory_plan}" ]; then
-  PIPEVD_REQUIRE_GPU=1 timeout $((budget / 4)) ctest --test-dir "$build" -L gpu \
+  PIPEVD_REQUIRE_GPU=1 timeout "${EVD_TEST_S:-$((budget / 4))}" ctest --test-dir "$build" -L gpu \
     -R "${EVD_TESTS-gpu_engine_e2e|gpu_memory_plan}" --output-on-failure >"$out/ctest.log" 2>&1 ||
     { echo "engine gpu tests FAILED"; rc=1; }
   grep -E "Test +#|tests passed|FAILED|Failure|high-water" "$out/ctest.log" | head -20

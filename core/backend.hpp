@@ -76,9 +76,10 @@ class EngineBackend {
 
   // --- Bulge chasing (band -> tridiagonal) and BC-back.
   // ab (device): the band in lower band storage (core/band_storage.hpp), not modified; d, e and
-  // the reflectors U are on the host: T = Q_b^T B Q_b.
+  // the reflectors U are on the host: T = Q_b^T B Q_b. host_copy false: a device backend may keep
+  // U in its own memory only (u.held_by_backend), saving the n^2/2-double copy to the host.
   virtual void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
-                           ReflectorStore& u) = 0;
+                           ReflectorStore& u, bool host_copy = true) = 0;
   // The same d and e without the reflectors (eigenvalues only): a device backend skips writing
   // and copying them.
   virtual void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,

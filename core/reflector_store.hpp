@@ -91,11 +91,15 @@ struct ReflectorLayout {
   }
 };
 
-// All reflectors of one bulge chasing, owned on the host.
+// All reflectors of one bulge chasing, on the host; or, when held_by_backend, only in the memory
+// of the backend whose bulge_chase made them (v and tau empty: only its bc_back can use them, until
+// its release_reflectors()). backend_token tells that backend which chase they came from.
 struct ReflectorStore {
   ReflectorLayout layout;
   std::vector<double> v;    // layout.vector_array_size() doubles, see above
   std::vector<double> tau;  // layout.count() doubles
+  bool held_by_backend = false;
+  unsigned long backend_token = 0;
 
   ReflectorStore() = default;
   ReflectorStore(long n, long b)

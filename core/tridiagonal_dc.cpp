@@ -551,8 +551,8 @@ int tridiagonal_dc(EngineBackend& be, long n, double* d, const double* e, double
   int on_device = opt.merge_on_device;
   if (on_device < 0) {  // PIPEVD_DC_DEVICE_MERGE=0|1 overrides the default (comparisons)
     const char* env = std::getenv("PIPEVD_DC_DEVICE_MERGE");
-    // Off by default until the device path has run on a GPU (it is tested on the host backend).
-    on_device = env && *env ? std::atoi(env) : 0;
+    // Default: on a device backend only (the host backend's version is serial; dlaed4 is threaded).
+    on_device = env && *env ? std::atoi(env) : (be.host_memory() ? 0 : 1);
   }
   if (opt.pinned_staging >= 0) {
     cx.pinned = opt.pinned_staging > 0;

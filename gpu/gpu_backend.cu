@@ -251,6 +251,7 @@ struct GpuBackend::State {
   const ReflectorStore* u_owner = nullptr;
   ReflectorLayout u_layout{};
   std::uint64_t u_print = 0;
+  unsigned long u_generation = 0, u_token = 0;  // ReflectorStore::backend_token of the chase kept
   bool u_valid = false;
   bool nccl = false;            // bound to more than one rank, each on its own GPU
   std::vector<double> staging;  // host staging for MPI without NCCL
@@ -612,7 +613,7 @@ void GpuBackend::merge_reflector_blocks(long m, long k1, long k2, double* w, lon
 }
 
 void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
-                             ReflectorStore& u) {
+                             ReflectorStore& u, bool host_copy) {
   const long bw = std::max(0L, std::min(b, n - 1));
   s_->u_valid = false;
   if (n <= 0) {
@@ -629,14 +630,22 @@ void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double
   gpu::bulge_chase(n, b, ab, ldab, dd.get(), de.get(), v, tau, work.get(),
                    default_bulge_chasing_tunables(s.device, n, bw), s.stream);
   // The host store (zero-filled, n^2 / 2 doubles) is made while the kernel runs: a copy into
-  // pageable memory returns only when done, so the copies come after.
-  u = ReflectorStore(n, bw);
+  // pageable memory returns only when done, so the copies come after. Without host_copy only the
+  // layout: the reflectors stay here for bc_back.
+  if (host_copy) {
+    u = ReflectorStore(n, bw);
+  } else {
+    u = ReflectorStore();
+    u.layout = L;
+    u.held_by_backend = true;
+    u.backend_token = ++s.u_generation;
+  }
   PIPEVD_CUDA_CHECK(
       cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
   if (n > 1)
     PIPEVD_CUDA_CHECK(
         cudaMemcpyAsync(e, de.get(), sizeof(double) * (n - 1), cudaMemcpyDeviceToHost, s.stream));
-  if (L.count() > 0) {
+  if (host_copy && L.count() > 0) {
     PIPEVD_CUDA_CHECK(cudaMemcpyAsync(u.v.data(), v, sizeof(double) * L.vector_array_size(),
                                       cudaMemcpyDeviceToHost, s.stream));
     PIPEVD_CUDA_CHECK(cudaMemcpyAsync(u.tau.data(), tau, sizeof(double) * L.count(),
@@ -645,7 +654,8 @@ void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
   s.u_owner = &u;
   s.u_layout = L;
-  s.u_print = fingerprint(u);
+  s.u_print = host_copy ? fingerprint(u) : 0;
+  s.u_token = u.backend_token;
   s.u_valid = true;
 }
 
@@ -701,8 +711,10 @@ void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
   if (m <= 0 || L.count() == 0) return;
   ScopedDevice guard(s_->device);
   State& s = *s_;
-  const bool cached = s.u_valid && s.u_owner == &u && s.u_layout.n == L.n && s.u_layout.b == L.b &&
-                      fingerprint(u) == s.u_print;
+  if (u.held_by_backend && !(s.u_valid && s.u_token == u.backend_token))
+    throw std::logic_error("bc_back: the reflectors were kept by this backend and released since");
+  const bool cached = u.held_by_backend || (s.u_valid && s.u_owner == &u && s.u_layout.n == L.n &&
+                                            s.u_layout.b == L.b && fingerprint(u) == s.u_print);
   if (!cached) {  // reflectors from elsewhere (the host, another backend): upload them
     s.u_valid = false;
     double* v = s.grow(s.u_v, sizeof(double) * L.vector_array_size());

@@ -80,7 +80,7 @@ class GpuBackend final : public EngineBackend {
                               long ldy) override;
 
   void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
-                   ReflectorStore& u) override;
+                   ReflectorStore& u, bool host_copy = true) override;
   void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,
                           double* e) override;
   void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;

@@ -138,11 +138,13 @@ void HostBackend::merge_reflector_blocks(long m, long k1, long k2, double* w, lo
 }
 
 void HostBackend::bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
-                              ReflectorStore& u) {
+                              ReflectorStore& u, bool /*host_copy: host memory is ours*/) {
   host::bulge_chase(n, b, ab, ldab, d, e, u);
 }
 
 void HostBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
+  if (u.held_by_backend)
+    throw std::logic_error("bc_back: reflectors held by another backend's memory");
   host::apply_bc_back(u, m, x, ldx);
 }
 

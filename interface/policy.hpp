@@ -29,7 +29,7 @@ struct Policy {
   int threads = 0;                 // PIPEVD_THREADS: redistribution's threads cap; 0: none
   bool panel_qr_cusolver = false;  // PIPEVD_GPU_PANEL_QR=cusolver: no fused panel QR
   // PIPEVD_DC_DEVICE_MERGE, PIPEVD_DC_PINNED (0 or 1; -1 unset): the D&C's merges on the device
-  // and its pinned uploads, opt-in until they have run on a GPU (core/tridiagonal_dc.hpp).
+  // (default on) and its pinned uploads (default off), core/tridiagonal_dc.hpp.
   int dc_device_merge = -1, dc_pinned = -1;
 };
 

@@ -258,7 +258,22 @@ TEST_F(GpuBackendTest, BulgeChaseThenBcBackWithDeviceReflectors) {
     host::apply_bc_back(gu, m, want.data(), m);
     Dev x(gpu_, x0);
     gpu_.bc_back(gu, m, x.get(), m);
-    EXPECT_LT(max_abs_diff(x.to_host(m * n), want), 1e-15 * n * 8);
+    const Mat got = x.to_host(m * n);
+    EXPECT_LT(max_abs_diff(got, want), 1e-15 * n * 8);
+    // Reflectors kept on the device only (as the engine asks): no host vectors, the same d, e
+    // and bc_back bitwise; released, they cannot be used.
+    ReflectorStore ku;
+    Mat kd(n), ke(n);
+    gpu_.bulge_chase(n, b, dab.get(), b + 1, kd.data(), ke.data(), ku, /*host_copy=*/false);
+    EXPECT_EQ(std::memcmp(kd.data(), gd.data(), sizeof(double) * n), 0);
+    EXPECT_EQ(std::memcmp(ke.data(), ge.data(), sizeof(double) * (n - 1)), 0);
+    EXPECT_TRUE(ku.v.empty() && ku.tau.empty());
+    ASSERT_EQ(ku.layout.count(), gu.layout.count());
+    Dev kx(gpu_, x0);
+    gpu_.bc_back(ku, m, kx.get(), m);
+    EXPECT_TRUE(bitwise_equal(kx.to_host(m * n), got));
+    gpu_.release_reflectors();
+    if (ku.layout.count() > 0) EXPECT_THROW(gpu_.bc_back(ku, m, kx.get(), m), std::logic_error);
   }
 }
 
