@@ -49,6 +49,10 @@ class EngineBackend {
   // LAPACK's laset: off-diagonal entries alpha, diagonal entries beta.
   virtual void fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) = 0;
 
+  // The n x n a made symmetric from its triangle uplo ('L' or 'U'): the other strict triangle is
+  // overwritten (whatever it held, NaN included, is never read).
+  virtual void mirror_triangle(char uplo, long n, double* a, long lda) = 0;
+
   // --- BLAS3: C = alpha op(A) op(B) + beta C.
   virtual void gemm(char transa, char transb, long m, long n, long k, double alpha, const double* a,
                     long lda, const double* b, long ldb, double beta, double* c, long ldc) = 0;

@@ -59,6 +59,11 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   {
     DeviceBuffer a(be, n * layout.width(rank));
     be.copy_to_device(a_cols, a.get(), n * layout.width(rank));
+    if (opt.symmetrize) {
+      if (layout.engine_ranks() != 1)
+        throw std::invalid_argument("engine: symmetrize needs a single engine rank");
+      be.mirror_triangle(opt.symmetrize, n, a.get(), n);
+    }
     panels = reduce_to_band(be, layout, rank, a.get(), DbbrOptions{b, opt.k, opt.want_vectors});
     band = gather_band(be, layout, rank, a.get(), b);
   }

@@ -5,14 +5,13 @@
 //   3 D&C of T on rank 0, in a thread   core/tridiagonal_solver   } concurrent
 //   4 Q_sb(rows_e, :) = I(rows_e, :) Q_s Q_b (SBR-back, BC-back)  }
 //   5 Z(rows_e, :) = Q_sb(rows_e, :) Q_d, Q_d broadcast from rank 0
-// Eigenvalues only (want_vectors false) stops after 2 and runs the backend's tridiagonal_eigenvalues
-// (dsterf on the host, parallel bisection on the GPU).
+// Eigenvalues only (want_vectors false) stops after 2 and runs the backend's
+// tridiagonal_eigenvalues (dsterf on the host, parallel bisection on the GPU).
 #pragma once
 #include <mpi.h>
 
 #include "core/backend.hpp"
 #include "core/timeline.hpp"
-
 #include "core/tridiagonal_dc.hpp"
 #include "redistribute/engine_layout.hpp"
 
@@ -24,11 +23,14 @@ enum class TridiagonalSolver { Auto, Dstedc, Dc };
 const char* to_string(TridiagonalSolver s);
 
 struct EngineOptions {
-  long b = 32;               // bandwidth of DBBR
-  long k = 1024;             // DBBR's outer block and SBR-back's merged block width
-  bool want_vectors = true;  // JOBZ = 'V'
-  bool dc_in_thread = true;  // D&C concurrent with the back transformation on rank 0
+  long b = 32;                   // bandwidth of DBBR
+  long k = 1024;                 // DBBR's outer block and SBR-back's merged block width
+  bool want_vectors = true;      // JOBZ = 'V'
+  bool dc_in_thread = true;      // D&C concurrent with the back transformation on rank 0
   Timeline* timeline = nullptr;  // when set (started), each stage's interval is recorded in it
+  // 'L' or 'U' (one engine rank only): a_cols holds only that triangle, the other may hold
+  // anything (NaN included); the backend mirrors it after the upload (no host copy needed).
+  char symmetrize = 0;
 
   // Auto: dc on a device backend; dstedc on the host backend (the reference stays LAPACK), dc
   // there only where n exceeds dstedc's limit.
@@ -43,8 +45,8 @@ struct EngineStats {
 };
 
 // Collective over `engine` (the rank order is the layout's). On engine rank e:
-//   a_cols  (in)  columns [col_begin[e], col_begin[e+1]) of the full symmetric matrix, ld n;
-//                 not modified;
+//   a_cols  (in)  columns [col_begin[e], col_begin[e+1]) of the full symmetric matrix, ld n
+//                 (with opt.symmetrize one triangle of it); not modified;
 //   w       (out) the n eigenvalues, ascending (every rank);
 //   z_rows  (out) rows [row_begin[e], row_begin[e+1]) of the eigenvectors, ld max(1, height(e))
 //                 (not referenced without want_vectors).

@@ -529,6 +529,12 @@ void GpuBackend::gemm(char transa, char transb, long m, long n, long k, double a
       cublasDgemm_64(s_->blas, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc));
 }
 
+void GpuBackend::mirror_triangle(char uplo, long n, double* a, long lda) {
+  if (n <= 1) return;
+  ScopedDevice guard(s_->device);
+  gpu::mirror_triangle(s_->stream, uplo, n, a, lda);
+}
+
 void GpuBackend::syr2k_full(long n, long k, double alpha, const double* a, long lda,
                             const double* b, long ldb, double* c, long ldc) {
   if (n <= 0 || k <= 0) return;

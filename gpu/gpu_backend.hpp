@@ -56,6 +56,7 @@ class GpuBackend final : public EngineBackend {
   void wait_staging(const double* host) override;
   void copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) override;
   void fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) override;
+  void mirror_triangle(char uplo, long n, double* a, long lda) override;
 
   void gemm(char transa, char transb, long m, long n, long k, double alpha, const double* a,
             long lda, const double* b, long ldb, double beta, double* c, long ldc) override;

@@ -52,25 +52,28 @@ __global__ void scale_lower(std::int64_t n, double beta, double* C, std::int64_t
   *cij = beta == 0.0 ? 0.0 : beta * *cij;
 }
 
-// The lower tile (ti, tj), ti >= tj, transposed into the upper tile (tj, ti): read and written
-// coalesced through shared memory. On a diagonal tile the entries read (below the diagonal) and
-// written (above it) are disjoint, so the tile is mirrored in place.
-__global__ void mirror_lower_tiles(std::int64_t n, double* __restrict__ C, std::int64_t ldc) {
+// The tile pair (ti, tj), ti >= tj: with kFromLower the lower tile's entries strictly below the
+// diagonal are transposed into the upper tile (tj, ti), else the upper tile's strictly above the
+// diagonal into the lower one. Read and written coalesced through shared memory; on a diagonal
+// tile the entries read and written are disjoint, so it is mirrored in place.
+template <bool kFromLower>
+__global__ void mirror_tiles(std::int64_t n, double* __restrict__ C, std::int64_t ldc) {
   const int ti = blockIdx.x, tj = blockIdx.y;
   if (ti < tj) return;
   __shared__ double t[kTile][kTile + 1];
   const int tx = threadIdx.x;
   const std::int64_t r0 = std::int64_t{ti} * kTile, c0 = std::int64_t{tj} * kTile;
-  // t[y][tx] = C(r0 + tx, c0 + y), entries strictly below the diagonal.
+  // Source rows start at si, columns at sj; the destination is the transposed position.
+  const std::int64_t si = kFromLower ? r0 : c0, sj = kFromLower ? c0 : r0;
   for (int y = threadIdx.y; y < kTile; y += kRowsPerPass) {
-    const std::int64_t i = r0 + tx, j = c0 + y;
-    if (i < n && j < n && i > j) t[y][tx] = C[i + j * ldc];
+    const std::int64_t i = si + tx, j = sj + y;
+    if (i < n && j < n && (kFromLower ? i > j : i < j)) t[y][tx] = C[i + j * ldc];
   }
   __syncthreads();
-  // C(c0 + tx, r0 + y) = C(r0 + y, c0 + tx) = t[tx][y], entries strictly above the diagonal.
+  // C(sj + tx, si + y) = C(si + y, sj + tx) = t[tx][y].
   for (int y = threadIdx.y; y < kTile; y += kRowsPerPass) {
-    const std::int64_t i = c0 + tx, j = r0 + y;
-    if (i < n && j < n && i < j) C[i + j * ldc] = t[tx][y];
+    const std::int64_t i = sj + tx, j = si + y;
+    if (i < n && j < n && (kFromLower ? i < j : i > j)) C[i + j * ldc] = t[tx][y];
   }
 }
 
@@ -205,14 +208,22 @@ void syr2k_lower(GpuContext& ctx, cudaStream_t stream, std::int64_t n, std::int6
   ctx.release(stream);
 }
 
-void mirror_lower(cudaStream_t stream, std::int64_t n, double* C, std::int64_t ldc) {
+void mirror_triangle(cudaStream_t stream, char uplo, std::int64_t n, double* C, std::int64_t ldc) {
   if (n <= 1) return;
-  if (ldc < n) throw std::invalid_argument("pipevd::gpu::mirror_lower: ldc < n");
+  if (ldc < n) throw std::invalid_argument("pipevd::gpu::mirror_triangle: ldc < n");
   const std::int64_t tiles = (n + kTile - 1) / kTile;
-  if (tiles > 65535) throw std::invalid_argument("pipevd::gpu::mirror_lower: n too large");
+  if (tiles > 65535) throw std::invalid_argument("pipevd::gpu::mirror_triangle: n too large");
   const unsigned t = static_cast<unsigned>(tiles);
-  mirror_lower_tiles<<<dim3(t, t), dim3(kTile, kRowsPerPass), 0, stream>>>(n, C, ldc);
+  const dim3 grid(t, t), block(kTile, kRowsPerPass);
+  if (uplo == 'L' || uplo == 'l')
+    mirror_tiles<true><<<grid, block, 0, stream>>>(n, C, ldc);
+  else
+    mirror_tiles<false><<<grid, block, 0, stream>>>(n, C, ldc);
   PIPEVD_CUDA_CHECK_LAUNCH();
+}
+
+void mirror_lower(cudaStream_t stream, std::int64_t n, double* C, std::int64_t ldc) {
+  mirror_triangle(stream, 'L', n, C, ldc);
 }
 
 }  // namespace pipevd::gpu

@@ -33,5 +33,7 @@ void syr2k_lower(GpuContext& ctx, cudaStream_t stream, std::int64_t n, std::int6
 // C(i, j) := C(j, i) for i < j: the strict upper triangle of the n x n C from its lower triangle
 // (a symmetric matrix kept full after syr2k_lower updated one triangle). Queued on `stream`.
 void mirror_lower(cudaStream_t stream, std::int64_t n, double* C, std::int64_t ldc);
+// The same from the triangle uplo ('L' or 'U') into the other one.
+void mirror_triangle(cudaStream_t stream, char uplo, std::int64_t n, double* C, std::int64_t ldc);
 
 }  // namespace pipevd::gpu

@@ -73,6 +73,17 @@ void HostBackend::copy_matrix(long m, long n, const double* src, long lds, doubl
     std::memmove(dst + j * ldd, src + j * lds, static_cast<std::size_t>(m) * sizeof(double));
 }
 
+void HostBackend::mirror_triangle(char uplo, long n, double* a, long lda) {
+  const bool lower = uplo == 'L' || uplo == 'l';
+  for (long j = 0; j < n; ++j)
+    for (long i = j + 1; i < n; ++i) {
+      if (lower)
+        a[j + i * lda] = a[i + j * lda];
+      else
+        a[i + j * lda] = a[j + i * lda];
+    }
+}
+
 void HostBackend::fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) {
   for (long j = 0; j < n; ++j)
     for (long i = 0; i < m; ++i) a[i + j * lda] = i == j ? beta : alpha;

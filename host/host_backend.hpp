@@ -19,6 +19,7 @@ class HostBackend final : public EngineBackend {
   void copy_to_host(const double* dev, double* host, long count) override;
   void copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) override;
   void fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) override;
+  void mirror_triangle(char uplo, long n, double* a, long lda) override;
 
   void gemm(char transa, char transb, long m, long n, long k, double alpha, const double* a,
             long lda, const double* b, long ldb, double beta, double* c, long ldc) override;

@@ -95,6 +95,16 @@ long engine_free_bytes(int device, bool on_gpu) {
 #endif
 }
 
+// Max-norm of the triangle uplo of the n x n a (leading dimension lda).
+double triangle_max_norm(char uplo, long n, const double* a, long lda) {
+  const bool lower = std::toupper(static_cast<unsigned char>(uplo)) == 'L';
+  double m = 0;
+  for (long j = 0; j < n; ++j)
+    for (long i = lower ? j : 0, e = lower ? n : j + 1; i < e; ++i)
+      m = std::max(m, std::fabs(a[i + j * lda]));
+  return m;
+}
+
 bool is_out_of_memory(const std::exception& e) {
   return dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
          std::string(e.what()).find("cannot allocate") != std::string::npos;
@@ -140,8 +150,23 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
                       on_gpu, engine ? engine_free_bytes(device, on_gpu) : -1,
                       policy.gpu_memory_limit);
 
+  // One caller rank that is the engine, with the whole matrix in its local array at leading
+  // dimension n (and Z likewise): the engine reads the caller's triangle (mirrored on the device)
+  // and writes Z straight into the caller's array; nothing to redistribute. A scaled A (PDSYEVD's
+  // sigma != 1, rare) takes the general path, which scales a copy, so the caller's A stays intact
+  // for a forward after a failure.
+  int caller_size = 0;
+  MPI_Comm_size(ec.caller, &caller_size);
+  double sigma = 1;
+  bool direct = caller_size == 1 && engine && n >= 1 && *c.ia == 1 && *c.ja == 1 &&
+                c.desca[LLD_] == n &&
+                (!vectors || (*c.iz == 1 && *c.jz == 1 && c.descz[LLD_] == n));
+  if (direct) direct = scaling_factor(triangle_max_norm(c.uplo, n, c.a, n)) == 1;
+
   double t = MPI_Wtime();
-  std::vector<double> a_cols(engine ? std::max(1L, n * width) : 0);
+  // Not zero-filled: the redistribution writes every entry.
+  std::unique_ptr<double[]> a_cols(engine && !direct ? new double[std::max(1L, n * width)]
+                                                     : nullptr);
   // Measured at n = 16384 on 4 ranks of 4 cores (bench/RESULTS.md, redistribution): with threads,
   // packing every message beats datatypes both ways, and 4 chunks (packing overlapping the
   // transfer) the way out; with one thread per rank the datatypes stay (packing costs 8% there).
@@ -156,31 +181,36 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
     in_options.min_typed_segment = out_options.min_typed_segment = 1L << 40;
     out_options.chunks = 4;
   }
-  block_cyclic_to_engine(c.uplo, n, c.a, *c.ia, *c.ja, c.desca, layout, ec,
-                         engine ? a_cols.data() : nullptr, in_options);
+  if (!direct)
+    block_cyclic_to_engine(c.uplo, n, c.a, *c.ia, *c.ja, c.desca, layout, ec, a_cols.get(),
+                           in_options);
   double redistribute_s = MPI_Wtime() - t;
   if (timed) timeline.add("redistribute_in", t, t + redistribute_s);
 
   std::vector<double> w(n, 0.0);
-  std::vector<double> z_rows(engine && vectors ? std::max(1L, height) * n : 0);
+  std::unique_ptr<double[]> z_rows(
+      engine && vectors && !direct ? new double[std::max(1L, height) * n] : nullptr);
   EngineStats stats;
   int info = 0;
-  double sigma = 1;
   if (timed) opt.timeline = &timeline;
   std::string failure;
   int failure_kind = 0;  // 1: out of memory, 2: another engine error (one engine rank only)
   if (engine) {
-    double local = 0;
-    for (long i = 0; i < n * width; ++i) local = std::max(local, std::fabs(a_cols[i]));
-    double anrm = 0;
-    MPI_Allreduce(&local, &anrm, 1, MPI_DOUBLE, MPI_MAX, ec.engine);
-    sigma = scaling_factor(anrm);
-    if (sigma != 1)
-      for (long i = 0; i < n * width; ++i) a_cols[i] *= sigma;
+    if (!direct) {
+      double local = 0;
+      for (long i = 0; i < n * width; ++i) local = std::max(local, std::fabs(a_cols[i]));
+      double anrm = 0;
+      MPI_Allreduce(&local, &anrm, 1, MPI_DOUBLE, MPI_MAX, ec.engine);
+      sigma = scaling_factor(anrm);
+      if (sigma != 1)
+        for (long i = 0; i < n * width; ++i) a_cols[i] *= sigma;
+    } else {
+      opt.symmetrize = static_cast<char>(std::toupper(static_cast<unsigned char>(c.uplo)));
+    }
     try {
       const std::unique_ptr<EngineBackend> backend = make_backend(device, on_gpu);
-      info = run_engine(*backend, ec.engine, layout, a_cols.data(), w.data(), z_rows.data(), opt,
-                        &stats);
+      info = run_engine(*backend, ec.engine, layout, direct ? c.a : a_cols.get(), w.data(),
+                        direct ? c.z : z_rows.get(), opt, &stats);
     } catch (const std::exception& e) {
       // With several engine ranks the others may wait in a collective: only a lone engine rank
       // can report its failure to the caller ranks (A is untouched, so auto may still forward).
@@ -191,8 +221,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
     if (sigma != 1)
       for (double& v : w) v /= sigma;
   }
-  a_cols.clear();
-  a_cols.shrink_to_fit();
+  a_cols.reset();
 
   // W and INFO from engine rank 0 to every caller rank.
   const int root = ec.engine_to_caller[0];
@@ -210,9 +239,8 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   MPI_Bcast(w.data(), static_cast<int>(n), MPI_DOUBLE, root, ec.caller);
   std::copy(w.begin(), w.end(), c.w);
   t = MPI_Wtime();
-  if (info == 0 && vectors)
-    engine_to_block_cyclic(n, engine ? z_rows.data() : nullptr, layout, ec, c.z, *c.iz, *c.jz,
-                           c.descz, out_options);
+  if (info == 0 && vectors && !direct)
+    engine_to_block_cyclic(n, z_rows.get(), layout, ec, c.z, *c.iz, *c.jz, c.descz, out_options);
   if (timed) timeline.add("redistribute_out", t, MPI_Wtime());
   redistribute_s += MPI_Wtime() - t;
 
@@ -220,12 +248,12 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   if (engine && (policy.verbose >= 2 || (policy.verbose >= 1 && ec.engine_rank == 0)))
     std::fprintf(stderr,
                  "pipevd: %s engine rank=%d/%d cols=%ld rows=%ld b=%ld k=%ld stages: "
-                 "redistribute=%.4f dbbr=%.4f bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f "
+                 "redistribute=%.4f%s dbbr=%.4f bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f "
                  "gemm=%.4f engine=%.4f s\n",
                  on_gpu ? "gpu" : "host", ec.engine_rank, ranks, width, height,
-                 effective_bandwidth(n, opt.b), opt.k, redistribute_s, stats.dbbr,
-                 stats.bulge_chasing, stats.dc, stats.sbr_back, stats.bc_back, stats.gemm,
-                 stats.total);
+                 effective_bandwidth(n, opt.b), opt.k, redistribute_s,
+                 direct ? " (none: caller's arrays)" : "", stats.dbbr, stats.bulge_chasing,
+                 stats.dc, stats.sbr_back, stats.bc_back, stats.gemm, stats.total);
   // The load balance over the engine ranks (collective over them), and the timeline file.
   if (engine && policy.verbose >= 1) {
     const LoadBalance lb = load_balance_report(ec.engine, layout, stats);

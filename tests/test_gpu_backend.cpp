@@ -82,6 +82,27 @@ TEST_F(GpuBackendTest, CopyMatrixAndFillMatrixAreExact) {
   }
 }
 
+// The triangle uplo mirrored into the other, which held NaN: bitwise the host's, padding rows kept.
+TEST_F(GpuBackendTest, MirrorTriangleEqualsHost) {
+  for (long n : {1L, 2L, 33L, 100L, 1001L})
+    for (char uplo : {'L', 'U'}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " uplo=" + uplo);
+      const long lda = n + 3;
+      Mat a = random_vector(lda * n, static_cast<unsigned>(n));
+      for (long j = 0; j < n; ++j)
+        for (long i = 0; i < n; ++i)
+          if (uplo == 'L' ? i < j : i > j) a[i + j * lda] = std::nan("");
+      Mat want = a;
+      host_.mirror_triangle(uplo, n, want.data(), lda);
+      Dev d(gpu_, a);
+      gpu_.mirror_triangle(uplo, n, d.get(), lda);
+      const Mat got = d.to_host(lda * n);
+      EXPECT_TRUE(bitwise_equal(got, want));
+      for (long j = 0; j < n; ++j)
+        for (long i = 0; i < n; ++i) ASSERT_EQ(got[i + j * lda], got[j + i * lda]);
+    }
+}
+
 TEST_F(GpuBackendTest, GemmEqualsHost) {
   for (char ta : {'N', 'T'})
     for (char tb : {'N', 'T'})

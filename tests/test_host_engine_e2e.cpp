@@ -79,6 +79,21 @@ std::vector<Case> cases() {
 
 INSTANTIATE_TEST_SUITE_P(Matrices, HostEngineE2E, testing::ValuesIn(cases()), case_name);
 
+// LLD = n and NaN in the other triangle: on one rank (grid 1 x 1) the engine reads the caller's
+// array and mirrors its triangle itself, and writes Z into the caller's; on more ranks the same
+// inputs go through the redistribution. (n = 2 only on one rank: with nb = 8 the other ranks hold
+// nothing, LLD = 1, and the reference PDSYEVD returned unsorted, wrong W on them.)
+TEST(HostEngineE2EDirect, TightLeadingDimensionAndNanOtherTriangle) {
+  for (int n : {1, 2, 37, 131})
+    for (char uplo : {'L', 'U'}) {
+      if (n == 2 && world_size() > 1) continue;
+      SCOPED_TRACE("n=" + std::to_string(n) + " uplo=" + uplo);
+      const std::vector<double> full = matrix_of(Case{"random", n, 8, uplo, 's'});
+      expect_pdsyevd_matches_scalapack('s', n, 8, uplo, full, 1.0, /*lld_extra=*/0,
+                                       /*nan_other=*/true);
+    }
+}
+
 // A submatrix (IA, JA, IZ, JZ > 1): only Z's submatrix is written, and it is an eigenbasis.
 TEST(HostEngineE2ESubmatrix, OffsetsOnlyTouchTheSubmatrix) {
   const GridShape shape = squarest_grid(world_size());

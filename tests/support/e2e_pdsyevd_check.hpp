@@ -5,6 +5,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <vector>
 
 #include "tests/support/accuracy.hpp"
@@ -17,14 +18,21 @@ namespace pipevd::test {
 
 // `full` is the n x n matrix (column-major) on grid `shape_code` (see grid_shape) with square
 // blocks nb; `scale` is the factor already applied to `full` (tiny/huge norms), divided out of
-// the residual, whose measure would otherwise under/overflow.
+// the residual, whose measure would otherwise under/overflow. lld_extra: the descriptors' LLD
+// beyond what is needed (0 on one rank: the engine reads the caller's array directly); nan_other:
+// the triangle other than uplo holds NaN (never to be read).
 inline void expect_pdsyevd_matches_scalapack(char shape_code, int n, int nb, char uplo,
-                                             const std::vector<double>& full, double scale = 1.0) {
+                                             const std::vector<double>& full, double scale = 1.0,
+                                             int lld_extra = 2, bool nan_other = false) {
   const GridShape shape = grid_shape(shape_code);
   BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
-  const BlockCyclicLayout layout{n, n, nb, nb, 0, 0, 2};
+  const BlockCyclicLayout layout{n, n, nb, nb, 0, 0, lld_extra};
   DistributedMatrix a(grid, layout), a_ref(grid, layout), z(grid, layout), z_ref(grid, layout);
-  auto entry = [&](long i, long j) { return full[i + j * static_cast<long>(n)]; };
+  const bool lower = uplo == 'L' || uplo == 'l';
+  auto entry = [&](long i, long j) {
+    if (nan_other && (lower ? i < j : i > j)) return std::numeric_limits<double>::quiet_NaN();
+    return full[i + j * static_cast<long>(n)];
+  };
   a.fill(entry);
   a_ref.fill(entry);
   std::vector<double> w(n), w_ref(n), w_values(n);
