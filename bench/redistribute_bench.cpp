@@ -3,7 +3,7 @@
 // MPI_Alltoall of the same byte count, in the same run.
 //
 //   mpiexec -n 4 redistribute_bench [n=16384] [nb=64] [repetitions=3] [engine_ranks_per_node=ranks]
-//                                   [pdgemr2d=1] [variants=typed1,typed,packed]
+//                                   [pdgemr2d=1] [variants=typed1,typed,packed] [max_threads=0]
 //
 // pdgemr2d=0 leaves PDGEMR2D out (quicker runs when only ours and the all-to-all are compared).
 // variants: the settings of ours to time side by side, each "typed" (messages of long segments
@@ -11,7 +11,10 @@
 // exchange), followed by a thread count for packing and unpacking (none: the default, from the
 // affinity mask and PIPEVD_THREADS), then optionally cK: K chunks, packing and unpacking
 // overlapping nonblocking all-to-alls (packs everything). typed1 = the settings before threads;
-// packedc4 = packed, default threads, 4 chunks.
+// packedc4 = packed, default threads, 4 chunks. "node" (nodeN, nodecK, ...): "in" through a
+// shared window when all ranks are on one node (ExchangeOptions::node_memory, no messages), "out"
+// as packed with the same threads and chunks. max_threads > 0 caps the default thread count (what
+// PIPEVD_THREADS does for pdsyevd_), for the variants that name none.
 //
 // Bytes compared: MPI_Alltoall moves n^2/P^2 doubles per pair (self included), n^2 doubles in
 // all; ours moves n^2 doubles in all too (the engine's columns, each rank's own part copied
@@ -37,6 +40,7 @@
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
+#include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 
 extern "C" {
@@ -86,6 +90,7 @@ int main(int argc, char** argv) {
   const int reps = argc > 3 ? std::atoi(argv[3]) : 3;
   const int g = argc > 4 && std::atoi(argv[4]) > 0 ? std::atoi(argv[4]) : size;
   const bool with_gemr = argc > 5 ? std::atoi(argv[5]) != 0 : true;
+  const int max_threads = argc > 7 ? std::atoi(argv[7]) : 0;
   struct Variant {
     std::string name;
     pipevd::ExchangeOptions options;
@@ -98,19 +103,22 @@ int main(int argc, char** argv) {
     for (std::string v; std::getline(list, v, ',');) {
       Variant var;
       var.name = v;
-      const bool packed = v.rfind("packed", 0) == 0;
+      const bool node = v.rfind("node", 0) == 0;
+      const bool packed = node || v.rfind("packed", 0) == 0;
       if (!packed && v.rfind("typed", 0) != 0) {
         if (rank == 0) std::fprintf(stderr, "unknown variant %s\n", v.c_str());
         MPI_Abort(MPI_COMM_WORLD, 2);
       }
       if (packed) var.options.min_typed_segment = 1L << 40;
-      std::string rest = v.substr(packed ? 6 : 5);
+      var.options.node_memory = node;
+      std::string rest = v.substr(node ? 4 : packed ? 6 : 5);
       const size_t c = rest.find('c');
       if (c != std::string::npos) {
         var.options.chunks = std::atoi(rest.c_str() + c + 1);
         rest = rest.substr(0, c);
       }
       var.options.threads = rest.empty() ? 0 : std::atoi(rest.c_str());
+      if (var.options.threads == 0 && max_threads > 0) var.options.threads = -1;  // capped below
       variants.push_back(var);
     }
   }
@@ -142,6 +150,10 @@ int main(int argc, char** argv) {
   layout.n = n;
   for (int e = 0; e <= engines; ++e) layout.col_begin.push_back(std::min<long>(n, 1L * e * w));
   layout.row_begin = layout.col_begin;
+  const int default_threads =
+      pipevd::redistribution_threads(0, pipevd::ranks_on_this_node(comm.caller));
+  for (Variant& v : variants)
+    if (v.options.threads < 0) v.options.threads = std::min(default_threads, max_threads);
   const int e = comm.engine_rank;
   const long width = e >= 0 ? layout.width(e) : 0;
   std::vector<double> cols(static_cast<size_t>(n) * std::max(1L, width));
@@ -210,7 +222,7 @@ int main(int argc, char** argv) {
     std::printf("n=%d nb=%d ranks=%d grid=%dx%d engine_ranks=%d reps=%d (matrix %.2f GB)\n", n, nb,
                 size, nprow, npcol, engines, reps, gb);
     // Ratios: best against best and median against median of the same run.
-    std::printf("threads (this rank's default): %d\n", pipevd::redistribution_threads(0));
+    std::printf("threads (this rank's default): %d, cap %d\n", default_threads, max_threads);
     std::printf("%-32s %8s %8s %8s %17s %17s\n", "operation", "best s", "median s", "GB/s",
                 "vs alltoall b/m", "vs PDGEMR2D b/m");
     auto row = [&](const char* name, Stats s, const Stats* plain_ref, const Stats* gemr_ref) {

@@ -8,6 +8,7 @@
 #include "adapters/scalapack/scalapack_api.hpp"
 #include "redistribute/exchange_setup.hpp"
 #include "redistribute/message_buffer.hpp"
+#include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "redistribute/segment_type.hpp"
@@ -81,7 +82,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
 
   // Engine ranks: their own part straight into z; per destination a datatype or a packed slice,
   // packed in slices of the destination's column runs on threads.
-  const int threads = redistribution_threads(options.threads);
+  const int threads = redistribution_threads(options.threads, ranks_on_this_node(comm.caller));
   const int slices = threads > 1 ? 2 * threads : 1;
   std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
   MessageBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));

@@ -18,12 +18,17 @@ struct ExchangeOptions {
   // Below the int limit, a message whose segments average at least this many elements is
   // described in place by a datatype (no pack or unpack pass); shorter ones are packed.
   long min_typed_segment = 32;
-  // Threads that pack and unpack; 0: redistribution_threads() picks (affinity mask,
-  // PIPEVD_THREADS). The result does not depend on it.
+  // Threads that pack and unpack; 0: redistribution_threads() picks (the affinity mask, shared
+  // by the ranks on the node when unbound). A cap (PIPEVD_THREADS) is the caller's to apply here.
+  // The result does not depend on it.
   int threads = 0;
   // Below the int limit: > 1 packs every message and moves it in this many chunks (nonblocking
   // all-to-alls), packing and unpacking overlapping the transfer of the chunk between.
   int chunks = 1;
+  // block_cyclic_to_engine: where every caller process runs on one node, no messages: each
+  // writes its elements into the engine ranks' memory of a shared window
+  // (block_cyclic_to_engine_on_node.hpp); elsewhere the settings above apply. Any size.
+  bool node_memory = false;
 };
 
 // Seconds spent in each phase of one redistribution (this process), for benchmarks and logs.

@@ -1,0 +1,89 @@
+#include "redistribute/node_window.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace pipevd {
+
+namespace {
+
+// What is kept on a communicator.
+struct NodeState {
+  int ranks_on_node = 0;
+  NodeWindow window;
+};
+
+void free_window(NodeWindow& w) {
+  if (w.win != MPI_WIN_NULL) MPI_Win_free(&w.win);
+  w = NodeWindow{};
+}
+
+int delete_state(MPI_Comm, int, void* value, void*) {
+  auto* s = static_cast<NodeState*>(value);
+  free_window(s->window);
+  delete s;
+  return MPI_SUCCESS;
+}
+
+int keyval() {
+  static int key = MPI_KEYVAL_INVALID;
+  if (key == MPI_KEYVAL_INVALID)
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &key, nullptr);
+  return key;
+}
+
+NodeState& state_of(MPI_Comm comm) {
+  void* value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, keyval(), &value, &found);
+  if (found) return *static_cast<NodeState*>(value);
+  auto* s = new NodeState;
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &s->ranks_on_node);
+  MPI_Comm_free(&node);
+  MPI_Comm_set_attr(comm, keyval(), s);
+  return *s;
+}
+
+}  // namespace
+
+int ranks_on_this_node(MPI_Comm comm) { return state_of(comm).ranks_on_node; }
+
+const NodeWindow& node_window(MPI_Comm comm, long elements) {
+  NodeState& s = state_of(comm);
+  int size = 0, me = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &me);
+  if (s.ranks_on_node != size) throw std::logic_error("node_window: comm spans several nodes");
+  // Every rank takes part in a new window when any one needs more (the allocation is
+  // collective); this also orders the previous call's reads before this call's writes.
+  int grow = s.window.win == MPI_WIN_NULL || s.window.elements[me] < elements;
+  MPI_Allreduce(MPI_IN_PLACE, &grow, 1, MPI_INT, MPI_MAX, comm);
+  if (!grow) return s.window;
+  const long keep = s.window.win == MPI_WIN_NULL ? 0 : s.window.elements[me];
+  free_window(s.window);
+  // Each segment on its own pages (noncontig), a multiple of 2 MiB past 4 MiB so the kernel may
+  // back it with huge pages.
+  long bytes = std::max(elements, keep) * static_cast<long>(sizeof(double));
+  const long huge = 2L << 20;
+  if (bytes >= 2 * huge) bytes = (bytes + huge - 1) / huge * huge;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  double* mine = nullptr;
+  MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), sizeof(double), info, comm, &mine,
+                          &s.window.win);
+  MPI_Info_free(&info);
+  s.window.base.assign(size, nullptr);
+  s.window.elements.assign(size, 0);
+  for (int r = 0; r < size; ++r) {
+    MPI_Aint got = 0;
+    int unit = 0;
+    MPI_Win_shared_query(s.window.win, r, &got, &unit, &s.window.base[r]);
+    s.window.elements[r] = static_cast<long>(got / static_cast<MPI_Aint>(sizeof(double)));
+  }
+  return s.window;
+}
+
+}  // namespace pipevd
