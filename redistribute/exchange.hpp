@@ -10,6 +10,8 @@
 
 namespace pipevd {
 
+enum class NodeMemory { off, push, pull };
+
 struct ExchangeOptions {
   // Above this total per rank (elements, on any rank) messages go in rounds. 2 GiB of doubles:
   // below MPI's int counts and clear of 32-bit byte counts in MPI implementations.
@@ -25,10 +27,10 @@ struct ExchangeOptions {
   // Below the int limit: > 1 packs every message and moves it in this many chunks (nonblocking
   // all-to-alls), packing and unpacking overlapping the transfer of the chunk between.
   int chunks = 1;
-  // block_cyclic_to_engine: where every caller process runs on one node, no messages: each
-  // writes its elements into the engine ranks' memory of a shared window
-  // (block_cyclic_to_engine_on_node.hpp); elsewhere the settings above apply. Any size.
-  bool node_memory = false;
+  // block_cyclic_to_engine: where every caller process runs on one node, no messages but a
+  // shared window (block_cyclic_to_engine_on_node.hpp says how push and pull differ); elsewhere
+  // the settings above apply. Any size. The same on every rank.
+  NodeMemory node_memory = NodeMemory::off;
 };
 
 // Seconds spent in each phase of one redistribution (this process), for benchmarks and logs.

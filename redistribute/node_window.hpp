@@ -26,6 +26,7 @@ struct NodeWindow {
   std::vector<double*> base;  // per rank of comm
   std::vector<long> elements;
 };
-const NodeWindow& node_window(MPI_Comm comm, long elements);
+// A new window's pages are mapped into every process on `threads` threads before it returns.
+const NodeWindow& node_window(MPI_Comm comm, long elements, int threads);
 
 }  // namespace pipevd

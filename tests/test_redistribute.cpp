@@ -250,17 +250,16 @@ TEST_F(Redistribute, ThreadsGiveTheSameResultAsOneThread) {
     }
 }
 
-// Through a node's shared window (all test ranks run on one node): the same engine columns as
-// the packed exchange, entry for entry (check_to_engine also compares each with the matrix and
-// finds no NaN of the other triangle), on 1 and 3 threads, all ranks engines and one fewer, the
-// cases in growing and shrinking n so the kept window is grown and reused.
+// Through a node's shared window (all test ranks run on one node), pushed and pulled: the same
+// engine columns as the packed exchange, entry for entry (check_to_engine also compares each with
+// the matrix and finds no NaN of the other triangle), on 1 and 3 threads, all ranks engines and
+// one fewer, the cases in growing and shrinking n so the kept window is grown and reused.
 TEST_F(Redistribute, NodeMemoryGivesTheSameColumnsAsPackedMessages) {
   const auto shape = squarest_grid(size);
   BlacsGrid blacs(shape.nprow, shape.npcol, 'C');
   const GridInfo grid = GridInfo::of(blacs);
   ExchangeOptions packed, node;
   packed.min_typed_segment = 1L << 40;
-  node.node_memory = true;
   std::vector<Case> all = cases(true);
   all.insert(all.end(), all.rbegin(), all.rend());
   for (int g : {size, std::max(1, size - 1)}) {
@@ -271,33 +270,38 @@ TEST_F(Redistribute, NodeMemoryGivesTheSameColumnsAsPackedMessages) {
       const EngineLayout layout = layout_for(c.n, g, variant++);
       packed.threads = 1;
       const std::vector<double> ref = check_to_engine(grid, c, layout, comm, packed);
-      for (int threads : {1, 3}) {
-        node.threads = threads;
-        EXPECT_EQ(check_to_engine(grid, c, layout, comm, node), ref) << threads << " threads";
-      }
+      for (NodeMemory way : {NodeMemory::push, NodeMemory::pull})
+        for (int threads : {1, 3}) {
+          node.node_memory = way;
+          node.threads = threads;
+          EXPECT_EQ(check_to_engine(grid, c, layout, comm, node), ref)
+              << (way == NodeMemory::push ? "push, " : "pull, ") << threads << " threads";
+        }
     }
   }
 }
 
-// The node window on a grid of some of the processes in reverse order (its own communicator).
+// The node window on a grid of some of the processes in reverse order (its own communicator), a
+// column of processes (local row counts, so the pulled images' leading dimensions, differ).
 TEST_F(Redistribute, NodeMemoryOnASubsetInReverseOrder) {
   const int procs = size > 1 ? size - 1 : 1;
   std::vector<int> usermap(procs);
   for (int k = 0; k < procs; ++k) usermap[k] = size - 1 - k;
-  MappedGrid mapped(1, procs, usermap);
+  MappedGrid mapped(procs, 1, usermap);
   if (!mapped.in_grid()) return;
   const GridInfo grid = GridInfo::of(mapped);
-  ExchangeOptions node;
-  node.node_memory = true;
-  node.threads = 2;
-  for (int g : {procs, std::max(1, procs - 1)}) {
-    const EngineComm& comm = engine_comm_for(mapped.ictxt, g);
-    int variant = 1;
-    for (const Case& c : cases(false)) {
-      SCOPED_TRACE(describe(c, 1, procs, 'M', g));
-      check_to_engine(grid, c, layout_for(c.n, g, variant++), comm, node);
+  for (NodeMemory way : {NodeMemory::push, NodeMemory::pull})
+    for (int g : {procs, std::max(1, procs - 1)}) {
+      ExchangeOptions node;
+      node.node_memory = way;
+      node.threads = 2;
+      const EngineComm& comm = engine_comm_for(mapped.ictxt, g);
+      int variant = 1;
+      for (const Case& c : cases(false)) {
+        SCOPED_TRACE(describe(c, procs, 1, 'M', g));
+        check_to_engine(grid, c, layout_for(c.n, g, variant++), comm, node);
+      }
     }
-  }
 }
 
 // Symmetric A's triangle -> engine columns; the columns transposed are the same rows of A (A is
