@@ -159,6 +159,9 @@ int main(int argc, char** argv) {
       pipevd::redistribution_threads(0, pipevd::ranks_on_this_node(comm.caller));
   for (Variant& v : variants)
     if (v.options.threads < 0) v.options.threads = std::min(default_threads, max_threads);
+  // Whether push and pull can take the shared window or fall back to packed messages.
+  const bool one_node = pipevd::ranks_on_this_node(comm.caller) == size;
+  const bool have_window = one_node && pipevd::node_window(comm.caller, 0, 1) != nullptr;
   const int e = comm.engine_rank;
   const long width = e >= 0 ? layout.width(e) : 0;
   std::vector<double> cols(static_cast<size_t>(n) * std::max(1L, width));
@@ -229,7 +232,11 @@ int main(int argc, char** argv) {
     std::printf("n=%d nb=%d ranks=%d grid=%dx%d engine_ranks=%d reps=%d (matrix %.2f GB)\n", n, nb,
                 size, nprow, npcol, engines, reps, gb);
     // Ratios: best against best and median against median of the same run.
-    std::printf("threads (this rank's default): %d, cap %d\n", default_threads, max_threads);
+    std::printf("threads (this rank's default): %d, cap %d; node window (push, pull): %s\n",
+                default_threads, max_threads,
+                !one_node     ? "no, ranks on several nodes"
+                : have_window ? "yes"
+                              : "refused by MPI");
     std::printf("%-32s %8s %8s %8s %17s %17s\n", "operation", "best s", "median s", "GB/s",
                 "vs alltoall b/m", "vs PDGEMR2D b/m");
     auto row = [&](const char* name, Stats s, const Stats* plain_ref, const Stats* gemr_ref) {

@@ -7,6 +7,7 @@
 #include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
+#include "redistribute/stream_copy.hpp"
 #include "redistribute/tile_transpose.hpp"
 
 namespace pipevd {
@@ -39,20 +40,21 @@ void copy_piece(char uplo, const Piece& p, long c0, long c1, const double* from,
     const double* f = from + s.src_row + s.src_col * ldf;
     double* to = cols + s.dest_row + (s.dest_col - c0) * n;
     if (!s.mirrored) {
-      std::memcpy(to, f, sizeof(double) * static_cast<size_t>(s.len));
+      stream_copy(to, f, s.len);
     } else {
       for (long t = 0; t < s.len; ++t) to[t] = f[t * ldf];
     }
   };
   if (!p.mirrored) {
     for_each_direct_segment_to_engine(uplo, p.runs, c0, c1, segment);
-    return;
+  } else {
+    for_each_mirrored_piece_to_engine(
+        uplo, p.runs, c0, c1, segment, [&](const Run& rr, const Run& cr) {
+          stream_transpose_tile(from + rr.local + cr.local * ldf, ldf, rr.len, cr.len,
+                                cols + cr.global + (rr.global - c0) * n, n);
+        });
   }
-  for_each_mirrored_piece_to_engine(
-      uplo, p.runs, c0, c1, segment, [&](const Run& rr, const Run& cr) {
-        transpose_tile(from + rr.local + cr.local * ldf, ldf, rr.len, cr.len,
-                       cols + cr.global + (rr.global - c0) * n, n);
-      });
+  stream_fence();
 }
 
 long total(const std::vector<Run>& runs) {
@@ -87,12 +89,14 @@ void window_barrier(const NodeWindow& window, MPI_Comm comm) {
   MPI_Win_sync(window.win);
 }
 
-void push(char uplo, long n, const double* a, const ExchangeSetup& setup,
+bool push(char uplo, long n, const double* a, const ExchangeSetup& setup,
           const EngineLayout& layout, const EngineComm& comm, double* a_cols, int threads,
           PhaseClock& clock, PhaseTimes* times) {
   const int e = comm.engine_rank;
   const long mine_elements = e >= 0 ? n * layout.width(e) : 0;
-  const NodeWindow& window = node_window(comm.caller, mine_elements, threads);
+  const NodeWindow* shared = node_window(comm.caller, mine_elements, threads);
+  if (!shared) return false;
+  const NodeWindow& window = *shared;
   const LocalRuns mine = local_runs(setup.view, setup.grid.myrow, setup.grid.mycol);
   std::vector<Piece> pieces;
   for (int d = 0; d < layout.engine_ranks(); ++d)
@@ -118,14 +122,16 @@ void push(char uplo, long n, const double* a, const ExchangeSetup& setup,
     const long step = 1L << 18;
     parallel_for((mine_elements + step - 1) / step, threads, [&](long k) {
       const long begin = k * step, len = std::min(step, mine_elements - begin);
-      std::memcpy(a_cols + begin, from + begin, sizeof(double) * static_cast<size_t>(len));
+      stream_copy(a_cols + begin, from + begin, len);
+      stream_fence();
     });
   }
   MPI_Win_unlock_all(window.win);
   clock.lap(&PhaseTimes::unpack);
+  return true;
 }
 
-void pull(char uplo, long n, const double* a, const ExchangeSetup& setup,
+bool pull(char uplo, long n, const double* a, const ExchangeSetup& setup,
           const EngineLayout& layout, const EngineComm& comm, double* a_cols, int threads,
           PhaseClock& clock, PhaseTimes* times) {
   // Every process's part of the submatrix in its segment: its local rows and columns of the
@@ -141,7 +147,9 @@ void pull(char uplo, long n, const double* a, const ExchangeSetup& setup,
   const long row_base = original.rows.empty() ? 0 : original.rows.front().local;
   const long col_base = original.cols.empty() ? 0 : original.cols.front().local;
   const long ld = ld_of(setup.me), local_cols = total(mine.cols);
-  const NodeWindow& window = node_window(comm.caller, ld * local_cols, threads);
+  const NodeWindow* shared = node_window(comm.caller, ld * local_cols, threads);
+  if (!shared) return false;
+  const NodeWindow& window = *shared;
   MPI_Win_lock_all(MPI_MODE_NOCHECK, window.win);
   clock.lap(&PhaseTimes::plan);
 
@@ -165,10 +173,10 @@ void pull(char uplo, long n, const double* a, const ExchangeSetup& setup,
             row_global.begin();
         const long r0 = lower ? split : 0, r1 = lower ? rows : split;
         if (r1 > r0)
-          std::memcpy(seg + r0 + lc * ld, a + (row_base + r0) + (col_base + lc) * lld,
-                      sizeof(double) * static_cast<size_t>(r1 - r0));
+          stream_copy(seg + r0 + lc * ld, a + (row_base + r0) + (col_base + lc) * lld, r1 - r0);
       }
     }
+    stream_fence();
   });
   clock.lap(&PhaseTimes::pack);
   window_barrier(window, comm.caller);
@@ -189,18 +197,18 @@ void pull(char uplo, long n, const double* a, const ExchangeSetup& setup,
   }
   MPI_Win_unlock_all(window.win);
   clock.lap(&PhaseTimes::unpack);
+  return true;
 }
 
 }  // namespace
 
-void block_cyclic_to_engine_on_node(NodeMemory way, char uplo, long n, const double* a,
+bool block_cyclic_to_engine_on_node(NodeMemory way, char uplo, long n, const double* a,
                                     const ExchangeSetup& setup, const EngineLayout& layout,
                                     const EngineComm& comm, double* a_cols, int threads,
                                     PhaseClock& clock, PhaseTimes* times) {
-  if (way == NodeMemory::push)
-    push(uplo, n, a, setup, layout, comm, a_cols, threads, clock, times);
-  else
-    pull(uplo, n, a, setup, layout, comm, a_cols, threads, clock, times);
+  return way == NodeMemory::push
+             ? push(uplo, n, a, setup, layout, comm, a_cols, threads, clock, times)
+             : pull(uplo, n, a, setup, layout, comm, a_cols, threads, clock, times);
 }
 
 }  // namespace pipevd

@@ -17,8 +17,9 @@
 namespace pipevd {
 
 // Collective over comm.caller, which ranks_on_this_node() says is on one node. Arguments as
-// block_cyclic_to_engine's, after its setup; way: NodeMemory::push or NodeMemory::pull.
-void block_cyclic_to_engine_on_node(NodeMemory way, char uplo, long n, const double* a,
+// block_cyclic_to_engine's, after its setup; way: NodeMemory::push or NodeMemory::pull. false
+// (on every rank, nothing moved) when the MPI gives no shared window.
+bool block_cyclic_to_engine_on_node(NodeMemory way, char uplo, long n, const double* a,
                                     const ExchangeSetup& setup, const EngineLayout& layout,
                                     const EngineComm& comm, double* a_cols, int threads,
                                     PhaseClock& clock, PhaseTimes* times);

@@ -17,6 +17,7 @@ namespace {
 struct NodeState {
   int ranks_on_node = 0;
   NodeWindow window;
+  bool unavailable = false;  // the MPI refused a shared window once: not asked again
 };
 
 void free_window(NodeWindow& w) {
@@ -77,17 +78,18 @@ NodeState& state_of(MPI_Comm comm) {
 
 int ranks_on_this_node(MPI_Comm comm) { return state_of(comm).ranks_on_node; }
 
-const NodeWindow& node_window(MPI_Comm comm, long elements, int threads) {
+const NodeWindow* node_window(MPI_Comm comm, long elements, int threads) {
   NodeState& s = state_of(comm);
   int size = 0, me = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &me);
   if (s.ranks_on_node != size) throw std::logic_error("node_window: comm spans several nodes");
+  if (s.unavailable) return nullptr;
   // Every rank takes part in a new window when any one needs more (the allocation is
   // collective); this also orders the previous call's reads before this call's writes.
   int grow = s.window.win == MPI_WIN_NULL || s.window.elements[me] < elements;
   MPI_Allreduce(MPI_IN_PLACE, &grow, 1, MPI_INT, MPI_MAX, comm);
-  if (!grow) return s.window;
+  if (!grow) return &s.window;
   const long keep = s.window.win == MPI_WIN_NULL ? 0 : s.window.elements[me];
   free_window(s.window);
   // Each segment on its own pages (noncontig), a multiple of 2 MiB past 4 MiB so the kernel may
@@ -99,9 +101,23 @@ const NodeWindow& node_window(MPI_Comm comm, long elements, int threads) {
   MPI_Info_create(&info);
   MPI_Info_set(info, "alloc_shared_noncontig", "true");
   double* mine = nullptr;
-  MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), sizeof(double), info, comm, &mine,
-                          &s.window.win);
+  // An MPI without shared windows (or out of /dev/shm) answers with an error, not an abort: the
+  // caller then moves messages instead. Every rank learns whether all got theirs.
+  MPI_Errhandler was;
+  MPI_Comm_get_errhandler(comm, &was);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int failed = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), sizeof(double), info, comm,
+                                       &mine, &s.window.win) != MPI_SUCCESS;
+  MPI_Comm_set_errhandler(comm, was);
+  MPI_Errhandler_free(&was);
   MPI_Info_free(&info);
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  if (failed) {
+    if (s.window.win != MPI_WIN_NULL) MPI_Win_free(&s.window.win);
+    s.window = NodeWindow{};
+    s.unavailable = true;
+    return nullptr;
+  }
   s.window.base.assign(size, nullptr);
   s.window.elements.assign(size, 0);
   for (int r = 0; r < size; ++r) {
@@ -119,7 +135,7 @@ const NodeWindow& node_window(MPI_Comm comm, long elements, int threads) {
     if (r != me)
       populate(s.window.base[r], s.window.elements[r] * static_cast<long>(sizeof(double)), threads);
   MPI_Barrier(comm);
-  return s.window;
+  return &s.window;
 }
 
 }  // namespace pipevd

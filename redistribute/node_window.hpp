@@ -27,6 +27,7 @@ struct NodeWindow {
   std::vector<long> elements;
 };
 // A new window's pages are mapped into every process on `threads` threads before it returns.
-const NodeWindow& node_window(MPI_Comm comm, long elements, int threads);
+// nullptr on every rank when the MPI gives no shared window.
+const NodeWindow* node_window(MPI_Comm comm, long elements, int threads);
 
 }  // namespace pipevd
