@@ -14,7 +14,8 @@
 // packedc4 = packed, default threads, 4 chunks. "push" and "pull" (pushN, pullcK, ...): "in"
 // through a shared window when all ranks are on one node (ExchangeOptions::node_memory, no
 // messages; block_cyclic_to_engine_on_node.hpp), "out" as packed with the same threads and
-// chunks (pullc4: out as packedc4). max_threads > 0 caps the default thread count (what
+// chunks (pullc4: out as packedc4); pullplain, pushplain...: without non-temporal stores
+// (ExchangeOptions::streaming_stores). max_threads > 0 caps the default thread count (what
 // PIPEVD_THREADS does for pdsyevd_), for the variants that name none.
 //
 // Bytes compared: MPI_Alltoall moves n^2/P^2 doubles per pair (self included), n^2 doubles in
@@ -106,7 +107,7 @@ int main(int argc, char** argv) {
       Variant var;
       var.name = v;
       const bool push = v.rfind("push", 0) == 0, pull = v.rfind("pull", 0) == 0;
-      const bool node = push || pull;
+      const bool node = push || pull, plain = node && v.rfind("plain", 4) == 4;
       const bool packed = node || v.rfind("packed", 0) == 0;
       if (!packed && v.rfind("typed", 0) != 0) {
         if (rank == 0) std::fprintf(stderr, "unknown variant %s\n", v.c_str());
@@ -116,7 +117,8 @@ int main(int argc, char** argv) {
       var.options.node_memory = push   ? pipevd::NodeMemory::push
                                 : pull ? pipevd::NodeMemory::pull
                                        : pipevd::NodeMemory::off;
-      std::string rest = v.substr(node ? 4 : packed ? 6 : 5);
+      var.options.streaming_stores = !plain;
+      std::string rest = v.substr(plain ? 9 : node ? 4 : packed ? 6 : 5);
       const size_t c = rest.find('c');
       if (c != std::string::npos) {
         var.options.chunks = std::atoi(rest.c_str() + c + 1);

@@ -86,8 +86,8 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   const int me = setup.me, size = setup.size;
   const int threads = redistribution_threads(options.threads, ranks_on_this_node(comm.caller));
   if (options.node_memory != NodeMemory::off && ranks_on_this_node(comm.caller) == size &&
-      block_cyclic_to_engine_on_node(options.node_memory, uplo, n, a, setup, layout, comm, a_cols,
-                                     threads, clock, times))
+      block_cyclic_to_engine_on_node(options.node_memory, options.streaming_stores, uplo, n, a,
+                                     setup, layout, comm, a_cols, threads, clock, times))
     return;
 
   const ExchangeCounts counts = counts_to_engine(uplo, view, grid, layout, comm);

@@ -32,15 +32,35 @@ void add_pieces(std::vector<Piece>& pieces, int d, int source, const LocalRuns& 
     pieces.push_back(Piece{d, source, true, with_rows(src, k0, k1)});
 }
 
+// Contiguous and transposing copies, streamed (stream_copy.hpp) or plain.
+struct Copier {
+  bool streaming;
+  void copy(double* dst, const double* src, long len) const {
+    if (streaming)
+      stream_copy(dst, src, len);
+    else
+      std::memcpy(dst, src, sizeof(double) * static_cast<size_t>(len));
+  }
+  void transpose(const double* src, long lds, long rows, long cols, double* dst, long ldd) const {
+    if (streaming)
+      stream_transpose_tile(src, lds, rows, cols, dst, ldd);
+    else
+      transpose_tile(src, lds, rows, cols, dst, ldd);
+  }
+  void fence() const {
+    if (streaming) stream_fence();
+  }
+};
+
 // Copies a piece from a local array `from` (leading dimension ldf, the piece's local indices) into
 // columns [c0, c1) of the full matrix at `cols` (all n rows, leading dimension n).
-void copy_piece(char uplo, const Piece& p, long c0, long c1, const double* from, long ldf,
-                double* cols, long n) {
+void copy_piece(const Copier& out, char uplo, const Piece& p, long c0, long c1, const double* from,
+                long ldf, double* cols, long n) {
   auto segment = [&](const Segment& s) {
     const double* f = from + s.src_row + s.src_col * ldf;
     double* to = cols + s.dest_row + (s.dest_col - c0) * n;
     if (!s.mirrored) {
-      stream_copy(to, f, s.len);
+      out.copy(to, f, s.len);
     } else {
       for (long t = 0; t < s.len; ++t) to[t] = f[t * ldf];
     }
@@ -50,11 +70,11 @@ void copy_piece(char uplo, const Piece& p, long c0, long c1, const double* from,
   } else {
     for_each_mirrored_piece_to_engine(
         uplo, p.runs, c0, c1, segment, [&](const Run& rr, const Run& cr) {
-          stream_transpose_tile(from + rr.local + cr.local * ldf, ldf, rr.len, cr.len,
-                                cols + cr.global + (rr.global - c0) * n, n);
+          out.transpose(from + rr.local + cr.local * ldf, ldf, rr.len, cr.len,
+                        cols + cr.global + (rr.global - c0) * n, n);
         });
   }
-  stream_fence();
+  out.fence();
 }
 
 long total(const std::vector<Run>& runs) {
@@ -89,7 +109,7 @@ void window_barrier(const NodeWindow& window, MPI_Comm comm) {
   MPI_Win_sync(window.win);
 }
 
-bool push(char uplo, long n, const double* a, const ExchangeSetup& setup,
+bool push(const Copier& out, char uplo, long n, const double* a, const ExchangeSetup& setup,
           const EngineLayout& layout, const EngineComm& comm, double* a_cols, int threads,
           PhaseClock& clock, PhaseTimes* times) {
   const int e = comm.engine_rank;
@@ -108,7 +128,7 @@ bool push(char uplo, long n, const double* a, const ExchangeSetup& setup,
   const std::vector<double> seconds =
       timed_parallel_for(static_cast<long>(pieces.size()), threads, times != nullptr, [&](long k) {
         const Piece& p = pieces[k];
-        copy_piece(uplo, p, layout.col_begin[p.engine], layout.col_begin[p.engine + 1], a,
+        copy_piece(out, uplo, p, layout.col_begin[p.engine], layout.col_begin[p.engine + 1], a,
                    setup.view.lld, window.base[comm.engine_to_caller[p.engine]], n);
       });
   charge(pieces, seconds, setup.me, comm, times);
@@ -122,8 +142,8 @@ bool push(char uplo, long n, const double* a, const ExchangeSetup& setup,
     const long step = 1L << 18;
     parallel_for((mine_elements + step - 1) / step, threads, [&](long k) {
       const long begin = k * step, len = std::min(step, mine_elements - begin);
-      stream_copy(a_cols + begin, from + begin, len);
-      stream_fence();
+      out.copy(a_cols + begin, from + begin, len);
+      out.fence();
     });
   }
   MPI_Win_unlock_all(window.win);
@@ -131,7 +151,7 @@ bool push(char uplo, long n, const double* a, const ExchangeSetup& setup,
   return true;
 }
 
-bool pull(char uplo, long n, const double* a, const ExchangeSetup& setup,
+bool pull(const Copier& out, char uplo, long n, const double* a, const ExchangeSetup& setup,
           const EngineLayout& layout, const EngineComm& comm, double* a_cols, int threads,
           PhaseClock& clock, PhaseTimes* times) {
   // Every process's part of the submatrix in its segment: its local rows and columns of the
@@ -173,10 +193,10 @@ bool pull(char uplo, long n, const double* a, const ExchangeSetup& setup,
             row_global.begin();
         const long r0 = lower ? split : 0, r1 = lower ? rows : split;
         if (r1 > r0)
-          stream_copy(seg + r0 + lc * ld, a + (row_base + r0) + (col_base + lc) * lld, r1 - r0);
+          out.copy(seg + r0 + lc * ld, a + (row_base + r0) + (col_base + lc) * lld, r1 - r0);
       }
     }
-    stream_fence();
+    out.fence();
   });
   clock.lap(&PhaseTimes::pack);
   window_barrier(window, comm.caller);
@@ -191,7 +211,7 @@ bool pull(char uplo, long n, const double* a, const ExchangeSetup& setup,
     const std::vector<double> seconds = timed_parallel_for(
         static_cast<long>(pieces.size()), threads, times != nullptr, [&](long k) {
           const Piece& p = pieces[k];
-          copy_piece(uplo, p, c0, c1, window.base[p.source], ld_of(p.source), a_cols, n);
+          copy_piece(out, uplo, p, c0, c1, window.base[p.source], ld_of(p.source), a_cols, n);
         });
     charge(pieces, seconds, setup.me, comm, times);
   }
@@ -202,13 +222,15 @@ bool pull(char uplo, long n, const double* a, const ExchangeSetup& setup,
 
 }  // namespace
 
-bool block_cyclic_to_engine_on_node(NodeMemory way, char uplo, long n, const double* a,
-                                    const ExchangeSetup& setup, const EngineLayout& layout,
-                                    const EngineComm& comm, double* a_cols, int threads,
-                                    PhaseClock& clock, PhaseTimes* times) {
+bool block_cyclic_to_engine_on_node(NodeMemory way, bool streaming, char uplo, long n,
+                                    const double* a, const ExchangeSetup& setup,
+                                    const EngineLayout& layout, const EngineComm& comm,
+                                    double* a_cols, int threads, PhaseClock& clock,
+                                    PhaseTimes* times) {
+  const Copier out{streaming};
   return way == NodeMemory::push
-             ? push(uplo, n, a, setup, layout, comm, a_cols, threads, clock, times)
-             : pull(uplo, n, a, setup, layout, comm, a_cols, threads, clock, times);
+             ? push(out, uplo, n, a, setup, layout, comm, a_cols, threads, clock, times)
+             : pull(out, uplo, n, a, setup, layout, comm, a_cols, threads, clock, times);
 }
 
 }  // namespace pipevd

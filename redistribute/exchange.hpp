@@ -31,6 +31,8 @@ struct ExchangeOptions {
   // shared window (block_cyclic_to_engine_on_node.hpp says how push and pull differ); elsewhere
   // the settings above apply. Any size. The same on every rank.
   NodeMemory node_memory = NodeMemory::off;
+  // There: whole cache lines written with non-temporal stores (stream_copy.hpp).
+  bool streaming_stores = true;
 };
 
 // Seconds spent in each phase of one redistribution (this process), for benchmarks and logs.
