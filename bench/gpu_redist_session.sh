@@ -6,8 +6,8 @@
 # repository root, after `source bench/gpu_node_setup.sh` and the lead's build of $BUILD_DIR:
 #   bash bench/gpu_redist_session.sh
 # REDIST_BUDGET_S (default: BUDGET_S, else 150): wall-clock budget of the whole script. REDIST_N
-# (16384), REDIST_REPS (7), REDIST_VARIANTS (packed,packedc4,pushc4,pullc4; syntax in
-# bench/redistribute_bench.cpp; pullc4 = in: pull, out: as packedc4). Logs: $OUT/redist/.
+# (16384), REDIST_REPS (7), REDIST_VARIANTS (packed,packedc4,pushc4,pullc4,pullplainc4; syntax in
+# bench/redistribute_bench.cpp; pullc4 = in: pull, out: as packedc4; pullplain: without non-temporal stores). Logs: $OUT/redist/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/gpu_node_setup.sh
@@ -15,7 +15,7 @@ build=${BUILD_DIR:-build-gpu}
 budget=${REDIST_BUDGET_S:-${BUDGET_S:-150}}
 n=${REDIST_N:-16384}
 reps=${REDIST_REPS:-7}
-variants=${REDIST_VARIANTS:-packed,packedc4,pushc4,pullc4}
+variants=${REDIST_VARIANTS:-packed,packedc4,pushc4,pullc4,pullplainc4}
 out=$OUT/redist
 mkdir -p "$out"
 log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$out/session.log"; }
@@ -81,19 +81,19 @@ fi
 # The same variants in the other order (pull first: it then pays the window's fresh pages, the
 # packed ones reuse nothing of it), to see that the order does not decide the best times.
 if (($(left) > 35)); then
-  log "mpirun -np 4 ${bind[*]}: reversed order pullc4,pushc4,packedc4,packed, 5 reps"
+  log "mpirun -np 4 ${bind[*]}: reversed order pullplainc4,pullc4,pushc4,packedc4,packed, 5 reps"
   timeout "$(($(left) - 5))" mpirun -np 4 "${bind[@]}" \
     -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-    "$bench" "$n" 64 5 0 0 pullc4,pushc4,packedc4,packed >"$out/bench_reversed.log" 2>&1 ||
+    "$bench" "$n" 64 5 0 0 pullplainc4,pullc4,pushc4,packedc4,packed >"$out/bench_reversed.log" 2>&1 ||
     log "bench (reversed) exit $?"
   grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_reversed.log"
 fi
 # One core per rank (the binding of the first node run): does the window win there too?
 if (($(left) > 25)); then
-  log "mpirun -np 4 ${one_core[*]}: packed1,push1,pull1 (1 core per rank)"
+  log "mpirun -np 4 ${one_core[*]}: packed1,push1,pull1,pullplain1 (1 core per rank)"
   timeout "$(($(left) - 5))" mpirun -np 4 "${one_core[@]}" \
     -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-    "$bench" "$n" 64 3 0 0 packed1,push1,pull1 >"$out/bench_core1.log" 2>&1 || log "bench (1 core) exit $?"
+    "$bench" "$n" 64 3 0 0 packed1,push1,pull1,pullplain1 >"$out/bench_core1.log" 2>&1 || log "bench (1 core) exit $?"
   grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_core1.log"
 fi
 log "done rc=$rc. Look at: 'in pullc4'/'in pushc4' against 'in packed' rows, column 'vs alltoall b/m'"

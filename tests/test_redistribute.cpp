@@ -3,6 +3,7 @@
 // equal ScaLAPACK's PDGEMR2D between the same layouts, and a round trip returns the matrix.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -12,6 +13,8 @@
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_partition.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
+#include "redistribute/stream_copy.hpp"
+#include "redistribute/tile_transpose.hpp"
 #include "tests/redistribute_support.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_matrix.hpp"
@@ -261,6 +264,10 @@ TEST_F(Redistribute, NodeMemoryGivesTheSameColumnsAsPackedMessages) {
   ExchangeOptions packed, node;
   packed.min_typed_segment = 1L << 40;
   std::vector<Case> all = cases(true);
+  // n a multiple of 8 with blocks of 8 and more: the engine's columns start on whole cache lines,
+  // where mirrored tiles go through the streamed transpose.
+  all.push_back({256, 16, 24, 0, 1, 1, 1, 0, 'L'});
+  all.push_back({248, 8, 8, 1, 0, 9, 17, 5, 'U'});
   all.insert(all.end(), all.rbegin(), all.rend());
   for (int g : {size, std::max(1, size - 1)}) {
     const EngineComm& comm = engine_comm_for(grid.ictxt, g);
@@ -271,14 +278,43 @@ TEST_F(Redistribute, NodeMemoryGivesTheSameColumnsAsPackedMessages) {
       packed.threads = 1;
       const std::vector<double> ref = check_to_engine(grid, c, layout, comm, packed);
       for (NodeMemory way : {NodeMemory::push, NodeMemory::pull})
-        for (int threads : {1, 3}) {
-          node.node_memory = way;
-          node.threads = threads;
-          EXPECT_EQ(check_to_engine(grid, c, layout, comm, node), ref)
-              << (way == NodeMemory::push ? "push, " : "pull, ") << threads << " threads";
-        }
+        for (bool streaming : {true, false})
+          for (int threads : {1, 3}) {
+            node.node_memory = way;
+            node.streaming_stores = streaming;
+            node.threads = threads;
+            EXPECT_EQ(check_to_engine(grid, c, layout, comm, node), ref)
+                << (way == NodeMemory::push ? "push, " : "pull, ")
+                << (streaming ? "streamed, " : "plain, ") << threads << " threads";
+          }
     }
   }
+}
+
+// The streamed copies (whole lines non-temporal, the rest plain) equal plain ones at every
+// alignment of the destination within its cache line and for lengths around the line sizes.
+TEST(StreamCopy, EqualsPlainCopiesAtEveryAlignment) {
+  std::vector<double> src(64 * 80);
+  for (size_t k = 0; k < src.size(); ++k) src[k] = 0.5 + static_cast<double>(k);
+  for (long offset = 0; offset < 8; ++offset)
+    for (long len : {0L, 1L, 7L, 31L, 32L, 33L, 39L, 40L, 64L, 100L, 517L}) {
+      std::vector<double> got(600, -1.0), want(600, -1.0);
+      stream_copy(got.data() + offset, src.data() + 3, len);
+      stream_fence();
+      std::copy(src.begin() + 3, src.begin() + 3 + len, want.begin() + offset);
+      EXPECT_EQ(got, want) << "offset " << offset << " len " << len;
+    }
+  for (long offset = 0; offset < 8; ++offset)
+    for (long ldd : {64L, 72L, 67L})
+      for (long rows : {1L, 7L, 8L, 19L, 64L})
+        for (long cols : {1L, 8L, 9L, 23L, 64L}) {
+          std::vector<double> got(static_cast<size_t>(ldd * 70), -1.0), want = got;
+          stream_transpose_tile(src.data() + 5, 70, rows, cols, got.data() + offset, ldd);
+          stream_fence();
+          transpose_tile(src.data() + 5, 70, rows, cols, want.data() + offset, ldd);
+          EXPECT_EQ(got, want) << "offset " << offset << " ldd " << ldd << " " << rows << "x"
+                               << cols;
+        }
 }
 
 // The node window on a grid of some of the processes in reverse order (its own communicator), a
