@@ -7,7 +7,8 @@
 #   bash bench/gpu_redist_session.sh
 # REDIST_BUDGET_S (default: BUDGET_S, else 150): wall-clock budget of the whole script. REDIST_N
 # (16384), REDIST_REPS (7), REDIST_VARIANTS (packed,packedc4,pushc4,pullc4,pullplainc4; syntax in
-# bench/redistribute_bench.cpp; pullc4 = in: pull, out: as packedc4; pullplain: without non-temporal stores). Logs: $OUT/redist/.
+# bench/redistribute_bench.cpp; pullc4 = in: pull, out: as packedc4; pullplain: pull without
+# non-temporal stores). Logs: $OUT/redist/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/gpu_node_setup.sh

@@ -26,7 +26,10 @@
 // Each time is the slowest rank's, after a barrier; the operations take turns in every
 // repetition; the table gives the best and the median of the repetitions, GB/s of the best
 // (matrix bytes over time), and ratios best/best and median/median against the same run's
-// MPI_Alltoall and PDGEMR2D.
+// MPI_Alltoall and PDGEMR2D. Phases of push and pull ("in"): pack = the copy into the window
+// (push: every element at its engine place; pull: the stored triangle of the local array),
+// exchange = the barrier, unpack = the engine's copy out of it (push: its segment, contiguous;
+// pull: its columns' elements from every process's segment).
 #include <mpi.h>
 
 #include <algorithm>
