@@ -9,7 +9,7 @@
 // variants: the settings of ours to time side by side, each "typed" (messages of long segments
 // described in place by datatypes, the default) or "packed" (every message packed, contiguous
 // exchange), followed by a thread count for packing and unpacking (none: the default, from the
-// affinity mask and PIPEVD_THREADS), then optionally cK: K chunks, packing and unpacking
+// affinity mask, capped by max_threads), then optionally cK: K chunks, packing and unpacking
 // overlapping nonblocking all-to-alls (packs everything). typed1 = the settings before threads;
 // packedc4 = packed, default threads, 4 chunks. "push" and "pull" (pushN, pullcK, ...): "in"
 // through a shared window when all ranks are on one node (ExchangeOptions::node_memory, no
