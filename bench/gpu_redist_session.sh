@@ -79,6 +79,16 @@ if (($(left) > 25)); then
       "$bench" "$n" 64 "$reps" 0 0 "$variants" 2>&1 | tee "$out/bench_unbound.log"
   fi
 fi
+# One engine rank for the 4 caller ranks (pdsyevd_ on one GPU under a 2 x 2 grid): pull leaves
+# the engine's reads to that one rank's threads, push spreads the writes over all ranks.
+if (($(left) > 60)); then
+  log "mpirun -np 4 ${bind[*]}: one engine rank, packed,packedc4,pushc4,pullc4, 3 reps"
+  timeout "$(($(left) - 5))" mpirun -np 4 "${bind[@]}" \
+    -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
+    "$bench" "$n" 64 3 1 0 packed,packedc4,pushc4,pullc4 >"$out/bench_one_engine.log" 2>&1 ||
+    log "bench (one engine) exit $?"
+  grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_one_engine.log"
+fi
 # The same variants in the other order (pull first: it then pays the window's fresh pages, the
 # packed ones reuse nothing of it), to see that the order does not decide the best times.
 if (($(left) > 35)); then
