@@ -1,9 +1,12 @@
 #include "redistribute/node_window.hpp"
 
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <stdexcept>
 
@@ -26,24 +29,39 @@ void free_window(NodeWindow& w) {
 }
 
 // Maps the pages [p, p + bytes) into this process and allocates those not yet backed, without
-// changing their contents; on threads, in 8 MiB pieces. Where the kernel lacks
-// MADV_POPULATE_WRITE (before Linux 5.14): a read per page (maps pages another process has
-// backed; a hole is then backed at the first write, as without this).
-void populate(double* p, long bytes, int threads) {
+// changing their contents; on threads, in 8 MiB pieces. false when the kernel could not back
+// them (no memory left). Where the kernel lacks MADV_POPULATE_WRITE (before Linux 5.14): a read
+// per page (maps pages another process has backed; a hole is backed then too).
+bool populate(double* p, long bytes, int threads) {
   const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
   const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) / page * page;
   const std::uintptr_t end =
       reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(bytes);
-  if (bytes <= 0 || end <= begin) return;
+  if (bytes <= 0 || end <= begin) return true;
   const std::uintptr_t piece = std::uintptr_t(8) << 20;
+  std::atomic<bool> ok{true};
   parallel_for(static_cast<long>((end - begin + piece - 1) / piece), threads, [&](long k) {
     const std::uintptr_t b = begin + static_cast<std::uintptr_t>(k) * piece;
     const std::uintptr_t e = std::min(end, b + piece);
 #ifdef MADV_POPULATE_WRITE
     if (madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE) == 0) return;
+    if (errno != EINVAL) {  // EINVAL: not known to this kernel; anything else: not backed
+      ok = false;
+      return;
+    }
 #endif
     for (std::uintptr_t a = b; a < e; a += page) (void)*reinterpret_cast<volatile const char*>(a);
   });
+  return ok;
+}
+
+// Whether the shared memory file system (Open MPI's default for shared windows) has room for
+// `bytes` more: a window larger than it would be allocated but end in SIGBUS when touched.
+bool room_in_dev_shm(long bytes) {
+  struct statvfs fs;
+  if (statvfs("/dev/shm", &fs) != 0) return true;  // elsewhere: the MPI's business
+  const double free = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+  return static_cast<double>(bytes) + (64 << 20) <= free;
 }
 
 int delete_state(MPI_Comm, int, void* value, void*) {
@@ -97,6 +115,11 @@ const NodeWindow* node_window(MPI_Comm comm, long elements, int threads) {
   long bytes = std::max(elements, keep) * static_cast<long>(sizeof(double));
   const long huge = 2L << 20;
   if (bytes >= 2 * huge) bytes = (bytes + huge - 1) / huge * huge;
+  long everyone = bytes;
+  MPI_Allreduce(MPI_IN_PLACE, &everyone, 1, MPI_LONG, MPI_SUM, comm);
+  int room = room_in_dev_shm(everyone);
+  MPI_Allreduce(MPI_IN_PLACE, &room, 1, MPI_INT, MPI_MIN, comm);
+  if (!room) return nullptr;  // messages this time; a smaller call may fit
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "alloc_shared_noncontig", "true");
@@ -126,15 +149,21 @@ const NodeWindow* node_window(MPI_Comm comm, long elements, int threads) {
     MPI_Win_shared_query(s.window.win, r, &got, &unit, &s.window.base[r]);
     s.window.elements[r] = static_cast<long>(got / static_cast<MPI_Aint>(sizeof(double)));
   }
-  // Fresh shared pages faulted in one by one by the first call's scattered writes cost about
-  // 1 s per GB (a 2-core VM, 2 ranks); populated here in bulk: each process backs its own
+  // Fresh shared pages faulted in one by one by the first call's scattered writes cost up to 1 s
+  // per 270 MB segment on the 2-core VM; populated here in bulk: each process backs its own
   // segment (spreading the zeroing), then maps everyone's.
-  populate(s.window.base[me], s.window.elements[me] * static_cast<long>(sizeof(double)), threads);
-  MPI_Barrier(comm);
-  for (int r = 0; r < size; ++r)
+  const long own = s.window.elements[me] * static_cast<long>(sizeof(double));
+  int backed = populate(s.window.base[me], own, threads);
+  MPI_Allreduce(MPI_IN_PLACE, &backed, 1, MPI_INT, MPI_MIN, comm);
+  for (int r = 0; r < size && backed; ++r)
     if (r != me)
-      populate(s.window.base[r], s.window.elements[r] * static_cast<long>(sizeof(double)), threads);
-  MPI_Barrier(comm);
+      backed = populate(s.window.base[r], s.window.elements[r] * static_cast<long>(sizeof(double)),
+                        threads);
+  MPI_Allreduce(MPI_IN_PLACE, &backed, 1, MPI_INT, MPI_MIN, comm);
+  if (!backed) {  // the memory ran out under us: messages this time
+    free_window(s.window);
+    return nullptr;
+  }
   return &s.window;
 }
 
