@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # Device-machine session for the redistribution (issue 3; CPU only, the GPU is not used): the
-# redistribute tests, then redistribute_bench at n = 16384 on 4 ranks x 4 cores: the way "in"
-# through a node window (pull, push: block_cyclic_to_engine_on_node.hpp) next to the best settings
-# before (packed, packedc4) and a plain MPI_Alltoall of the same bytes, in the same run. From the
-# repository root, after `source bench/gpu_node_setup.sh` and the lead's build of $BUILD_DIR:
+# redistribute tests, then redistribute_bench at n = 16384 on 4 ranks x 4 cores: both ways through
+# a node window (pull, push: redistribute/*_on_node.hpp) next to the best settings before (packed,
+# packedc4) and a plain MPI_Alltoall of the same bytes, in the same run. From the repository root,
+# after `source bench/gpu_node_setup.sh` and the lead's build of $BUILD_DIR:
 #   bash bench/gpu_redist_session.sh
 # REDIST_BUDGET_S (default: BUDGET_S, else 150): wall-clock budget of the whole script. REDIST_N
-# (16384), REDIST_REPS (7), REDIST_VARIANTS (packed,packedc4,pushc4,pullc4,pullplainc4; syntax in
-# bench/redistribute_bench.cpp; pullc4 = in: pull, out: as packedc4; pullplain: pull without
-# non-temporal stores). Logs: $OUT/redist/.
+# (16384), REDIST_REPS (7), REDIST_VARIANTS (packed,packedc4,push,pull,pullplain; syntax in
+# bench/redistribute_bench.cpp; pullplain: pull without non-temporal stores). Logs: $OUT/redist/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/gpu_node_setup.sh
@@ -16,7 +15,7 @@ build=${BUILD_DIR:-build-gpu}
 budget=${REDIST_BUDGET_S:-${BUDGET_S:-150}}
 n=${REDIST_N:-16384}
 reps=${REDIST_REPS:-7}
-variants=${REDIST_VARIANTS:-packed,packedc4,pushc4,pullc4,pullplainc4}
+variants=${REDIST_VARIANTS:-packed,packedc4,push,pull,pullplain}
 out=$OUT/redist
 mkdir -p "$out"
 log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$out/session.log"; }
@@ -82,20 +81,20 @@ fi
 # One engine rank for the 4 caller ranks (pdsyevd_ on one GPU under a 2 x 2 grid): pull leaves
 # the engine's reads to that one rank's threads, push spreads the writes over all ranks.
 if (($(left) > 60)); then
-  log "mpirun -np 4 ${bind[*]}: one engine rank, packed,packedc4,pushc4,pullc4, 3 reps"
+  log "mpirun -np 4 ${bind[*]}: one engine rank, packed,packedc4,push,pull, 3 reps"
   timeout "$(($(left) - 5))" mpirun -np 4 "${bind[@]}" \
     -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-    "$bench" "$n" 64 3 1 0 packed,packedc4,pushc4,pullc4 >"$out/bench_one_engine.log" 2>&1 ||
+    "$bench" "$n" 64 3 1 0 packed,packedc4,push,pull >"$out/bench_one_engine.log" 2>&1 ||
     log "bench (one engine) exit $?"
   grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_one_engine.log"
 fi
 # The same variants in the other order (pull first: it then pays the window's fresh pages, the
 # packed ones reuse nothing of it), to see that the order does not decide the best times.
 if (($(left) > 35)); then
-  log "mpirun -np 4 ${bind[*]}: reversed order pullplainc4,pullc4,pushc4,packedc4,packed, 5 reps"
+  log "mpirun -np 4 ${bind[*]}: reversed order pullplain,pull,push,packedc4,packed, 5 reps"
   timeout "$(($(left) - 5))" mpirun -np 4 "${bind[@]}" \
     -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-    "$bench" "$n" 64 5 0 0 pullplainc4,pullc4,pushc4,packedc4,packed >"$out/bench_reversed.log" 2>&1 ||
+    "$bench" "$n" 64 5 0 0 pullplain,pull,push,packedc4,packed >"$out/bench_reversed.log" 2>&1 ||
     log "bench (reversed) exit $?"
   grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_reversed.log"
 fi
@@ -107,7 +106,7 @@ if (($(left) > 25)); then
     "$bench" "$n" 64 3 0 0 packed1,push1,pull1,pullplain1 >"$out/bench_core1.log" 2>&1 || log "bench (1 core) exit $?"
   grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_core1.log"
 fi
-log "done rc=$rc. Look at: 'in pullc4'/'in pushc4' against 'in packed' rows, column 'vs alltoall b/m'"
-log "(target <= 1.5x); 'phases in pull' (pack = copy into the window, unpack = engine's reads) and"
-log "'first call' lines (fresh window pages, paid once per process)."
+log "done rc=$rc. Look at: 'in pull'/'in push' against 'in packed' rows (and 'out pull' against"
+log "'out packedc4'), column 'vs alltoall b/m' (target <= 1.5x); 'phases' lines (pull: pack = copy"
+log "into the window, unpack = copy out of it) and 'first call' lines (fresh window pages, once)."
 exit $rc

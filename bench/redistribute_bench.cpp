@@ -11,10 +11,10 @@
 // exchange), followed by a thread count for packing and unpacking (none: the default, from the
 // affinity mask, capped by max_threads), then optionally cK: K chunks, packing and unpacking
 // overlapping nonblocking all-to-alls (packs everything). typed1 = the settings before threads;
-// packedc4 = packed, default threads, 4 chunks. "push" and "pull" (pushN, pullcK, ...): "in"
+// packedc4 = packed, default threads, 4 chunks. "push" and "pull" (pushN, pullN): both ways
 // through a shared window when all ranks are on one node (ExchangeOptions::node_memory, no
-// messages; block_cyclic_to_engine_on_node.hpp), "out" as packed with the same threads and
-// chunks (pullc4: out as packedc4); pullplain, pushplain...: without non-temporal stores
+// messages; block_cyclic_to_engine_on_node.hpp, engine_to_block_cyclic_on_node.hpp: "out" pulls
+// for both); pullplain, pushplain...: without non-temporal stores
 // (ExchangeOptions::streaming_stores). max_threads > 0 caps the default thread count (what
 // PIPEVD_THREADS does for pdsyevd_), for the variants that name none.
 //
@@ -26,10 +26,11 @@
 // Each time is the slowest rank's, after a barrier; the operations take turns in every
 // repetition; the table gives the best and the median of the repetitions, GB/s of the best
 // (matrix bytes over time), and ratios best/best and median/median against the same run's
-// MPI_Alltoall and PDGEMR2D. Phases of push and pull ("in"): pack = the copy into the window
-// (push: every element at its engine place; pull: the stored triangle of the local array),
-// exchange = the barrier, unpack = the engine's copy out of it (push: its segment, contiguous;
-// pull: its columns' elements from every process's segment).
+// MPI_Alltoall and PDGEMR2D. Phases of push and pull: pack = the copy into the window ("in"
+// push: every element at its engine place; "in" pull: the stored triangle of the local array;
+// "out": the engine's rows), exchange = the barrier, unpack = the copy out of it ("in" push: the
+// engine's segment, contiguous; "in" pull: the engine's columns' elements from every process's
+// segment; "out": each process's local Z from the engines' segments).
 #include <mpi.h>
 
 #include <algorithm>

@@ -32,26 +32,6 @@ void add_pieces(std::vector<Piece>& pieces, int d, int source, const LocalRuns& 
     pieces.push_back(Piece{d, source, true, with_rows(src, k0, k1)});
 }
 
-// Contiguous and transposing copies, streamed (stream_copy.hpp) or plain.
-struct Copier {
-  bool streaming;
-  void copy(double* dst, const double* src, long len) const {
-    if (streaming)
-      stream_copy(dst, src, len);
-    else
-      std::memcpy(dst, src, sizeof(double) * static_cast<size_t>(len));
-  }
-  void transpose(const double* src, long lds, long rows, long cols, double* dst, long ldd) const {
-    if (streaming)
-      stream_transpose_tile(src, lds, rows, cols, dst, ldd);
-    else
-      transpose_tile(src, lds, rows, cols, dst, ldd);
-  }
-  void fence() const {
-    if (streaming) stream_fence();
-  }
-};
-
 // Copies a piece from a local array `from` (leading dimension ldf, the piece's local indices) into
 // columns [c0, c1) of the full matrix at `cols` (all n rows, leading dimension n).
 void copy_piece(const Copier& out, char uplo, const Piece& p, long c0, long c1, const double* from,
@@ -102,13 +82,6 @@ void charge(const std::vector<Piece>& pieces, const std::vector<double>& seconds
   }
 }
 
-// Every process's writes into the window done and visible before anyone reads them.
-void window_barrier(const NodeWindow& window, MPI_Comm comm) {
-  MPI_Win_sync(window.win);
-  MPI_Barrier(comm);
-  MPI_Win_sync(window.win);
-}
-
 bool push(const Copier& out, char uplo, long n, const double* a, const ExchangeSetup& setup,
           const EngineLayout& layout, const EngineComm& comm, double* a_cols, int threads,
           PhaseClock& clock, PhaseTimes* times) {
@@ -133,7 +106,7 @@ bool push(const Copier& out, char uplo, long n, const double* a, const ExchangeS
       });
   charge(pieces, seconds, setup.me, comm, times);
   clock.lap(&PhaseTimes::pack);
-  window_barrier(window, comm.caller);
+  node_window_barrier(window, comm.caller);
   clock.lap(&PhaseTimes::exchange);
 
   // The segment is a_cols already, in the same order: one contiguous copy in 2 MiB pieces.
@@ -199,7 +172,7 @@ bool pull(const Copier& out, char uplo, long n, const double* a, const ExchangeS
     out.fence();
   });
   clock.lap(&PhaseTimes::pack);
-  window_barrier(window, comm.caller);
+  node_window_barrier(window, comm.caller);
   clock.lap(&PhaseTimes::exchange);
 
   // Engine ranks: their columns' elements from every process's segment.

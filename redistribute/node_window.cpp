@@ -167,4 +167,10 @@ const NodeWindow* node_window(MPI_Comm comm, long elements, int threads) {
   return &s.window;
 }
 
+void node_window_barrier(const NodeWindow& window, MPI_Comm comm) {
+  MPI_Win_sync(window.win);
+  MPI_Barrier(comm);
+  MPI_Win_sync(window.win);
+}
+
 }  // namespace pipevd

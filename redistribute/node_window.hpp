@@ -30,4 +30,8 @@ struct NodeWindow {
 // nullptr on every rank when the MPI gives no shared window.
 const NodeWindow* node_window(MPI_Comm comm, long elements, int threads);
 
+// Collective over comm: every process's writes into the window (this thread's and those of
+// threads it joined) done and visible before anyone reads them.
+void node_window_barrier(const NodeWindow& window, MPI_Comm comm);
+
 }  // namespace pipevd

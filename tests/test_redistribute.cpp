@@ -254,9 +254,11 @@ TEST_F(Redistribute, ThreadsGiveTheSameResultAsOneThread) {
 }
 
 // Through a node's shared window (all test ranks run on one node), pushed and pulled: the same
-// engine columns as the packed exchange, entry for entry (check_to_engine also compares each with
-// the matrix and finds no NaN of the other triangle), on 1 and 3 threads, all ranks engines and
-// one fewer, the cases in growing and shrinking n so the kept window is grown and reused.
+// engine columns and the same Z as the packed exchange, entry for entry (check_to_engine also
+// compares each with the matrix and finds no NaN of the other triangle, check_from_engine each of
+// Z with its rows and the sentinel around the submatrix), streamed or plain stores, on 1 and 3
+// threads, all ranks engines and one fewer, the cases in growing and shrinking n so the kept
+// window is grown and reused (and shared by both directions).
 TEST_F(Redistribute, NodeMemoryGivesTheSameColumnsAsPackedMessages) {
   const auto shape = squarest_grid(size);
   BlacsGrid blacs(shape.nprow, shape.npcol, 'C');
@@ -277,15 +279,18 @@ TEST_F(Redistribute, NodeMemoryGivesTheSameColumnsAsPackedMessages) {
       const EngineLayout layout = layout_for(c.n, g, variant++);
       packed.threads = 1;
       const std::vector<double> ref = check_to_engine(grid, c, layout, comm, packed);
+      const std::vector<double> z_ref = check_from_engine(grid, c, layout, comm, packed).local;
       for (NodeMemory way : {NodeMemory::push, NodeMemory::pull})
         for (bool streaming : {true, false})
           for (int threads : {1, 3}) {
             node.node_memory = way;
             node.streaming_stores = streaming;
             node.threads = threads;
-            EXPECT_EQ(check_to_engine(grid, c, layout, comm, node), ref)
-                << (way == NodeMemory::push ? "push, " : "pull, ")
-                << (streaming ? "streamed, " : "plain, ") << threads << " threads";
+            const std::string how = std::string(way == NodeMemory::push ? "push, " : "pull, ") +
+                                    (streaming ? "streamed, " : "plain, ") +
+                                    std::to_string(threads) + " threads";
+            EXPECT_EQ(check_to_engine(grid, c, layout, comm, node), ref) << how;
+            EXPECT_EQ(check_from_engine(grid, c, layout, comm, node).local, z_ref) << how;
           }
     }
   }
@@ -335,7 +340,9 @@ TEST_F(Redistribute, NodeMemoryOnASubsetInReverseOrder) {
       int variant = 1;
       for (const Case& c : cases(false)) {
         SCOPED_TRACE(describe(c, procs, 1, 'M', g));
-        check_to_engine(grid, c, layout_for(c.n, g, variant++), comm, node);
+        const EngineLayout layout = layout_for(c.n, g, variant++);
+        check_to_engine(grid, c, layout, comm, node);
+        check_from_engine(grid, c, layout, comm, node);
       }
     }
 }
