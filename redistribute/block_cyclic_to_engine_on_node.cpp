@@ -1,14 +1,12 @@
 #include "redistribute/block_cyclic_to_engine_on_node.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "redistribute/stream_copy.hpp"
-#include "redistribute/tile_transpose.hpp"
 
 namespace pipevd {
 
@@ -134,12 +132,13 @@ bool pull(const Copier& out, char uplo, long n, const double* a, const ExchangeS
   std::vector<LocalRuns> runs(setup.size);
   for (int r = 0; r < setup.size; ++r)
     runs[r] = rebased(local_runs(setup.view, setup.grid.prow[r], setup.grid.pcol[r]));
-  auto ld_of = [&](int r) { return std::max(1L, total(runs[r].rows)); };
+  std::vector<long> ld_of(setup.size);
+  for (int r = 0; r < setup.size; ++r) ld_of[r] = std::max(1L, total(runs[r].rows));
   const LocalRuns& mine = runs[setup.me];
   const LocalRuns original = local_runs(setup.view, setup.grid.myrow, setup.grid.mycol);
   const long row_base = original.rows.empty() ? 0 : original.rows.front().local;
   const long col_base = original.cols.empty() ? 0 : original.cols.front().local;
-  const long ld = ld_of(setup.me), local_cols = total(mine.cols);
+  const long ld = ld_of[setup.me], local_cols = total(mine.cols);
   const NodeWindow* shared = node_window(comm.caller, ld * local_cols, threads);
   if (!shared) return false;
   const NodeWindow& window = *shared;
@@ -184,7 +183,7 @@ bool pull(const Copier& out, char uplo, long n, const double* a, const ExchangeS
     const std::vector<double> seconds = timed_parallel_for(
         static_cast<long>(pieces.size()), threads, times != nullptr, [&](long k) {
           const Piece& p = pieces[k];
-          copy_piece(out, uplo, p, c0, c1, window.base[p.source], ld_of(p.source), a_cols, n);
+          copy_piece(out, uplo, p, c0, c1, window.base[p.source], ld_of[p.source], a_cols, n);
         });
     charge(pieces, seconds, setup.me, comm, times);
   }
