@@ -61,7 +61,9 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   const long lld = view.lld;
   const int me = setup.me, size = setup.size;
   const int threads = redistribution_threads(options.threads, ranks_on_this_node(comm.caller));
-  if (options.node_memory != NodeMemory::off && ranks_on_this_node(comm.caller) == size &&
+  // One process: the message path only copies in place, one pass where the window takes two.
+  if (options.node_memory != NodeMemory::off && size > 1 &&
+      ranks_on_this_node(comm.caller) == size &&
       engine_to_block_cyclic_on_node(options.streaming_stores, n, z_rows, setup, layout, comm, z,
                                      threads, clock, times))
     return;

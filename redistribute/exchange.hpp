@@ -30,7 +30,7 @@ struct ExchangeOptions {
   // Where every caller process runs on one node, no messages but a shared window:
   // block_cyclic_to_engine pushes or pulls as named (block_cyclic_to_engine_on_node.hpp says how
   // they differ), engine_to_block_cyclic pulls for either (engine_to_block_cyclic_on_node.hpp);
-  // elsewhere the settings above apply. Any size. The same on every rank.
+  // elsewhere (and for one process) the settings above apply. Any size. The same on every rank.
   NodeMemory node_memory = NodeMemory::off;
   // There: whole cache lines written with non-temporal stores (stream_copy.hpp).
   bool streaming_stores = true;
