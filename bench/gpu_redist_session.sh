@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # Device-machine session for the redistribution (issue 3; CPU only, the GPU is not used): the
-# redistribute tests, then redistribute_bench at n = 16384 on 4 ranks, the settings before this
-# branch (typed1: datatypes, one thread) next to the new ones (threads, packed), with PDGEMR2D and
-# a plain MPI_Alltoall of the same bytes in the same run. From the repository root, after
-# `source bench/gpu_node_setup.sh` and the lead's build of $BUILD_DIR:
+# redistribute tests, then redistribute_bench at n = 16384 on 4 ranks x 4 cores: both ways through
+# a node window (pull, push: redistribute/*_on_node.hpp) next to the best settings before (packed,
+# packedc4) and a plain MPI_Alltoall of the same bytes, in the same run. From the repository root,
+# after `source bench/gpu_node_setup.sh` and the lead's build of $BUILD_DIR:
 #   bash bench/gpu_redist_session.sh
-# REDIST_BUDGET_S (default 120): wall-clock budget of the whole script. REDIST_N (16384),
-# REDIST_REPS (5), REDIST_VARIANTS (typed1,typed,packed1,packed,packedc4,packedc8; syntax in
-# bench/redistribute_bench.cpp). Logs: $OUT/redist/.
+# REDIST_BUDGET_S (default: BUDGET_S, else 150): wall-clock budget of the whole script. REDIST_N
+# (16384), REDIST_REPS (7), REDIST_VARIANTS (packed,packedc4,push,pull,pullplain; syntax in
+# bench/redistribute_bench.cpp; pullplain: pull without non-temporal stores). Logs: $OUT/redist/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source bench/gpu_node_setup.sh
 build=${BUILD_DIR:-build-gpu}
-budget=${REDIST_BUDGET_S:-${BUDGET_S:-120}}
+budget=${REDIST_BUDGET_S:-${BUDGET_S:-150}}
 n=${REDIST_N:-16384}
-reps=${REDIST_REPS:-5}
-variants=${REDIST_VARIANTS:-typed1,typed,packed1,packed,packedc4,packedc8}
+reps=${REDIST_REPS:-7}
+variants=${REDIST_VARIANTS:-packed,packedc4,push,pull,pullplain}
 out=$OUT/redist
 mkdir -p "$out"
 log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$out/session.log"; }
@@ -31,13 +31,16 @@ if ((pe < 1)); then  # fewer than 4 cores (a test of this script on a small mach
   pe=0 bind=(--oversubscribe --bind-to none) one_core=(--oversubscribe --bind-to none)
 fi
 log "host $(hostname), $cores cores, $(lscpu | grep 'Model name' | sed 's/  */ /g'); $(git rev-parse --short HEAD 2>/dev/null)"
-log "btl=${OMPI_MCA_btl:-} single_copy=${OMPI_MCA_btl_vader_single_copy_mechanism:-default}"
+log "btl=${OMPI_MCA_btl:-} single_copy=${OMPI_MCA_btl_vader_single_copy_mechanism:-default}" \
+  "thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)" \
+  "shmem_thp=$(cat /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null)" \
+  "/dev/shm: $(df -h /dev/shm 2>/dev/null | tail -1 | awk '{print $4}') free"
 
 bench=$build/bench/redistribute_bench
 if [ ! -x "$bench" ]; then  # the lead's master script builds everything; this is a fallback
   log "build redistribute_bench test_redistribute"
   timeout "$(left)" cmake --build "$build" -j"$cores" --target redistribute_bench test_redistribute \
-    >"$out/build.log" 2>&1 || log "cmake build FAILED (see build.log)"
+    test_redistribute_comm >"$out/build.log" 2>&1 || log "cmake build FAILED (see build.log)"
 fi
 if [ ! -x "$bench" ]; then
   # Fallback as in the first node run: plain mpicxx against the bundle's ScaLAPACK.
@@ -49,40 +52,61 @@ if [ ! -x "$bench" ]; then
 fi
 
 rc=0
-if [ -x "$build/tests/test_redistribute" ] && (($(left) > 60)); then
-  log "ctest -R redistribute (threads on and off must agree; rounds path; PDGEMR2D equality)"
-  PIPEVD_THREADS=4 timeout 50 ctest --test-dir "$build" -R '^redistribute' --output-on-failure \
+if [ -x "$build/tests/test_redistribute" ] && (($(left) > 90)); then
+  log "ctest -R redistribut (push and pull equal the packed exchange; threads; rounds; PDGEMR2D)"
+  timeout 60 ctest --test-dir "$build" -R redistribut --output-on-failure \
     >"$out/ctest.log" 2>&1 || { log "redistribute tests FAILED"; rc=1; }
   tail -4 "$out/ctest.log"
 fi
 
-# Main run: 4 ranks with cores/4 cores each (the new default takes its thread count from that mask).
-if (($(left) > 20)); then
-  log "mpirun -np 4 ${bind[*]}: $bench $n 64 $reps 0 1 $variants"
+# Main run: 4 ranks with cores/4 cores each (the default threads come from that mask).
+if (($(left) > 25)); then
+  log "mpirun -np 4 ${bind[*]}: $bench $n 64 $reps 0 0 $variants"
   timeout "$(($(left) - 5))" mpirun -np 4 "${bind[@]}" \
     -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-    "$bench" "$n" 64 "$reps" 0 1 "$variants" >"$out/bench_pe$pe.log" 2>&1 || {
+    "$bench" "$n" 64 "$reps" 0 0 "$variants" >"$out/bench_pe$pe.log" 2>&1 || {
     log "bench (PE=$pe) exit $?"
     rc=1
   }
-  grep -v "MCW rank" "$out/bench_pe$pe.log"
+  grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_pe$pe.log"
   grep "MCW rank" "$out/bench_pe$pe.log" | head -4
   if ! grep -q "MPI_Alltoall, same bytes" "$out/bench_pe$pe.log" && (($(left) > 40)); then
     # The binding was refused: unbound, where the default threads are cores / ranks per node.
     log "retry unbound: mpirun -np 4 --bind-to none"
     timeout "$(($(left) - 5))" mpirun -np 4 --bind-to none \
       -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-      "$bench" "$n" 64 "$reps" 0 1 "$variants" 2>&1 | tee "$out/bench_unbound.log"
+      "$bench" "$n" 64 "$reps" 0 0 "$variants" 2>&1 | tee "$out/bench_unbound.log"
   fi
 fi
-# The binding of the earlier node run (one core per rank): what the settings before gave there.
+# One engine rank for the 4 caller ranks (pdsyevd_ on one GPU under a 2 x 2 grid): pull leaves
+# the engine's reads to that one rank's threads, push spreads the writes over all ranks.
+if (($(left) > 60)); then
+  log "mpirun -np 4 ${bind[*]}: one engine rank, packed,packedc4,push,pull, 3 reps"
+  timeout "$(($(left) - 5))" mpirun -np 4 "${bind[@]}" \
+    -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
+    "$bench" "$n" 64 3 1 0 packed,packedc4,push,pull >"$out/bench_one_engine.log" 2>&1 ||
+    log "bench (one engine) exit $?"
+  grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_one_engine.log"
+fi
+# The same variants in the other order (pull first: it then pays the window's fresh pages, the
+# packed ones reuse nothing of it), to see that the order does not decide the best times.
 if (($(left) > 35)); then
-  log "mpirun -np 4 ${one_core[*]}: typed1,packed1,packed1c4 (1 core per rank), no PDGEMR2D"
+  log "mpirun -np 4 ${bind[*]}: reversed order pullplain,pull,push,packedc4,packed, 5 reps"
+  timeout "$(($(left) - 5))" mpirun -np 4 "${bind[@]}" \
+    -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
+    "$bench" "$n" 64 5 0 0 pullplain,pull,push,packedc4,packed >"$out/bench_reversed.log" 2>&1 ||
+    log "bench (reversed) exit $?"
+  grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_reversed.log"
+fi
+# One core per rank (the binding of the first node run): does the window win there too?
+if (($(left) > 25)); then
+  log "mpirun -np 4 ${one_core[*]}: packed1,push1,pull1,pullplain1 (1 core per rank)"
   timeout "$(($(left) - 5))" mpirun -np 4 "${one_core[@]}" \
     -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-    "$bench" "$n" 64 3 0 0 typed1,packed1,packed1c4 >"$out/bench_core1.log" 2>&1 || log "bench (1 core) exit $?"
-  cat "$out/bench_core1.log"
+    "$bench" "$n" 64 3 0 0 packed1,push1,pull1,pullplain1 >"$out/bench_core1.log" 2>&1 || log "bench (1 core) exit $?"
+  grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_core1.log"
 fi
-log "done rc=$rc. Look at: 'in/out <variant>' rows, columns 'vs alltoall b/m' (target <= 1.5x) and"
-log "'vs PDGEMR2D b/m' (target < 1x); the 'phases' lines say where the time goes."
+log "done rc=$rc. Look at: 'in pull'/'in push' against 'in packed' rows (and 'out pull' against"
+log "'out packedc4'), column 'vs alltoall b/m' (target <= 1.5x); 'phases' lines (pull: pack = copy"
+log "into the window, unpack = copy out of it) and 'first call' lines (fresh window pages, once)."
 exit $rc

@@ -3,15 +3,20 @@
 // MPI_Alltoall of the same byte count, in the same run.
 //
 //   mpiexec -n 4 redistribute_bench [n=16384] [nb=64] [repetitions=3] [engine_ranks_per_node=ranks]
-//                                   [pdgemr2d=1] [variants=typed1,typed,packed]
+//                                   [pdgemr2d=1] [variants=typed1,typed,packed] [max_threads=0]
 //
 // pdgemr2d=0 leaves PDGEMR2D out (quicker runs when only ours and the all-to-all are compared).
 // variants: the settings of ours to time side by side, each "typed" (messages of long segments
 // described in place by datatypes, the default) or "packed" (every message packed, contiguous
 // exchange), followed by a thread count for packing and unpacking (none: the default, from the
-// affinity mask and PIPEVD_THREADS), then optionally cK: K chunks, packing and unpacking
+// affinity mask, capped by max_threads), then optionally cK: K chunks, packing and unpacking
 // overlapping nonblocking all-to-alls (packs everything). typed1 = the settings before threads;
-// packedc4 = packed, default threads, 4 chunks.
+// packedc4 = packed, default threads, 4 chunks. "push" and "pull" (pushN, pullN): both ways
+// through a shared window when all ranks are on one node (ExchangeOptions::node_memory, no
+// messages; block_cyclic_to_engine_on_node.hpp, engine_to_block_cyclic_on_node.hpp: "out" pulls
+// for both); pullplain, pushplain...: without non-temporal stores
+// (ExchangeOptions::streaming_stores). max_threads > 0 caps the default thread count (what
+// PIPEVD_THREADS does for pdsyevd_), for the variants that name none.
 //
 // Bytes compared: MPI_Alltoall moves n^2/P^2 doubles per pair (self included), n^2 doubles in
 // all; ours moves n^2 doubles in all too (the engine's columns, each rank's own part copied
@@ -21,7 +26,11 @@
 // Each time is the slowest rank's, after a barrier; the operations take turns in every
 // repetition; the table gives the best and the median of the repetitions, GB/s of the best
 // (matrix bytes over time), and ratios best/best and median/median against the same run's
-// MPI_Alltoall and PDGEMR2D.
+// MPI_Alltoall and PDGEMR2D. Phases of push and pull: pack = the copy into the window ("in"
+// push: every element at its engine place; "in" pull: the stored triangle of the local array;
+// "out": the engine's rows), exchange = the barrier, unpack = the copy out of it ("in" push: the
+// engine's segment, contiguous; "in" pull: the engine's columns' elements from every process's
+// segment; "out": each process's local Z from the engines' segments).
 #include <mpi.h>
 
 #include <algorithm>
@@ -37,6 +46,7 @@
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
+#include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 
 extern "C" {
@@ -86,10 +96,12 @@ int main(int argc, char** argv) {
   const int reps = argc > 3 ? std::atoi(argv[3]) : 3;
   const int g = argc > 4 && std::atoi(argv[4]) > 0 ? std::atoi(argv[4]) : size;
   const bool with_gemr = argc > 5 ? std::atoi(argv[5]) != 0 : true;
+  const int max_threads = argc > 7 ? std::atoi(argv[7]) : 0;
   struct Variant {
     std::string name;
     pipevd::ExchangeOptions options;
-    pipevd::PhaseTimes in_phases, out_phases;
+    pipevd::PhaseTimes in_phases, out_phases;  // repetitions after the first (when reps > 1)
+    pipevd::PhaseTimes first_in, first_out;    // the first: fresh buffers or window pages
     std::vector<double> t_in, t_out;
   };
   std::vector<Variant> variants;
@@ -98,19 +110,26 @@ int main(int argc, char** argv) {
     for (std::string v; std::getline(list, v, ',');) {
       Variant var;
       var.name = v;
-      const bool packed = v.rfind("packed", 0) == 0;
+      const bool push = v.rfind("push", 0) == 0, pull = v.rfind("pull", 0) == 0;
+      const bool node = push || pull, plain = node && v.rfind("plain", 4) == 4;
+      const bool packed = node || v.rfind("packed", 0) == 0;
       if (!packed && v.rfind("typed", 0) != 0) {
         if (rank == 0) std::fprintf(stderr, "unknown variant %s\n", v.c_str());
         MPI_Abort(MPI_COMM_WORLD, 2);
       }
       if (packed) var.options.min_typed_segment = 1L << 40;
-      std::string rest = v.substr(packed ? 6 : 5);
+      var.options.node_memory = push   ? pipevd::NodeMemory::push
+                                : pull ? pipevd::NodeMemory::pull
+                                       : pipevd::NodeMemory::off;
+      var.options.streaming_stores = !plain;
+      std::string rest = v.substr(plain ? 9 : node ? 4 : packed ? 6 : 5);
       const size_t c = rest.find('c');
       if (c != std::string::npos) {
         var.options.chunks = std::atoi(rest.c_str() + c + 1);
         rest = rest.substr(0, c);
       }
       var.options.threads = rest.empty() ? 0 : std::atoi(rest.c_str());
+      if (var.options.threads == 0 && max_threads > 0) var.options.threads = -1;  // capped below
       variants.push_back(var);
     }
   }
@@ -142,6 +161,13 @@ int main(int argc, char** argv) {
   layout.n = n;
   for (int e = 0; e <= engines; ++e) layout.col_begin.push_back(std::min<long>(n, 1L * e * w));
   layout.row_begin = layout.col_begin;
+  const int default_threads =
+      pipevd::redistribution_threads(0, pipevd::ranks_on_this_node(comm.caller));
+  for (Variant& v : variants)
+    if (v.options.threads < 0) v.options.threads = std::min(default_threads, max_threads);
+  // Whether push and pull can take the shared window or fall back to packed messages.
+  const bool one_node = pipevd::ranks_on_this_node(comm.caller) == size;
+  const bool have_window = one_node && pipevd::node_window(comm.caller, 0, 1) != nullptr;
   const int e = comm.engine_rank;
   const long width = e >= 0 ? layout.width(e) : 0;
   std::vector<double> cols(static_cast<size_t>(n) * std::max(1L, width));
@@ -179,11 +205,13 @@ int main(int argc, char** argv) {
     for (Variant& v : variants) {
       v.t_in.push_back(time_once([&] {
         pipevd::block_cyclic_to_engine('L', n, a.data(), 1, 1, desc, layout, comm,
-                                       e >= 0 ? cols.data() : nullptr, v.options, &v.in_phases);
+                                       e >= 0 ? cols.data() : nullptr, v.options,
+                                       rep == 0 && reps > 1 ? &v.first_in : &v.in_phases);
       }));
       v.t_out.push_back(time_once([&] {
         pipevd::engine_to_block_cyclic(n, e >= 0 ? cols.data() : nullptr, layout, comm, z.data(), 1,
-                                       1, desc, v.options, &v.out_phases);
+                                       1, desc, v.options,
+                                       rep == 0 && reps > 1 ? &v.first_out : &v.out_phases);
       }));
     }
     if (with_gemr) {
@@ -210,7 +238,11 @@ int main(int argc, char** argv) {
     std::printf("n=%d nb=%d ranks=%d grid=%dx%d engine_ranks=%d reps=%d (matrix %.2f GB)\n", n, nb,
                 size, nprow, npcol, engines, reps, gb);
     // Ratios: best against best and median against median of the same run.
-    std::printf("threads (this rank's default): %d\n", pipevd::redistribution_threads(0));
+    std::printf("threads (this rank's default): %d, cap %d; node window (push, pull): %s\n",
+                default_threads, max_threads,
+                !one_node     ? "no, ranks on several nodes"
+                : have_window ? "yes"
+                              : "refused by MPI");
     std::printf("%-32s %8s %8s %8s %17s %17s\n", "operation", "best s", "median s", "GB/s",
                 "vs alltoall b/m", "vs PDGEMR2D b/m");
     auto row = [&](const char* name, Stats s, const Stats* plain_ref, const Stats* gemr_ref) {
@@ -235,11 +267,13 @@ int main(int argc, char** argv) {
     }
     row("MPI_Alltoall, same bytes", plain, nullptr, nullptr);
   }
-  // Phases, mean over repetitions, slowest rank per phase (own, mirror: summed over threads).
+  // Phases, mean over the repetitions after the first, slowest rank per phase (own, mirror:
+  // summed over threads); then the first call's times, where the first variant to use the kept
+  // message buffers or node window pays for their fresh pages.
   for (Variant& v : variants)
     for (pipevd::PhaseTimes* p : {&v.in_phases, &v.out_phases}) {
       double t[7] = {p->plan, p->pack, p->exchange, p->unpack, p->own, p->mirror, p->types};
-      for (double& x : t) x /= reps;
+      for (double& x : t) x /= std::max(1, reps - 1);
       MPI_Allreduce(MPI_IN_PLACE, t, 7, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       if (rank == 0)
         std::printf(
@@ -248,6 +282,13 @@ int main(int argc, char** argv) {
             p == &v.in_phases ? "in" : "out", v.name.c_str(), t[0], t[1], t[4], t[5], t[6], t[2],
             t[3]);
     }
+  for (Variant& v : variants) {
+    double t[2] = {v.first_in.plan, v.first_out.plan};
+    MPI_Allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0 && reps > 1)
+      std::printf("first call %-8s in %.3f s (plan %.3f)  out %.3f s (plan %.3f)\n", v.name.c_str(),
+                  v.t_in.front(), t[0], v.t_out.front(), t[1]);
+  }
   if (e >= 0) {
     Cblacs_gridexit(cols_ctxt);
     Cblacs_gridexit(rows_ctxt);

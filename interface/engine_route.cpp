@@ -21,6 +21,7 @@
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
+#include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #ifdef PIPEVD_HAVE_CUDA
 #include "gpu/gpu_backend.hpp"
@@ -171,7 +172,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   // packing every message beats datatypes both ways, and 4 chunks (packing overlapping the
   // transfer) the way out; with one thread per rank the datatypes stay (packing costs 8% there).
   // The chunk count must agree on every rank (the chunks are collectives): the fewest threads wins.
-  int threads = redistribution_threads(0);
+  int threads = redistribution_threads(0, ranks_on_this_node(ec.caller));
   if (policy.threads > 0) threads = std::min(threads, policy.threads);
   MPI_Allreduce(MPI_IN_PLACE, &threads, 1, MPI_INT, MPI_MIN, ec.caller);
   const bool threaded = threads > 1;

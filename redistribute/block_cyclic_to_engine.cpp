@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "adapters/scalapack/scalapack_api.hpp"
+#include "redistribute/block_cyclic_to_engine_on_node.hpp"
 #include "redistribute/exchange_setup.hpp"
 #include "redistribute/message_buffer.hpp"
+#include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "redistribute/segment_type.hpp"
@@ -82,6 +84,13 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   const BlockCyclicView& view = setup.view;
   const long lld = view.lld;
   const int me = setup.me, size = setup.size;
+  const int threads = redistribution_threads(options.threads, ranks_on_this_node(comm.caller));
+  // One process: the message path only copies in place, one pass where the window takes two.
+  if (options.node_memory != NodeMemory::off && size > 1 &&
+      ranks_on_this_node(comm.caller) == size &&
+      block_cyclic_to_engine_on_node(options.node_memory, options.streaming_stores, uplo, n, a,
+                                     setup, layout, comm, a_cols, threads, clock, times))
+    return;
 
   const ExchangeCounts counts = counts_to_engine(uplo, view, grid, layout, comm);
   const bool rounds = largest_total_to_engine(view, layout) > options.int_limit;
@@ -110,7 +119,6 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   // Pack per destination, in slices of runs on threads; the pieces this process keeps go
   // straight into a_cols.
   const LocalRuns mine = local_runs(view, grid.myrow, grid.mycol);
-  const int threads = redistribution_threads(options.threads);
   const int slices = threads > 1 ? 2 * threads : 1;
   std::vector<Piece> pieces;
   for (int d = 0; d < layout.engine_ranks(); ++d) {

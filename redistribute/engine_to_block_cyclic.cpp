@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "adapters/scalapack/scalapack_api.hpp"
+#include "redistribute/engine_to_block_cyclic_on_node.hpp"
 #include "redistribute/exchange_setup.hpp"
 #include "redistribute/message_buffer.hpp"
+#include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "redistribute/segment_type.hpp"
@@ -58,6 +60,13 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   const BlockCyclicView& view = setup.view;
   const long lld = view.lld;
   const int me = setup.me, size = setup.size;
+  const int threads = redistribution_threads(options.threads, ranks_on_this_node(comm.caller));
+  // One process: the message path only copies in place, one pass where the window takes two.
+  if (options.node_memory != NodeMemory::off && size > 1 &&
+      ranks_on_this_node(comm.caller) == size &&
+      engine_to_block_cyclic_on_node(options.streaming_stores, n, z_rows, setup, layout, comm, z,
+                                     threads, clock, times))
+    return;
 
   const ExchangeCounts counts = counts_from_engine(view, grid, layout, comm);
   const bool rounds = largest_total_from_engine(view, layout) > options.int_limit;
@@ -81,7 +90,6 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
 
   // Engine ranks: their own part straight into z; per destination a datatype or a packed slice,
   // packed in slices of the destination's column runs on threads.
-  const int threads = redistribution_threads(options.threads);
   const int slices = threads > 1 ? 2 * threads : 1;
   std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
   MessageBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));

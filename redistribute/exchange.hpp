@@ -10,6 +10,8 @@
 
 namespace pipevd {
 
+enum class NodeMemory { off, push, pull };
+
 struct ExchangeOptions {
   // Above this total per rank (elements, on any rank) messages go in rounds. 2 GiB of doubles:
   // below MPI's int counts and clear of 32-bit byte counts in MPI implementations.
@@ -18,12 +20,20 @@ struct ExchangeOptions {
   // Below the int limit, a message whose segments average at least this many elements is
   // described in place by a datatype (no pack or unpack pass); shorter ones are packed.
   long min_typed_segment = 32;
-  // Threads that pack and unpack; 0: redistribution_threads() picks (affinity mask,
-  // PIPEVD_THREADS). The result does not depend on it.
+  // Threads that pack and unpack; 0: redistribution_threads() picks (the affinity mask, shared
+  // by the ranks on the node when unbound). A cap (PIPEVD_THREADS) is the caller's to apply here.
+  // The result does not depend on it.
   int threads = 0;
   // Below the int limit: > 1 packs every message and moves it in this many chunks (nonblocking
   // all-to-alls), packing and unpacking overlapping the transfer of the chunk between.
   int chunks = 1;
+  // Where every caller process runs on one node, no messages but a shared window:
+  // block_cyclic_to_engine pushes or pulls as named (block_cyclic_to_engine_on_node.hpp says how
+  // they differ), engine_to_block_cyclic pulls for either (engine_to_block_cyclic_on_node.hpp);
+  // elsewhere (and for one process) the settings above apply. Any size. The same on every rank.
+  NodeMemory node_memory = NodeMemory::off;
+  // There: whole cache lines written with non-temporal stores (stream_copy.hpp).
+  bool streaming_stores = true;
 };
 
 // Seconds spent in each phase of one redistribution (this process), for benchmarks and logs.

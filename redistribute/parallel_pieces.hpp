@@ -20,8 +20,9 @@ namespace pipevd {
 
 // Threads for packing and unpacking: `requested` when > 0, else the CPUs in this process's
 // affinity mask (its share of the node under mpirun binding; unbound: the node's CPUs over the
-// ranks on it), capped by PIPEVD_THREADS if set.
-int redistribution_threads(int requested);
+// `ranks_on_node` processes on it, node_window.hpp's ranks_on_this_node). A cap (PIPEVD_THREADS,
+// interface/policy) is the caller's: it passes the capped count as `requested`.
+int redistribution_threads(int requested, int ranks_on_node);
 
 // f(i) for i in [0, count) on up to `threads` threads (this one included), dynamically shared.
 template <class F>

@@ -3,6 +3,7 @@
 // equal ScaLAPACK's PDGEMR2D between the same layouts, and a round trip returns the matrix.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -12,6 +13,8 @@
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_partition.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
+#include "redistribute/stream_copy.hpp"
+#include "redistribute/tile_transpose.hpp"
 #include "tests/redistribute_support.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_matrix.hpp"
@@ -246,6 +249,100 @@ TEST_F(Redistribute, ThreadsGiveTheSameResultAsOneThread) {
           EXPECT_EQ(check_from_engine(grid, c, layout, comm, opt).local, z1)
               << threads << " threads";
         }
+      }
+    }
+}
+
+// Through a node's shared window (all test ranks run on one node), pushed and pulled: the same
+// engine columns and the same Z as the packed exchange, entry for entry (check_to_engine also
+// compares each with the matrix and finds no NaN of the other triangle, check_from_engine each of
+// Z with its rows and the sentinel around the submatrix), streamed or plain stores, on 1 and 3
+// threads, all ranks engines and one fewer, the cases in growing and shrinking n so the kept
+// window is grown and reused (and shared by both directions).
+TEST_F(Redistribute, NodeMemoryGivesTheSameColumnsAsPackedMessages) {
+  const auto shape = squarest_grid(size);
+  BlacsGrid blacs(shape.nprow, shape.npcol, 'C');
+  const GridInfo grid = GridInfo::of(blacs);
+  ExchangeOptions packed, node;
+  packed.min_typed_segment = 1L << 40;
+  std::vector<Case> all = cases(true);
+  // n a multiple of 8 with blocks of 8 and more: the engine's columns start on whole cache lines,
+  // where mirrored tiles go through the streamed transpose.
+  all.push_back({256, 16, 24, 0, 1, 1, 1, 0, 'L'});
+  all.push_back({248, 8, 8, 1, 0, 9, 17, 5, 'U'});
+  all.insert(all.end(), all.rbegin(), all.rend());
+  for (int g : {size, std::max(1, size - 1)}) {
+    const EngineComm& comm = engine_comm_for(grid.ictxt, g);
+    int variant = 0;
+    for (const Case& c : all) {
+      SCOPED_TRACE(describe(c, shape.nprow, shape.npcol, 'C', g));
+      const EngineLayout layout = layout_for(c.n, g, variant++);
+      packed.threads = 1;
+      const std::vector<double> ref = check_to_engine(grid, c, layout, comm, packed);
+      const std::vector<double> z_ref = check_from_engine(grid, c, layout, comm, packed).local;
+      for (NodeMemory way : {NodeMemory::push, NodeMemory::pull})
+        for (bool streaming : {true, false})
+          for (int threads : {1, 3}) {
+            node.node_memory = way;
+            node.streaming_stores = streaming;
+            node.threads = threads;
+            const std::string how = std::string(way == NodeMemory::push ? "push, " : "pull, ") +
+                                    (streaming ? "streamed, " : "plain, ") +
+                                    std::to_string(threads) + " threads";
+            EXPECT_EQ(check_to_engine(grid, c, layout, comm, node), ref) << how;
+            EXPECT_EQ(check_from_engine(grid, c, layout, comm, node).local, z_ref) << how;
+          }
+    }
+  }
+}
+
+// The streamed copies (whole lines non-temporal, the rest plain) equal plain ones at every
+// alignment of the destination within its cache line and for lengths around the line sizes.
+TEST(StreamCopy, EqualsPlainCopiesAtEveryAlignment) {
+  std::vector<double> src(64 * 80);
+  for (size_t k = 0; k < src.size(); ++k) src[k] = 0.5 + static_cast<double>(k);
+  for (long offset = 0; offset < 8; ++offset)
+    for (long len : {0L, 1L, 7L, 31L, 32L, 33L, 39L, 40L, 64L, 100L, 517L}) {
+      std::vector<double> got(600, -1.0), want(600, -1.0);
+      stream_copy(got.data() + offset, src.data() + 3, len);
+      stream_fence();
+      std::copy(src.begin() + 3, src.begin() + 3 + len, want.begin() + offset);
+      EXPECT_EQ(got, want) << "offset " << offset << " len " << len;
+    }
+  for (long offset = 0; offset < 8; ++offset)
+    for (long ldd : {64L, 72L, 67L})
+      for (long rows : {1L, 7L, 8L, 19L, 64L})
+        for (long cols : {1L, 8L, 9L, 23L, 64L}) {
+          std::vector<double> got(static_cast<size_t>(ldd * 70), -1.0), want = got;
+          stream_transpose_tile(src.data() + 5, 70, rows, cols, got.data() + offset, ldd);
+          stream_fence();
+          transpose_tile(src.data() + 5, 70, rows, cols, want.data() + offset, ldd);
+          EXPECT_EQ(got, want) << "offset " << offset << " ldd " << ldd << " " << rows << "x"
+                               << cols;
+        }
+}
+
+// The node window on a grid of some of the processes in reverse order (its own communicator), a
+// column of processes (local row counts, so the pulled images' leading dimensions, differ).
+TEST_F(Redistribute, NodeMemoryOnASubsetInReverseOrder) {
+  const int procs = size > 1 ? size - 1 : 1;
+  std::vector<int> usermap(procs);
+  for (int k = 0; k < procs; ++k) usermap[k] = size - 1 - k;
+  MappedGrid mapped(procs, 1, usermap);
+  if (!mapped.in_grid()) return;
+  const GridInfo grid = GridInfo::of(mapped);
+  for (NodeMemory way : {NodeMemory::push, NodeMemory::pull})
+    for (int g : {procs, std::max(1, procs - 1)}) {
+      ExchangeOptions node;
+      node.node_memory = way;
+      node.threads = 2;
+      const EngineComm& comm = engine_comm_for(mapped.ictxt, g);
+      int variant = 1;
+      for (const Case& c : cases(false)) {
+        SCOPED_TRACE(describe(c, procs, 1, 'M', g));
+        const EngineLayout layout = layout_for(c.n, g, variant++);
+        check_to_engine(grid, c, layout, comm, node);
+        check_from_engine(grid, c, layout, comm, node);
       }
     }
 }

@@ -1,13 +1,20 @@
 // The pieces under the redistribution: the caller/engine communicators recovered from a BLACS
 // context, the 64-bit exchange, and the block-cyclic index arithmetic against ScaLAPACK's own.
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "redistribute/block_cyclic.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_partition.hpp"
 #include "redistribute/exchange.hpp"
+#include "redistribute/node_window.hpp"
+#include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "tests/redistribute_support.hpp"
 #include "tests/support/blacs_grid.hpp"
@@ -79,6 +86,28 @@ TEST(EngineComm, ContextOverASubsetOfTheWorld) {
 
 // Counts that differ per pair (zeros included), through one Alltoallv and through rounds of
 // Alltoallw with tiny messages: every element arrives where it belongs.
+// The redistribution's threads: the requested count, else this process's CPUs (shared by the
+// ranks on the node when unbound); PIPEVD_THREADS is the caller's (interface/policy) to apply
+// through ExchangeOptions::threads, never read here.
+TEST(RedistributionThreads, RequestedElseAffinityAndNoEnvironment) {
+  EXPECT_EQ(redistribution_threads(5, 4), 5);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  const int mask = CPU_COUNT(&set);
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  const char* before = getenv("PIPEVD_THREADS");
+  const std::string saved = before ? before : "";
+  setenv("PIPEVD_THREADS", "1", 1);
+  EXPECT_EQ(redistribution_threads(0, 1), mask);
+  const int ranks = ranks_on_this_node(MPI_COMM_WORLD);
+  EXPECT_EQ(redistribution_threads(0, ranks), mask >= online ? std::max(1, mask / ranks) : mask);
+  if (before)
+    setenv("PIPEVD_THREADS", saved.c_str(), 1);
+  else
+    unsetenv("PIPEVD_THREADS");
+}
+
 TEST(Exchange, AlltoallvAndRoundsDeliverEveryElement) {
   const int size = world_size(), me = world_rank();
   auto count = [](int from, int to) { return static_cast<long>((from * 7 + to * 3) % 5) * 13; };

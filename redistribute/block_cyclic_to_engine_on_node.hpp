@@ -1,0 +1,29 @@
+// block_cyclic_to_engine when every caller process runs on one node: no messages, the processes
+// copy through a node window (node_window.hpp) on all their threads. Two ways:
+//  - push: each process writes what it stores of the triangle (each element once in place, once
+//    mirrored) straight into the engine ranks' segments at the element's place in their columns;
+//    after a barrier each engine rank copies its segment into a_cols (contiguous).
+//  - pull: each process copies the stored triangle of its local array into its segment (a
+//    contiguous copy per local column); after a barrier each engine rank reads its columns'
+//    elements from every process's segment straight into a_cols (in place and mirrored). Fewer
+//    bytes than push (the triangle, not the full columns, goes through the window), but only
+//    engine ranks work in the second copy.
+// No counts, so no 2^31 limit either.
+#pragma once
+#include "redistribute/engine_layout.hpp"
+#include "redistribute/exchange.hpp"
+#include "redistribute/exchange_setup.hpp"
+
+namespace pipevd {
+
+// Collective over comm.caller, which ranks_on_this_node() says is on one node. Arguments as
+// block_cyclic_to_engine's, after its setup; way: NodeMemory::push or NodeMemory::pull;
+// streaming: non-temporal stores (ExchangeOptions::streaming_stores). false
+// (on every rank, nothing moved) when the MPI gives no shared window.
+bool block_cyclic_to_engine_on_node(NodeMemory way, bool streaming, char uplo, long n,
+                                    const double* a, const ExchangeSetup& setup,
+                                    const EngineLayout& layout, const EngineComm& comm,
+                                    double* a_cols, int threads, PhaseClock& clock,
+                                    PhaseTimes* times);
+
+}  // namespace pipevd

@@ -1,0 +1,22 @@
+// engine_to_block_cyclic when every caller process runs on one node: no messages. Each engine rank
+// copies its rows of Z into its segment of a node window (node_window.hpp), contiguous; after a
+// barrier every process reads the parts of its local Z from the engine ranks' segments straight
+// into z (each piece a contiguous run on both sides). Two copies of each element, on all of each
+// process's threads, the second on every process; no counts, so no 2^31 limit.
+#pragma once
+#include "redistribute/engine_layout.hpp"
+#include "redistribute/exchange.hpp"
+#include "redistribute/exchange_setup.hpp"
+
+namespace pipevd {
+
+// Collective over comm.caller, which ranks_on_this_node() says is on one node. Arguments as
+// engine_to_block_cyclic's, after its setup; streaming: non-temporal stores
+// (ExchangeOptions::streaming_stores). false (on every rank, nothing moved) when the MPI gives no
+// shared window.
+bool engine_to_block_cyclic_on_node(bool streaming, long n, const double* z_rows,
+                                    const ExchangeSetup& setup, const EngineLayout& layout,
+                                    const EngineComm& comm, double* z, int threads,
+                                    PhaseClock& clock, PhaseTimes* times);
+
+}  // namespace pipevd

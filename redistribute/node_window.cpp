@@ -1,0 +1,176 @@
+#include "redistribute/node_window.hpp"
+
+#include <sys/mman.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <stdexcept>
+
+#include "redistribute/parallel_pieces.hpp"
+
+namespace pipevd {
+
+namespace {
+
+// What is kept on a communicator.
+struct NodeState {
+  int ranks_on_node = 0;
+  NodeWindow window;
+  bool unavailable = false;  // the MPI refused a shared window once: not asked again
+};
+
+void free_window(NodeWindow& w) {
+  if (w.win != MPI_WIN_NULL) MPI_Win_free(&w.win);
+  w = NodeWindow{};
+}
+
+// Maps the pages [p, p + bytes) into this process and allocates those not yet backed, without
+// changing their contents; on threads, in 8 MiB pieces. false when the kernel could not back
+// them (no memory left). Where the kernel lacks MADV_POPULATE_WRITE (before Linux 5.14): a read
+// per page (maps pages another process has backed; a hole is backed then too).
+bool populate(double* p, long bytes, int threads) {
+  const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) / page * page;
+  const std::uintptr_t end =
+      reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(bytes);
+  if (bytes <= 0 || end <= begin) return true;
+  const std::uintptr_t piece = std::uintptr_t(8) << 20;
+  std::atomic<bool> ok{true};
+  parallel_for(static_cast<long>((end - begin + piece - 1) / piece), threads, [&](long k) {
+    const std::uintptr_t b = begin + static_cast<std::uintptr_t>(k) * piece;
+    const std::uintptr_t e = std::min(end, b + piece);
+#ifdef MADV_POPULATE_WRITE
+    if (madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE) == 0) return;
+    if (errno != EINVAL) {  // EINVAL: not known to this kernel; anything else: not backed
+      ok = false;
+      return;
+    }
+#endif
+    for (std::uintptr_t a = b; a < e; a += page) (void)*reinterpret_cast<volatile const char*>(a);
+  });
+  return ok;
+}
+
+// Whether the shared memory file system (Open MPI's default for shared windows) has room for
+// `bytes` more: a window larger than it would be allocated but end in SIGBUS when touched.
+bool room_in_dev_shm(long bytes) {
+  struct statvfs fs;
+  if (statvfs("/dev/shm", &fs) != 0) return true;  // elsewhere: the MPI's business
+  const double free = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+  return static_cast<double>(bytes) + (64 << 20) <= free;
+}
+
+int delete_state(MPI_Comm, int, void* value, void*) {
+  auto* s = static_cast<NodeState*>(value);
+  free_window(s->window);
+  delete s;
+  return MPI_SUCCESS;
+}
+
+int keyval() {
+  static int key = MPI_KEYVAL_INVALID;
+  if (key == MPI_KEYVAL_INVALID)
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &key, nullptr);
+  return key;
+}
+
+NodeState& state_of(MPI_Comm comm) {
+  void* value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, keyval(), &value, &found);
+  if (found) return *static_cast<NodeState*>(value);
+  auto* s = new NodeState;
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &s->ranks_on_node);
+  MPI_Comm_free(&node);
+  MPI_Comm_set_attr(comm, keyval(), s);
+  return *s;
+}
+
+}  // namespace
+
+int ranks_on_this_node(MPI_Comm comm) { return state_of(comm).ranks_on_node; }
+
+const NodeWindow* node_window(MPI_Comm comm, long elements, int threads) {
+  NodeState& s = state_of(comm);
+  int size = 0, me = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &me);
+  if (s.ranks_on_node != size) throw std::logic_error("node_window: comm spans several nodes");
+  if (s.unavailable) return nullptr;
+  // Every rank takes part in a new window when any one needs more (the allocation is
+  // collective); this also orders the previous call's reads before this call's writes.
+  int grow = s.window.win == MPI_WIN_NULL || s.window.elements[me] < elements;
+  MPI_Allreduce(MPI_IN_PLACE, &grow, 1, MPI_INT, MPI_MAX, comm);
+  if (!grow) return &s.window;
+  const long keep = s.window.win == MPI_WIN_NULL ? 0 : s.window.elements[me];
+  free_window(s.window);
+  // Each segment on its own pages (noncontig), a multiple of 2 MiB past 4 MiB so the kernel may
+  // back it with huge pages.
+  long bytes = std::max(elements, keep) * static_cast<long>(sizeof(double));
+  const long huge = 2L << 20;
+  if (bytes >= 2 * huge) bytes = (bytes + huge - 1) / huge * huge;
+  long everyone = bytes;
+  MPI_Allreduce(MPI_IN_PLACE, &everyone, 1, MPI_LONG, MPI_SUM, comm);
+  int room = room_in_dev_shm(everyone);
+  MPI_Allreduce(MPI_IN_PLACE, &room, 1, MPI_INT, MPI_MIN, comm);
+  if (!room) return nullptr;  // messages this time; a smaller call may fit
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  double* mine = nullptr;
+  // An MPI without shared windows (or out of /dev/shm) answers with an error, not an abort: the
+  // caller then moves messages instead. Every rank learns whether all got theirs.
+  MPI_Errhandler was;
+  MPI_Comm_get_errhandler(comm, &was);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int failed = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), sizeof(double), info, comm,
+                                       &mine, &s.window.win) != MPI_SUCCESS;
+  MPI_Comm_set_errhandler(comm, was);
+  MPI_Errhandler_free(&was);
+  MPI_Info_free(&info);
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  if (failed) {
+    if (s.window.win != MPI_WIN_NULL) MPI_Win_free(&s.window.win);
+    s.window = NodeWindow{};
+    s.unavailable = true;
+    return nullptr;
+  }
+  s.window.base.assign(size, nullptr);
+  s.window.elements.assign(size, 0);
+  for (int r = 0; r < size; ++r) {
+    MPI_Aint got = 0;
+    int unit = 0;
+    MPI_Win_shared_query(s.window.win, r, &got, &unit, &s.window.base[r]);
+    s.window.elements[r] = static_cast<long>(got / static_cast<MPI_Aint>(sizeof(double)));
+  }
+  // Fresh shared pages faulted in one by one by the first call's scattered writes cost up to 1 s
+  // per 270 MB segment on the 2-core VM; populated here in bulk: each process backs its own
+  // segment (spreading the zeroing), then maps everyone's.
+  const long own = s.window.elements[me] * static_cast<long>(sizeof(double));
+  int backed = populate(s.window.base[me], own, threads);
+  MPI_Allreduce(MPI_IN_PLACE, &backed, 1, MPI_INT, MPI_MIN, comm);
+  for (int r = 0; r < size && backed; ++r)
+    if (r != me)
+      backed = populate(s.window.base[r], s.window.elements[r] * static_cast<long>(sizeof(double)),
+                        threads);
+  MPI_Allreduce(MPI_IN_PLACE, &backed, 1, MPI_INT, MPI_MIN, comm);
+  if (!backed) {  // the memory ran out under us: messages this time
+    free_window(s.window);
+    return nullptr;
+  }
+  return &s.window;
+}
+
+void node_window_barrier(const NodeWindow& window, MPI_Comm comm) {
+  MPI_Win_sync(window.win);
+  MPI_Barrier(comm);
+  MPI_Win_sync(window.win);
+}
+
+}  // namespace pipevd
