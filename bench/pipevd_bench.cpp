@@ -16,12 +16,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "adapters/root_copy.hpp"
 #include "adapters/solver.hpp"
+#ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
+#include "bench/gpu_accuracy.hpp"
+#endif
 #include "bench/run_record.hpp"
 #include "bench/test_matrix.hpp"
 #include "tests/support/accuracy.hpp"
@@ -47,6 +52,10 @@ struct Options {
   // where a requested solver is absent or cannot run here (ctest's "skipped" for GPU peers).
   bool corrupt_z = false;
   int unsupported_exit = -1;
+  // Residual and orthogonality by PDGEMM on the ranks' CPUs ("cpu"), or gathered to the grid's
+  // process (0, 0) and computed there by cuBLAS ("gpu"); "auto": gpu from n >= 4096 where a device
+  // is visible (the CPUs' PDGEMMs take longer than the solves beyond that).
+  std::string check = "auto";
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -116,12 +125,16 @@ Options parse(int argc, char** argv) {
         o.corrupt_z = true;
       else if (arg == "--unsupported-exit")
         o.unsupported_exit = std::stoi(value());
+      else if (arg == "--check")
+        o.check = value();
       else
         usage("unknown argument " + arg);
     } catch (const std::logic_error&) {
       usage("bad value for " + arg);
     }
   }
+  if (o.check != "auto" && o.check != "cpu" && o.check != "gpu")
+    usage("--check takes auto, cpu or gpu");
   if (o.reference != "scalapack" && o.reference != "lapack" && o.reference != "none")
     usage("--reference takes scalapack, lapack or none");
   if (o.nb < 1 || o.repeat < 1 || o.warmup < 0) usage("--nb and --repeat must be positive");
@@ -170,7 +183,42 @@ std::vector<double> reference_eigenvalues(const Options& o, const test::BlacsGri
   return {};
 }
 
+bool gpu_check_available() {
+#ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
+  return bench::gpu_accuracy_available();
+#else
+  return false;
+#endif
+}
+
+bool use_gpu_check(const Options& o, int n) {
+  if (o.check == "cpu") return false;
+  return gpu_check_available() && (o.check == "gpu" || n >= 4096);
+}
+
+// The GPU check on the root; a failure there makes both measures NaN (the run then reports no
+// time).
+void gpu_measures(int n, const std::vector<double>& a, const std::vector<double>& z,
+                  const std::vector<double>& w, double* measures) {
+#ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
+  try {
+    bench::gpu_residual_orthogonality(n, a.data(), z.data(), w, &measures[0], &measures[1]);
+    return;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pipevd-bench: %s\n", e.what());
+  }
+#else
+  (void)n, (void)a, (void)z, (void)w;
+#endif
+  measures[0] = measures[1] = std::numeric_limits<double>::quiet_NaN();
+}
+
 int run(const Options& o) {
+  if (o.check == "gpu" && !gpu_check_available()) {
+    print(
+        "{\"check\":\"gpu\",\"status\":\"absent\",\"error\":\"no CUDA device or no CUDA build\"}");
+    return o.unsupported_exit >= 0 ? o.unsupported_exit : 2;
+  }
   const int ranks = test::world_size();
   int nprow = o.nprow, npcol = o.npcol;
   if (nprow == 0) {
@@ -216,6 +264,14 @@ int run(const Options& o) {
     p.local_cols = a.local_cols;
     std::string ref_name;
     const std::vector<double> w_ref = reference_eigenvalues(o, grid, p, a, exact, &ref_name);
+    // The GPU accuracy check gathers A once per n (and Z after each run) to process (0, 0).
+    const bool gpu_check = o.jobz == 'V' && use_gpu_check(o, n);
+    std::unique_ptr<solvers::RootCopy> root;
+    std::vector<double> a_full;
+    if (gpu_check) {
+      root = std::make_unique<solvers::RootCopy>(p);
+      root->gather(a.data(), a_full);
+    }
 
     for (auto& solver : solvers) {
       bench::RunRecord r;
@@ -259,8 +315,18 @@ int run(const Options& o) {
             for (double& x : z.local) x *= 1.0 + 1e-6;
           if (o.jobz == 'V') {
             acc.has_vectors = true;
-            acc.residual = test::distributed_residual(n, a.data(), z.data(), a.desc, w);
-            acc.orthogonality = test::distributed_orthogonality(n, z.data(), a.desc);
+            if (gpu_check) {
+              std::vector<double> z_full;
+              root->gather(z.data(), z_full);
+              double measures[2] = {0, 0};
+              if (root->is_root()) gpu_measures(n, a_full, z_full, w, measures);
+              MPI_Bcast(measures, 2, MPI_DOUBLE, root->root_rank(), MPI_COMM_WORLD);
+              acc.residual = measures[0];
+              acc.orthogonality = measures[1];
+            } else {
+              acc.residual = test::distributed_residual(n, a.data(), z.data(), a.desc, w);
+              acc.orthogonality = test::distributed_orthogonality(n, z.data(), a.desc);
+            }
           }
           if (!w_ref.empty()) {
             acc.has_reference = true;

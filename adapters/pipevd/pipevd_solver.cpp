@@ -36,10 +36,11 @@ class PipevdSolver final : public Solver {
                    &iwq, &query, &info);
     if (info == 0) {
       const int lwork = std::max(1, static_cast<int>(wq)), liwork = std::max(1, iwq);
-      std::vector<double> work(lwork);
-      std::vector<int> iwork(liwork);
+      // Not zero-filled, as a caller's workspace is not (PDSYEVD's is ~2 n^2 doubles).
+      const std::unique_ptr<double[]> work(new double[lwork]);
+      const std::unique_ptr<int[]> iwork(new int[liwork]);
       pipevd_pdsyevd(&jobz, &uplo, &p.n, a, &one, &one, p.desc, w, z, &one, &one, p.desc,
-                     work.data(), &lwork, iwork.data(), &liwork, &info);
+                     work.get(), &lwork, iwork.get(), &liwork, &info);
     }
     out.info = info;
     if (info != 0) out.error = "pipevd INFO = " + std::to_string(info);

@@ -1,0 +1,18 @@
+// The harness's accuracy measures on one GPU, for sizes where the CPU's PDGEMMs would take longer
+// than the solvers they check: the same quantities as tests/support/distributed_accuracy
+// (residual ||A Z - Z diag(w)||_F / (||A||_F n eps), orthogonality ||Z^T Z - I||_F / (n eps)) from
+// the full matrices on the calling process, by cuBLAS on its current device.
+#pragma once
+#include <vector>
+
+namespace pipevd::bench {
+
+// Whether a CUDA device is visible to this process (false in a build without CUDA).
+bool gpu_accuracy_available();
+
+// a, z: n x n column-major (lda = n). Throws std::runtime_error on a CUDA or cuBLAS failure.
+void gpu_residual_orthogonality(int n, const double* a, const double* z,
+                                const std::vector<double>& w, double* residual,
+                                double* orthogonality);
+
+}  // namespace pipevd::bench
