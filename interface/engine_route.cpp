@@ -182,6 +182,13 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
     in_options.min_typed_segment = out_options.min_typed_segment = 1L << 40;
     out_options.chunks = 4;
   }
+  // Callers on one node copy through a shared-memory window instead (redistribute/node_window;
+  // the message path above where the ranks span nodes or MPI refuses the window). Measured at
+  // n = 16384 on the GPU node (bench/RESULTS.md): pull 0.58x the all-to-all both ways with 4
+  // cores per rank (packed 1.82x in), 1.69x / 1.81x with one core per rank (packed 3.3x / 3.0x);
+  // with one engine rank for 4 callers push is faster on the way in (1.11x against 1.66x).
+  in_options.node_memory = ranks == 1 && caller_size > 1 ? NodeMemory::push : NodeMemory::pull;
+  out_options.node_memory = NodeMemory::pull;
   if (!direct)
     block_cyclic_to_engine(c.uplo, n, c.a, *c.ia, *c.ja, c.desca, layout, ec, a_cols.get(),
                            in_options);
