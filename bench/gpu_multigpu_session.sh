@@ -7,12 +7,11 @@
 #   1 the multi-GPU gpu tests (a skip for lack of any GPU is a failure: PIPEVD_REQUIRE_GPU=1; the
 #     4-GPU cases skip on 2 GPUs) and the timeline's CPU tests;
 #   2 a smoke run of cuSOLVERMp and pipevd at n = 77, 1000 on 1 and 2 ranks (accuracy against
-#     ScaLAPACK), then strong scaling through pipevd-bench, n = 16384 then 32768 (each size: pipevd
-#     on 2 GPUs with its PIPEVD_VERBOSE=2 timeline, drawn as a PNG; pipevd on 1 GPU; cuSOLVERMp (one
-#     rank per GPU) and cuSOLVERMg (one process, the same GPUs) on 2 GPUs, then on 1), each run's
-#     residual and orthogonality checked (that check is a distributed GEMM on the CPU: ~10-20 s at
-#     n = 16384). With the CPU D&C as it is (57 s at n = 16384 on 16 cores), n = 32768 will not fit
-#     in 400 s: the budget stops starting runs, it never cuts a size's pipevd pair.
+#     ScaLAPACK), then strong scaling through pipevd-bench over MULTIGPU_SIZES (16384 32768): pipevd
+#     on 2 GPUs (PIPEVD_VERBOSE=2 timeline, drawn as a PNG) and on 1 GPU at every size, each after
+#     one warm-up run; then cuSOLVERMg (one process) and cuSOLVERMp (one rank per GPU) on 2 GPUs and
+#     on 1, each run capped at PEER_CAP (120) seconds. Residual and orthogonality of every run are
+#     checked (by cuBLAS on the root from n = 4096).
 # Logs under $OUT/multigpu/ in a few files (the device tool brings back at most 8): session.log,
 # ctest.log, bench.log, runs.jsonl, timeline_2gpu_n<n>.{json,png}; prints a summary (test
 # verdicts, one line per run).
@@ -84,6 +83,8 @@ run() {
   local label=$1 ranks=$2 gpus=$3 solver=$4 n=$5
   shift 5
   local t=$(($(left) - 5))
+  # CAP (seconds): at most this long for this run (a peer that stalls keeps the rest of the budget).
+  ((${CAP:-0} > 0 && CAP < t)) && t=$CAP
   if ((t < 20)); then
     log "budget spent: skipped $label"
     return 0
@@ -96,7 +97,7 @@ run() {
     PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=0 PIPEVD_TIMELINE= "$@" \
     timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
     -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND -x PIPEVD_VERBOSE \
-    -x PIPEVD_TIMELINE "$bench" --solver "$solver" --n "$n" --nb 256 --repeat 1 --warmup 0 \
+    -x PIPEVD_TIMELINE "$bench" --solver "$solver" --n "$n" --nb 256 --repeat 1 --warmup "${WARM:-0}" \
     --reference none >"$out/run.tmp" 2>&1
   local r=$?
   cat "$out/run.tmp" >>"$out/bench.log"
@@ -108,9 +109,11 @@ run() {
 two=$(seq -s, 0 $((ngpu > 1 ? 1 : 0)))
 # Most telling first (the budget cuts the rest): pipevd on 2 GPUs with its timeline, on 1 GPU, then
 # the peers on 2 GPUs, then on 1.
+# pipevd first at every size (one warm-up run each: the first call's NCCL and handle set-up is
+# once per job), then the peers, each capped so that a stalled one leaves the rest its time.
 for n in ${MULTIGPU_SIZES:-16384 32768}; do
   if ((ngpu > 1)); then
-    run "pipevd_2gpu_n$n" 2 "$two" pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=2 \
+    WARM=1 run "pipevd_2gpu_n$n" 2 "$two" pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=2 \
       PIPEVD_TIMELINE="$out/timeline_2gpu_n$n.json"
     if [ -f "$out/timeline_2gpu_n$n.json" ]; then
       py=python3
@@ -119,11 +122,13 @@ for n in ${MULTIGPU_SIZES:-16384 32768}; do
         tee -a "$out/session.log"
     fi
   fi
-  run "pipevd_1gpu_n$n" 1 0 pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE=
-  ((ngpu > 1)) && run "cusolvermp_2gpu_n$n" 2 "$two" cusolvermp "$n"
-  ((ngpu > 1)) && run "cusolvermg_2gpu_n$n" 1 "$two" cusolvermg "$n"
-  run "cusolvermp_1gpu_n$n" 1 0 cusolvermp "$n"
-  run "cusolvermg_1gpu_n$n" 1 0 cusolvermg "$n"
+  WARM=1 run "pipevd_1gpu_n$n" 1 0 pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE=
+done
+for n in ${MULTIGPU_SIZES:-16384 32768}; do
+  ((ngpu > 1)) && CAP=${PEER_CAP:-120} run "cusolvermg_2gpu_n$n" 1 "$two" cusolvermg "$n"
+  ((ngpu > 1)) && CAP=${PEER_CAP:-120} run "cusolvermp_2gpu_n$n" 2 "$two" cusolvermp "$n"
+  CAP=${PEER_CAP:-120} run "cusolvermp_1gpu_n$n" 1 0 cusolvermp "$n"
+  CAP=${PEER_CAP:-120} run "cusolvermg_1gpu_n$n" 1 0 cusolvermg "$n"
 done
 
 log "summary (time_s null: not ok; see status)"
