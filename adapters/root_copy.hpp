@@ -10,7 +10,9 @@ namespace pipevd::solvers {
 
 class RootCopy {
  public:
-  explicit RootCopy(const Problem& p);
+  // panel_elements: PDGEMR2D moves panels of columns of at most this many elements (its buffers
+  // are sized in int bytes: "xxmr2d: out of memory" for a whole 16384 x 16384 matrix).
+  explicit RootCopy(const Problem& p, long panel_elements = 1L << 26);
   ~RootCopy();
   RootCopy(const RootCopy&) = delete;
   RootCopy& operator=(const RootCopy&) = delete;
@@ -29,6 +31,7 @@ class RootCopy {
   int desc_root_[9] = {};
   bool root_ = false;
   int root_rank_ = 0;
+  int panel_columns_ = 1;
 };
 
 }  // namespace pipevd::solvers

@@ -122,13 +122,17 @@ for n in ${MULTIGPU_SIZES:-16384 32768}; do
         tee -a "$out/session.log"
     fi
   fi
-  WARM=1 run "pipevd_1gpu_n$n" 1 0 pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE=
+  [ "${MULTIGPU_ONE_GPU:-1}" = 1 ] &&
+    WARM=1 run "pipevd_1gpu_n$n" 1 0 pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE=
 done
+# MULTIGPU_PEERS (default "cusolvermg cusolvermp"); MULTIGPU_ONE_GPU=0 leaves out the 1-GPU runs.
 for n in ${MULTIGPU_SIZES:-16384 32768}; do
-  ((ngpu > 1)) && CAP=${PEER_CAP:-120} run "cusolvermg_2gpu_n$n" 1 "$two" cusolvermg "$n"
-  ((ngpu > 1)) && CAP=${PEER_CAP:-120} run "cusolvermp_2gpu_n$n" 2 "$two" cusolvermp "$n"
-  CAP=${PEER_CAP:-120} run "cusolvermp_1gpu_n$n" 1 0 cusolvermp "$n"
-  CAP=${PEER_CAP:-120} run "cusolvermg_1gpu_n$n" 1 0 cusolvermg "$n"
+  for peer in ${MULTIGPU_PEERS:-cusolvermg cusolvermp}; do
+    ranks=1
+    [ "$peer" = cusolvermp ] && ranks=2
+    ((ngpu > 1)) && CAP=${PEER_CAP:-120} run "${peer}_2gpu_n$n" $ranks "$two" "$peer" "$n"
+    [ "${MULTIGPU_ONE_GPU:-1}" = 1 ] && CAP=${PEER_CAP:-120} run "${peer}_1gpu_n$n" 1 0 "$peer" "$n"
+  done
 done
 
 log "summary (time_s null: not ok; see status)"

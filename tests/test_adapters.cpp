@@ -124,7 +124,7 @@ TEST(RootCopy, GathersToProcessZeroAndScattersBack) {
     DistributedMatrix a(g, {n, n, 4, 4}), back(g, {n, n, 4, 4});
     a.fill([](long i, long j) { return 1000.0 * i + j; });  // not symmetric: orientation shows
     const solvers::Problem p = problem_of(g, a);
-    solvers::RootCopy copy(p);
+    solvers::RootCopy copy(p, 7L * n);  // PDGEMR2D in panels of 7 columns (the last one 3)
     std::vector<double> full;
     copy.gather(a.data(), full);
     EXPECT_EQ(copy.is_root(), g.myrow == 0 && g.mycol == 0);
