@@ -96,14 +96,20 @@ long engine_free_bytes(int device, bool on_gpu) {
 #endif
 }
 
-// Max-norm of the triangle uplo of the n x n a (leading dimension lda).
-double triangle_max_norm(char uplo, long n, const double* a, long lda) {
-  const bool lower = std::toupper(static_cast<unsigned char>(uplo)) == 'L';
-  double m = 0;
-  for (long j = 0; j < n; ++j)
-    for (long i = lower ? j : 0, e = lower ? n : j + 1; i < e; ++i)
-      m = std::max(m, std::fabs(a[i + j * lda]));
-  return m;
+// Max-norm of columns [0, cols) of a (leading dimension lda): rows [j, n) of column j for the
+// triangle 'L', [0, j] for 'U', all n rows for 'A'. On `threads` threads, a column block each.
+double max_norm(char part, long n, long cols, const double* a, long lda, int threads) {
+  constexpr long kBlock = 256;
+  const long blocks = (cols + kBlock - 1) / kBlock;
+  std::vector<double> block_max(static_cast<std::size_t>(std::max(1L, blocks)), 0.0);
+  parallel_for(blocks, threads, [&](long k) {
+    double m = 0;
+    for (long j = k * kBlock; j < std::min(cols, (k + 1) * kBlock); ++j)
+      for (long i = part == 'L' ? j : 0, e = part == 'U' ? j + 1 : n; i < e; ++i)
+        m = std::max(m, std::fabs(a[i + j * lda]));
+    block_max[k] = m;
+  });
+  return *std::max_element(block_max.begin(), block_max.end());
 }
 
 bool is_out_of_memory(const std::exception& e) {
@@ -162,7 +168,11 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   bool direct = caller_size == 1 && engine && n >= 1 && *c.ia == 1 && *c.ja == 1 &&
                 c.desca[LLD_] == n &&
                 (!vectors || (*c.iz == 1 && *c.jz == 1 && c.descz[LLD_] == n));
-  if (direct) direct = scaling_factor(triangle_max_norm(c.uplo, n, c.a, n)) == 1;
+  const int norm_threads = redistribution_threads(policy.threads, 1);
+  if (direct)
+    direct =
+        scaling_factor(max_norm(static_cast<char>(std::toupper(static_cast<unsigned char>(c.uplo))),
+                                n, n, c.a, n, norm_threads)) == 1;
 
   double t = MPI_Wtime();
   // Not zero-filled: the redistribution writes every entry.
@@ -205,13 +215,14 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   int failure_kind = 0;  // 1: out of memory, 2: another engine error (one engine rank only)
   if (engine) {
     if (!direct) {
-      double local = 0;
-      for (long i = 0; i < n * width; ++i) local = std::max(local, std::fabs(a_cols[i]));
+      const double local = max_norm('A', n, width, a_cols.get(), n, threads);
       double anrm = 0;
       MPI_Allreduce(&local, &anrm, 1, MPI_DOUBLE, MPI_MAX, ec.engine);
       sigma = scaling_factor(anrm);
       if (sigma != 1)
-        for (long i = 0; i < n * width; ++i) a_cols[i] *= sigma;
+        parallel_for(width, threads, [&](long j) {
+          for (long i = 0; i < n; ++i) a_cols[i + j * n] *= sigma;
+        });
     } else {
       opt.symmetrize = static_cast<char>(std::toupper(static_cast<unsigned char>(c.uplo)));
     }
