@@ -1,6 +1,7 @@
 // Stage 3 alone on one GPU: core/tridiagonal_dc on the GPU backend (merge GEMMs by cuBLAS, host
-// parts on PIPEVD_DC_THREADS threads) against LAPACK's dstedc on the host (n <= --dstedc-max),
-// for T = Toeplitz (2, -1) (little deflation, the expensive case) and random T.
+// parts on PIPEVD_DC_THREADS threads, read through the policy) against LAPACK's dstedc on the host
+// (n <= --dstedc-max), for T = Toeplitz (2, -1) (little deflation, the expensive case) and random
+// T.
 //   dc_gpu_bench --n 4096,8192,16384,32768 [--dstedc-max 16384] [--seconds 240] [--panel 2048]
 //                [--leaf 128] [--kinds toeplitz,random] [--merge host,device] [--device-min 512]
 // Per n, kind and merge path (host: dlaed4 and M built on the host, uploaded from pinned memory;
@@ -29,6 +30,7 @@
 #include "core/tridiagonal_dc.hpp"
 #include "core/tridiagonal_solver.hpp"
 #include "gpu/gpu_backend.hpp"
+#include "interface/engine_options.hpp"
 
 namespace {
 
@@ -89,7 +91,12 @@ int main(int argc, char** argv) {
   std::vector<long> sizes = {4096, 8192, 16384, 32768};
   long dstedc_max = 16384;
   double budget = 240;
-  pipevd::DcOptions base;
+  const pipevd::PolicyOrError& pol = pipevd::process_policy();
+  if (!pol.error.empty()) {
+    std::fprintf(stderr, "dc_gpu_bench: %s\n", pol.error.c_str());
+    return 2;
+  }
+  pipevd::DcOptions base = pipevd::engine_options(pol.policy, true).dc;
   std::string kinds = "toeplitz,random", merges = "host,device";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];

@@ -35,6 +35,7 @@
 #include "core/engine_plan.hpp"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
+#include "interface/engine_options.hpp"
 
 namespace {
 
@@ -157,6 +158,13 @@ double eigenvalue_difference(const std::vector<double>& w, const std::vector<dou
 
 int run(int argc, char** argv) {
   std::vector<long> sizes = {8192, 16384};
+  // PIPEVD_* settings (the D&C's, the panel QR path) through the policy, as pdsyevd_ reads them.
+  const pipevd::PolicyOrError& pol = pipevd::process_policy();
+  if (!pol.error.empty()) {
+    std::fprintf(stderr, "evd_bench: %s\n", pol.error.c_str());
+    return 2;
+  }
+  const pipevd::EngineOptions from_policy = pipevd::engine_options(pol.policy, true);
   std::string jobzs = "V,N";
   long b = 32, k = 1024;
   int reps = 1;
@@ -215,10 +223,13 @@ int run(int argc, char** argv) {
     random_symmetric(n, 1, a.data());
     const pipevd::EngineLayout L = pipevd::plan_engine_layout(n, 1, b, k);
     pipevd::EngineOptions opt;
+    opt.dc = from_policy.dc;
     opt.b = b;
     opt.k = k;
     opt.tridiagonal = tridiagonal;
     pipevd::gpu::GpuBackend be(device);
+    if (pol.policy.panel_qr_cusolver)
+      be.set_panel_qr_path(pipevd::gpu::GpuBackend::PanelQrPath::Cusolver);
     pipevd::run_engine(be, MPI_COMM_SELF, L, a.data(), w.data(), z.data(), opt, nullptr);
   }
   for (long n : sizes) {
@@ -234,6 +245,7 @@ int run(int argc, char** argv) {
       std::vector<double> w(n);
       const pipevd::EngineLayout L = pipevd::plan_engine_layout(n, 1, b, k);
       pipevd::EngineOptions opt;
+      opt.dc = from_policy.dc;
       opt.b = b;
       opt.k = k;
       opt.want_vectors = vectors;
@@ -243,6 +255,8 @@ int run(int argc, char** argv) {
       int info = 0;
       {
         pipevd::gpu::GpuBackend be(device);  // its memory pool is trimmed when it goes
+        if (pol.policy.panel_qr_cusolver)
+          be.set_panel_qr_path(pipevd::gpu::GpuBackend::PanelQrPath::Cusolver);
         for (int r = 0; r < reps; ++r) {
           pipevd::EngineStats st;
           const auto t0 = Clock::now();

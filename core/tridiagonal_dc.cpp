@@ -535,31 +535,17 @@ int tridiagonal_dc(EngineBackend& be, long n, double* d, const double* e, double
   const auto t_start = Clock::now();
   if (n <= 0) return 0;
   if (ldq < n) throw std::invalid_argument("pipevd: tridiagonal_dc: ldq < n");
-  const char* verbose_env = std::getenv("PIPEVD_VERBOSE");
-  const bool verbose = opt.verbose || (verbose_env && *verbose_env && *verbose_env != '0');
+  const bool verbose = opt.verbose;
   WideAffinity affinity(verbose);
-  int threads = opt.threads;
-  if (threads <= 0) {
-    const char* env = std::getenv("PIPEVD_DC_THREADS");
-    threads = env ? std::atoi(env) : 0;
-  }
-  if (threads <= 0) threads = affinity.cpus();
+  const int threads = opt.threads > 0 ? opt.threads : affinity.cpus();
   Context cx{
       be,       ldq, threads, std::max(2L, opt.leaf), std::max(1L, opt.panel), stats != nullptr,
       DcStats{}};
   cx.st.threads = threads;
-  int on_device = opt.merge_on_device;
-  if (on_device < 0) {  // PIPEVD_DC_DEVICE_MERGE=0|1 overrides the default (comparisons)
-    const char* env = std::getenv("PIPEVD_DC_DEVICE_MERGE");
-    // Default: on a device backend only (the host backend's version is serial; dlaed4 is threaded).
-    on_device = env && *env ? std::atoi(env) : (be.host_memory() ? 0 : 1);
-  }
-  if (opt.pinned_staging >= 0) {
-    cx.pinned = opt.pinned_staging > 0;
-  } else {
-    const char* env = std::getenv("PIPEVD_DC_PINNED");
-    cx.pinned = env && *env == '1';
-  }
+  // Default: merges on a device backend only (the host backend's version is serial; dlaed4 runs
+  // on threads).
+  const int on_device = opt.merge_on_device >= 0 ? opt.merge_on_device : (be.host_memory() ? 0 : 1);
+  cx.pinned = opt.pinned_staging > 0;
   if (on_device > 0) {
     cx.sm = be.secular_merge();
     cx.sm_min = std::max(3L, opt.device_merge_min);

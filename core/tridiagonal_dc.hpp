@@ -7,20 +7,22 @@
 
 namespace pipevd {
 
+// interface/engine_options fills these from the policy (PIPEVD_DC_THREADS, PIPEVD_VERBOSE,
+// PIPEVD_DC_DEVICE_MERGE, PIPEVD_DC_PINNED); nothing here reads the environment.
 struct DcOptions {
   long leaf = 128;       // largest leaf, solved on the host by LAPACK's dsteqr
   long panel = 2048;     // columns of M uploaded at once (device memory: k * panel doubles)
-  int threads = 0;       // host threads; 0: PIPEVD_DC_THREADS, else every CPU of the node
-  bool verbose = false;  // stage times to stderr (also PIPEVD_VERBOSE)
+  int threads = 0;       // host threads; 0: every CPU of the node
+  bool verbose = false;  // stage times to stderr
   // Secular roots and M made by the backend (EngineBackend::secular_merge) for merges of order
-  // >= device_merge_min: -1 PIPEVD_DC_DEVICE_MERGE=0|1, when unset on for device backends (13x
-  // faster than the host merge at n = 16384 on an H100), off for the host backend, 0 never (roots
-  // by LAPACK's dlaed4, M built on the host and uploaded), 1 wherever the backend offers it (the
-  // host backend runs the same per-root code serially).
+  // >= device_merge_min: -1 on device backends (11.6x faster than the host merge at n = 16384 on
+  // an H100) and off on the host backend, 0 never (roots by LAPACK's dlaed4, M built on the host
+  // and uploaded), 1 wherever the backend offers it (the host backend runs the same per-root code
+  // serially).
   int merge_on_device = -1;
   long device_merge_min = 512;
-  // M's panels built in page-locked memory and uploaded asynchronously, double-buffered: -1
-  // PIPEVD_DC_PINNED=1, off when unset (not yet run on a device), 0 off, 1 on.
+  // M's panels built in page-locked memory and uploaded asynchronously, double-buffered: 1 on,
+  // otherwise off (the device merge leaves little to upload).
   int pinned_staging = -1;
 };
 

@@ -315,8 +315,6 @@ GpuBackend::GpuBackend(int device, bool own_stream) : s_(std::make_unique<State>
   PIPEVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&s_->pool, device));
   std::uint64_t keep = UINT64_MAX;
   PIPEVD_CUDA_CHECK(cudaMemPoolSetAttribute(s_->pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  const char* path = std::getenv("PIPEVD_GPU_PANEL_QR");
-  if (path && std::strcmp(path, "cusolver") == 0) s_->panel_qr_path = PanelQrPath::Cusolver;
 }
 
 void GpuBackend::set_panel_qr_path(PanelQrPath path) { s_->panel_qr_path = path; }

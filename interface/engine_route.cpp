@@ -17,6 +17,7 @@
 #include "core/load_balance_report.hpp"
 #include "core/timeline.hpp"
 #include "host/host_backend.hpp"
+#include "interface/engine_options.hpp"
 #include "interface/memory_check.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/engine_comm.hpp"
@@ -74,13 +75,16 @@ int engine_device(MPI_Comm engine) {
 }
 #endif
 
-// The backend of this engine rank: the host's, or the GPU's on `device` (engine_device).
-std::unique_ptr<EngineBackend> make_backend(int device, bool on_gpu) {
+// The backend of this engine rank: the host's, or the GPU's on `device` (engine_device), its
+// panel QR path from the policy (PIPEVD_GPU_PANEL_QR).
+std::unique_ptr<EngineBackend> make_backend(int device, bool on_gpu, const Policy& policy) {
   if (!on_gpu) return std::make_unique<HostBackend>();
 #ifdef PIPEVD_HAVE_CUDA
-  return std::make_unique<gpu::GpuBackend>(device);
+  auto be = std::make_unique<gpu::GpuBackend>(device);
+  if (policy.panel_qr_cusolver) be->set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Cusolver);
+  return be;
 #else
-  (void)device;
+  (void)device, (void)policy;
   throw std::runtime_error("no GPU engine in this build");
 #endif
 }
@@ -126,17 +130,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   const EngineComm& ec = engine_comm_for(c.desca[CTXT_], per_node);
   const int ranks = static_cast<int>(ec.engine_to_caller.size());
 
-  EngineOptions opt;
-  opt.want_vectors = vectors;
-  // PIPEVD_BAND / PIPEVD_BLOCK (policy checked block >= band; DBBR rounds k up to a multiple of b).
-  if (policy.band > 0) opt.b = policy.band;
-  if (policy.block > 0) opt.k = policy.block;
-
-  opt.dc.threads = policy.dc_threads;  // 0: every CPU of the node
-  if (policy.dc_device_merge >= 0) opt.dc.merge_on_device = policy.dc_device_merge;
-  if (policy.dc_pinned >= 0) opt.dc.pinned_staging = policy.dc_pinned;
-  if (policy.tridiagonal == "dstedc") opt.tridiagonal = TridiagonalSolver::Dstedc;
-  if (policy.tridiagonal == "dc") opt.tridiagonal = TridiagonalSolver::Dc;
+  EngineOptions opt = engine_options(policy, vectors);
   const EngineLayout layout = plan_engine_layout(n, ranks, opt.b, opt.k);
   const bool engine = ec.engine_rank >= 0;
   const long width = engine ? layout.width(ec.engine_rank) : 0;
@@ -227,7 +221,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
       opt.symmetrize = static_cast<char>(std::toupper(static_cast<unsigned char>(c.uplo)));
     }
     try {
-      const std::unique_ptr<EngineBackend> backend = make_backend(device, on_gpu);
+      const std::unique_ptr<EngineBackend> backend = make_backend(device, on_gpu, policy);
       info = run_engine(*backend, ec.engine, layout, direct ? c.a : a_cols.get(), w.data(),
                         direct ? c.z : z_rows.get(), opt, &stats);
     } catch (const std::exception& e) {

@@ -1,0 +1,20 @@
+#include "interface/engine_options.hpp"
+
+namespace pipevd {
+
+EngineOptions engine_options(const Policy& policy, bool want_vectors) {
+  EngineOptions opt;
+  opt.want_vectors = want_vectors;
+  // PIPEVD_BAND / PIPEVD_BLOCK (policy checked block >= band; DBBR rounds k up to a multiple of b).
+  if (policy.band > 0) opt.b = policy.band;
+  if (policy.block > 0) opt.k = policy.block;
+  opt.dc.threads = policy.dc_threads;  // 0: every CPU of the node
+  opt.dc.verbose = policy.verbose >= 1;
+  if (policy.dc_device_merge >= 0) opt.dc.merge_on_device = policy.dc_device_merge;
+  if (policy.dc_pinned >= 0) opt.dc.pinned_staging = policy.dc_pinned;
+  if (policy.tridiagonal == "dstedc") opt.tridiagonal = TridiagonalSolver::Dstedc;
+  if (policy.tridiagonal == "dc") opt.tridiagonal = TridiagonalSolver::Dc;
+  return opt;
+}
+
+}  // namespace pipevd
