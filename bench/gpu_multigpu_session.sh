@@ -71,12 +71,17 @@ for np in 1 2; do
   ((np > ngpu)) && continue
   log "smoke: mpirun -n $np pipevd-bench --solver cusolvermp,pipevd --n 77,1000"
   echo "=== smoke np$np" >>"$out/bench.log"
-  CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((np - 1))) PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 timeout 90 \
-    mpirun --bind-to none -n $np -x CUDA_VISIBLE_DEVICES -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG \
+  CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((np - 1))) PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 NCCL_DEBUG=INFO \
+    NCCL_DEBUG_SUBSYS=INIT,P2P,SHM timeout 90 \
+    mpirun --bind-to none -n $np -x CUDA_VISIBLE_DEVICES -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS \
     -x PIPEVD_BACKEND -x PIPEVD_VERBOSE "$bench" --solver cusolvermp,pipevd --n 77,1000 --nb 32 \
     --reference scalapack >"$out/run.tmp" 2>&1 || log "smoke np$np: exit $?"
   cat "$out/run.tmp" >>"$out/bench.log"
   grep -h '^{"solver"' "$out/run.tmp" | sed "s/^{/{\"label\":\"smoke_np$np\",/" | tee -a "$runs"
+  # NCCL's transport between the GPUs (P2P/IPC over NVLink, or SHM through host memory): with
+  # NCCL_DEBUG=INFO its init lines say "via P2P/..." or "via SHM/...".
+  grep -hE "NCCL INFO .* via |NCCL INFO Using network" "$out/run.tmp" | sort -u | head -8 |
+    tee -a "$out/session.log"
 done
 # run <label> <ranks> <visible GPUs> <solver> <n> [env assignments...]
 run() {

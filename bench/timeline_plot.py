@@ -19,7 +19,10 @@ STAGE_COLORS = {
     "sbr_back": "#2ca02c",
     "bc_back": "#d62728",
     "dc": "#9467bd",
+    "dc_wait": "#f7f7f7",
+    "qd_broadcast": "#e377c2",
     "gemm": "#8c564b",
+    "z_to_host": "#bcbd22",
     "redistribute_out": "#bdbdbd",
 }
 

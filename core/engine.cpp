@@ -165,10 +165,21 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   if (dc_error) std::rethrow_exception(dc_error);
   if (threw) throw std::runtime_error("engine: stage 3 failed on engine rank 0");
 
-  // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d and the eigenvalues from rank 0.
+  // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d and the eigenvalues from rank 0. With a timeline
+  // its parts are timed apart (a synchronisation after each, only then): the wait for rank 0,
+  // Q_d's broadcast, the GEMM and Z's copy to the host.
   t = MPI_Wtime();
   MPI_Bcast(&info, 1, MPI_INT, 0, engine);
   st.dc_wait = MPI_Wtime() - t;
+  double part = t + st.dc_wait;
+  timeline_add(opt.timeline, "dc_wait", t, part);
+  auto part_done = [&](const char* name) {
+    if (!opt.timeline) return;
+    be.synchronize();
+    const double now = MPI_Wtime();
+    timeline_add(opt.timeline, name, part, now);
+    part = now;
+  };
   if (info == 0) {
     MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
     std::copy(d.begin(), d.begin() + n, w);
@@ -181,14 +192,16 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     }
     std::vector<double>().swap(qd);
     be.broadcast(qp, n * n, 0);
+    part_done("qd_broadcast");
     DeviceBuffer z(be, ldx * n);
     be.gemm('N', 'N', h, n, n, 1.0, x.get(), ldx, qp, n, 0.0, z.get(), ldx);
+    part_done("gemm");
     be.copy_to_host(z.get(), z_rows, h > 0 ? ldx * n : 0);
   }
   be.synchronize();
   qd_dev.reset();  // after `be` is done with it
   st.gemm = MPI_Wtime() - t;
-  timeline_add(opt.timeline, "gemm", t, t + st.gemm);
+  if (info == 0) part_done("z_to_host");
   st.total = MPI_Wtime() - t_start;
   if (stats) *stats = st;
   return info;
