@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Topic of bench/gpu_round_session.sh (issue 7): the whole EVD on one GPU next to cuSOLVER
 # (evd_bench), after the engine's gpu tests named by EVD_TESTS (ctest regex, default
-# "gpu_engine_e2e|gpu_memory_plan"). EVD_N (default 16384,32768), EVD_JOBZ (default N,V).
+# "gpu_engine_e2e|gpu_memory_plan"). EVD_N (default 16384,32768), EVD_JOBZ (default N,V), EVD_OVERLAP
+# (default 0,1: JOBZ = V with SBR-back after and next to bulge chasing, rows V and V+o).
 # BUDGET_S (default 300): the bench stops starting sizes when its time is spent; EVD_TEST_S
 # (default BUDGET_S / 4): the tests' cap.
 set -uo pipefail
@@ -19,6 +20,7 @@ if [ -n "${EVD_TESTS-gpu_engine_e2e|gpu_memory_plan}" ]; then
 fi
 left=$((budget - SECONDS - 5))
 timeout "$left" "$build/bench/evd_bench" --n "${EVD_N:-16384,32768}" --jobz "${EVD_JOBZ:-N,V}" \
+  --overlap-sbr "${EVD_OVERLAP:-0,1}" \
   --seconds $((left - 60)) 2>&1 | grep -v "pmix\|dlopen\|Perhaps" | tee "$out/evd_bench.log" ||
   { echo "evd_bench FAILED or cut"; rc=1; }
 exit $rc

@@ -71,6 +71,31 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   st.dbbr = MPI_Wtime() - t;
   timeline_add(opt.timeline, "dbbr", t, t + st.dbbr);
 
+  // 4a This rank's rows of Q_sb = Q_s Q_b start as the identity's row block; with
+  // overlap_sbr_back, SBR-back is queued now on a companion's stream (x filled and DBBR's panels
+  // complete on `be` before: the synchronisation above) and runs next to bulge chasing. The
+  // panels (freed through `be`'s stream) and merged blocks then live until that stream is
+  // synchronised; without the overlap each panel goes as soon as it is merged.
+  const long h = layout.height(rank), r0 = layout.row_begin[rank], ldx = std::max(1L, h);
+  DeviceBuffer x;
+  std::unique_ptr<EngineBackend> sbr_be;
+  std::vector<MergedReflectorBlock> blocks;
+  auto start_sbr_back = [&](EngineBackend& sb, bool release_panels) {
+    blocks = merge_reflector_panels(sb, panels, opt.k, release_panels);
+    if (release_panels) panels.panels.clear();
+    apply_sbr_back(sb, blocks, h, x.get(), ldx);
+  };
+  if (opt.want_vectors) {
+    x = DeviceBuffer(be, ldx * n);
+    be.fill_matrix(h, n, 0.0, 0.0, x.get(), ldx);
+    be.fill_matrix(h, h, 0.0, 1.0, x.get() + r0 * ldx, ldx);
+    if (opt.overlap_sbr_back) {
+      be.synchronize();
+      sbr_be = be.companion();
+      start_sbr_back(*sbr_be, /*release_panels=*/false);
+    }
+  }
+
   // 2 Bulge chasing, replicated on every rank (each needs all of U for its rows of BC-back).
   t = MPI_Wtime();
   std::vector<double> d(std::max(1L, n)), e(std::max(1L, n));
@@ -135,19 +160,17 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   // the long part (core/memory_plan.cpp counts it so).
   if (!use_dc) start_dc();
 
-  // 4 This rank's rows of Q_sb = Q_s Q_b: the identity's row block through SBR-back and BC-back.
-  const long h = layout.height(rank), r0 = layout.row_begin[rank], ldx = std::max(1L, h);
-  DeviceBuffer x(be, ldx * n);
-  be.fill_matrix(h, n, 0.0, 0.0, x.get(), ldx);
-  be.fill_matrix(h, h, 0.0, 1.0, x.get() + r0 * ldx, ldx);
+  // 4b SBR-back (or, overlapped, what is left of it after bulge chasing), then BC-back.
   t = MPI_Wtime();
-  {
-    const std::vector<MergedReflectorBlock> blocks =
-        merge_reflector_panels(be, panels, opt.k, true);
-    panels.panels.clear();
-    apply_sbr_back(be, blocks, h, x.get(), ldx);
+  if (sbr_be) {
+    sbr_be->synchronize();
+  } else {
+    start_sbr_back(be, /*release_panels=*/true);
+    be.synchronize();
   }
-  be.synchronize();
+  blocks.clear();
+  panels.panels.clear();
+  sbr_be.reset();
   st.sbr_back = MPI_Wtime() - t;
   timeline_add(opt.timeline, "sbr_back", t, t + st.sbr_back);
   if (use_dc) start_dc();

@@ -31,6 +31,10 @@ struct EngineOptions {
   // 'L' or 'U' (one engine rank only): a_cols holds only that triangle, the other may hold
   // anything (NaN included); the backend mirrors it after the upload (no host copy needed).
   char symmetrize = 0;
+  // JOBZ = 'V': SBR-back queued on a companion backend (its own stream) before bulge chasing, so
+  // its GEMMs can run next to the latency-bound bulge-chasing kernel (they need only DBBR's
+  // panels). Off until measured on a device (bench/evd_bench --overlap-sbr).
+  bool overlap_sbr_back = false;
 
   // Auto: dc on a device backend; dstedc on the host backend (the reference stays LAPACK), dc
   // there only where n exceeds dstedc's limit.

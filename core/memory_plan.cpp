@@ -8,7 +8,7 @@
 namespace pipevd {
 
 EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, long k_in,
-                                    bool want_vectors, bool gpu_buffers) {
+                                    bool want_vectors, bool gpu_buffers, bool overlap_sbr_back) {
   EngineMemoryPlan p;
   const long n = L.n;
   if (n <= 0) return p;
@@ -62,8 +62,13 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   const long merge_ws = gpu_buffers ? (widest / 2 + b) * (widest / 2 + b) : 0;
   // SBR-back: X, U, the merged blocks; then BC-back: X, U and, on rank 0 of a device backend, the
   // D&C (core/tridiagonal_dc: Q_d, its work copy and a panel of M, started after SBR-back).
+  // Overlapped with bulge chasing (EngineOptions::overlap_sbr_back): the panels stay until the end,
+  // next to the blocks, and bulge chasing's band and work arrays are there too.
   const long sbr_back =
-      ldx * n + u_dev + std::max(blocks + 2 * n * widest, panels) + merge_ws + h * widest;
+      overlap_sbr_back
+          ? ldx * n + u_dev + blocks + 2 * n * widest + panels + merge_ws + h * widest + band +
+                bc_work
+          : ldx * n + u_dev + std::max(blocks + 2 * n * widest, panels) + merge_ws + h * widest;
   const long dc_device = gpu_buffers && rank == 0 ? 2 * n * n + n * std::min(n, 2048L) + 2 * n : 0;
   p.back_transformation = std::max(sbr_back, ldx * n + u_dev + dc_device);
   // Final GEMM: X, Q_d, Z (U's device copy released after BC-back).

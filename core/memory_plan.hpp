@@ -30,7 +30,9 @@ struct EngineMemoryPlan {
 // Engine rank `rank` of `layout` with DBBR bandwidth b (as given to the engine, clamped inside)
 // and block width k. gpu_buffers: count the GPU backend's own workspaces and reflector cache
 // (a device backend); false counts what goes through EngineBackend::allocate only.
+// overlap_sbr_back: EngineOptions::overlap_sbr_back (SBR-back next to bulge chasing).
 EngineMemoryPlan plan_engine_memory(const EngineLayout& layout, int rank, long b, long k,
-                                    bool want_vectors, bool gpu_buffers = true);
+                                    bool want_vectors, bool gpu_buffers = true,
+                                    bool overlap_sbr_back = false);
 
 }  // namespace pipevd

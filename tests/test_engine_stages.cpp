@@ -267,13 +267,15 @@ TEST_P(EngineStages, WholeEngineMatchesLapack) {
   for (const Shape& s : shapes()) {
     SCOPED_TRACE(name(s));
     const std::vector<double> a = random_matrix(s.n, 17);
-    for (bool threaded : {true, false}) {
-      EngineOptions opt;
-      opt.b = s.b;
-      opt.k = s.k;
-      opt.dc_in_thread = threaded;
-      expect_eigendecomposition(a, s.n, run_whole_engine(a, layout(s), opt));
-    }
+    for (bool threaded : {true, false})
+      for (bool overlap : {false, true}) {  // SBR-back after or next to bulge chasing
+        EngineOptions opt;
+        opt.b = s.b;
+        opt.k = s.k;
+        opt.dc_in_thread = threaded;
+        opt.overlap_sbr_back = overlap;
+        expect_eigendecomposition(a, s.n, run_whole_engine(a, layout(s), opt));
+      }
     EngineOptions values_only;
     values_only.b = s.b;
     values_only.k = s.k;

@@ -48,7 +48,8 @@ TEST(MemoryPlan, BoundsTheMeasuredPeak) {
     long n, b, k;
   };
   for (const Case c : {Case{37, 4, 8}, Case{150, 8, 32}, Case{257, 16, 64}, Case{400, 8, 64}})
-    for (bool vectors : {true, false}) {
+    for (int variant = 0; variant < 3; ++variant) {  // vectors, values only, vectors overlapped
+      const bool vectors = variant != 1, overlap = variant == 2;
       const EngineLayout L = plan_engine_layout(c.n, ranks, c.b, c.k);
       std::mt19937_64 gen(c.n);
       std::uniform_real_distribution<double> u(-1, 1);
@@ -63,13 +64,15 @@ TEST(MemoryPlan, BoundsTheMeasuredPeak) {
       opt.b = c.b;
       opt.k = c.k;
       opt.want_vectors = vectors;
+      opt.overlap_sbr_back = overlap;
       ASSERT_EQ(run_engine(be, MPI_COMM_WORLD, L, mine.data(), ev.data(), z.data(), opt, nullptr),
                 0);
       EXPECT_EQ(be.live_doubles(), 0) << "buffers left allocated";
-      const EngineMemoryPlan p = plan_engine_memory(L, me, c.b, c.k, vectors, false);
+      const EngineMemoryPlan p = plan_engine_memory(L, me, c.b, c.k, vectors, false, overlap);
       const long measured = be.peak_doubles();
       EXPECT_GE(p.peak, measured) << "n=" << c.n << " b=" << c.b << " k=" << c.k
-                                  << " vectors=" << vectors << " rank " << me;
+                                  << " vectors=" << vectors << " overlap=" << overlap << " rank "
+                                  << me;
       // Not loose: within 1.6x of what was measured plus the few panel-sized terms bounded
       // generously (3 n k + 5 n b).
       EXPECT_LE(p.peak, 1.6 * measured + 3 * c.n * std::max(c.k, c.b) + 5 * c.n * c.b)
