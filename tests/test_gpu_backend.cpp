@@ -379,12 +379,13 @@ TEST_F(GpuBackendTest, RunEngineOnOneGpuEqualsHost) {
         const int ni = static_cast<int>(n);
         EXPECT_LT(test::residual(ni, a, g1.z, g1.w), test::kScalapackThreshold);
         EXPECT_LT(test::orthogonality(ni, g1.z), test::kScalapackThreshold);
-        // SBR-back on a companion stream next to bulge chasing: the same operations on the same
-        // data, so bitwise the sequential result (a race would show here).
+        // SBR-back on a companion stream (its own cuBLAS handle) next to bulge chasing: the
+        // same T, so the same eigenvalues bitwise, and Z to rounding (a race would show here as
+        // a wrong Z, far beyond rounding).
         const EngineRun o = engine(gpu_, a, n, vectors, /*overlap=*/true);
         ASSERT_EQ(o.info, 0);
         EXPECT_TRUE(bitwise_equal(o.w, g1.w));
-        EXPECT_TRUE(bitwise_equal(o.z, g1.z));
+        EXPECT_LT(max_abs_diff(o.z, g1.z), 1e-10);
       }
     }
 }
