@@ -141,7 +141,7 @@ void run_dbbr(pipevd::gpu::GpuBackend& be, cudaStream_t s, EventProfiler& prof, 
               const DbbrCase& c) {
   fill_random(s, c.n, a);
   be.set_panel_qr_path(c.qr_path);
-  const pipevd::EngineLayout L = pipevd::plan_engine_layout(c.n, 1, c.b, c.k);
+  const pipevd::EngineLayout L = pipevd::plan_engine_layout(c.n, 1, c.b);
   pipevd::DbbrOptions opt{c.b, c.k, true};
   opt.panel_syr2k = c.panel_syr2k;
   opt.profiler = &prof;

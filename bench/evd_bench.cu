@@ -225,7 +225,7 @@ int run(int argc, char** argv) {
     const long n = 1024;
     std::vector<double> a(n * n), w(n), z(n * n);
     random_symmetric(n, 1, a.data());
-    const pipevd::EngineLayout L = pipevd::plan_engine_layout(n, 1, b, k);
+    const pipevd::EngineLayout L = pipevd::plan_engine_layout(n, 1, b);
     pipevd::EngineOptions opt;
     opt.dc = from_policy.dc;
     opt.b = b;
@@ -247,7 +247,7 @@ int run(int argc, char** argv) {
       Pinned a(static_cast<std::size_t>(n) * n), z(vectors ? static_cast<std::size_t>(n) * n : 1);
       random_symmetric(n, 42 + n, a.data());
       std::vector<double> w(n);
-      const pipevd::EngineLayout L = pipevd::plan_engine_layout(n, 1, b, k);
+      const pipevd::EngineLayout L = pipevd::plan_engine_layout(n, 1, b);
       // cuSOLVER once per (n, JOBZ), on a device copy of the same matrix; then the engine with
       // each --overlap-sbr setting (V only), each row against that time.
       double* d_a = nullptr;

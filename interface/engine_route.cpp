@@ -131,7 +131,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   const int ranks = static_cast<int>(ec.engine_to_caller.size());
 
   EngineOptions opt = engine_options(policy, vectors);
-  const EngineLayout layout = plan_engine_layout(n, ranks, opt.b, opt.k);
+  const EngineLayout layout = plan_engine_layout(n, ranks, opt.b);
   const bool engine = ec.engine_rank >= 0;
   const long width = engine ? layout.width(ec.engine_rank) : 0;
   const long height = engine ? layout.height(ec.engine_rank) : 0;

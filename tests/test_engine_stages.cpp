@@ -63,7 +63,7 @@ std::vector<double> columns_of(const std::vector<double>& a, const EngineLayout&
 // Column widths growing with the rank (rank 0 may get none), multiples of b; heights skewed the
 // other way with a zero height where there are enough ranks.
 EngineLayout skewed_layout(long n, int ranks, long b) {
-  EngineLayout L = plan_engine_layout(n, ranks, b, b, 0.0);
+  EngineLayout L = plan_engine_layout(n, ranks, b, 0.0);
   const long bw = effective_bandwidth(n, b);
   const long weight = static_cast<long>(ranks) * (ranks + 1) / 2;
   long acc = 0;
@@ -132,7 +132,7 @@ Reduced run_dbbr(HostBackend& be, const std::vector<double>& a, const EngineLayo
 class EngineStages : public testing::TestWithParam<int> {  // 0: planned layout, 1: skewed
  protected:
   EngineLayout layout(const Shape& s) const {
-    return GetParam() == 0 ? plan_engine_layout(s.n, world_size(), s.b, s.k)
+    return GetParam() == 0 ? plan_engine_layout(s.n, world_size(), s.b)
                            : skewed_layout(s.n, world_size(), s.b);
   }
 };
@@ -356,7 +356,7 @@ INSTANTIATE_TEST_SUITE_P(Layouts, EngineStages, testing::Values(0, 1));
 TEST(EnginePlan, ColumnsAreMultiplesOfBAndRowsCoverN) {
   for (int ranks = 1; ranks <= 8; ++ranks)
     for (long n : {1L, 7L, 100L, 1000L, 5000L}) {
-      const EngineLayout L = plan_engine_layout(n, ranks, 32, 256);
+      const EngineLayout L = plan_engine_layout(n, ranks, 32);
       const long bw = effective_bandwidth(n, 32);
       ASSERT_EQ(L.engine_ranks(), ranks);
       EXPECT_EQ(L.col_begin.back(), n);
@@ -369,15 +369,27 @@ TEST(EnginePlan, ColumnsAreMultiplesOfBAndRowsCoverN) {
     }
 }
 
-TEST(EnginePlan, EarlierRanksTakeMoreRowsWithinTheSlack) {
-  const long n = 8192;
-  const EngineLayout L = plan_engine_layout(n, 4, 32, 1024, 0.05);
-  for (int e = 0; e + 1 < 4; ++e) EXPECT_GE(L.height(e), L.height(e + 1));
-  EXPECT_GT(L.height(0), L.height(3));
-  for (int e = 0; e < 4; ++e) {
-    EXPECT_LE(L.height(e), static_cast<long>(1.05 * n / 4) + 1);
-    EXPECT_GE(L.height(e), static_cast<long>(0.95 * n / 4) - 1);
-  }
+// Engine rank 0 runs the D&C next to its back transformation: it takes the fewest rows the slack
+// allows, the others equal shares; every height within the slack of n / E, summing to n.
+TEST(EnginePlan, RankZeroTakesFewerRowsWithinTheSlack) {
+  for (int ranks : {1, 2, 3, 4, 8})
+    for (long n : {1L, 7L, 1000L, 8192L, 32768L}) {
+      SCOPED_TRACE("ranks=" + std::to_string(ranks) + " n=" + std::to_string(n));
+      const EngineLayout L = plan_engine_layout(n, ranks, 32, 0.05);
+      long sum = 0;
+      for (int e = 0; e < ranks; ++e) {
+        sum += L.height(e);
+        EXPECT_LE(L.height(e), static_cast<long>(1.05 * n / ranks) + 1);
+        EXPECT_GE(L.height(e), static_cast<long>(0.95 * n / ranks) - 1);
+        if (e > 0) EXPECT_LE(L.height(0), L.height(e));
+        if (e > 1) EXPECT_LE(std::abs(L.height(e) - L.height(1)), 1);
+      }
+      EXPECT_EQ(sum, n);
+      if (ranks > 1 && n >= 1000) EXPECT_LT(L.height(0), L.height(ranks - 1));
+    }
+  // Slack 0: equal shares.
+  const EngineLayout even = plan_engine_layout(1000, 4, 32, 0.0);
+  for (int e = 0; e < 4; ++e) EXPECT_EQ(even.height(e), 250);
 }
 
 }  // namespace

@@ -305,7 +305,7 @@ struct DbbrResult {
 };
 
 DbbrResult dbbr(EngineBackend& be, const Mat& a, long n, long b, long k) {
-  const EngineLayout L = plan_engine_layout(n, 1, b, k);
+  const EngineLayout L = plan_engine_layout(n, 1, b);
   DeviceBuffer da(be, n * n);
   be.copy_to_device(a.data(), da.get(), n * n);
   ReflectorPanels p = reduce_to_band(be, L, 0, da.get(), DbbrOptions{b, k, true});
@@ -351,7 +351,7 @@ struct EngineRun {
 
 EngineRun engine(EngineBackend& be, const Mat& a, long n, bool vectors, bool overlap = false) {
   const EngineOptions defaults;
-  const EngineLayout L = plan_engine_layout(n, 1, defaults.b, defaults.k);
+  const EngineLayout L = plan_engine_layout(n, 1, defaults.b);
   EngineOptions opt;
   opt.want_vectors = vectors;
   opt.overlap_sbr_back = overlap;

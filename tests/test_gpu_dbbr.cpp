@@ -107,7 +107,7 @@ struct Reduced {
 
 Reduced reduce(EngineBackend& be, const Mat& a, long n, long b, long k, bool panel_syr2k,
                DbbrProfiler* prof = nullptr) {
-  const EngineLayout L = plan_engine_layout(n, 1, b, k);
+  const EngineLayout L = plan_engine_layout(n, 1, b);
   DeviceBuffer da(be, n * n);
   be.copy_to_device(a.data(), da.get(), n * n);
   DbbrOptions opt{b, k, true};

@@ -33,7 +33,7 @@ TEST(GpuMemoryPlan, PoolHighWaterMarkWithinPrediction) {
         for (long i = j; i < n; ++i) a[i + j * n] = a[j + i * n] = u(gen);
       EngineOptions opt;
       opt.want_vectors = vectors;
-      const EngineLayout L = plan_engine_layout(n, 1, opt.b, opt.k);
+      const EngineLayout L = plan_engine_layout(n, 1, opt.b);
       std::vector<double> w(n), z(vectors ? n * n : 1);
       std::uint64_t zero = 0, high = 0, base = 0;
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);

@@ -177,7 +177,7 @@ TEST(MultiGpu, BandAndQsbRowsEqualHostOnTheSameRanks) {
   for (long n : {777L, 1999L}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     const long b = 32, k = 256;
-    const EngineLayout L = plan_engine_layout(n, world_size(), b, k);
+    const EngineLayout L = plan_engine_layout(n, world_size(), b);
     const Mat a = random_symmetric(n, static_cast<unsigned>(n + 5));
     HostBackend host;
     gpu::GpuBackend gpu(my_device());
@@ -202,7 +202,7 @@ EngineRun engine_on(MPI_Comm comm, const Mat& a, long n) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const EngineOptions opt;
-  const EngineLayout L = plan_engine_layout(n, size, opt.b, opt.k);
+  const EngineLayout L = plan_engine_layout(n, size, opt.b);
   gpu::GpuBackend be(my_device());
   const long h = L.height(rank);
   Mat rows(std::max(1L, h) * n);

@@ -161,7 +161,7 @@ TEST(GpuTridiagonalDc, EngineWithDcEqualsHostEngineWithDstedc) {
   for (long n : {100L, 513L, 2000L}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     const std::vector<double> a = random_symmetric(n, 7 + static_cast<unsigned>(n));
-    const EngineLayout L = plan_engine_layout(n, 1, 32, 128);
+    const EngineLayout L = plan_engine_layout(n, 1, 32);
     EngineOptions opt;
     opt.b = 32;
     opt.k = 128;

@@ -15,7 +15,7 @@ TEST(LoadBalanceReport, ImbalanceIsMaxOverMeanOfTheGatheredTimes) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const EngineLayout layout = plan_engine_layout(1000, size, 32, 256);
+  const EngineLayout layout = plan_engine_layout(1000, size, 32);
   // Rank r: DBBR r + 1 s, back transformation (SBR-back + BC-back + GEMM) 2 (r + 1) s, D&C 9 s on
   // rank 0 only (not busy time of the main thread).
   EngineStats st;

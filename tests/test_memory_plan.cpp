@@ -30,7 +30,7 @@ TEST(MemoryPlan, MonotoneInN) {
     for (int ranks : {1, 3}) {
       long last = 0;
       for (long n = 1; n <= 3000; n += n < 100 ? 7 : 173) {
-        const EngineLayout L = plan_engine_layout(n, ranks, 32, 1024);
+        const EngineLayout L = plan_engine_layout(n, ranks, 32);
         long worst = 0;
         for (int r = 0; r < ranks; ++r)
           worst = std::max(worst, plan_engine_memory(L, r, 32, 1024, vectors).peak);
@@ -50,7 +50,7 @@ TEST(MemoryPlan, BoundsTheMeasuredPeak) {
   for (const Case c : {Case{37, 4, 8}, Case{150, 8, 32}, Case{257, 16, 64}, Case{400, 8, 64}})
     for (int variant = 0; variant < 3; ++variant) {  // vectors, values only, vectors overlapped
       const bool vectors = variant != 1, overlap = variant == 2;
-      const EngineLayout L = plan_engine_layout(c.n, ranks, c.b, c.k);
+      const EngineLayout L = plan_engine_layout(c.n, ranks, c.b);
       std::mt19937_64 gen(c.n);
       std::uniform_real_distribution<double> u(-1, 1);
       std::vector<double> a(c.n * c.n);
@@ -108,7 +108,7 @@ TEST(MemoryCheck, PolicyParsesTheLimit) {
 // Collective: the rank that does not fit makes every rank throw, with its numbers.
 TEST(MemoryCheck, ShortageIsAgreedOnEveryRank) {
   const int ranks = world_size(), me = world_rank();
-  const EngineLayout L = plan_engine_layout(2000, ranks, 32, 1024);
+  const EngineLayout L = plan_engine_layout(2000, ranks, 32);
   EXPECT_NO_THROW(check_engine_memory(MPI_COMM_WORLD, L, me, 32, 1024, true, true, -1, 0));
   const long need = plan_engine_memory(L, ranks - 1, 32, 1024, true).peak_bytes();
   // Only the last rank is short of memory (a mocked free byte count).
@@ -133,7 +133,7 @@ TEST(MemoryCheck, ShortageIsAgreedOnEveryRank) {
 // GB H100 (79.6 GiB usable of its 81559 MiB after the CUDA context).
 TEST(MemoryPlan, N49152OnOneGpu) {
   const long n = 49152;
-  const EngineLayout L = plan_engine_layout(n, 1, 32, 1024);
+  const EngineLayout L = plan_engine_layout(n, 1, 32);
   const EngineMemoryPlan v = plan_engine_memory(L, 0, 32, 1024, true);
   const EngineMemoryPlan e = plan_engine_memory(L, 0, 32, 1024, false);
   const double gib = 1073741824.0, unit = 8.0 * n * n;

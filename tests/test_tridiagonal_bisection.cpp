@@ -163,7 +163,7 @@ TEST(Bisection, EngineEigenvaluesOnlyThroughTheBackend) {
   std::vector<double> a(n * n);
   for (long j = 0; j < n; ++j)
     for (long i = j; i < n; ++i) a[i + j * n] = a[j + i * n] = u(gen);
-  const EngineLayout L = plan_engine_layout(n, 1, 16, 64);
+  const EngineLayout L = plan_engine_layout(n, 1, 16);
   EngineOptions opt;
   opt.b = 16;
   opt.k = 64;
