@@ -93,7 +93,8 @@ struct ReflectorLayout {
 
 // All reflectors of one bulge chasing, on the host; or, when held_by_backend, only in the memory
 // of the backend whose bulge_chase made them (v and tau empty: only its bc_back can use them, until
-// its release_reflectors()). backend_token tells that backend which chase they came from.
+// its release_reflectors()). backend_token: the device chase they came from (unique in the
+// process; 0 for a host chase), so that backend can reuse its device copy.
 struct ReflectorStore {
   ReflectorLayout layout;
   std::vector<double> v;    // layout.vector_array_size() doubles, see above

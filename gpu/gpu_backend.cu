@@ -1,5 +1,6 @@
 // The GPU backend (see gpu_backend.hpp).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -176,7 +177,10 @@ cublasOperation_t op_of(char c) {
   return (c == 'T' || c == 't' || c == 'C' || c == 'c') ? CUBLAS_OP_T : CUBLAS_OP_N;
 }
 
-// A cheap fingerprint of the host reflectors, to recognise the store bulge_chase filled.
+// Tokens of bulge chases, unique in the process (so a store from another backend never matches).
+std::atomic<unsigned long> chase_tokens{0};
+
+// A cheap fingerprint of the host reflectors: a host copy still holds what the chase wrote.
 std::uint64_t fingerprint(const ReflectorStore& u) {
   std::uint64_t h = 1469598103934665603ull;
   const auto mix = [&](const double* p, std::size_t count) {
@@ -248,10 +252,8 @@ struct GpuBackend::State {
   std::vector<char> qr_host;
   // The device copy of the reflectors of the last bulge_chase, reused by bc_back.
   GrowBuffer u_v, u_tau;
-  const ReflectorStore* u_owner = nullptr;
-  ReflectorLayout u_layout{};
-  std::uint64_t u_print = 0;
-  unsigned long u_generation = 0, u_token = 0;  // ReflectorStore::backend_token of the chase kept
+  std::uint64_t u_print = 0;  // fingerprint of the host copy, where the chase made one
+  unsigned long u_token = 0;  // ReflectorStore::backend_token of the chase kept
   bool u_valid = false;
   bool nccl = false;            // bound to more than one rank, each on its own GPU
   std::vector<double> staging;  // host staging for MPI without NCCL
@@ -642,8 +644,8 @@ void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double
     u = ReflectorStore();
     u.layout = L;
     u.held_by_backend = true;
-    u.backend_token = ++s.u_generation;
   }
+  u.backend_token = ++chase_tokens;
   PIPEVD_CUDA_CHECK(
       cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
   if (n > 1)
@@ -656,8 +658,6 @@ void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double
                                       cudaMemcpyDeviceToHost, s.stream));
   }
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-  s.u_owner = &u;
-  s.u_layout = L;
   s.u_print = host_copy ? fingerprint(u) : 0;
   s.u_token = u.backend_token;
   s.u_valid = true;
@@ -715,10 +715,12 @@ void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
   if (m <= 0 || L.count() == 0) return;
   ScopedDevice guard(s_->device);
   State& s = *s_;
-  if (u.held_by_backend && !(s.u_valid && s.u_token == u.backend_token))
-    throw std::logic_error("bc_back: the reflectors were kept by this backend and released since");
-  const bool cached = u.held_by_backend || (s.u_valid && s.u_owner == &u && s.u_layout.n == L.n &&
-                                            s.u_layout.b == L.b && fingerprint(u) == s.u_print);
+  // This backend's last chase, still on the device: held there only, or with a host copy that
+  // still holds what the chase wrote.
+  const bool kept = s.u_valid && u.backend_token != 0 && u.backend_token == s.u_token;
+  if (u.held_by_backend && !kept)
+    throw std::logic_error("bc_back: reflectors held by another backend, or released since");
+  const bool cached = kept && (u.held_by_backend || fingerprint(u) == s.u_print);
   if (!cached) {  // reflectors from elsewhere (the host, another backend): upload them
     s.u_valid = false;
     double* v = s.grow(s.u_v, sizeof(double) * L.vector_array_size());
