@@ -64,11 +64,10 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // D&C (core/tridiagonal_dc: Q_d, its work copy and a panel of M, started after SBR-back).
   // Overlapped with bulge chasing (EngineOptions::overlap_sbr_back): the panels stay until the end,
   // next to the blocks, and bulge chasing's band and work arrays are there too.
+  const long merged = blocks + 2 * n * widest;
   const long sbr_back =
-      overlap_sbr_back
-          ? ldx * n + u_dev + blocks + 2 * n * widest + panels + merge_ws + h * widest + band +
-                bc_work
-          : ldx * n + u_dev + std::max(blocks + 2 * n * widest, panels) + merge_ws + h * widest;
+      ldx * n + u_dev + merge_ws + h * widest +
+      (overlap_sbr_back ? merged + panels + band + bc_work : std::max(merged, panels));
   const long dc_device = gpu_buffers && rank == 0 ? 2 * n * n + n * std::min(n, 2048L) + 2 * n : 0;
   p.back_transformation = std::max(sbr_back, ldx * n + u_dev + dc_device);
   // Final GEMM: X, Q_d, Z (U's device copy released after BC-back).

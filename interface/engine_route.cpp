@@ -151,6 +151,16 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
                       on_gpu, engine ? engine_free_bytes(device, on_gpu) : -1,
                       policy.gpu_memory_limit);
 
+  // Host threads of the redistribution and of A's norm (PIPEVD_THREADS caps them). Measured at
+  // n = 16384 on 4 ranks of 4 cores (bench/RESULTS.md, redistribution): with threads, packing
+  // every message beats datatypes both ways, and 4 chunks (packing overlapping the transfer) the
+  // way out; with one thread per rank the datatypes stay (packing costs 8% there). The chunk count
+  // must agree on every rank (the chunks are collectives): the fewest threads wins.
+  int threads = redistribution_threads(0, ranks_on_this_node(ec.caller));
+  if (policy.threads > 0) threads = std::min(threads, policy.threads);
+  MPI_Allreduce(MPI_IN_PLACE, &threads, 1, MPI_INT, MPI_MIN, ec.caller);
+  const bool threaded = threads > 1;
+
   // One caller rank that is the engine, with the whole matrix in its local array at leading
   // dimension n (and Z likewise): the engine reads the caller's triangle (mirrored on the device)
   // and writes Z straight into the caller's array; nothing to redistribute. A scaled A (PDSYEVD's
@@ -158,28 +168,17 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   // for a forward after a failure.
   int caller_size = 0;
   MPI_Comm_size(ec.caller, &caller_size);
+  const char uplo = static_cast<char>(std::toupper(static_cast<unsigned char>(c.uplo)));
   double sigma = 1;
   bool direct = caller_size == 1 && engine && n >= 1 && *c.ia == 1 && *c.ja == 1 &&
                 c.desca[LLD_] == n &&
                 (!vectors || (*c.iz == 1 && *c.jz == 1 && c.descz[LLD_] == n));
-  const int norm_threads = redistribution_threads(policy.threads, 1);
-  if (direct)
-    direct =
-        scaling_factor(max_norm(static_cast<char>(std::toupper(static_cast<unsigned char>(c.uplo))),
-                                n, n, c.a, n, norm_threads)) == 1;
+  if (direct) direct = scaling_factor(max_norm(uplo, n, n, c.a, n, threads)) == 1;
 
   double t = MPI_Wtime();
   // Not zero-filled: the redistribution writes every entry.
   std::unique_ptr<double[]> a_cols(engine && !direct ? new double[std::max(1L, n * width)]
                                                      : nullptr);
-  // Measured at n = 16384 on 4 ranks of 4 cores (bench/RESULTS.md, redistribution): with threads,
-  // packing every message beats datatypes both ways, and 4 chunks (packing overlapping the
-  // transfer) the way out; with one thread per rank the datatypes stay (packing costs 8% there).
-  // The chunk count must agree on every rank (the chunks are collectives): the fewest threads wins.
-  int threads = redistribution_threads(0, ranks_on_this_node(ec.caller));
-  if (policy.threads > 0) threads = std::min(threads, policy.threads);
-  MPI_Allreduce(MPI_IN_PLACE, &threads, 1, MPI_INT, MPI_MIN, ec.caller);
-  const bool threaded = threads > 1;
   ExchangeOptions in_options, out_options;
   in_options.threads = out_options.threads = threads;
   if (threaded) {
@@ -218,7 +217,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
           for (long i = 0; i < n; ++i) a_cols[i + j * n] *= sigma;
         });
     } else {
-      opt.symmetrize = static_cast<char>(std::toupper(static_cast<unsigned char>(c.uplo)));
+      opt.symmetrize = uplo;
     }
     try {
       const std::unique_ptr<EngineBackend> backend = make_backend(device, on_gpu, policy);
