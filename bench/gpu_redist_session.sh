@@ -59,53 +59,48 @@ if [ -x "$build/tests/test_redistribute" ] && (($(left) > 90)); then
   tail -4 "$out/ctest.log"
 fi
 
-# Main run: 4 ranks with cores/4 cores each (the default threads come from that mask).
+# bench_run LOG BINDING... -- ARGS...: redistribute_bench ARGS on 4 ranks with that binding,
+# within the budget; its output in $out/LOG, printed without mpirun's noise. Fails as the bench.
+bench_run() {
+  local logf=$1 binding=()
+  shift
+  while [ "$1" != -- ]; do
+    binding+=("$1")
+    shift
+  done
+  shift
+  log "mpirun -np 4 ${binding[*]}: $bench $*"
+  timeout "$(($(left) - 5))" mpirun -np 4 "${binding[@]}" \
+    -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH "$bench" "$@" >"$out/$logf" 2>&1
+  local r=$?
+  ((r == 0)) || log "bench ($logf) exit $r"
+  grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/$logf"
+  return $r
+}
+
+# Main run: 4 ranks with cores/4 cores each (the default threads come from that mask), with
+# PDGEMR2D between the same layouts (the "faster than PDGEMR2D", same run).
 if (($(left) > 25)); then
-  # With PDGEMR2D between the same layouts (the "faster than PDGEMR2D", same run).
-  log "mpirun -np 4 ${bind[*]}: $bench $n 64 $reps 0 1 $variants"
-  timeout "$(($(left) - 5))" mpirun -np 4 "${bind[@]}" \
-    -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-    "$bench" "$n" 64 "$reps" 0 1 "$variants" >"$out/bench_pe$pe.log" 2>&1 || {
-    log "bench (PE=$pe) exit $?"
-    rc=1
-  }
-  grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_pe$pe.log"
+  bench_run "bench_pe$pe.log" "${bind[@]}" -- "$n" 64 "$reps" 0 1 "$variants" || rc=1
   grep "MCW rank" "$out/bench_pe$pe.log" | head -4
   if ! grep -q "MPI_Alltoall, same bytes" "$out/bench_pe$pe.log" && (($(left) > 40)); then
     # The binding was refused: unbound, where the default threads are cores / ranks per node.
-    log "retry unbound: mpirun -np 4 --bind-to none"
-    timeout "$(($(left) - 5))" mpirun -np 4 --bind-to none \
-      -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-      "$bench" "$n" 64 "$reps" 0 0 "$variants" 2>&1 | tee "$out/bench_unbound.log"
+    bench_run bench_unbound.log --bind-to none -- "$n" 64 "$reps" 0 0 "$variants"
   fi
 fi
 # One engine rank for the 4 caller ranks (pdsyevd_ on one GPU under a 2 x 2 grid): pull leaves
 # the engine's reads to that one rank's threads, push spreads the writes over all ranks.
 if (($(left) > 60)); then
-  log "mpirun -np 4 ${bind[*]}: one engine rank, packed,packedc4,push,pull, 3 reps"
-  timeout "$(($(left) - 5))" mpirun -np 4 "${bind[@]}" \
-    -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-    "$bench" "$n" 64 3 1 0 packed,packedc4,push,pull >"$out/bench_one_engine.log" 2>&1 ||
-    log "bench (one engine) exit $?"
-  grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_one_engine.log"
+  bench_run bench_one_engine.log "${bind[@]}" -- "$n" 64 3 1 0 packed,packedc4,push,pull
 fi
 # The same variants in the other order (pull first: it then pays the window's fresh pages, the
 # packed ones reuse nothing of it), to see that the order does not decide the best times.
 if (($(left) > 35)); then
-  log "mpirun -np 4 ${bind[*]}: reversed order pullplain,pull,push,packedc4,packed, 5 reps"
-  timeout "$(($(left) - 5))" mpirun -np 4 "${bind[@]}" \
-    -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-    "$bench" "$n" 64 5 0 0 pullplain,pull,push,packedc4,packed >"$out/bench_reversed.log" 2>&1 ||
-    log "bench (reversed) exit $?"
-  grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_reversed.log"
+  bench_run bench_reversed.log "${bind[@]}" -- "$n" 64 5 0 0 pullplain,pull,push,packedc4,packed
 fi
 # One core per rank (the binding of the first node run): does the window win there too?
 if (($(left) > 25)); then
-  log "mpirun -np 4 ${one_core[*]}: packed1,push1,pull1,pullplain1 (1 core per rank)"
-  timeout "$(($(left) - 5))" mpirun -np 4 "${one_core[@]}" \
-    -x OPENBLAS_NUM_THREADS -x OMP_NUM_THREADS -x LD_LIBRARY_PATH \
-    "$bench" "$n" 64 3 0 0 packed1,push1,pull1,pullplain1 >"$out/bench_core1.log" 2>&1 || log "bench (1 core) exit $?"
-  grep -v -E "MCW rank|pmix|dlopen|Perhaps" "$out/bench_core1.log"
+  bench_run bench_core1.log "${one_core[@]}" -- "$n" 64 3 0 0 packed1,push1,pull1,pullplain1
 fi
 log "done rc=$rc. Look at: 'in pull'/'in push' against 'in packed' rows (and 'out pull' against"
 log "'out packedc4'), column 'vs alltoall b/m' (target <= 1.5x); 'phases' lines (pull: pack = copy"
