@@ -27,6 +27,13 @@ void for_each_panel(int n, int step, F&& f) {
 
 }  // namespace
 
+// The root's panel from column jc (1-based) on, addressed from its first column: PDGEMR2D's offset
+// (JA - 1) * LLD is an int, which n = 49152 overflows on the last panels (a segfault on 2 H200s).
+double* RootCopy::root_panel(const double* full, int jc) const {
+  if (!root_) return nullptr;
+  return const_cast<double*>(full) + static_cast<long>(jc - 1) * p_.n;
+}
+
 RootCopy::RootCopy(const Problem& p, long panel_elements)
     : p_(p),
       panel_columns_(static_cast<int>(
@@ -65,7 +72,7 @@ void RootCopy::gather(const double* local, std::vector<double>& full) const {
   }
   for_each_panel(p_.n, panel_columns_, [&](int* jc, int* width) {
     const int one = 1;
-    pdgemr2d_(&p_.n, width, local, &one, jc, p_.desc, root_ ? full.data() : nullptr, &one, jc,
+    pdgemr2d_(&p_.n, width, local, &one, jc, p_.desc, root_panel(full.data(), *jc), &one, &one,
               desc_root_, &p_.ictxt);
   });
 }
@@ -78,7 +85,7 @@ void RootCopy::scatter(const std::vector<double>& full, double* local) const {
   }
   for_each_panel(p_.n, panel_columns_, [&](int* jc, int* width) {
     const int one = 1;
-    pdgemr2d_(&p_.n, width, root_ ? full.data() : nullptr, &one, jc, desc_root_, local, &one, jc,
+    pdgemr2d_(&p_.n, width, root_panel(full.data(), *jc), &one, &one, desc_root_, local, &one, jc,
               p_.desc, &p_.ictxt);
   });
 }

@@ -26,6 +26,7 @@ class RootCopy {
   void broadcast(double* w) const;
 
  private:
+  double* root_panel(const double* full, int jc) const;
   const Problem& p_;
   int ctxt_root_ = -1;  // 1 x 1 grid holding process (0, 0); -1 elsewhere
   int desc_root_[9] = {};

@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
   int failures = 0;
   try {
     pipevd::gpu::GpuBackend main_be;  // the engine's backend; dc runs on its companion
-    const auto comp = main_be.companion();
+    const auto comp = main_be.companion(/*urgent=*/true);
     pipevd::EngineBackend& be = *comp;
     {  // warm-up: handles, pool, first launches
       std::vector<double> d(512, 2.0), e(512, -1.0);

@@ -27,6 +27,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -67,11 +69,13 @@ struct Pinned {
 };
 
 struct SolverTime {
-  double seconds = 0;
+  double seconds = std::numeric_limits<double>::quiet_NaN();  // NaN: cuSOLVER did not run
   std::vector<double> w;
 };
 
-SolverTime cusolver_syevd(cusolverDnHandle_t h, cudaStream_t stream, long n, const double* d_a0,
+// cusolverDnXsyevd on a device copy of the host matrix a0 (only cuSOLVER's buffers on the device
+// meanwhile: at n = 49152 its workspace and a second copy of A do not fit on an 80 GB GPU).
+SolverTime cusolver_syevd(cusolverDnHandle_t h, cudaStream_t stream, long n, const double* a0,
                           bool vectors) {
   double *d_a = nullptr, *d_w = nullptr;
   int* d_info = nullptr;
@@ -79,7 +83,7 @@ SolverTime cusolver_syevd(cusolverDnHandle_t h, cudaStream_t stream, long n, con
   PIPEVD_CUDA_CHECK(cudaMalloc(&d_w, sizeof(double) * n));
   PIPEVD_CUDA_CHECK(cudaMalloc(&d_info, sizeof(int)));
   PIPEVD_CUDA_CHECK(
-      cudaMemcpyAsync(d_a, d_a0, sizeof(double) * n * n, cudaMemcpyDeviceToDevice, stream));
+      cudaMemcpyAsync(d_a, a0, sizeof(double) * n * n, cudaMemcpyHostToDevice, stream));
   cusolverDnParams_t params;
   PIPEVD_CUSOLVER_CHECK(cusolverDnCreateParams(&params));
   const cusolverEigMode_t mode = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
@@ -88,7 +92,21 @@ SolverTime cusolver_syevd(cusolverDnHandle_t h, cudaStream_t stream, long n, con
                                                     CUDA_R_64F, d_a, n, CUDA_R_64F, d_w, CUDA_R_64F,
                                                     &dbytes, &hbytes));
   void* dwork = nullptr;
-  PIPEVD_CUDA_CHECK(cudaMalloc(&dwork, std::max<std::size_t>(dbytes, 8)));
+  if (cudaMalloc(&dwork, std::max<std::size_t>(dbytes, 8)) != cudaSuccess) {
+    cudaGetLastError();  // the failed allocation is reported here, not by the next call
+    std::size_t free_b = 0, total_b = 0;
+    PIPEVD_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    std::printf(
+        "# n = %ld JOBZ = %c: cusolverDnXsyevd's workspace (%.1f GiB, next to A's %.1f GiB) "
+        "does not fit: %.1f GiB free of %.1f\n",
+        n, vectors ? 'V' : 'N', dbytes / 1073741824.0, sizeof(double) * n * n / 1073741824.0,
+        free_b / 1073741824.0, total_b / 1073741824.0);
+    cusolverDnDestroyParams(params);
+    cudaFree(d_a);
+    cudaFree(d_w);
+    cudaFree(d_info);
+    return {};  // no time, no eigenvalues
+  }
   std::vector<char> hwork(std::max<std::size_t>(hbytes, 8));
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));
   const auto t0 = Clock::now();
@@ -111,11 +129,13 @@ SolverTime cusolver_syevd(cusolverDnHandle_t h, cudaStream_t stream, long n, con
   return r;
 }
 
-// Residual and orthogonality of (w, Z) for A, on the GPU (cuBLAS).
-void accuracy(cublasHandle_t blas, cudaStream_t stream, long n, const double* d_a,
+// Residual and orthogonality of (w, Z) for the host matrix a_host, on the GPU (cuBLAS).
+void accuracy(cublasHandle_t blas, cudaStream_t stream, long n, const double* a_host,
               const double* z_host, const std::vector<double>& w, double* residual,
               double* orthogonality) {
-  double *d_z = nullptr, *d_r = nullptr, *d_w = nullptr, *d_ones = nullptr;
+  double *d_a = nullptr, *d_z = nullptr, *d_r = nullptr, *d_w = nullptr, *d_ones = nullptr;
+  PIPEVD_CUDA_CHECK(cudaMalloc(&d_a, sizeof(double) * n * n));
+  PIPEVD_CUDA_CHECK(cudaMemcpy(d_a, a_host, sizeof(double) * n * n, cudaMemcpyHostToDevice));
   PIPEVD_CUDA_CHECK(cudaMalloc(&d_z, sizeof(double) * n * n));
   PIPEVD_CUDA_CHECK(cudaMalloc(&d_r, sizeof(double) * n * n));
   PIPEVD_CUDA_CHECK(cudaMalloc(&d_w, sizeof(double) * n));
@@ -140,6 +160,7 @@ void accuracy(cublasHandle_t blas, cudaStream_t stream, long n, const double* d_
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));
   *residual = rnrm / (anrm * n * DBL_EPSILON);
   *orthogonality = onrm / (n * DBL_EPSILON);
+  cudaFree(d_a);
   cudaFree(d_z);
   cudaFree(d_r);
   cudaFree(d_w);
@@ -221,6 +242,7 @@ int run(int argc, char** argv) {
   PIPEVD_CUSOLVER_CHECK(cusolverDnSetStream(solver, stream));
 
   int failures = 0;
+  std::map<long, std::vector<double>> checked_w;  // per n, the eigenvalues of a checked V row
   {  // warm-up: contexts, handles, the memory pool, the kernels' first launches
     const long n = 1024;
     std::vector<double> a(n * n), w(n), z(n * n);
@@ -248,16 +270,12 @@ int run(int argc, char** argv) {
       random_symmetric(n, 42 + n, a.data());
       std::vector<double> w(n);
       const pipevd::EngineLayout L = pipevd::plan_engine_layout(n, 1, b);
-      // cuSOLVER once per (n, JOBZ), on a device copy of the same matrix; then the engine with
-      // each --overlap-sbr setting (V only), each row against that time.
-      double* d_a = nullptr;
-      PIPEVD_CUDA_CHECK(cudaMalloc(&d_a, sizeof(double) * n * n));
-      PIPEVD_CUDA_CHECK(cudaMemcpy(d_a, a.data(), sizeof(double) * n * n, cudaMemcpyHostToDevice));
+      // cuSOLVER once per (n, JOBZ) on the same matrix; then the engine with each --overlap-sbr
+      // setting (V only), each row against that time. Nothing else stays on the device meanwhile.
       SolverTime cs;
-      cs.seconds = 1e300;
       for (int r = 0; r < reps; ++r) {
-        SolverTime t = cusolver_syevd(solver, stream, n, d_a, vectors);
-        if (t.seconds < cs.seconds) cs = std::move(t);
+        SolverTime t = cusolver_syevd(solver, stream, n, a.data(), vectors);
+        if (!(t.seconds >= cs.seconds)) cs = std::move(t);  // also takes the first (NaN) one
       }
       for (long overlap : vectors ? overlaps : std::vector<long>{0}) {
         pipevd::EngineOptions opt;
@@ -285,10 +303,18 @@ int run(int argc, char** argv) {
             }
           }
         }
-        const double ediff = eigenvalue_difference(w, cs.w);
+        // Against cuSOLVER's eigenvalues, or where cuSOLVER did not fit, against this engine's
+        // eigenvalues of the same n from the JOBZ = V row before (its residual checked).
+        const std::vector<double>& ref = !cs.w.empty() ? cs.w : checked_w[n];
+        const double ediff =
+            ref.empty() ? std::numeric_limits<double>::quiet_NaN() : eigenvalue_difference(w, ref);
         double res = 0, orth = 0;
-        if (vectors) accuracy(blas, stream, n, d_a, z.data(), w, &res, &orth);
-        const bool ok = info == 0 && ediff < 1e-10 && res < 100 && orth < 100;
+        if (vectors) accuracy(blas, stream, n, a.data(), z.data(), w, &res, &orth);
+        // Without a reference (cuSOLVER did not fit, no V row before) JOBZ = V still stands on
+        // its residual and orthogonality; JOBZ = N has nothing to stand on and fails.
+        const bool ok =
+            info == 0 && (ediff < 1e-10 || (ref.empty() && vectors)) && res < 100 && orth < 100;
+        if (ok && vectors && checked_w[n].empty()) checked_w[n] = w;
         failures += ok ? 0 : 1;
         // JOBZ column: V+o where SBR-back ran next to bulge chasing (its column: what was left).
         const std::string jz = std::string(1, jobz) + (opt.overlap_sbr_back ? "+o" : "");
@@ -300,7 +326,6 @@ int run(int argc, char** argv) {
             ok ? "ok" : "FAIL");
         std::fflush(stdout);
       }
-      cudaFree(d_a);
     }
   }
   cusolverDnDestroy(solver);

@@ -130,9 +130,9 @@ for n in ${MULTIGPU_SIZES:-16384 32768}; do
   [ "${MULTIGPU_ONE_GPU:-1}" = 1 ] &&
     WARM=1 run "pipevd_1gpu_n$n" 1 0 pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE=
 done
-# MULTIGPU_PEERS (default "cusolvermg cusolvermp"); MULTIGPU_ONE_GPU=0 leaves out the 1-GPU runs.
+# MULTIGPU_PEERS (default "cusolvermg cusolvermp"; empty: none); MULTIGPU_ONE_GPU=0 leaves out the 1-GPU runs.
 for n in ${MULTIGPU_SIZES:-16384 32768}; do
-  for peer in ${MULTIGPU_PEERS:-cusolvermg cusolvermp}; do
+  for peer in ${MULTIGPU_PEERS-cusolvermg cusolvermp}; do
     ranks=1
     [ "$peer" = cusolvermp ] && ranks=2
     ((ngpu > 1)) && CAP=${PEER_CAP:-120} run "${peer}_2gpu_n$n" $ranks "$two" "$peer" "$n"

@@ -119,7 +119,10 @@ class EngineBackend {
   // A second backend on the same device with its own queue (GPU: stream and cuBLAS handle), for
   // work issued from another host thread while this one is in use (stage 3's D&C). Its memory is
   // this device's: this backend may use it once the companion has synchronised. Not bound.
-  virtual std::unique_ptr<EngineBackend> companion() const = 0;
+  // urgent: its work goes ahead of this backend's where both wait for the device (GPU: a stream
+  // of the highest priority), for the D&C, whose kernels otherwise queue behind BC-back's
+  // long-running blocks (one H200, n = 32768: its leaf stage waited 3.5 s, one BC-back wave).
+  virtual std::unique_ptr<EngineBackend> companion(bool urgent) const = 0;
   // True where backend memory is host memory (the reference backend).
   virtual bool host_memory() const { return false; }
 };

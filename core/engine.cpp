@@ -91,7 +91,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     be.fill_matrix(h, h, 0.0, 1.0, x.get() + r0 * ldx, ldx);
     if (opt.overlap_sbr_back) {
       be.synchronize();
-      sbr_be = be.companion();
+      sbr_be = be.companion(/*urgent=*/false);
       start_sbr_back(*sbr_be, /*release_panels=*/false);
     }
   }
@@ -127,7 +127,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   std::unique_ptr<EngineBackend> dc_be;
   DeviceBuffer qd_dev;
   const bool use_dc = solver == TridiagonalSolver::Dc;
-  if (rank == 0 && use_dc) dc_be = be.companion();
+  if (rank == 0 && use_dc) dc_be = be.companion(/*urgent=*/true);
   std::thread dc;
   std::exception_ptr dc_error;
   std::chrono::steady_clock::time_point dc_begin, dc_end;  // for the timeline
@@ -157,8 +157,9 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   };
   // dstedc (host memory) starts at once; dc's device buffers (Q_d and a work copy, 2 n^2) would
   // meet SBR-back's merged W, Y on the device, so it starts after SBR-back and overlaps BC-back,
-  // the long part (core/memory_plan.cpp counts it so).
-  if (!use_dc) start_dc();
+  // the long part (core/memory_plan.cpp counts it so), unless dc_at_sbr_back (memory to spare).
+  const bool dc_early = !use_dc || opt.dc_at_sbr_back;
+  if (dc_early) start_dc();
 
   // 4b SBR-back (or, overlapped, what is left of it after bulge chasing), then BC-back.
   t = MPI_Wtime();
@@ -173,13 +174,15 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   sbr_be.reset();
   st.sbr_back = MPI_Wtime() - t;
   timeline_add(opt.timeline, "sbr_back", t, t + st.sbr_back);
-  if (use_dc) start_dc();
+  if (!dc_early) start_dc();
   t = MPI_Wtime();
   if (h > 0) be.bc_back(u, h, x.get(), ldx);
   be.release_reflectors();  // U's device copy (n^2 / 2) makes room for Q_d and Z
   be.synchronize();
   st.bc_back = MPI_Wtime() - t;
   timeline_add(opt.timeline, "bc_back", t, t + st.bc_back);
+  // dc_wait: from here (rank 0 joins the D&C, the others wait in the broadcasts) to INFO's arrival.
+  const double wait_begin = MPI_Wtime();
   if (dc.joinable()) dc.join();
   if (opt.timeline && rank == 0) opt.timeline->add("dc", dc_begin, dc_end, "dc");
   // A throw in stage 3 (e.g. out of device memory) stops every rank, not rank 0 alone.
@@ -191,11 +194,11 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d and the eigenvalues from rank 0. With a timeline
   // its parts are timed apart (a synchronisation after each, only then): the wait for rank 0,
   // Q_d's broadcast, the GEMM and Z's copy to the host.
-  t = MPI_Wtime();
   MPI_Bcast(&info, 1, MPI_INT, 0, engine);
-  st.dc_wait = MPI_Wtime() - t;
-  double part = t + st.dc_wait;
-  timeline_add(opt.timeline, "dc_wait", t, part);
+  t = MPI_Wtime();
+  st.dc_wait = t - wait_begin;
+  double part = t;
+  timeline_add(opt.timeline, "dc_wait", wait_begin, part);
   auto part_done = [&](const char* name) {
     if (!opt.timeline) return;
     be.synchronize();
@@ -222,8 +225,8 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     be.copy_to_host(z.get(), z_rows, h > 0 ? ldx * n : 0);
   }
   be.synchronize();
-  qd_dev.reset();  // after `be` is done with it
-  st.gemm = MPI_Wtime() - t;
+  qd_dev.reset();                      // after `be` is done with it
+  st.gemm = MPI_Wtime() - wait_begin;  // the wait for the D&C included (dc_wait)
   if (info == 0) part_done("z_to_host");
   st.total = MPI_Wtime() - t_start;
   if (stats) *stats = st;

@@ -33,8 +33,15 @@ struct EngineOptions {
   char symmetrize = 0;
   // JOBZ = 'V': SBR-back queued on a companion backend (its own stream) before bulge chasing, so
   // its GEMMs can run next to the latency-bound bulge-chasing kernel (they need only DBBR's
-  // panels). Off until measured on a device (bench/evd_bench --overlap-sbr).
+  // panels). Off: on an H100 it was 1.5% faster at n = 16384 and 6% slower at 32768 (BC-back
+  // 8.9 s against 7.1; bench/RESULTS.md 2026-11-23, evd_bench --overlap-sbr).
   bool overlap_sbr_back = false;
+  // D&C on the device (rank 0): start it before SBR-back instead of after. Its Q_d and work copy
+  // (2 n^2) then sit next to SBR-back's merged blocks, so the route sets it only where the memory
+  // plan with it fits. With several engine ranks each rank's back transformation is short and the
+  // D&C, started after SBR-back, outlasted rank 0's BC-back (2 H200s, n = 32768: D&C 4.33 s
+  // against 3.55 s of BC-back, bench/RESULTS.md 2026-11-23).
+  bool dc_at_sbr_back = false;
 
   // Auto: dc on a device backend; dstedc on the host backend (the reference stays LAPACK), dc
   // there only where n exceeds dstedc's limit.

@@ -8,7 +8,8 @@
 namespace pipevd {
 
 EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, long k_in,
-                                    bool want_vectors, bool gpu_buffers, bool overlap_sbr_back) {
+                                    bool want_vectors, bool gpu_buffers, bool overlap_sbr_back,
+                                    bool dc_at_sbr_back) {
   EngineMemoryPlan p;
   const long n = L.n;
   if (n <= 0) return p;
@@ -69,7 +70,8 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
       ldx * n + u_dev + merge_ws + h * widest +
       (overlap_sbr_back ? merged + panels + band + bc_work : std::max(merged, panels));
   const long dc_device = gpu_buffers && rank == 0 ? 2 * n * n + n * std::min(n, 2048L) + 2 * n : 0;
-  p.back_transformation = std::max(sbr_back, ldx * n + u_dev + dc_device);
+  p.back_transformation =
+      std::max(sbr_back + (dc_at_sbr_back ? dc_device : 0), ldx * n + u_dev + dc_device);
   // Final GEMM: X, Q_d, Z (U's device copy released after BC-back).
   p.final_gemm = 2 * ldx * n + n * n;
   p.peak = std::max({p.dbbr, p.bulge_chasing, p.back_transformation, p.final_gemm}) + libraries;

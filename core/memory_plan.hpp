@@ -12,7 +12,9 @@
 //   BC-back  U (0.52) + X (1) + the D&C's Q_d and work copy (2, rank 0)          ~ 3.5 n^2
 //   GEMM     X (1) + Q_d (1) + Z (1)      (U's device copy released before)      ~ 3.0 n^2
 // so BC-back next to the D&C (started after SBR-back for this reason), 3.5 n^2 = 63 GiB, is the
-// peak: it fits an 80 GB H100 with about 15 GiB to spare.
+// peak: it fits an 80 GB H100 with about 15 GiB to spare. With the D&C started at SBR-back
+// (EngineOptions::dc_at_sbr_back) its 2 n^2 come on top of SBR-back's 2.5: the route chooses that
+// only where the plan with it fits.
 #pragma once
 #include <cstddef>
 
@@ -30,9 +32,10 @@ struct EngineMemoryPlan {
 // Engine rank `rank` of `layout` with DBBR bandwidth b (as given to the engine, clamped inside)
 // and block width k. gpu_buffers: count the GPU backend's own workspaces and reflector cache
 // (a device backend); false counts what goes through EngineBackend::allocate only.
-// overlap_sbr_back: EngineOptions::overlap_sbr_back (SBR-back next to bulge chasing).
+// overlap_sbr_back: EngineOptions::overlap_sbr_back (SBR-back next to bulge chasing);
+// dc_at_sbr_back: EngineOptions::dc_at_sbr_back (the D&C's device buffers during SBR-back).
 EngineMemoryPlan plan_engine_memory(const EngineLayout& layout, int rank, long b, long k,
                                     bool want_vectors, bool gpu_buffers = true,
-                                    bool overlap_sbr_back = false);
+                                    bool overlap_sbr_back = false, bool dc_at_sbr_back = false);
 
 }  // namespace pipevd

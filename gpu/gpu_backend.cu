@@ -19,6 +19,7 @@
 #include "gpu/bulge_chasing.cuh"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/pageable_copy.hpp"
 #include "gpu/panel_qr.cuh"
 #include "gpu/secular_merge.cuh"
 #include "gpu/sturm_bisection.cuh"
@@ -262,6 +263,7 @@ struct GpuBackend::State {
   std::multimap<long, double*> pinned_free;
   std::map<const double*, long> pinned_used;
   std::map<const double*, cudaEvent_t> upload_done;
+  int host_threads = 1;  // for copies to and from pageable memory (gpu/pageable_copy.hpp)
 
   double* grow(GrowBuffer& g, std::size_t bytes);
   [[noreturn]] void out_of_memory(std::size_t bytes, cudaError_t e);
@@ -294,7 +296,7 @@ double* GpuBackend::State::grow(GrowBuffer& g, std::size_t bytes) {
 
 GpuBackend::GpuBackend(int device) : GpuBackend(device, false) {}
 
-GpuBackend::GpuBackend(int device, bool own_stream) : s_(std::make_unique<State>()) {
+GpuBackend::GpuBackend(int device, bool own_stream, bool urgent) : s_(std::make_unique<State>()) {
   if (visible_device_count() == 0) throw GpuError("pipevd: GPU backend: no CUDA device visible");
   if (device < 0) PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
   s_->device = device;
@@ -302,7 +304,10 @@ GpuBackend::GpuBackend(int device, bool own_stream) : s_(std::make_unique<State>
   ScopedDevice guard(device);
   if (own_stream) {
     s_->own_stream = true;
-    PIPEVD_CUDA_CHECK(cudaStreamCreateWithFlags(&s_->stream, cudaStreamNonBlocking));
+    int least = 0, greatest = 0;  // numerically, greatest priority is the lowest number
+    PIPEVD_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    PIPEVD_CUDA_CHECK(cudaStreamCreateWithPriority(&s_->stream, cudaStreamNonBlocking,
+                                                   urgent ? greatest : least));
     PIPEVD_CUBLAS_CHECK(cublasCreate(&s_->blas));
     PIPEVD_CUBLAS_CHECK(cublasSetStream(s_->blas, s_->stream));
   } else {
@@ -320,6 +325,8 @@ GpuBackend::GpuBackend(int device, bool own_stream) : s_(std::make_unique<State>
 }
 
 void GpuBackend::set_panel_qr_path(PanelQrPath path) { s_->panel_qr_path = path; }
+
+void GpuBackend::set_host_threads(int threads) { s_->host_threads = std::max(1, threads); }
 GpuBackend::PanelQrPath GpuBackend::panel_qr_path() const { return s_->panel_qr_path; }
 bool GpuBackend::panel_qr_fused(long m, long nb) const {
   ScopedDevice guard(s_->device);
@@ -353,8 +360,8 @@ GpuBackend::~GpuBackend() {
 
 int GpuBackend::device() const { return s_->device; }
 
-std::unique_ptr<EngineBackend> GpuBackend::companion() const {
-  return std::make_unique<GpuBackend>(s_->device, true);
+std::unique_ptr<EngineBackend> GpuBackend::companion(bool urgent) const {
+  return std::make_unique<GpuBackend>(s_->device, true, urgent);
 }
 
 std::unique_ptr<SecularMerge> GpuBackend::secular_merge() {
@@ -424,9 +431,40 @@ void GpuBackend::release(double* p) {
   PIPEVD_CUDA_CHECK(cudaFreeAsync(p, s_->stream));
 }
 
+namespace {
+
+// Pageable copies from two chunks on go through pinned chunks of kPageableChunk doubles.
+constexpr long kPageableChunk = 8L << 20;  // 64 MiB
+
+// fn(stage) with two pinned chunks of this backend's cache, handed back afterwards.
+template <class F>
+void with_pinned_chunks(GpuBackend& be, F&& fn) {
+  PinnedChunks stage;
+  stage.size = kPageableChunk;
+  stage.chunk[0] = be.allocate_host_staging(kPageableChunk);
+  try {
+    stage.chunk[1] = be.allocate_host_staging(kPageableChunk);
+    fn(stage);
+  } catch (...) {
+    be.release_host_staging(stage.chunk[0]);
+    if (stage.chunk[1]) be.release_host_staging(stage.chunk[1]);
+    throw;
+  }
+  be.release_host_staging(stage.chunk[0]);
+  be.release_host_staging(stage.chunk[1]);
+}
+
+}  // namespace
+
 void GpuBackend::copy_to_device(const double* host, double* dev, long count) {
   if (count <= 0) return;
   ScopedDevice guard(s_->device);
+  if (count >= 2 * kPageableChunk && is_pageable(host)) {
+    with_pinned_chunks(*this, [&](const PinnedChunks& stage) {
+      copy_from_pageable(host, dev, count, stage, s_->host_threads, s_->stream);
+    });
+    return;
+  }
   PIPEVD_CUDA_CHECK(
       cudaMemcpyAsync(dev, host, sizeof(double) * count, cudaMemcpyHostToDevice, s_->stream));
   // From pinned memory the copy is asynchronous: the caller may reuse `host` once we return.
@@ -491,6 +529,12 @@ void GpuBackend::wait_staging(const double* host) {
 void GpuBackend::copy_to_host(const double* dev, double* host, long count) {
   if (count <= 0) return;
   ScopedDevice guard(s_->device);
+  if (count >= 2 * kPageableChunk && is_pageable(host)) {
+    with_pinned_chunks(*this, [&](const PinnedChunks& stage) {
+      copy_to_pageable(dev, host, count, stage, s_->host_threads, s_->stream);
+    });
+    return;
+  }
   PIPEVD_CUDA_CHECK(
       cudaMemcpyAsync(host, dev, sizeof(double) * count, cudaMemcpyDeviceToHost, s_->stream));
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s_->stream));

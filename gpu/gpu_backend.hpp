@@ -30,8 +30,9 @@ class GpuBackend final : public EngineBackend {
  public:
   // device < 0: the current device.
   explicit GpuBackend(int device = -1);
-  // own_stream: a stream and cuBLAS handle of its own instead of the context's lane 0.
-  GpuBackend(int device, bool own_stream);
+  // own_stream: a stream and cuBLAS handle of its own instead of the context's lane 0; urgent:
+  // that stream at the device's highest priority (companion(true)).
+  GpuBackend(int device, bool own_stream, bool urgent = false);
   ~GpuBackend() override;
   GpuBackend(const GpuBackend&) = delete;
   GpuBackend& operator=(const GpuBackend&) = delete;
@@ -46,8 +47,12 @@ class GpuBackend final : public EngineBackend {
 
   double* allocate(long count) override;
   void release(double* p) override;
+  // Large copies from or to pageable host memory go through pinned chunks with `host threads`
+  // copying in parallel (gpu/pageable_copy.hpp); pinned memory is copied directly.
   void copy_to_device(const double* host, double* dev, long count) override;
   void copy_to_host(const double* dev, double* host, long count) override;
+  // Host threads for those pageable copies (default 1): the engine rank's share of the CPUs.
+  void set_host_threads(int threads);
   // Pinned (cudaMallocHost) blocks, kept by the backend once released and handed out again.
   double* allocate_host_staging(long count) override;
   void release_host_staging(double* p) override;
@@ -97,7 +102,7 @@ class GpuBackend final : public EngineBackend {
 
   void synchronize() override;
   // Same device, its own stream and cuBLAS handle (not one of the context's lanes).
-  std::unique_ptr<EngineBackend> companion() const override;
+  std::unique_ptr<EngineBackend> companion(bool urgent) const override;
 
  private:
   // panel_qr's cuSOLVER path (Xgeqrf, then R and Y split apart) and its T / W formation.

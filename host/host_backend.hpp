@@ -39,7 +39,7 @@ class HostBackend final : public EngineBackend {
   void recv(double* buf, long count, int source, int tag) override;
 
   void synchronize() override {}
-  std::unique_ptr<EngineBackend> companion() const override {
+  std::unique_ptr<EngineBackend> companion(bool /*urgent*/) const override {
     return std::make_unique<HostBackend>();
   }
   bool host_memory() const override { return true; }

@@ -15,6 +15,7 @@
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
 #include "core/load_balance_report.hpp"
+#include "core/memory_plan.hpp"
 #include "core/timeline.hpp"
 #include "host/host_backend.hpp"
 #include "interface/engine_options.hpp"
@@ -76,15 +77,18 @@ int engine_device(MPI_Comm engine) {
 #endif
 
 // The backend of this engine rank: the host's, or the GPU's on `device` (engine_device), its
-// panel QR path from the policy (PIPEVD_GPU_PANEL_QR).
-std::unique_ptr<EngineBackend> make_backend(int device, bool on_gpu, const Policy& policy) {
+// panel QR path from the policy (PIPEVD_GPU_PANEL_QR), `threads` host threads for its copies of
+// the caller's (pageable) arrays.
+std::unique_ptr<EngineBackend> make_backend(int device, bool on_gpu, const Policy& policy,
+                                            int threads) {
   if (!on_gpu) return std::make_unique<HostBackend>();
 #ifdef PIPEVD_HAVE_CUDA
   auto be = std::make_unique<gpu::GpuBackend>(device);
   if (policy.panel_qr_cusolver) be->set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Cusolver);
+  be->set_host_threads(threads);
   return be;
 #else
-  (void)device, (void)policy;
+  (void)device, (void)policy, (void)threads;
   throw std::runtime_error("no GPU engine in this build");
 #endif
 }
@@ -147,9 +151,17 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   if (engine && on_gpu) device = engine_device(ec.engine);
 #endif
   // Before anything moves: the engine's predicted device memory must fit on every engine rank.
+  const long free_bytes = engine ? engine_free_bytes(device, on_gpu) : -1;
   check_engine_memory(ec.caller, layout, engine ? ec.engine_rank : -1, opt.b, opt.k, vectors,
-                      on_gpu, engine ? engine_free_bytes(device, on_gpu) : -1,
-                      policy.gpu_memory_limit);
+                      on_gpu, free_bytes, policy.gpu_memory_limit);
+  // Several GPUs: the D&C (engine rank 0's) starts before SBR-back where its buffers fit next to
+  // SBR-back's (EngineOptions::dc_at_sbr_back). One GPU keeps it after: there BC-back outlasts it.
+  if (on_gpu && vectors && ranks > 1 && ec.engine_rank == 0) {
+    const long need = static_cast<long>(
+        plan_engine_memory(layout, 0, opt.b, opt.k, true, true, false, true).peak_bytes());
+    opt.dc_at_sbr_back =
+        engine_memory_fits(need, usable_engine_bytes(free_bytes, policy.gpu_memory_limit));
+  }
 
   // Host threads of the redistribution and of A's norm (PIPEVD_THREADS caps them). Measured at
   // n = 16384 on 4 ranks of 4 cores (bench/RESULTS.md, redistribution): with threads, packing
@@ -220,7 +232,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
       opt.symmetrize = uplo;
     }
     try {
-      const std::unique_ptr<EngineBackend> backend = make_backend(device, on_gpu, policy);
+      const std::unique_ptr<EngineBackend> backend = make_backend(device, on_gpu, policy, threads);
       info = run_engine(*backend, ec.engine, layout, direct ? c.a : a_cols.get(), w.data(),
                         direct ? c.z : z_rows.get(), opt, &stats);
     } catch (const std::exception& e) {

@@ -321,16 +321,17 @@ TEST_P(EngineStages, SpectraOfTheTableAndDegenerateEigenvalues) {
 }
 
 // Stage 3 by tridiagonal_dc (small leaves and panels so that n = 37..101 runs merges), in the
-// thread and not, and on the table's spectra.
+// thread and not, started after SBR-back or before it, and on the table's spectra.
 TEST_P(EngineStages, WholeEngineWithDcMatchesLapack) {
   for (const Shape& s : shapes()) {
     SCOPED_TRACE(name(s));
     const std::vector<double> a = random_matrix(s.n, 23);
-    for (bool threaded : {true, false}) {
+    for (int variant = 0; variant < 3; ++variant) {
       EngineOptions opt;
       opt.b = s.b;
       opt.k = s.k;
-      opt.dc_in_thread = threaded;
+      opt.dc_in_thread = variant != 1;
+      opt.dc_at_sbr_back = variant == 2;
       opt.tridiagonal = TridiagonalSolver::Dc;
       opt.dc.leaf = 8;
       opt.dc.panel = 16;
@@ -387,9 +388,11 @@ TEST(EnginePlan, RankZeroTakesFewerRowsWithinTheSlack) {
       EXPECT_EQ(sum, n);
       if (ranks > 1 && n >= 1000) EXPECT_LT(L.height(0), L.height(ranks - 1));
     }
-  // Slack 0: equal shares.
+  // Slack 0, the default: equal shares (BC-back's waves of rows, core/engine_plan.hpp).
   const EngineLayout even = plan_engine_layout(1000, 4, 32, 0.0);
   for (int e = 0; e < 4; ++e) EXPECT_EQ(even.height(e), 250);
+  const EngineLayout by_default = plan_engine_layout(32768, 2, 32);
+  for (int e = 0; e < 2; ++e) EXPECT_EQ(by_default.height(e), 16384);
 }
 
 }  // namespace

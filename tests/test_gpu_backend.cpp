@@ -13,6 +13,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -80,6 +81,28 @@ TEST_F(GpuBackendTest, CopyMatrixAndFillMatrixAreExact) {
     EXPECT_TRUE(bitwise_equal(d.to_host(ldd * n), want));
     EXPECT_TRUE(bitwise_equal(f.to_host(ldd * n), want_fill));
   }
+}
+
+// Copies of pageable host memory large enough to go through the pinned chunks (two and a half
+// chunks, an odd count) and small ones: the same bits both ways, into fresh pages, on 1 and 3 host
+// threads; pinned memory still copied directly.
+TEST_F(GpuBackendTest, PageableCopiesThroughPinnedChunksAreExact) {
+  for (int threads : {1, 3})
+    for (long count : {17L, (8L << 20) * 5 / 2 + 12345}) {
+      SCOPED_TRACE("threads=" + std::to_string(threads) + " count=" + std::to_string(count));
+      gpu_.set_host_threads(threads);
+      const Mat src = random_vector(count, 5 + threads);
+      DeviceBuffer d(gpu_, count);
+      gpu_.copy_to_device(src.data(), d.get(), count);
+      std::unique_ptr<double[]> back(new double[count]);  // fresh pages
+      gpu_.copy_to_host(d.get(), back.get(), count);
+      EXPECT_EQ(std::memcmp(back.get(), src.data(), sizeof(double) * count), 0);
+      double* pinned = gpu_.allocate_host_staging(count);
+      gpu_.copy_to_host(d.get(), pinned, count);
+      EXPECT_EQ(std::memcmp(pinned, src.data(), sizeof(double) * count), 0);
+      gpu_.release_host_staging(pinned);
+    }
+  gpu_.set_host_threads(1);
 }
 
 // The triangle uplo mirrored into the other, which held NaN: bitwise the host's, padding rows kept.
@@ -349,12 +372,14 @@ struct EngineRun {
   int info = 0;
 };
 
-EngineRun engine(EngineBackend& be, const Mat& a, long n, bool vectors, bool overlap = false) {
+EngineRun engine(EngineBackend& be, const Mat& a, long n, bool vectors, bool overlap = false,
+                 bool dc_early = false) {
   const EngineOptions defaults;
   const EngineLayout L = plan_engine_layout(n, 1, defaults.b);
   EngineOptions opt;
   opt.want_vectors = vectors;
   opt.overlap_sbr_back = overlap;
+  opt.dc_at_sbr_back = dc_early;
   EngineRun r;
   r.w.assign(n, 0.0);
   r.z.assign(vectors ? n * n : 1, 0.0);
@@ -386,6 +411,11 @@ TEST_F(GpuBackendTest, RunEngineOnOneGpuEqualsHost) {
         ASSERT_EQ(o.info, 0);
         EXPECT_TRUE(bitwise_equal(o.w, g1.w));
         EXPECT_LT(max_abs_diff(o.z, g1.z), 1e-10);
+        // The D&C (companion stream) started before SBR-back, next to it and BC-back.
+        const EngineRun e = engine(gpu_, a, n, vectors, false, /*dc_early=*/true);
+        ASSERT_EQ(e.info, 0);
+        EXPECT_TRUE(bitwise_equal(e.w, g1.w));
+        EXPECT_LT(max_abs_diff(e.z, g1.z), 1e-10);
       }
     }
 }

@@ -30,7 +30,7 @@ using test::TKind;
 
 TEST(GpuTridiagonalDc, AgainstDstedc) {
   gpu::GpuBackend main_be;
-  const auto be = main_be.companion();  // as the engine runs it
+  const auto be = main_be.companion(/*urgent=*/true);  // as the engine runs it
   for (long n : {1000L, 2051L})
     for (TKind k : {TKind::Toeplitz121, TKind::Random, TKind::GluedWilkinson, TKind::Identity,
                     TKind::Splits, TKind::Tiny}) {
@@ -102,7 +102,7 @@ void device_check(EngineBackend& be, const test::Tridiagonal& t, const std::vect
 // and M uploaded: eigenvalues to a few ulps of ||T||), and bitwise repeatable.
 TEST(GpuTridiagonalDc, DeviceMergeAgainstHostMerge) {
   gpu::GpuBackend main_be;
-  const auto be = main_be.companion();
+  const auto be = main_be.companion(/*urgent=*/true);
   for (long n : {1000L, 4099L, 10007L})
     for (TKind k : {TKind::Toeplitz121, TKind::Random, TKind::GluedWilkinson, TKind::Splits}) {
       if (n > 5000 && k != TKind::Toeplitz121 && k != TKind::Random) continue;

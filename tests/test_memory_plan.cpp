@@ -147,6 +147,16 @@ TEST(MemoryPlan, N49152OnOneGpu) {
   // BC-back next to the D&C on rank 0 is the largest stage.
   EXPECT_GE(v.back_transformation, std::max({v.dbbr, v.bulge_chasing, v.final_gemm}));
   EXPECT_LT(e.peak_bytes(), v.peak_bytes() / 2);
+  // The D&C started at SBR-back (EngineOptions::dc_at_sbr_back) adds its 2 n^2 there: the route
+  // must not choose it here (it does not fit), but it fits 2 ranks at n = 32768 on 80 GB.
+  const EngineMemoryPlan early = plan_engine_memory(L, 0, 32, 1024, true, true, false, true);
+  EXPECT_GT(early.back_transformation, v.back_transformation + n * n);
+  EXPECT_FALSE(
+      engine_memory_fits(static_cast<long>(early.peak_bytes()), static_cast<long>(79.6 * gib)));
+  const EngineLayout two = plan_engine_layout(32768, 2, 32);
+  EXPECT_TRUE(engine_memory_fits(
+      static_cast<long>(plan_engine_memory(two, 0, 32, 1024, true, true, false, true).peak_bytes()),
+      static_cast<long>(79.6 * gib)));
 }
 
 }  // namespace

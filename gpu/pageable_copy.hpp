@@ -1,0 +1,32 @@
+// Copies between device memory and pageable host memory at pinned speed. cudaMemcpy from or to
+// pageable memory goes through the driver's own small pinned buffers on one thread, and into
+// pages never touched it also takes every first-touch fault on that thread: on two H200s at
+// n = 32768 the engine's 4.3 GB of Z rows per rank took 3.4-3.6 s to reach fresh host memory
+// (bench/RESULTS.md, 2026-11-23), against some 0.2 s over PCIe from pinned memory. Here the data
+// goes through two pinned chunks: the DMA of one overlaps `threads` host threads copying the
+// other (and faulting its pages in parallel).
+#pragma once
+#include <cuda_runtime.h>
+
+namespace pipevd::gpu {
+
+// Whether `host` is host memory that CUDA does not know as pinned (malloc / new, not
+// cudaMallocHost or cudaHostRegister).
+bool is_pageable(const void* host);
+
+// Two pinned chunks of `chunk` doubles each (the caller's, reused across calls).
+struct PinnedChunks {
+  double* chunk[2] = {nullptr, nullptr};
+  long size = 0;
+};
+
+// dev[0, count) := host[0, count), host pageable; queued on `stream` after its earlier work and
+// finished (host reusable, dev written) on return.
+void copy_from_pageable(const double* host, double* dev, long count, const PinnedChunks& stage,
+                        int threads, cudaStream_t stream);
+// host[0, count) := dev[0, count), host pageable; after `stream`'s earlier work, finished on
+// return.
+void copy_to_pageable(const double* dev, double* host, long count, const PinnedChunks& stage,
+                      int threads, cudaStream_t stream);
+
+}  // namespace pipevd::gpu
