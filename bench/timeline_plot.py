@@ -14,6 +14,7 @@ import sys
 
 STAGE_COLORS = {
     "redistribute_in": "#9e9e9e",
+    "engine_setup": "#17becf",
     "dbbr": "#1f77b4",
     "bulge_chasing": "#ff7f0e",
     "sbr_back": "#2ca02c",
@@ -23,6 +24,7 @@ STAGE_COLORS = {
     "qd_broadcast": "#e377c2",
     "gemm": "#8c564b",
     "z_to_host": "#bcbd22",
+    "engine_release": "#7f7f7f",
     "redistribute_out": "#bdbdbd",
 }
 

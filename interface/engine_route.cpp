@@ -218,7 +218,11 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   if (timed) opt.timeline = &timeline;
   std::string failure;
   int failure_kind = 0;  // 1: out of memory, 2: another engine error (one engine rank only)
+  // Verbose 2: the engine's set-up (A's norm, the backend) and release (the backend's buffers,
+  // pool and pinned blocks, the engine's copy of A) get intervals of their own on the timeline.
+  double release_begin = 0;
   if (engine) {
+    const double setup_begin = MPI_Wtime();
     if (!direct) {
       const double local = max_norm('A', n, width, a_cols.get(), n, threads);
       double anrm = 0;
@@ -233,8 +237,10 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
     }
     try {
       const std::unique_ptr<EngineBackend> backend = make_backend(device, on_gpu, policy, threads);
+      if (timed) timeline.add("engine_setup", setup_begin, MPI_Wtime());
       info = run_engine(*backend, ec.engine, layout, direct ? c.a : a_cols.get(), w.data(),
                         direct ? c.z : z_rows.get(), opt, &stats);
+      release_begin = MPI_Wtime();
     } catch (const std::exception& e) {
       // With several engine ranks the others may wait in a collective: only a lone engine rank
       // can report its failure to the caller ranks (A is untouched, so auto may still forward).
@@ -246,6 +252,8 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
       for (double& v : w) v /= sigma;
   }
   a_cols.reset();
+  if (timed && engine && release_begin > 0)
+    timeline.add("engine_release", release_begin, MPI_Wtime());
 
   // W and INFO from engine rank 0 to every caller rank.
   const int root = ec.engine_to_caller[0];

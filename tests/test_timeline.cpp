@@ -83,8 +83,9 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
   ASSERT_EQ(static_cast<int>(rows.size()), size) << "one row per engine rank";
   // Stage 5 in its parts: the wait for rank 0's D&C, Q_d's broadcast, the GEMM, Z to the host.
   const std::vector<std::string> main_stages = {
-      "redistribute_in", "dbbr",         "bulge_chasing", "sbr_back",  "bc_back",
-      "dc_wait",         "qd_broadcast", "gemm",          "z_to_host", "redistribute_out"};
+      "redistribute_in", "engine_setup",    "dbbr",         "bulge_chasing", "sbr_back",
+      "bc_back",         "dc_wait",         "qd_broadcast", "gemm",          "z_to_host",
+      "engine_release",  "redistribute_out"};
   for (auto& [r, row] : rows) {
     SCOPED_TRACE("rank " + std::to_string(r));
     std::vector<Interval> main;
@@ -101,8 +102,8 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
     EXPECT_EQ(has_dc, r == 0) << "the D&C thread runs on engine rank 0 only";
     for (const Interval& i : row)
       if (i.stage == "dc") {
-        EXPECT_GE(i.start, main[2].end - 1e-4) << "D&C starts after bulge chasing";
-        EXPECT_LE(i.end, main[5].end + 1e-4) << "D&C ends within its wait, before Q_d moves";
+        EXPECT_GE(i.start, main[3].end - 1e-4) << "D&C starts after bulge chasing";
+        EXPECT_LE(i.end, main[6].end + 1e-4) << "D&C ends within its wait, before Q_d moves";
       }
   }
 }
