@@ -7,7 +7,7 @@
 
 namespace pipevd {
 
-EngineLayout plan_engine_layout(long n, int ranks, long b, double slack) {
+EngineLayout plan_engine_layout(long n, int ranks, long b, double slack, long wave_rows) {
   EngineLayout L;
   L.n = n;
   const long be = effective_bandwidth(n, b);
@@ -18,15 +18,28 @@ EngineLayout plan_engine_layout(long n, int ranks, long b, double slack) {
   L.col_begin.assign(ranks + 1, n);
   for (int e = 0; e < ranks; ++e) L.col_begin[e] = be * (e * base + std::min<long>(e, extra));
   L.col_begin[ranks] = n;
-  const std::vector<long> h = back_transformation_heights(n, ranks, slack);
+  const std::vector<long> h = back_transformation_heights(n, ranks, slack, wave_rows);
   L.row_begin.assign(ranks + 1, 0);
   for (int e = 0; e < ranks; ++e) L.row_begin[e + 1] = L.row_begin[e] + h[e];
   return L;
 }
 
-std::vector<long> back_transformation_heights(long n, int ranks, double slack) {
+std::vector<long> back_transformation_heights(long n, int ranks, double slack, long wave_rows) {
   std::vector<long> h(std::max(0, ranks), 0);
   if (ranks <= 0) return h;
+  if (wave_rows > 0 && ranks > 1) {
+    // The waves the equal share needs; the other ranks fill theirs up to (1 + slack) n / E.
+    const long share = (n + ranks - 1) / ranks;
+    const long cap = (share + wave_rows - 1) / wave_rows * wave_rows;
+    const long others = ranks - 1;
+    long each =
+        std::min({cap, static_cast<long>(std::floor((1 + slack) * static_cast<double>(n) / ranks)),
+                  n / others});
+    each = std::max(each, std::min(share, n / others));  // rank 0 takes no more than the others
+    for (int e = 1; e < ranks; ++e) h[e] = each;
+    h[0] = n - others * each;
+    return h;
+  }
   const long first =
       ranks == 1
           ? n

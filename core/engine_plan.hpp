@@ -9,7 +9,9 @@
 // rows per SM: 16896 rows a wave), so a rank a few percent over n / E can take twice as long. On
 // two H200s at n = 32768 (bench/RESULTS.md, 2026-11-23): 17204 rows took 6.49 s (two waves), 15564
 // rows 3.55 s (one wave) on the rank that also ran the D&C on its GPU; the D&C next to it cost
-// nothing measurable there. A slack > 0 gives rank 0 (the D&C's) fewer rows.
+// nothing measurable there. A slack > 0 gives rank 0 (the D&C's) fewer rows. Where the device's
+// wave is known (the route, several GPUs), the other ranks fill their waves and rank 0 takes the
+// rest (back_transformation_heights).
 #pragma once
 #include <vector>
 
@@ -19,11 +21,15 @@ namespace pipevd {
 
 // Equal column blocks in whole units of the effective bandwidth (the last rank also takes the
 // n mod b remainder) and row heights from back_transformation_heights.
-EngineLayout plan_engine_layout(long n, int ranks, long b, double slack = 0.0);
+EngineLayout plan_engine_layout(long n, int ranks, long b, double slack = 0.0, long wave_rows = 0);
 
-// Row heights summing to n: engine rank 0 (the D&C's) (1 - slack) n / E, rounded down, the other
-// ranks the rest in equal shares (the first ones one more where it does not divide); slack 0 or
-// one rank: equal shares.
-std::vector<long> back_transformation_heights(long n, int ranks, double slack);
+// Row heights summing to n. Without wave_rows: engine rank 0 (the D&C's) (1 - slack) n / E,
+// rounded down, the other ranks the rest in equal shares (the first ones one more where it does
+// not divide); slack 0 or one rank: equal shares. With wave_rows (the rows BC-back processes at
+// once on the device, gpu::bc_back_wave_rows) and several ranks: the other ranks take up to
+// (1 + slack) n / E rows each but no more than the waves that n / E needs, and rank 0 the rest,
+// so that no rank runs an extra wave and rank 0's BC-back leaves SMs free for the D&C's kernels
+// next to it.
+std::vector<long> back_transformation_heights(long n, int ranks, double slack, long wave_rows = 0);
 
 }  // namespace pipevd

@@ -193,14 +193,34 @@ __global__ void bc_back_rows_generic(ReflectorLayout L, const double* __restrict
     }
 }
 
+// Shared memory of bc_back_rows<BMAX, G, LANES, R, PF>: vs (G x WP), ts (G), so (G longs) and,
+// with prefetch, raw_v (G x BMAX) and raw_t (G).
+template <int BMAX, int G, int LANES, bool PF>
+constexpr size_t shared_bytes() {
+  constexpr int WJ = (BMAX + G - 1 + 2 * LANES - 1) / (2 * LANES);
+  return sizeof(double) * (static_cast<size_t>(G) * 2 * LANES * WJ + G) + sizeof(long) * G +
+         (PF ? sizeof(double) * (static_cast<size_t>(G) * BMAX + G) : 0);
+}
+
+// Rows that one launch processes at once on `device`: resident blocks per SM (registers and
+// shared memory decide) x SMs x rows per block. A grid of more rows runs in several waves.
+template <int BMAX, int G, int LANES, int R, bool PF = true>
+long wave_rows(int threads, int device) {
+  constexpr size_t smem = shared_bytes<BMAX, G, LANES, PF>();
+  auto kernel = bc_back_rows<BMAX, G, LANES, R, PF>;
+  if (smem > 48 * 1024)
+    PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem)));
+  int per_sm = 0, sms = 0;
+  PIPEVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return static_cast<long>(per_sm) * sms * (threads / LANES) * R;
+}
+
 template <int BMAX, int G, int LANES, int R, bool PF = true>
 void launch(const ReflectorLayout& L, const double* v, const double* tau, long m, double* x,
             long ldx, int threads, cudaStream_t stream) {
-  constexpr int WJ = (BMAX + G - 1 + 2 * LANES - 1) / (2 * LANES);
-  // vs (G x WP), ts (G), so (G longs) and, with prefetch, raw_v (G x BMAX) and raw_t (G).
-  constexpr size_t smem =
-      sizeof(double) * (static_cast<size_t>(G) * 2 * LANES * WJ + G) + sizeof(long) * G +
-      (PF ? sizeof(double) * (static_cast<size_t>(G) * BMAX + G) : 0);
+  constexpr size_t smem = shared_bytes<BMAX, G, LANES, PF>();
   const long rows_per_block = static_cast<long>(threads / LANES) * R;
   const long blocks = (m + rows_per_block - 1) / rows_per_block;
   if (blocks > 0x7fffffffL) throw std::invalid_argument("gpu::bc_back: too many rows");
@@ -212,22 +232,34 @@ void launch(const ReflectorLayout& L, const double* v, const double* tau, long m
   PIPEVD_CUDA_CHECK_LAUNCH();
 }
 
-// The compiled variants for 16 < b <= 32 (lanes, rows, group).
+// The compiled variants for 16 < b <= 32 (lanes, rows, group), each with its launch and its rows
+// per wave.
 struct Variant {
   int lanes, rows, group;
   bool prefetch;
   void (*fn)(const ReflectorLayout&, const double*, const double*, long, double*, long, int,
              cudaStream_t);
+  long (*wave)(int, int);
 };
+template <int LANES, int R, int G, bool PF = true>
+constexpr Variant variant() {
+  return {LANES, R, G, PF, launch<32, G, LANES, R, PF>, wave_rows<32, G, LANES, R, PF>};
+}
 const Variant kVariants[] = {
-    {4, 1, 32, true, launch<32, 32, 4, 1>},         {4, 2, 32, true, launch<32, 32, 4, 2>},
-    {4, 4, 32, true, launch<32, 32, 4, 4>},         {2, 1, 32, true, launch<32, 32, 2, 1>},
-    {8, 2, 32, true, launch<32, 32, 8, 2>},         {4, 1, 64, true, launch<32, 64, 4, 1>},
-    {4, 2, 64, true, launch<32, 64, 4, 2>},         {2, 1, 64, true, launch<32, 64, 2, 1>},
-    {8, 2, 64, true, launch<32, 64, 8, 2>},         {8, 1, 32, true, launch<32, 32, 8, 1>},
-    {8, 1, 64, true, launch<32, 64, 8, 1>},         {16, 1, 32, true, launch<32, 32, 16, 1>},
-    {4, 1, 32, false, launch<32, 32, 4, 1, false>}, {8, 1, 32, false, launch<32, 32, 8, 1, false>},
+    variant<4, 1, 32>(),        variant<4, 2, 32>(),        variant<4, 4, 32>(),
+    variant<2, 1, 32>(),        variant<8, 2, 32>(),        variant<4, 1, 64>(),
+    variant<4, 2, 64>(),        variant<2, 1, 64>(),        variant<8, 2, 64>(),
+    variant<8, 1, 32>(),        variant<8, 1, 64>(),        variant<16, 1, 32>(),
+    variant<4, 1, 32, false>(), variant<8, 1, 32, false>(),
 };
+
+const Variant* find_variant(const BcBackTunables& tun) {
+  for (const Variant& w : kVariants)
+    if (w.lanes == tun.lanes && w.rows == tun.rows && w.group == tun.group &&
+        w.prefetch == tun.prefetch)
+      return &w;
+  return nullptr;
+}
 
 }  // namespace
 
@@ -250,8 +282,8 @@ BcBackTunables default_bc_back_tunables(long m, long b) {
   (void)b;
   // Measured on an H100 (bench/RESULTS.md, BC-back): groups of 64 sweeps won at every size (X is
   // streamed half as often as with 32); 2 lanes per row at m >= 8192 (0.19 / 0.88 / 7.0 s at
-  // m = n = 8192 / 16384 / 32768), 4 lanes below, where rows alone do not fill the GPU (0.17 / 0.70 s
-  // at m = 2048 / 4096, n = 4m).
+  // m = n = 8192 / 16384 / 32768), 4 lanes below, where rows alone do not fill the GPU (0.17 / 0.70
+  // s at m = 2048 / 4096, n = 4m).
   t.lanes = m >= 8192 ? 2 : 4;
   t.rows = 1;
   t.group = 64;
@@ -281,12 +313,10 @@ void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, l
     (tun.prefetch ? launch<16, 32, 4, 1, true> : launch<16, 32, 4, 1, false>)(L, d_v, d_tau, m, d_x,
                                                                               ldx, th, stream);
   else if (L.b <= 32) {
-    for (const Variant& w : kVariants)
-      if (w.lanes == tun.lanes && w.rows == tun.rows && w.group == tun.group &&
-          w.prefetch == tun.prefetch) {
-        w.fn(L, d_v, d_tau, m, d_x, ldx, th, stream);
-        return;
-      }
+    if (const Variant* w = find_variant(tun)) {
+      w->fn(L, d_v, d_tau, m, d_x, ldx, th, stream);
+      return;
+    }
     throw std::invalid_argument(
         "gpu::bc_back: no compiled variant lanes = " + std::to_string(tun.lanes) +
         ", rows = " + std::to_string(tun.rows) + ", group = " + std::to_string(tun.group) +
@@ -301,6 +331,16 @@ void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, l
 void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, long m, double* d_x,
              long ldx, cudaStream_t stream) {
   bc_back(L, d_v, d_tau, m, d_x, ldx, default_bc_back_tunables(m, L.b), stream);
+}
+
+long bc_back_wave_rows(long m, long b, int device) {
+  if (b <= 16 || b > 32)
+    return 0;  // the fixed narrow variants and the generic kernel: not modelled
+  const BcBackTunables tun = default_bc_back_tunables(m, b);
+  const Variant* w = find_variant(tun);
+  if (!w) return 0;
+  ScopedDevice guard(device);
+  return w->wave(tun.threads, device);
 }
 
 }  // namespace pipevd::gpu

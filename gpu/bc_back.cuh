@@ -41,6 +41,12 @@ std::vector<BcBackTunables> bc_back_variants();
 // The default for m rows and bandwidth b (see bc_back.cu for the reasoning; to be re-tuned).
 BcBackTunables default_bc_back_tunables(long m, long b);
 
+// Rows of X that bc_back with the default tunables for m rows and bandwidth b processes at once on
+// `device` (its resident blocks on all SMs); more rows take further waves of about the same time
+// each (2 H200s, n = 32768: 17204 rows 6.49 s, 15564 rows 3.55 s; 16896 rows a wave there).
+// 0 where not modelled (b <= 16 or b > 32).
+long bc_back_wave_rows(long m, long b, int device);
+
 // X (m x L.n, leading dimension ldx >= max(1, m), device) := X * Q_b, with the reflectors of
 // layout L on the device (d_v: L.vector_array_size() doubles, d_tau: L.count()). Asynchronous on
 // `stream`. Throws std::invalid_argument for bad sizes, GpuError for launch failures.

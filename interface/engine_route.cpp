@@ -26,6 +26,7 @@
 #include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #ifdef PIPEVD_HAVE_CUDA
+#include "gpu/bc_back.cuh"
 #include "gpu/gpu_backend.hpp"
 #endif
 
@@ -93,6 +94,20 @@ std::unique_ptr<EngineBackend> make_backend(int device, bool on_gpu, const Polic
 #endif
 }
 
+// Rows BC-back processes at once on `device` for m rows of bandwidth b (0: not known).
+long engine_wave_rows(int device, long m, long b) {
+#ifdef PIPEVD_HAVE_CUDA
+  return gpu::bc_back_wave_rows(m, b, device);
+#else
+  (void)device, (void)m, (void)b;
+  return 0;
+#endif
+}
+
+// How far above n / E the other ranks' heights may go to fill their BC-back waves, the paper's
+// load-balance slack (§3.4).
+constexpr double kWaveSlack = 0.05;
+
 // Free memory of this engine rank's device (-1: unlimited, the host engine).
 long engine_free_bytes(int device, bool on_gpu) {
   if (!on_gpu) return -1;
@@ -135,10 +150,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   const int ranks = static_cast<int>(ec.engine_to_caller.size());
 
   EngineOptions opt = engine_options(policy, vectors);
-  const EngineLayout layout = plan_engine_layout(n, ranks, opt.b);
   const bool engine = ec.engine_rank >= 0;
-  const long width = engine ? layout.width(ec.engine_rank) : 0;
-  const long height = engine ? layout.height(ec.engine_rank) : 0;
 
   // Verbose 2: the stage timeline, from an origin common to all caller ranks.
   Timeline timeline;
@@ -150,6 +162,18 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
 #ifdef PIPEVD_HAVE_CUDA
   if (engine && on_gpu) device = engine_device(ec.engine);
 #endif
+  // Several GPUs with eigenvectors: the back-transformation heights follow BC-back's waves on
+  // engine rank 0's device (core/engine_plan.hpp), the same numbers on every caller rank.
+  long wave_rows = 0;
+  if (on_gpu && vectors && ranks > 1) {
+    if (ec.engine_rank == 0)
+      wave_rows = engine_wave_rows(device, (n + ranks - 1) / ranks, effective_bandwidth(n, opt.b));
+    MPI_Bcast(&wave_rows, 1, MPI_LONG, ec.engine_to_caller[0], ec.caller);
+  }
+  const EngineLayout layout =
+      plan_engine_layout(n, ranks, opt.b, wave_rows > 0 ? kWaveSlack : 0.0, wave_rows);
+  const long width = engine ? layout.width(ec.engine_rank) : 0;
+  const long height = engine ? layout.height(ec.engine_rank) : 0;
   // Before anything moves: the engine's predicted device memory must fit on every engine rank.
   const long free_bytes = engine ? engine_free_bytes(device, on_gpu) : -1;
   check_engine_memory(ec.caller, layout, engine ? ec.engine_rank : -1, opt.b, opt.k, vectors,

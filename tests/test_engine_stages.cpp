@@ -395,5 +395,34 @@ TEST(EnginePlan, RankZeroTakesFewerRowsWithinTheSlack) {
   for (int e = 0; e < 2; ++e) EXPECT_EQ(by_default.height(e), 16384);
 }
 
+// With BC-back's wave (rows at once on the device): no rank needs more waves than the equal
+// share, the others take up to (1 + slack) n / E, rank 0 (the D&C's) the rest.
+TEST(EnginePlan, HeightsFollowBcBackWaves) {
+  // 2 H200s (16896 rows a wave): one wave each at 32768 with 16 blocks of 64 rows left to rank
+  // 0's D&C; two waves each at 49152, the others capped by the slack.
+  EXPECT_EQ(back_transformation_heights(32768, 2, 0.05, 16896), (std::vector<long>{15872, 16896}));
+  EXPECT_EQ(back_transformation_heights(49152, 2, 0.05, 16896), (std::vector<long>{23348, 25804}));
+  for (int ranks = 2; ranks <= 8; ++ranks)
+    for (long n : {7L, 1000L, 33791L, 40000L, 98304L})
+      for (long wave : {100L, 16896L}) {
+        SCOPED_TRACE("ranks=" + std::to_string(ranks) + " n=" + std::to_string(n) +
+                     " wave=" + std::to_string(wave));
+        const std::vector<long> h = back_transformation_heights(n, ranks, 0.05, wave);
+        const long share = (n + ranks - 1) / ranks, waves = (share + wave - 1) / wave;
+        long sum = 0;
+        for (int e = 0; e < ranks; ++e) {
+          sum += h[e];
+          EXPECT_GE(h[e], 0);
+          EXPECT_LE((h[e] + wave - 1) / wave, waves) << "rank " << e << " runs an extra wave";
+          if (e > 0) EXPECT_EQ(h[e], h[1]);
+          if (e > 0 && n >= 1000) {
+            EXPECT_LE(h[0], h[e]);
+            EXPECT_LE(h[e], static_cast<long>(1.05 * n / ranks));
+          }
+        }
+        EXPECT_EQ(sum, n);
+      }
+}
+
 }  // namespace
 }  // namespace pipevd

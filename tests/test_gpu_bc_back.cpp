@@ -207,5 +207,25 @@ TEST(GpuBcBack, RejectsBadArguments) {
   EXPECT_THROW(gpu::bc_back(L, nullptr, nullptr, 5, nullptr, 5, t, nullptr), std::invalid_argument);
 }
 
+// The rows one launch holds at once: whole blocks on every SM, within the SMs' thread capacity,
+// for the default tunables of large and small m; not modelled for the generic kernel (b > 32).
+TEST(GpuBcBack, WaveRowsAreWholeBlocksOnEverySm) {
+  int device = 0, sms = 0, threads_per_sm = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device),
+            cudaSuccess);
+  for (long m : {1000L, 16384L, 32768L}) {
+    SCOPED_TRACE("m=" + std::to_string(m));
+    const gpu::BcBackTunables t = gpu::default_bc_back_tunables(m, 32);
+    const long per_block = static_cast<long>(t.threads / t.lanes) * t.rows;
+    const long wave = gpu::bc_back_wave_rows(m, 32, device);
+    EXPECT_GT(wave, 0);
+    EXPECT_EQ(wave % (per_block * sms), 0) << "whole blocks, the same count on every SM";
+    EXPECT_LE(wave / per_block / sms * t.threads, threads_per_sm);
+  }
+  EXPECT_EQ(gpu::bc_back_wave_rows(32768, 64, device), 0);
+}
+
 }  // namespace
 }  // namespace pipevd
