@@ -29,6 +29,8 @@ void for_each_panel(int n, int step, F&& f) {
 
 // The root's panel from column jc (1-based) on, addressed from its first column: PDGEMR2D's offset
 // (JA - 1) * LLD is an int, which n = 49152 overflows on the last panels (a segfault on 2 H200s).
+// The distributed side keeps JA: its local offsets overflow the same way once one process holds
+// 2^31 elements or more (n = 65536 on 2 processes), a limit left as it is.
 double* RootCopy::root_panel(const double* full, int jc) const {
   if (!root_) return nullptr;
   return const_cast<double*>(full) + static_cast<long>(jc - 1) * p_.n;

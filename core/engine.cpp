@@ -148,6 +148,14 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     dc_end = std::chrono::steady_clock::now();
     st.dc = std::chrono::duration<double>(dc_end - t0).count();
   };
+  // A throw in the main thread while the D&C runs (e.g. out of device memory in SBR-back, next to
+  // the D&C's buffers) waits for it here instead of destroying a joinable thread (terminate).
+  struct JoinOnUnwind {
+    std::thread& t;
+    ~JoinOnUnwind() {
+      if (t.joinable()) t.join();
+    }
+  } join_dc{dc};
   auto start_dc = [&] {
     if (rank != 0) return;
     if (opt.dc_in_thread)

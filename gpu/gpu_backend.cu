@@ -361,7 +361,9 @@ GpuBackend::~GpuBackend() {
 int GpuBackend::device() const { return s_->device; }
 
 std::unique_ptr<EngineBackend> GpuBackend::companion(bool urgent) const {
-  return std::make_unique<GpuBackend>(s_->device, true, urgent);
+  auto be = std::make_unique<GpuBackend>(s_->device, true, urgent);
+  be->set_host_threads(s_->host_threads);  // the D&C's pageable copies too
+  return be;
 }
 
 std::unique_ptr<SecularMerge> GpuBackend::secular_merge() {
@@ -436,9 +438,10 @@ namespace {
 // Pageable copies from two chunks on go through pinned chunks of kPageableChunk doubles.
 constexpr long kPageableChunk = 8L << 20;  // 64 MiB
 
-// fn(stage) with two pinned chunks of this backend's cache, handed back afterwards.
+// fn(stage) with two pinned chunks of this backend's cache, handed back afterwards (after a
+// throw, once `stream`'s DMAs can no longer touch them).
 template <class F>
-void with_pinned_chunks(GpuBackend& be, F&& fn) {
+void with_pinned_chunks(GpuBackend& be, cudaStream_t stream, F&& fn) {
   PinnedChunks stage;
   stage.size = kPageableChunk;
   stage.chunk[0] = be.allocate_host_staging(kPageableChunk);
@@ -446,6 +449,7 @@ void with_pinned_chunks(GpuBackend& be, F&& fn) {
     stage.chunk[1] = be.allocate_host_staging(kPageableChunk);
     fn(stage);
   } catch (...) {
+    cudaStreamSynchronize(stream);  // its error, if any, is the one being thrown
     be.release_host_staging(stage.chunk[0]);
     if (stage.chunk[1]) be.release_host_staging(stage.chunk[1]);
     throw;
@@ -460,7 +464,7 @@ void GpuBackend::copy_to_device(const double* host, double* dev, long count) {
   if (count <= 0) return;
   ScopedDevice guard(s_->device);
   if (count >= 2 * kPageableChunk && is_pageable(host)) {
-    with_pinned_chunks(*this, [&](const PinnedChunks& stage) {
+    with_pinned_chunks(*this, s_->stream, [&](const PinnedChunks& stage) {
       copy_from_pageable(host, dev, count, stage, s_->host_threads, s_->stream);
     });
     return;
@@ -530,7 +534,7 @@ void GpuBackend::copy_to_host(const double* dev, double* host, long count) {
   if (count <= 0) return;
   ScopedDevice guard(s_->device);
   if (count >= 2 * kPageableChunk && is_pageable(host)) {
-    with_pinned_chunks(*this, [&](const PinnedChunks& stage) {
+    with_pinned_chunks(*this, s_->stream, [&](const PinnedChunks& stage) {
       copy_to_pageable(dev, host, count, stage, s_->host_threads, s_->stream);
     });
     return;

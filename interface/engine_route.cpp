@@ -164,11 +164,26 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
 #endif
   // Several GPUs with eigenvectors: the back-transformation heights follow BC-back's waves on
   // engine rank 0's device (core/engine_plan.hpp), the same numbers on every caller rank.
+  // The wave is the one of the kernel variant chosen for n / E rows; a height on the other side of
+  // the tunables' switch (gpu/bc_back.cu, 8192 rows) runs another variant, whose wave is not
+  // modelled (there the ranks are below one wave of either). A failed query (-1) stops every
+  // caller rank alike, not rank 0 alone.
   long wave_rows = 0;
   if (on_gpu && vectors && ranks > 1) {
-    if (ec.engine_rank == 0)
-      wave_rows = engine_wave_rows(device, (n + ranks - 1) / ranks, effective_bandwidth(n, opt.b));
+    std::string query_error;
+    if (ec.engine_rank == 0) {
+      try {
+        wave_rows =
+            engine_wave_rows(device, (n + ranks - 1) / ranks, effective_bandwidth(n, opt.b));
+      } catch (const std::exception& e) {
+        query_error = e.what();
+        wave_rows = -1;
+      }
+    }
     MPI_Bcast(&wave_rows, 1, MPI_LONG, ec.engine_to_caller[0], ec.caller);
+    if (wave_rows < 0)
+      throw std::runtime_error(
+          query_error.empty() ? "engine rank 0 could not query BC-back's occupancy" : query_error);
   }
   const EngineLayout layout =
       plan_engine_layout(n, ranks, opt.b, wave_rows > 0 ? kWaveSlack : 0.0, wave_rows);
@@ -182,7 +197,8 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   // SBR-back's (EngineOptions::dc_at_sbr_back). One GPU keeps it after: there BC-back outlasts it.
   if (on_gpu && vectors && ranks > 1 && ec.engine_rank == 0) {
     const long need = static_cast<long>(
-        plan_engine_memory(layout, 0, opt.b, opt.k, true, true, false, true).peak_bytes());
+        plan_engine_memory(layout, 0, opt.b, opt.k, true, true, opt.overlap_sbr_back, true)
+            .peak_bytes());
     opt.dc_at_sbr_back =
         engine_memory_fits(need, usable_engine_bytes(free_bytes, policy.gpu_memory_limit));
   }
