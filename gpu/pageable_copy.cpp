@@ -2,23 +2,12 @@
 #include "gpu/pageable_copy.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "gpu/gpu_context.hpp"
-#include "redistribute/parallel_pieces.hpp"
+#include "redistribute/stream_copy.hpp"
 
 namespace pipevd::gpu {
 namespace {
-
-// dst[0, count) := src[0, count) on up to `threads` threads, slices of at least 1 MiB.
-void threaded_copy(double* dst, const double* src, long count, int threads) {
-  constexpr long kMinSlice = (1L << 20) / sizeof(double);
-  const long slices = std::max(1L, std::min<long>(threads, count / kMinSlice));
-  parallel_for(slices, static_cast<int>(slices), [&](long s) {
-    const long begin = count * s / slices, end = count * (s + 1) / slices;
-    std::memcpy(dst + begin, src + begin, sizeof(double) * (end - begin));
-  });
-}
 
 // Two events for the two chunks' DMAs, destroyed with the copy.
 struct ChunkEvents {
@@ -33,6 +22,16 @@ struct ChunkEvents {
   ChunkEvents(const ChunkEvents&) = delete;
   ChunkEvents& operator=(const ChunkEvents&) = delete;
 };
+
+// Chunk i of a copy cut in pieces of `size` doubles: its pinned buffer (i mod 2), offset and
+// length.
+struct Chunk {
+  int buffer;
+  long off, len;
+};
+Chunk chunk(long i, long count, long size) {
+  return {static_cast<int>(i % 2), i * size, std::min(size, count - i * size)};
+}
 
 }  // namespace
 
@@ -50,14 +49,13 @@ void copy_from_pageable(const double* host, double* dev, long count, const Pinne
   ChunkEvents ev;
   const long chunks = (count + stage.size - 1) / stage.size;
   for (long i = 0; i < chunks; ++i) {
-    const int s = static_cast<int>(i % 2);
-    const long off = i * stage.size, len = std::min(stage.size, count - off);
+    const Chunk c = chunk(i, count, stage.size);
     // Chunk i - 2's DMA must have read this pinned chunk; chunk i - 1's runs meanwhile.
-    if (i >= 2) PIPEVD_CUDA_CHECK(cudaEventSynchronize(ev.done[s]));
-    threaded_copy(stage.chunk[s], host + off, len, threads);
-    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(dev + off, stage.chunk[s], sizeof(double) * len,
+    if (i >= 2) PIPEVD_CUDA_CHECK(cudaEventSynchronize(ev.done[c.buffer]));
+    copy_on_threads(Copier{false}, stage.chunk[c.buffer], host + c.off, c.len, threads);
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(dev + c.off, stage.chunk[c.buffer], sizeof(double) * c.len,
                                       cudaMemcpyHostToDevice, stream));
-    PIPEVD_CUDA_CHECK(cudaEventRecord(ev.done[s], stream));
+    PIPEVD_CUDA_CHECK(cudaEventRecord(ev.done[c.buffer], stream));
   }
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
@@ -67,18 +65,17 @@ void copy_to_pageable(const double* dev, double* host, long count, const PinnedC
   ChunkEvents ev;
   const long chunks = (count + stage.size - 1) / stage.size;
   auto queue = [&](long i) {
-    const int s = static_cast<int>(i % 2);
-    const long off = i * stage.size, len = std::min(stage.size, count - off);
-    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(stage.chunk[s], dev + off, sizeof(double) * len,
+    const Chunk c = chunk(i, count, stage.size);
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(stage.chunk[c.buffer], dev + c.off, sizeof(double) * c.len,
                                       cudaMemcpyDeviceToHost, stream));
-    PIPEVD_CUDA_CHECK(cudaEventRecord(ev.done[s], stream));
+    PIPEVD_CUDA_CHECK(cudaEventRecord(ev.done[c.buffer], stream));
   };
   for (long i = 0; i < std::min(2L, chunks); ++i) queue(i);
   for (long i = 0; i < chunks; ++i) {
-    const int s = static_cast<int>(i % 2);
-    const long off = i * stage.size, len = std::min(stage.size, count - off);
-    PIPEVD_CUDA_CHECK(cudaEventSynchronize(ev.done[s]));
-    threaded_copy(host + off, stage.chunk[s], len, threads);  // chunk i + 1's DMA meanwhile
+    const Chunk c = chunk(i, count, stage.size);
+    PIPEVD_CUDA_CHECK(cudaEventSynchronize(ev.done[c.buffer]));
+    // Chunk i + 1's DMA runs meanwhile.
+    copy_on_threads(Copier{false}, host + c.off, stage.chunk[c.buffer], c.len, threads);
     if (i + 2 < chunks) queue(i + 2);
   }
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -108,15 +108,7 @@ bool push(const Copier& out, char uplo, long n, const double* a, const ExchangeS
   clock.lap(&PhaseTimes::exchange);
 
   // The segment is a_cols already, in the same order: one contiguous copy in 2 MiB pieces.
-  if (mine_elements > 0) {
-    const double* from = window.base[setup.me];
-    const long step = 1L << 18;
-    parallel_for((mine_elements + step - 1) / step, threads, [&](long k) {
-      const long begin = k * step, len = std::min(step, mine_elements - begin);
-      out.copy(a_cols + begin, from + begin, len);
-      out.fence();
-    });
-  }
+  copy_on_threads(out, a_cols, window.base[setup.me], mine_elements, threads);
   MPI_Win_unlock_all(window.win);
   clock.lap(&PhaseTimes::unpack);
   return true;

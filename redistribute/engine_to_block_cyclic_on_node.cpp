@@ -44,15 +44,7 @@ bool engine_to_block_cyclic_on_node(bool streaming, long n, const double* z_rows
   clock.lap(&PhaseTimes::plan);
 
   // Engine ranks: their rows into their segment, one contiguous copy in 2 MiB pieces.
-  if (mine_elements > 0) {
-    double* to = window.base[setup.me];
-    const long step = 1L << 18;
-    parallel_for((mine_elements + step - 1) / step, threads, [&](long k) {
-      const long begin = k * step;
-      out.copy(to + begin, z_rows + begin, std::min(step, mine_elements - begin));
-      out.fence();
-    });
-  }
+  copy_on_threads(out, window.base[setup.me], z_rows, mine_elements, threads);
   clock.lap(&PhaseTimes::pack);
   node_window_barrier(window, comm.caller);
   clock.lap(&PhaseTimes::exchange);

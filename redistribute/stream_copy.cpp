@@ -1,8 +1,10 @@
 #include "redistribute/stream_copy.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
+#include "redistribute/parallel_pieces.hpp"
 #include "redistribute/tile_transpose.hpp"
 
 #if defined(__SSE2__)
@@ -88,5 +90,15 @@ void stream_transpose_tile(const double* src, long lds, long rows, long cols, do
 void stream_fence() {}
 
 #endif
+
+void copy_on_threads(const Copier& out, double* dst, const double* src, long len, int threads) {
+  constexpr long kPiece = 1L << 18;  // 2 MiB
+  if (len <= 0) return;
+  parallel_for((len + kPiece - 1) / kPiece, threads, [&](long k) {
+    const long begin = k * kPiece;
+    out.copy(dst + begin, src + begin, std::min(kPiece, len - begin));
+    out.fence();
+  });
+}
 
 }  // namespace pipevd

@@ -40,4 +40,8 @@ struct Copier {
   }
 };
 
+// dst[0, len) = src[0, len) through `out` on up to `threads` threads, in pieces of 2 MiB (each
+// fenced by the thread that stored it).
+void copy_on_threads(const Copier& out, double* dst, const double* src, long len, int threads);
+
 }  // namespace pipevd
