@@ -3,13 +3,14 @@
 // and TRMM) on the same reflectors, X (m x n, column-major) := X Q_b.
 //
 //   bc_back_bench [--n 8192,16384,32768] [--mdiv 1,4] [--b 32] [--group3 32]
-//                 [--tune-n 16384] [--seconds 1e9] [--no-blas3]
+//                 [--tune-n 16384] [--seconds 1e9] [--no-blas3] [--only NAME]
 //
 // --tune-n: first, at each n listed and each m = n / mdiv, one timed run of every compiled BLAS2
 // variant (lanes x rows x group x prefetch P, 128 threads) and of the default with 64 and 256
 // threads; the table then runs the default tunables and the fastest tuned variant of the same (n,
 // m) (or of the same mdiv), then BLAS3 (its V/T formation alone timed separately). Cases that would
-// start after --seconds (from the program's start) are skipped and reported as such.
+// start after --seconds (from the program's start) are skipped and reported as such. --only NAME:
+// tune only the variants whose name contains NAME (next to the default); --n 0 skips the table.
 //
 // Reflectors: synthetic but in the bulge-chasing layout (core/reflector_store.hpp): v[0] = 1,
 // v[1 .. length-1] pseudo-random in [-1, 1], zeros past the length, tau = 2 / v^T v (an exact
@@ -124,8 +125,12 @@ double traffic_model(const ReflectorLayout& L, long m, long group) {
 
 std::string name(const BcBackTunables& t) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "L%d R%d G%d T%d%s", t.lanes, t.rows, t.group, t.threads,
-                t.prefetch ? " P" : "");
+  if (t.tensor)  // tensor cores: 8-row tiles per warp, group, threads, X prefetch
+    std::snprintf(buf, sizeof buf, "TC M%d G%d T%d%s", t.rows, t.group, t.threads,
+                  t.prefetch ? " PX" : "");
+  else
+    std::snprintf(buf, sizeof buf, "L%d R%d G%d T%d%s", t.lanes, t.rows, t.group, t.threads,
+                  t.prefetch ? " P" : "");
   return buf;
 }
 
@@ -192,6 +197,7 @@ int main(int argc, char** argv) {
   long b = 32, group3 = 32;
   double seconds = 1e9;
   bool blas3 = true;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool more = i + 1 < argc;
@@ -209,12 +215,15 @@ int main(int argc, char** argv) {
       seconds = std::atof(argv[++i]);
     else if (a == "--no-blas3")
       blas3 = false;
+    else if (a == "--only" && more)
+      only = argv[++i];
     else {
       std::fprintf(stderr, "bc_back_bench: unknown argument %s\n", a.c_str());
       return 2;
     }
   }
   if (tune_ns.size() == 1 && tune_ns[0] == 0) tune_ns.clear();
+  if (ns.size() == 1 && ns[0] == 0) ns.clear();
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -248,11 +257,12 @@ int main(int argc, char** argv) {
       Problem p(n, b, n / mdiv);
       const BcBackTunables def = pipevd::gpu::default_bc_back_tunables(p.m, p.L.b);
       std::vector<BcBackTunables> list{def};
-      for (const BcBackTunables& t : pipevd::gpu::bc_back_variants()) list.push_back(t);
+      for (const BcBackTunables& t : pipevd::gpu::bc_back_variants())
+        if (name(t).find(only) != std::string::npos) list.push_back(t);
       for (int threads : {64, 256}) {
         BcBackTunables t = def;
         t.threads = threads;
-        list.push_back(t);
+        if (!def.tensor && only.empty()) list.push_back(t);
       }
       for (size_t k = 0; k < list.size(); ++k) {
         if (elapsed() > seconds) break;

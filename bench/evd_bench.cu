@@ -3,7 +3,8 @@
 // JOBZ 'V' and 'N'.
 //
 //   evd_bench [--n 8192,16384] [--jobz V,N] [--b 32] [--k 1024] [--reps 1] [--seconds 300]
-//             [--overlap-sbr 0,1] [--tridiagonal auto|dc|dstedc]
+//             [--overlap-sbr 0,1,2] [--tridiagonal auto|dc|dstedc]
+// (--overlap-sbr, JOBZ = V: 1 SBR-back next to bulge chasing, 2 the D&C started before SBR-back)
 //
 // Per case: the engine once to warm up at n = 1024, then per size and JOBZ: the engine (wall
 // clock of run_engine, host matrix in, host eigenvectors out; the host buffers pinned) with its
@@ -208,7 +209,7 @@ int run(int argc, char** argv) {
       reps = std::max(1, std::atoi(v.c_str()));
     else if (a == "--seconds")
       budget = std::atof(v.c_str());
-    else if (a == "--overlap-sbr")  // 0, 1 or 0,1: EngineOptions::overlap_sbr_back for V
+    else if (a == "--overlap-sbr")  // V: 0 plain, 1 overlap_sbr_back, 2 dc_at_sbr_back; a list
       overlaps = parse_list(v);
     else if (a == "--tridiagonal")
       tridiagonal = v == "dc"       ? pipevd::TridiagonalSolver::Dc
@@ -284,7 +285,8 @@ int run(int argc, char** argv) {
         opt.k = k;
         opt.want_vectors = vectors;
         opt.tridiagonal = tridiagonal;
-        opt.overlap_sbr_back = overlap != 0;
+        opt.overlap_sbr_back = overlap == 1;
+        opt.dc_at_sbr_back = overlap == 2;
         pipevd::EngineStats best;
         double best_total = 1e300;
         int info = 0;
@@ -316,8 +318,10 @@ int run(int argc, char** argv) {
             info == 0 && (ediff < 1e-10 || (ref.empty() && vectors)) && res < 100 && orth < 100;
         if (ok && vectors && checked_w[n].empty()) checked_w[n] = w;
         failures += ok ? 0 : 1;
-        // JOBZ column: V+o where SBR-back ran next to bulge chasing (its column: what was left).
-        const std::string jz = std::string(1, jobz) + (opt.overlap_sbr_back ? "+o" : "");
+        // JOBZ column: V+o where SBR-back ran next to bulge chasing (its column: what was left),
+        // V+d where the D&C started before SBR-back.
+        const std::string jz = std::string(1, jobz) + (opt.overlap_sbr_back ? "+o" : "") +
+                               (opt.dc_at_sbr_back ? "+d" : "");
         std::printf(
             "%6ld %4s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %9.2f %7d | %9.1e %9.2f "
             "%9.2f %s\n",

@@ -4,7 +4,7 @@
 # "gpu_engine_e2e|gpu_memory_plan"). EVD_N (default 16384,32768), EVD_JOBZ (default N,V), EVD_OVERLAP
 # (default 0,1: JOBZ = V with SBR-back after and next to bulge chasing, rows V and V+o).
 # BUDGET_S (default 300): the bench stops starting sizes when its time is spent; EVD_TEST_S
-# (default BUDGET_S / 4): the tests' cap.
+# (default BUDGET_S / 4): the tests' cap. EVD_BC_BACK: PIPEVD_GPU_BC_BACK for the bench (and tests).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-gpu}
@@ -12,6 +12,7 @@ budget=${BUDGET_S:-300}
 out=$OUT/evd
 mkdir -p "$out"
 rc=0
+[ -n "${EVD_BC_BACK:-}" ] && export PIPEVD_GPU_BC_BACK=$EVD_BC_BACK
 if [ -n "${EVD_TESTS-gpu_engine_e2e|gpu_memory_plan}" ]; then
   PIPEVD_REQUIRE_GPU=1 timeout "${EVD_TEST_S:-$((budget / 4))}" ctest --test-dir "$build" -L gpu \
     -R "${EVD_TESTS-gpu_engine_e2e|gpu_memory_plan}" --output-on-failure >"$out/ctest.log" 2>&1 ||

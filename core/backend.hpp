@@ -57,6 +57,25 @@ class EngineBackend {
   virtual void gemm(char transa, char transb, long m, long n, long k, double alpha, const double* a,
                     long lda, const double* b, long ldb, double beta, double* c, long ldc) = 0;
 
+  // The final GEMM with its download: c (host, ldc >= m) = a (m x k) b (k x n), a and b on the
+  // device. A device backend may overlap the download of one panel of c's columns with the GEMM
+  // of the next; this default forms all of c on the device, then copies it (ldc x n doubles; c's
+  // padding rows, where ldc > m, go up first so that they come back unchanged).
+  virtual void gemm_to_host(long m, long n, long k, const double* a, long lda, const double* b,
+                            long ldb, double* c, long ldc) {
+    if (m <= 0 || n <= 0) return;
+    double* d = allocate(ldc * n);
+    try {
+      if (ldc > m) copy_to_device(c, d, ldc * n);
+      gemm('N', 'N', m, n, k, 1.0, a, lda, b, ldb, 0.0, d, ldc);
+      copy_to_host(d, c, ldc * n);
+    } catch (...) {
+      release(d);
+      throw;
+    }
+    release(d);
+  }
+
   // --- DBBR's trailing update on a symmetric C kept full (both triangles):
   // C := C + alpha (A B^T + B A^T), C n x n, A and B n x k. A backend may compute one triangle
   // (syr2k, half the flops) and mirror it; this default is the two GEMMs.

@@ -201,7 +201,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
 
   // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d and the eigenvalues from rank 0. With a timeline
   // its parts are timed apart (a synchronisation after each, only then): the wait for rank 0,
-  // Q_d's broadcast, the GEMM and Z's copy to the host.
+  // Q_d's broadcast, the GEMM with Z's copy to the host.
   MPI_Bcast(&info, 1, MPI_INT, 0, engine);
   t = MPI_Wtime();
   st.dc_wait = t - wait_begin;
@@ -227,15 +227,13 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     std::vector<double>().swap(qd);
     be.broadcast(qp, n * n, 0);
     part_done("qd_broadcast");
-    DeviceBuffer z(be, ldx * n);
-    be.gemm('N', 'N', h, n, n, 1.0, x.get(), ldx, qp, n, 0.0, z.get(), ldx);
+    // The GEMM and Z's copy to the host, overlapped panel by panel where the backend can.
+    be.gemm_to_host(h, n, n, x.get(), ldx, qp, n, z_rows, ldx);
     part_done("gemm");
-    be.copy_to_host(z.get(), z_rows, h > 0 ? ldx * n : 0);
   }
   be.synchronize();
   qd_dev.reset();                      // after `be` is done with it
   st.gemm = MPI_Wtime() - wait_begin;  // the wait for the D&C included (dc_wait)
-  if (info == 0) part_done("z_to_host");
   st.total = MPI_Wtime() - t_start;
   if (stats) *stats = st;
   return info;

@@ -70,8 +70,12 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
       ldx * n + u_dev + merge_ws + h * widest +
       (overlap_sbr_back ? merged + panels + band + bc_work : std::max(merged, panels));
   const long dc_device = gpu_buffers && rank == 0 ? 2 * n * n + n * std::min(n, 2048L) + 2 * n : 0;
-  p.back_transformation =
-      std::max(sbr_back + (dc_at_sbr_back ? dc_device : 0), ldx * n + u_dev + dc_device);
+  // BC-back's tensor-core kernel (gpu/bc_back_tensor.cuh): a T factor (64 doubles) per step of
+  // every block of 8 sweeps, and their offsets.
+  const long t_factors =
+      gpu_buffers && u.count() > 0 ? 8 * u.count() + 64 * (u.steps(0) + 1) + n / 8 + 2 : 0;
+  p.back_transformation = std::max(sbr_back + (dc_at_sbr_back ? dc_device : 0),
+                                   ldx * n + u_dev + t_factors + dc_device);
   // Final GEMM: X, Q_d, Z (U's device copy released after BC-back).
   p.final_gemm = 2 * ldx * n + n * n;
   p.peak = std::max({p.dbbr, p.bulge_chasing, p.back_transformation, p.final_gemm}) + libraries;

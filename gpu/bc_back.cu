@@ -2,11 +2,13 @@
 #include <cuda_pipeline.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "gpu/bc_back.cuh"
+#include "gpu/bc_back_tensor.cuh"
 #include "gpu/gpu_context.hpp"
 
 namespace pipevd::gpu {
@@ -261,11 +263,18 @@ const Variant* find_variant(const BcBackTunables& tun) {
   return nullptr;
 }
 
+BcBackTensorShape tensor_shape(const BcBackTunables& t) {
+  return {t.group, t.rows, t.threads / 32, t.prefetch};
+}
+
 }  // namespace
 
 std::vector<BcBackTunables> bc_back_variants() {
   std::vector<BcBackTunables> out;
-  for (const Variant& w : kVariants) out.push_back({w.lanes, w.rows, w.group, 128, w.prefetch});
+  for (const Variant& w : kVariants)
+    out.push_back({w.lanes, w.rows, w.group, 128, w.prefetch, false});
+  for (const BcBackTensorShape& s : bc_back_tensor_shapes())
+    out.push_back({0, s.mtiles, s.group, 32 * s.warps, s.prefetch_x, true});
   return out;
 }
 
@@ -279,7 +288,14 @@ std::vector<BcBackTunables> bc_back_variants() {
 // G = 32 streams X n / 32 times, ~0.4 s of HBM at n = m = 16384, under the FMA time.
 BcBackTunables default_bc_back_tunables(long m, long b) {
   BcBackTunables t;
-  (void)b;
+  // The tensor-core kernel for 16 < b <= 32 (2.06x the BLAS2 kernel on an H100, n = m = 16384 and
+  // 32768: bench/RESULTS.md 2026-11-23); PIPEVD_GPU_BC_BACK=blas2 (checked by the policy) keeps
+  // the BLAS2 kernel.
+  const char* kernel = std::getenv("PIPEVD_GPU_BC_BACK");
+  if (!(kernel && std::string(kernel) == "blas2") && b > 16 && b <= 32) {
+    const BcBackTensorShape s;
+    return {0, s.mtiles, s.group, 32 * s.warps, s.prefetch_x, true};
+  }
   // Measured on an H100 (bench/RESULTS.md, BC-back): groups of 64 sweeps won at every size (X is
   // streamed half as often as with 32); 2 lanes per row at m >= 8192 (0.19 / 0.88 / 7.0 s at
   // m = n = 8192 / 16384 / 32768), 4 lanes below, where rows alone do not fill the GPU (0.17 / 0.70
@@ -299,6 +315,23 @@ void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, l
   if (tun.threads < 32 || tun.threads > kMaxThreads || tun.threads % 32 != 0)
     throw std::invalid_argument("gpu::bc_back: threads = " + std::to_string(tun.threads));
   if (m == 0 || L.count() == 0) return;
+  if (tun.tensor) {
+    const BcBackTensorShape shape = tensor_shape(tun);
+    if (tun.threads % 32 != 0 || !bc_back_tensor_compiled(shape))
+      throw std::invalid_argument(
+          "gpu::bc_back: no compiled tensor shape group = " + std::to_string(tun.group) +
+          ", tiles = " + std::to_string(tun.rows) + ", threads = " + std::to_string(tun.threads));
+    void* work = nullptr;
+    PIPEVD_CUDA_CHECK(cudaMallocAsync(&work, bc_back_tensor_workspace_bytes(L), stream));
+    try {
+      bc_back_tensor(L, d_v, d_tau, m, d_x, ldx, shape, work, stream);
+    } catch (...) {
+      cudaFreeAsync(work, stream);
+      throw;
+    }
+    PIPEVD_CUDA_CHECK(cudaFreeAsync(work, stream));
+    return;
+  }
   const int th = tun.threads;
   if (L.b <= 2)
     (tun.prefetch ? launch<2, 32, 1, 1, true> : launch<2, 32, 1, 1, false>)(L, d_v, d_tau, m, d_x,
@@ -337,9 +370,10 @@ long bc_back_wave_rows(long m, long b, int device) {
   if (b <= 16 || b > 32)
     return 0;  // the fixed narrow variants and the generic kernel: not modelled
   const BcBackTunables tun = default_bc_back_tunables(m, b);
+  ScopedDevice guard(device);
+  if (tun.tensor) return bc_back_tensor_wave_rows(tensor_shape(tun), device);
   const Variant* w = find_variant(tun);
   if (!w) return 0;
-  ScopedDevice guard(device);
   return w->wave(tun.threads, device);
 }
 

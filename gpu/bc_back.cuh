@@ -33,9 +33,14 @@ struct BcBackTunables {
   int group = 32;
   int threads = 128;
   bool prefetch = true;  // the next step's vectors copied asynchronously (cp.async) meanwhile
+  // The tensor-core kernel (gpu/bc_back_tensor.cuh) instead: rows = 8-row tiles per warp, threads =
+  // 32 x warps per block, prefetch = the next step's columns of X copied asynchronously; lanes
+  // unused. It needs 2 <= b <= 32 and takes its workspace from the device's default memory pool.
+  bool tensor = false;
 };
 
-// The compiled (lanes, rows, group, prefetch) combinations, each with threads = 128.
+// The compiled (lanes, rows, group, prefetch) combinations, each with threads = 128, then the
+// tensor-core kernel's compiled shapes.
 std::vector<BcBackTunables> bc_back_variants();
 
 // The default for m rows and bandwidth b (see bc_back.cu for the reasoning; to be re-tuned).

@@ -544,6 +544,60 @@ void GpuBackend::copy_to_host(const double* dev, double* host, long count) {
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s_->stream));
 }
 
+void GpuBackend::gemm_to_host(long m, long n, long k, const double* a, long lda, const double* b,
+                              long ldb, double* c, long ldc) {
+  if (m <= 0 || n <= 0) return;
+  // Eight panels: the first GEMM and the last copy (1/8 each) are not hidden.
+  constexpr long kPanels = 8;
+  const long pw = (n + kPanels - 1) / kPanels, panels = (n + pw - 1) / pw;
+  if (panels < 2 || ldc != m) {  // nothing to overlap, or c's padding rows must stay untouched
+    EngineBackend::gemm_to_host(m, n, k, a, lda, b, ldb, c, ldc);
+    return;
+  }
+  ScopedDevice guard(s_->device);
+  pipevd::DeviceBuffer buf[2] = {pipevd::DeviceBuffer(*this, ldc * pw),
+                                 pipevd::DeviceBuffer(*this, ldc * pw)};
+  cudaStream_t copy = nullptr;
+  cudaEvent_t done[2] = {nullptr, nullptr};
+  PIPEVD_CUDA_CHECK(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
+  auto cleanup = [&] {
+    cudaStreamSynchronize(copy);
+    for (cudaEvent_t e : done)
+      if (e) cudaEventDestroy(e);
+    cudaStreamDestroy(copy);
+  };
+  try {
+    for (cudaEvent_t& e : done)
+      PIPEVD_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    auto queue_gemm = [&](long j) {  // buffer j % 2 is free: its last copy returned
+      const long c0 = j * pw, w = std::min(pw, n - c0);
+      gemm('N', 'N', m, w, k, 1.0, a, lda, b + c0 * ldb, ldb, 0.0, buf[j % 2].get(), ldc);
+      PIPEVD_CUDA_CHECK(cudaEventRecord(done[j % 2], s_->stream));
+    };
+    const bool pageable = is_pageable(c);
+    queue_gemm(0);
+    for (long j = 0; j < panels; ++j) {
+      if (j + 1 < panels) queue_gemm(j + 1);
+      PIPEVD_CUDA_CHECK(cudaStreamWaitEvent(copy, done[j % 2], 0));
+      const long c0 = j * pw, count = ldc * std::min(pw, n - c0);
+      if (pageable && count >= 2 * kPageableChunk) {
+        with_pinned_chunks(*this, copy, [&](const PinnedChunks& stage) {
+          copy_to_pageable(buf[j % 2].get(), c + c0 * ldc, count, stage, s_->host_threads, copy);
+        });
+      } else {
+        PIPEVD_CUDA_CHECK(cudaMemcpyAsync(c + c0 * ldc, buf[j % 2].get(), sizeof(double) * count,
+                                          cudaMemcpyDeviceToHost, copy));
+        PIPEVD_CUDA_CHECK(cudaStreamSynchronize(copy));
+      }
+    }
+  } catch (...) {
+    cudaStreamSynchronize(s_->stream);  // no GEMM may still write a buffer being released
+    cleanup();
+    throw;
+  }
+  cleanup();
+}
+
 void GpuBackend::copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) {
   if (m <= 0 || n <= 0) return;
   ScopedDevice guard(s_->device);

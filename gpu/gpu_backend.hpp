@@ -51,6 +51,10 @@ class GpuBackend final : public EngineBackend {
   // copying in parallel (gpu/pageable_copy.hpp); pinned memory is copied directly.
   void copy_to_device(const double* host, double* dev, long count) override;
   void copy_to_host(const double* dev, double* host, long count) override;
+  // Panels of c's columns through two device buffers: the copy of one (on the calling thread,
+  // on a stream of its own) runs while the GEMM of the next one computes.
+  void gemm_to_host(long m, long n, long k, const double* a, long lda, const double* b, long ldb,
+                    double* c, long ldc) override;
   // Host threads for those pageable copies (default 1): the engine rank's share of the CPUs.
   void set_host_threads(int threads);
   // Pinned (cudaMallocHost) blocks, kept by the backend once released and handed out again.

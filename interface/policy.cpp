@@ -136,6 +136,14 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
       }
       *field = v == "1";
     }
+  // Read again where it applies (gpu::default_bc_back_tunables); checked here for INFO's sake.
+  if (const char* s = getenv_fn("PIPEVD_GPU_BC_BACK")) {
+    const std::string v = s;
+    if (v != "auto" && v != "blas2" && v != "tensor") {
+      r.error = "PIPEVD_GPU_BC_BACK='" + v + "' is not one of auto, blas2, tensor";
+      return r;
+    }
+  }
   if (const char* s = getenv_fn("PIPEVD_GPU_PANEL_QR")) {
     const std::string v = s;
     if (v != "auto" && v != "cusolver") {

@@ -144,6 +144,36 @@ TEST_F(GpuBackendTest, GemmEqualsHost) {
       }
 }
 
+// The final GEMM into host memory: panels overlapped with their copies where ldc = m (pinned,
+// panels of pageable memory past two staging chunks (m = 12001: 18M doubles each) and small
+// ones), the plain path where c has padding rows (kept).
+TEST_F(GpuBackendTest, GemmToHostEqualsHost) {
+  for (auto [m, n, k, pad] : {std::array<long, 4>{1, 1, 1, 0},
+                              {33, 7, 65, 0},
+                              {257, 129, 31, 0},
+                              {257, 129, 31, 3},
+                              {12001, 12000, 37, 0}}) {
+    SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                 " pad=" + std::to_string(pad));
+    const long lda = m + 1, ldb = k + 2, ldc = m + pad;
+    const Mat a = random_vector(lda * k, 8), b = random_vector(ldb * n, 9),
+              c0 = random_vector(ldc * n, 10);
+    Mat want = c0;
+    host_.gemm('N', 'N', m, n, k, 1.0, a.data(), lda, b.data(), ldb, 0.0, want.data(), ldc);
+    Dev da(gpu_, a), db(gpu_, b);
+    Mat got = c0;  // pageable
+    gpu_.gemm_to_host(m, n, k, da.get(), lda, db.get(), ldb, got.data(), ldc);
+    EXPECT_LT(max_abs_diff(got, want), 1e-14 * (k + 2) * 4);
+    for (long j = 0; j < n; ++j)
+      for (long i = m; i < ldc; ++i) ASSERT_EQ(got[i + j * ldc], c0[i + j * ldc]);
+    double* pinned = gpu_.allocate_host_staging(ldc * n);
+    std::copy(c0.begin(), c0.end(), pinned);
+    gpu_.gemm_to_host(m, n, k, da.get(), lda, db.get(), ldb, pinned, ldc);
+    EXPECT_TRUE(bitwise_equal(Mat(pinned, pinned + ldc * n), got));
+    gpu_.release_host_staging(pinned);
+  }
+}
+
 // Q R with Q = I - W Y^T, R the upper trapezoid left in the panel: relative to ||A||.
 double qr_reconstruction_error(long m, long nb, const Mat& a, const Mat& r, const Mat& w,
                                const Mat& y, HostBackend& be) {

@@ -122,6 +122,7 @@ TEST(GpuBcBack, Blas2EqualsHostEveryVariantBitwiseRepeatable) {
       for (const gpu::BcBackTunables& t : gpu::bc_back_variants()) tuns.push_back(t);
       for (int threads : {32, 64, 256}) {
         gpu::BcBackTunables t = tuns.front();
+        if (t.tensor) break;  // a tensor shape's block size is compiled in
         t.threads = threads;
         tuns.push_back(t);
       }
@@ -129,11 +130,14 @@ TEST(GpuBcBack, Blas2EqualsHostEveryVariantBitwiseRepeatable) {
       gpu::BcBackTunables t = tuns.front();
       t.prefetch = !t.prefetch;
       tuns.push_back(t);
+      for (const gpu::BcBackTunables& v : gpu::bc_back_variants())  // the tensor kernel: any b
+        if (v.tensor) tuns.push_back(v);
     }
     for (const gpu::BcBackTunables& t : tuns) {
       SCOPED_TRACE("lanes=" + std::to_string(t.lanes) + " rows=" + std::to_string(t.rows) +
                    " group=" + std::to_string(t.group) + " threads=" + std::to_string(t.threads) +
-                   " prefetch=" + std::to_string(t.prefetch));
+                   " prefetch=" + std::to_string(t.prefetch) +
+                   " tensor=" + std::to_string(t.tensor));
       Mat got[2];
       for (Mat& g : got) {
         Dev x(x0);
@@ -218,7 +222,8 @@ TEST(GpuBcBack, WaveRowsAreWholeBlocksOnEverySm) {
   for (long m : {1000L, 16384L, 32768L}) {
     SCOPED_TRACE("m=" + std::to_string(m));
     const gpu::BcBackTunables t = gpu::default_bc_back_tunables(m, 32);
-    const long per_block = static_cast<long>(t.threads / t.lanes) * t.rows;
+    const long per_block =
+        t.tensor ? 8L * t.rows * (t.threads / 32) : static_cast<long>(t.threads / t.lanes) * t.rows;
     const long wave = gpu::bc_back_wave_rows(m, 32, device);
     EXPECT_GT(wave, 0);
     EXPECT_EQ(wave % (per_block * sms), 0) << "whole blocks, the same count on every SM";

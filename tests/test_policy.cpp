@@ -68,6 +68,10 @@ TEST(Policy, ThreadsAndPanelQr) {
   EXPECT_EQ(parse({{"PIPEVD_DC_THREADS", "12"}}).policy.dc_threads, 12);
   EXPECT_EQ(parse({{"PIPEVD_THREADS", "3"}}).policy.threads, 3);
   EXPECT_TRUE(parse({{"PIPEVD_GPU_PANEL_QR", "cusolver"}}).policy.panel_qr_cusolver);
+  for (const char* v : {"auto", "blas2", "tensor"})
+    EXPECT_TRUE(parse({{"PIPEVD_GPU_BC_BACK", v}}).error.empty()) << v;
+  EXPECT_NE(parse({{"PIPEVD_GPU_BC_BACK", "blas3"}}).error.find("PIPEVD_GPU_BC_BACK"),
+            std::string::npos);
   EXPECT_FALSE(parse({{"PIPEVD_GPU_PANEL_QR", "auto"}}).policy.panel_qr_cusolver);
   for (const char* var : {"PIPEVD_DC_THREADS", "PIPEVD_THREADS"})
     for (const char* bad : {"0", "-2", "many", "", "4x"}) {

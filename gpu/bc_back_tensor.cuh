@@ -1,0 +1,54 @@
+// BC-back on the FP64 tensor cores: X := X * Q_b (core/reflector_store.hpp) with the reflectors of
+// 8 consecutive sweeps at one step applied as one reflector block, I - V T V^T (LAPACK's compact
+// WY, dlarft forward / columnwise), through DMMA (mma.sync m8n8k4, double).
+//
+// The BLAS2 kernel (gpu/bc_back.cu, the pipelined paper §4.3) feeds the FP64 pipe from shared
+// memory one double per two FMAs: at 10 TFLOP/s on an H100 it is bound by the shared-memory
+// return bandwidth and the reflector-to-reflector dependency chain. Here a warp holds 8 MT rows of
+// X's window in the DMMA accumulator layout; per block of 8 reflectors it computes D = X V
+// (8 x 8 per 8 rows), W = D T and X -= W V^T with V's 40 x 8 block as B fragments from shared
+// memory, staged once per step in fragment order (no bank conflicts). The flops are 1.4x the
+// BLAS2 count (V's zeros inside the 40-column span, and T) at twice the FP64 vector peak.
+//
+// The T factors do not depend on X: a first kernel forms them for every (block of 8 sweeps, step)
+// into the workspace; rows of X are independent, so a launch over any subset of rows gives those
+// rows exactly (fixed reduction order: repeated runs are bitwise identical).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "core/reflector_store.hpp"
+
+namespace pipevd::gpu {
+
+// A compiled shape: sweeps per group G (a multiple of 8: X is streamed about n / G times), 8-row
+// tiles per warp, warps per block, and whether the next step's incoming columns of X are copied to
+// shared memory asynchronously (cp.async) during the current step.
+// The defaults: the fastest on an H100 (n = m = 16384: 20.7 TFLOP/s on the 2 m n^2 model, against
+// 19.3 with the X prefetch, 19.9 with G = 96, 15.8 with G = 64, 12.4 with one tile per warp).
+struct BcBackTensorShape {
+  int group = 128;
+  int mtiles = 2;
+  int warps = 8;
+  bool prefetch_x = false;
+};
+
+std::vector<BcBackTensorShape> bc_back_tensor_shapes();
+bool bc_back_tensor_compiled(const BcBackTensorShape& s);
+
+// Device bytes of the T factors and their offsets for layout L (any shape).
+size_t bc_back_tensor_workspace_bytes(const ReflectorLayout& L);
+
+// X (m x L.n, ldx >= max(1, m), device) := X * Q_b for 2 <= L.b <= 32, asynchronous on `stream`;
+// `work`: bc_back_tensor_workspace_bytes(L) bytes on the device, 16-byte aligned.
+// std::invalid_argument for a shape not compiled or b outside 2 .. 32.
+void bc_back_tensor(const ReflectorLayout& L, const double* d_v, const double* d_tau, long m,
+                    double* d_x, long ldx, const BcBackTensorShape& s, void* work,
+                    cudaStream_t stream);
+
+// Rows of X one launch of shape s holds at once on `device` (resident blocks on all SMs).
+long bc_back_tensor_wave_rows(const BcBackTensorShape& s, int device);
+
+}  // namespace pipevd::gpu
