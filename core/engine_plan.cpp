@@ -28,7 +28,9 @@ std::vector<long> back_transformation_heights(long n, int ranks, double slack, l
   std::vector<long> h(std::max(0, ranks), 0);
   if (ranks <= 0) return h;
   if (wave_rows > 0 && ranks > 1) {
-    // The waves the equal share needs; the other ranks fill theirs up to (1 + slack) n / E.
+    // The waves the equal share needs; the other ranks fill theirs up to (1 + slack) n / E, or
+    // completely where that takes a whole wave off rank 0 (the D&C's GPU time is about one wave's
+    // BC-back: 2.8 s against 3.7 s on 2 H200s at n = 49152, bench/RESULTS.md 2026-11-23).
     const long share = (n + ranks - 1) / ranks;
     const long cap = (share + wave_rows - 1) / wave_rows * wave_rows;
     const long others = ranks - 1;
@@ -36,6 +38,9 @@ std::vector<long> back_transformation_heights(long n, int ranks, double slack, l
         std::min({cap, static_cast<long>(std::floor((1 + slack) * static_cast<double>(n) / ranks)),
                   n / others});
     each = std::max(each, std::min(share, n / others));  // rank 0 takes no more than the others
+    const long full = std::max(each, std::min(cap, n / others));
+    auto waves = [&](long rows) { return (rows + wave_rows - 1) / wave_rows; };
+    if (waves(n - others * full) < waves(n - others * each)) each = full;
     for (int e = 1; e < ranks; ++e) h[e] = each;
     h[0] = n - others * each;
     return h;

@@ -396,12 +396,17 @@ TEST(EnginePlan, RankZeroTakesFewerRowsWithinTheSlack) {
 }
 
 // With BC-back's wave (rows at once on the device): no rank needs more waves than the equal
-// share, the others take up to (1 + slack) n / E, rank 0 (the D&C's) the rest.
+// share, the others take up to (1 + slack) n / E, or their waves in full where that takes a wave
+// off rank 0 (the D&C's), which takes the rest.
 TEST(EnginePlan, HeightsFollowBcBackWaves) {
-  // 2 H200s (16896 rows a wave): one wave each at 32768 with 16 blocks of 64 rows left to rank
-  // 0's D&C; two waves each at 49152, the others capped by the slack.
+  // 2 H200s (16896 rows a wave): one wave each at 32768 with 8 SMs' blocks left to rank 0's D&C;
+  // at 49152 rank 1 fills its two waves and rank 0 keeps one.
   EXPECT_EQ(back_transformation_heights(32768, 2, 0.05, 16896), (std::vector<long>{15872, 16896}));
-  EXPECT_EQ(back_transformation_heights(49152, 2, 0.05, 16896), (std::vector<long>{23348, 25804}));
+  EXPECT_EQ(back_transformation_heights(49152, 2, 0.05, 16896), (std::vector<long>{15360, 33792}));
+  // 3 ranks at 49152 (share 16384, one wave): the others cannot take rank 0's whole wave
+  // without a second one, so the slack decides.
+  EXPECT_EQ(back_transformation_heights(49152, 3, 0.05, 16896),
+            (std::vector<long>{15360, 16896, 16896}));
   for (int ranks = 2; ranks <= 8; ++ranks)
     for (long n : {7L, 1000L, 33791L, 40000L, 98304L})
       for (long wave : {100L, 16896L}) {
@@ -415,12 +420,16 @@ TEST(EnginePlan, HeightsFollowBcBackWaves) {
           EXPECT_GE(h[e], 0);
           EXPECT_LE((h[e] + wave - 1) / wave, waves) << "rank " << e << " runs an extra wave";
           if (e > 0) EXPECT_EQ(h[e], h[1]);
-          if (e > 0 && n >= 1000) {
-            EXPECT_LE(h[0], h[e]);
-            EXPECT_LE(h[e], static_cast<long>(1.05 * n / ranks));
-          }
+          if (e > 0 && n >= 1000) EXPECT_LE(h[0], h[e]);
         }
         EXPECT_EQ(sum, n);
+        // Past the slack only where rank 0 then runs fewer waves than with the slack's heights.
+        const long slack_each = std::max(std::min<long>(1.05 * n / ranks, waves * wave),
+                                         std::min(share, n / (ranks - 1)));
+        if (n >= 1000 && h[1] > slack_each) {
+          const long r0_slack = n - (ranks - 1) * slack_each;
+          EXPECT_LT((h[0] + wave - 1) / wave, (r0_slack + wave - 1) / wave);
+        }
       }
 }
 
