@@ -26,8 +26,8 @@ namespace pipevd::gpu {
 // A compiled shape: sweeps per group G (a multiple of 8: X is streamed about n / G times), 8-row
 // tiles per warp, warps per block, and whether the next step's incoming columns of X are copied to
 // shared memory asynchronously (cp.async) during the current step.
-// The defaults: the fastest on an H100 (n = m = 16384: 20.7 TFLOP/s on the 2 m n^2 model, against
-// 19.3 with the X prefetch, 19.9 with G = 96, 15.8 with G = 64, 12.4 with one tile per warp).
+// The defaults: the fastest on an H100 (n = m = 16384: 21.0 TFLOP/s on the 2 m n^2 model, against
+// 18.7 with the X prefetch, 19.5 with G = 96, 15.7 with G = 64, 12.4 with one tile per warp).
 struct BcBackTensorShape {
   int group = 128;
   int mtiles = 2;
