@@ -38,9 +38,13 @@ std::vector<long> back_transformation_heights(long n, int ranks, double slack, l
         std::min({cap, static_cast<long>(std::floor((1 + slack) * static_cast<double>(n) / ranks)),
                   n / others});
     each = std::max(each, std::min(share, n / others));  // rank 0 takes no more than the others
+    // Only where the others run two waves or more and rank 0 keeps rows: below that a whole wave
+    // would move SBR-back's and the final GEMM's rows too, for a D&C far shorter than a wave.
     const long full = std::max(each, std::min(cap, n / others));
     auto waves = [&](long rows) { return (rows + wave_rows - 1) / wave_rows; };
-    if (waves(n - others * full) < waves(n - others * each)) each = full;
+    if (cap >= 2 * wave_rows && n - others * full > 0 &&
+        waves(n - others * full) < waves(n - others * each))
+      each = full;
     for (int e = 1; e < ranks; ++e) h[e] = each;
     h[0] = n - others * each;
     return h;

@@ -27,8 +27,9 @@ EngineLayout plan_engine_layout(long n, int ranks, long b, double slack = 0.0, l
 // rounded down, the other ranks the rest in equal shares (the first ones one more where it does
 // not divide); slack 0 or one rank: equal shares. With wave_rows (the rows BC-back processes at
 // once on the device, gpu::bc_back_wave_rows) and several ranks: the other ranks take up to
-// (1 + slack) n / E rows each, or all the rows of the waves that n / E needs where that leaves
-// rank 0 a wave fewer, but never more waves than n / E needs; rank 0 takes the rest,
+// (1 + slack) n / E rows each, or all the rows of the waves that n / E needs where that is two
+// waves or more and leaves rank 0 a wave fewer (and some rows), but never more waves than n / E
+// needs; rank 0 takes the rest,
 // so that no rank runs an extra wave and rank 0's BC-back leaves SMs free for the D&C's kernels
 // next to it.
 std::vector<long> back_transformation_heights(long n, int ranks, double slack, long wave_rows = 0);

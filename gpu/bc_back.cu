@@ -291,10 +291,14 @@ BcBackTunables default_bc_back_tunables(long m, long b) {
   // The tensor-core kernel for 16 < b <= 32 (2.09x the BLAS2 kernel on an H100 at n = m = 32768:
   // bench/RESULTS.md 2026-11-23, fifth session); PIPEVD_GPU_BC_BACK=blas2 (checked by the policy)
   // keeps the BLAS2 kernel.
+  // Devices without DMMA or with less shared memory per block than the kernel's take BLAS2.
   const char* kernel = std::getenv("PIPEVD_GPU_BC_BACK");
   if (!(kernel && std::string(kernel) == "blas2") && b > 16 && b <= 32) {
     const BcBackTensorShape s;
-    return {0, s.mtiles, s.group, 32 * s.warps, s.prefetch_x, true};
+    int device = 0;
+    PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+    if (bc_back_tensor_fits(s, device))
+      return {0, s.mtiles, s.group, 32 * s.warps, s.prefetch_x, true};
   }
   // Measured on an H100 (bench/RESULTS.md, BC-back): groups of 64 sweeps won at every size (X is
   // streamed half as often as with 32); 2 lanes per row at m >= 8192 (0.19 / 0.88 / 7.0 s at
@@ -307,8 +311,17 @@ BcBackTunables default_bc_back_tunables(long m, long b) {
   return t;
 }
 
+size_t bc_back_workspace_bytes(const ReflectorLayout& L, const BcBackTunables& t) {
+  return t.tensor && L.count() > 0 ? bc_back_tensor_workspace_bytes(L) : 0;
+}
+
 void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, long m, double* d_x,
              long ldx, const BcBackTunables& tun, cudaStream_t stream) {
+  bc_back(L, d_v, d_tau, m, d_x, ldx, tun, nullptr, stream);
+}
+
+void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, long m, double* d_x,
+             long ldx, const BcBackTunables& tun, void* work, cudaStream_t stream) {
   if (m < 0 || (m > 0 && ldx < m) || L.n < 0)
     throw std::invalid_argument("gpu::bc_back: m = " + std::to_string(m) +
                                 ", ldx = " + std::to_string(ldx) + ", n = " + std::to_string(L.n));
@@ -321,7 +334,10 @@ void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, l
       throw std::invalid_argument(
           "gpu::bc_back: no compiled tensor shape group = " + std::to_string(tun.group) +
           ", tiles = " + std::to_string(tun.rows) + ", threads = " + std::to_string(tun.threads));
-    void* work = nullptr;
+    if (work) {
+      bc_back_tensor(L, d_v, d_tau, m, d_x, ldx, shape, work, stream);
+      return;
+    }
     PIPEVD_CUDA_CHECK(cudaMallocAsync(&work, bc_back_tensor_workspace_bytes(L), stream));
     try {
       bc_back_tensor(L, d_v, d_tau, m, d_x, ldx, shape, work, stream);
@@ -369,8 +385,8 @@ void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, l
 long bc_back_wave_rows(long m, long b, int device) {
   if (b <= 16 || b > 32)
     return 0;  // the fixed narrow variants and the generic kernel: not modelled
-  const BcBackTunables tun = default_bc_back_tunables(m, b);
   ScopedDevice guard(device);
+  const BcBackTunables tun = default_bc_back_tunables(m, b);
   if (tun.tensor) return bc_back_tensor_wave_rows(tensor_shape(tun), device);
   const Variant* w = find_variant(tun);
   if (!w) return 0;

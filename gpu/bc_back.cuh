@@ -43,8 +43,11 @@ struct BcBackTunables {
 // tensor-core kernel's compiled shapes.
 std::vector<BcBackTunables> bc_back_variants();
 
-// The default for m rows and bandwidth b (see bc_back.cu for the reasoning; to be re-tuned).
+// The default for m rows and bandwidth b on the current device (see bc_back.cu).
 BcBackTunables default_bc_back_tunables(long m, long b);
+
+// Device bytes of the workspace bc_back with tunables t needs for layout L (0: none).
+size_t bc_back_workspace_bytes(const ReflectorLayout& L, const BcBackTunables& t);
 
 // Rows of X that bc_back with the default tunables for m rows and bandwidth b processes at once on
 // `device` (its resident blocks on all SMs); more rows take further waves of about the same time
@@ -61,5 +64,9 @@ void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, l
 // multiple of 32 in 32 .. 256).
 void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, long m, double* d_x,
              long ldx, const BcBackTunables& tun, cudaStream_t stream);
+// The same with the caller's workspace: bc_back_workspace_bytes(L, tun) bytes of device memory,
+// 16-byte aligned (nullptr: taken from the device's default pool for the call).
+void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, long m, double* d_x,
+             long ldx, const BcBackTunables& tun, void* work, cudaStream_t stream);
 
 }  // namespace pipevd::gpu

@@ -454,13 +454,17 @@ long wave_rows(int device) {
 
 struct Shape {
   BcBackTensorShape s;
+  size_t smem;
   void (*fn)(const ReflectorLayout&, const double*, const double*, const long*, long, double*, long,
              cudaStream_t);
   long (*wave)(int);
 };
 template <int G, int MT, int NW, bool PFX>
 constexpr Shape shape() {
-  return {{G, MT, NW, PFX}, launch<G, MT, NW, PFX>, wave_rows<G, MT, NW, PFX>};
+  return {{G, MT, NW, PFX},
+          shared_bytes<G, MT, NW, PFX>(),
+          launch<G, MT, NW, PFX>,
+          wave_rows<G, MT, NW, PFX>};
 }
 const Shape kShapes[] = {
     shape<128, 2, 8, true>(), shape<128, 2, 8, false>(), shape<128, 1, 8, true>(),
@@ -494,6 +498,16 @@ std::vector<BcBackTensorShape> bc_back_tensor_shapes() {
 }
 
 bool bc_back_tensor_compiled(const BcBackTensorShape& s) { return find_shape(s) != nullptr; }
+
+bool bc_back_tensor_fits(const BcBackTensorShape& s, int device) {
+  const Shape* k = find_shape(s);
+  int major = 0, optin = 0;
+  if (!k) return false;
+  PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  PIPEVD_CUDA_CHECK(
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return major >= 8 && k->smem <= static_cast<size_t>(optin);
+}
 
 size_t bc_back_tensor_workspace_bytes(const ReflectorLayout& L) {
   return offsets_bytes(L) + sizeof(double) * 64 * static_cast<size_t>(t_factor_count(L));

@@ -37,6 +37,9 @@ struct BcBackTensorShape {
 
 std::vector<BcBackTensorShape> bc_back_tensor_shapes();
 bool bc_back_tensor_compiled(const BcBackTensorShape& s);
+// Whether `device` runs shape s: DMMA (compute capability 8.0 on) and the shape's shared memory
+// (132 KB for the default) within its per-block limit (sm_86 / sm_89 allow 99 KB).
+bool bc_back_tensor_fits(const BcBackTensorShape& s, int device);
 
 // Device bytes of the T factors and their offsets for layout L (any shape).
 size_t bc_back_tensor_workspace_bytes(const ReflectorLayout& L);

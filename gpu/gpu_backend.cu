@@ -832,8 +832,13 @@ void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
     PIPEVD_CUDA_CHECK(cudaMemcpyAsync(tau, u.tau.data(), sizeof(double) * L.count(),
                                       cudaMemcpyHostToDevice, s.stream));
   }
+  // The workspace (the tensor kernel's T factors) from this backend: a failure is its clear
+  // out-of-memory error.
+  const gpu::BcBackTunables tun = gpu::default_bc_back_tunables(m, L.b);
+  pipevd::DeviceBuffer work(*this,
+                            static_cast<long>((gpu::bc_back_workspace_bytes(L, tun) + 7) / 8));
   gpu::bc_back(L, static_cast<const double*>(s.u_v.p), static_cast<const double*>(s.u_tau.p), m, x,
-               ldx, s.stream);
+               ldx, tun, work.get(), s.stream);
 }
 
 // NCCL runs on the backend's stream, after the cuBLAS and kernel work queued before it and

@@ -407,6 +407,11 @@ TEST(EnginePlan, HeightsFollowBcBackWaves) {
   // without a second one, so the slack decides.
   EXPECT_EQ(back_transformation_heights(49152, 3, 0.05, 16896),
             (std::vector<long>{15360, 16896, 16896}));
+  // Within one wave the slack decides: rank 0 keeps its share of SBR-back and the final GEMM.
+  EXPECT_EQ(back_transformation_heights(16384, 2, 0.05, 16896), (std::vector<long>{7783, 8601}));
+  EXPECT_EQ(back_transformation_heights(16896, 2, 0.05, 16896), (std::vector<long>{8026, 8870}));
+  EXPECT_EQ(back_transformation_heights(30000, 3, 0.05, 16896),
+            (std::vector<long>{9000, 10500, 10500}));
   for (int ranks = 2; ranks <= 8; ++ranks)
     for (long n : {7L, 1000L, 33791L, 40000L, 98304L})
       for (long wave : {100L, 16896L}) {
@@ -429,6 +434,8 @@ TEST(EnginePlan, HeightsFollowBcBackWaves) {
         if (n >= 1000 && h[1] > slack_each) {
           const long r0_slack = n - (ranks - 1) * slack_each;
           EXPECT_LT((h[0] + wave - 1) / wave, (r0_slack + wave - 1) / wave);
+          EXPECT_GE(waves, 2);
+          EXPECT_GT(h[0], 0);
         }
       }
 }
