@@ -40,6 +40,7 @@
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
 #include "interface/engine_options.hpp"
+#include "interface/gpu_options.hpp"
 
 namespace {
 
@@ -181,7 +182,8 @@ double eigenvalue_difference(const std::vector<double>& w, const std::vector<dou
 
 int run(int argc, char** argv) {
   std::vector<long> sizes = {8192, 16384};
-  // PIPEVD_* settings (the D&C's, the panel QR path) through the policy, as pdsyevd_ reads them.
+  // PIPEVD_* settings (the D&C's, the panel QR path, BC-back's kernel) through the policy, as
+  // pdsyevd_ reads them.
   const pipevd::PolicyOrError& pol = pipevd::process_policy();
   if (!pol.error.empty()) {
     std::fprintf(stderr, "evd_bench: %s\n", pol.error.c_str());
@@ -255,8 +257,7 @@ int run(int argc, char** argv) {
     opt.k = k;
     opt.tridiagonal = tridiagonal;
     pipevd::gpu::GpuBackend be(device);
-    if (pol.policy.panel_qr_cusolver)
-      be.set_panel_qr_path(pipevd::gpu::GpuBackend::PanelQrPath::Cusolver);
+    pipevd::configure_gpu_backend(be, pol.policy);
     pipevd::run_engine(be, MPI_COMM_SELF, L, a.data(), w.data(), z.data(), opt, nullptr);
   }
   for (long n : sizes) {
@@ -292,8 +293,7 @@ int run(int argc, char** argv) {
         int info = 0;
         {
           pipevd::gpu::GpuBackend be(device);  // its memory pool is trimmed when it goes
-          if (pol.policy.panel_qr_cusolver)
-            be.set_panel_qr_path(pipevd::gpu::GpuBackend::PanelQrPath::Cusolver);
+          pipevd::configure_gpu_backend(be, pol.policy);
           for (int r = 0; r < reps; ++r) {
             pipevd::EngineStats st;
             const auto t0 = Clock::now();

@@ -2,7 +2,6 @@
 #include <cuda_pipeline.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -263,8 +262,12 @@ const Variant* find_variant(const BcBackTunables& tun) {
   return nullptr;
 }
 
+// The tunables' fields in a tensor shape's meaning, both ways.
 BcBackTensorShape tensor_shape(const BcBackTunables& t) {
   return {t.group, t.rows, t.threads / 32, t.prefetch};
+}
+BcBackTunables tensor_tunables(const BcBackTensorShape& s) {
+  return {0, s.mtiles, s.group, 32 * s.warps, s.prefetch_x, true};
 }
 
 }  // namespace
@@ -273,8 +276,7 @@ std::vector<BcBackTunables> bc_back_variants() {
   std::vector<BcBackTunables> out;
   for (const Variant& w : kVariants)
     out.push_back({w.lanes, w.rows, w.group, 128, w.prefetch, false});
-  for (const BcBackTensorShape& s : bc_back_tensor_shapes())
-    out.push_back({0, s.mtiles, s.group, 32 * s.warps, s.prefetch_x, true});
+  for (const BcBackTensorShape& s : bc_back_tensor_shapes()) out.push_back(tensor_tunables(s));
   return out;
 }
 
@@ -286,19 +288,16 @@ std::vector<BcBackTunables> bc_back_variants() {
 // flight per thread); below, 8 lanes per row trade shuffles for threads (rows are the only
 // parallelism: the groups of one row block run one after the other). With the window sliding,
 // G = 32 streams X n / 32 times, ~0.4 s of HBM at n = m = 16384, under the FMA time.
-BcBackTunables default_bc_back_tunables(long m, long b) {
+BcBackTunables default_bc_back_tunables(long m, long b, BcBackKernel kernel) {
   BcBackTunables t;
   // The tensor-core kernel for 16 < b <= 32 (2.09x the BLAS2 kernel on an H100 at n = m = 32768:
-  // bench/RESULTS.md 2026-11-23, fifth session); PIPEVD_GPU_BC_BACK=blas2 (checked by the policy)
-  // keeps the BLAS2 kernel.
-  // Devices without DMMA or with less shared memory per block than the kernel's take BLAS2.
-  const char* kernel = std::getenv("PIPEVD_GPU_BC_BACK");
-  if (!(kernel && std::string(kernel) == "blas2") && b > 16 && b <= 32) {
+  // bench/RESULTS.md 2026-11-23, fifth session); under Auto, devices without DMMA or with less
+  // shared memory per block than the kernel's take BLAS2.
+  if (kernel != BcBackKernel::Blas2 && b > 16 && b <= 32) {
     const BcBackTensorShape s;
     int device = 0;
     PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
-    if (bc_back_tensor_fits(s, device))
-      return {0, s.mtiles, s.group, 32 * s.warps, s.prefetch_x, true};
+    if (kernel == BcBackKernel::Tensor || bc_back_tensor_fits(s, device)) return tensor_tunables(s);
   }
   // Measured on an H100 (bench/RESULTS.md, BC-back): groups of 64 sweeps won at every size (X is
   // streamed half as often as with 32); 2 lanes per row at m >= 8192 (0.19 / 0.88 / 7.0 s at
@@ -330,22 +329,19 @@ void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, l
   if (m == 0 || L.count() == 0) return;
   if (tun.tensor) {
     const BcBackTensorShape shape = tensor_shape(tun);
-    if (tun.threads % 32 != 0 || !bc_back_tensor_compiled(shape))
+    if (!bc_back_tensor_compiled(shape))
       throw std::invalid_argument(
           "gpu::bc_back: no compiled tensor shape group = " + std::to_string(tun.group) +
           ", tiles = " + std::to_string(tun.rows) + ", threads = " + std::to_string(tun.threads));
-    if (work) {
-      bc_back_tensor(L, d_v, d_tau, m, d_x, ldx, shape, work, stream);
-      return;
-    }
-    PIPEVD_CUDA_CHECK(cudaMallocAsync(&work, bc_back_tensor_workspace_bytes(L), stream));
+    void* own = nullptr;  // without the caller's workspace, one from the pool for this call
+    if (!work) PIPEVD_CUDA_CHECK(cudaMallocAsync(&own, bc_back_tensor_workspace_bytes(L), stream));
     try {
-      bc_back_tensor(L, d_v, d_tau, m, d_x, ldx, shape, work, stream);
+      bc_back_tensor(L, d_v, d_tau, m, d_x, ldx, shape, work ? work : own, stream);
     } catch (...) {
-      cudaFreeAsync(work, stream);
+      if (own) cudaFreeAsync(own, stream);
       throw;
     }
-    PIPEVD_CUDA_CHECK(cudaFreeAsync(work, stream));
+    if (own) PIPEVD_CUDA_CHECK(cudaFreeAsync(own, stream));
     return;
   }
   const int th = tun.threads;
@@ -382,11 +378,11 @@ void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, l
   bc_back(L, d_v, d_tau, m, d_x, ldx, default_bc_back_tunables(m, L.b), stream);
 }
 
-long bc_back_wave_rows(long m, long b, int device) {
+long bc_back_wave_rows(long m, long b, int device, BcBackKernel kernel) {
   if (b <= 16 || b > 32)
     return 0;  // the fixed narrow variants and the generic kernel: not modelled
   ScopedDevice guard(device);
-  const BcBackTunables tun = default_bc_back_tunables(m, b);
+  const BcBackTunables tun = default_bc_back_tunables(m, b, kernel);
   if (tun.tensor) return bc_back_tensor_wave_rows(tensor_shape(tun), device);
   const Variant* w = find_variant(tun);
   if (!w) return 0;

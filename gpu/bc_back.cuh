@@ -35,7 +35,7 @@ struct BcBackTunables {
   bool prefetch = true;  // the next step's vectors copied asynchronously (cp.async) meanwhile
   // The tensor-core kernel (gpu/bc_back_tensor.cuh) instead: rows = 8-row tiles per warp, threads =
   // 32 x warps per block, prefetch = the next step's columns of X copied asynchronously; lanes
-  // unused. It needs 2 <= b <= 32 and takes its workspace from the device's default memory pool.
+  // unused. It needs 2 <= b <= 32 and a workspace (bc_back_workspace_bytes).
   bool tensor = false;
 };
 
@@ -43,8 +43,13 @@ struct BcBackTunables {
 // tensor-core kernel's compiled shapes.
 std::vector<BcBackTunables> bc_back_variants();
 
+// Which kernel the default takes for 16 < b <= 32 (PIPEVD_GPU_BC_BACK, read by the policy): Auto
+// the tensor-core one where the device runs it (DMMA, shared memory per block) and the BLAS2 one
+// elsewhere, Blas2 and Tensor that kernel.
+enum class BcBackKernel { Auto, Blas2, Tensor };
+
 // The default for m rows and bandwidth b on the current device (see bc_back.cu).
-BcBackTunables default_bc_back_tunables(long m, long b);
+BcBackTunables default_bc_back_tunables(long m, long b, BcBackKernel kernel = BcBackKernel::Auto);
 
 // Device bytes of the workspace bc_back with tunables t needs for layout L (0: none).
 size_t bc_back_workspace_bytes(const ReflectorLayout& L, const BcBackTunables& t);
@@ -53,7 +58,7 @@ size_t bc_back_workspace_bytes(const ReflectorLayout& L, const BcBackTunables& t
 // `device` (its resident blocks on all SMs); more rows take further waves of about the same time
 // each (2 H200s, n = 32768: 17204 rows 6.49 s, 15564 rows 3.55 s; 16896 rows a wave there).
 // 0 where not modelled (b <= 16 or b > 32).
-long bc_back_wave_rows(long m, long b, int device);
+long bc_back_wave_rows(long m, long b, int device, BcBackKernel kernel = BcBackKernel::Auto);
 
 // X (m x L.n, leading dimension ldx >= max(1, m), device) := X * Q_b, with the reflectors of
 // layout L on the device (d_v: L.vector_array_size() doubles, d_tau: L.count()). Asynchronous on

@@ -16,6 +16,7 @@ constexpr int kBlock = 8;  // reflectors per block: the DMMA's n
 constexpr int kSpan = 5;   // 8-column tiles a block touches: its b + 7 <= 39 columns
 constexpr int kBmax = 32;  // widest band: a reflector block spans at most kSpan tiles
 
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 900  // dmma16's fallback before Hopper
 // C += A B for one 8 x 8 x 4 tile (double): a thread holds A(g, q), B(q, g) and C(g, 2q + {0, 1}),
 // g = lane / 4, q = lane % 4 (PTX ISA, mma.m8n8k4 .f64).
 __device__ __forceinline__ void dmma(double& c0, double& c1, double a, double b) {
@@ -23,6 +24,7 @@ __device__ __forceinline__ void dmma(double& c0, double& c1, double a, double b)
       : "+d"(c0), "+d"(c1)
       : "d"(a), "d"(b));
 }
+#endif
 
 // C += A B for one 16 x 8 x 8 tile (double): A(g + 8 h, q + 4 e) in a[h + 2 e], B(q + 4 e, g) in
 // b[e], C(g + 8 h, 2 q + {0, 1}) in c[2 h + {0, 1}]. Hopper has it as one instruction (PTX ISA:
@@ -59,7 +61,9 @@ __device__ __forceinline__ void dmma16x2(double (&c)[4], const double (&a)[8],
 #endif
 }
 
-long blocks_of_sweeps(const ReflectorLayout& L) { return (L.sweeps() + kBlock - 1) / kBlock; }
+__host__ __device__ long blocks_of_sweeps(const ReflectorLayout& L) {
+  return (L.sweeps() + kBlock - 1) / kBlock;
+}
 
 // off[K] = sum over K' < K of steps(8 K') (the first T factor of sweep block K), off[nK] = total.
 // One block of 1024 threads: a contiguous chunk each, then a scan of the chunk sums.
@@ -184,6 +188,7 @@ __global__ void __launch_bounds__(NW * 32)
   constexpr int RB = 8 * MT * NW;  // rows per block
   constexpr int XS = RB + 2;       // xs column stride: conflict-free C-layout reads
   static_assert(G % kBlock == 0, "groups of whole reflector blocks");
+  static_assert(MT % 2 == 0, "8-row tiles in pairs: the 16 x 8 products");
   extern __shared__ __align__(16) double smem[];
   double* vd = smem;                  // NB x 5 x 32 pairs: B fragments of D = X V
   double* vq = vd + NB * kSpan * 64;  // NB x 5 x 32 pairs: B fragments of X -= W V^T
@@ -199,7 +204,7 @@ __global__ void __launch_bounds__(NW * 32)
 
   const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
   const long n = L.n, b = L.b, sweeps = L.sweeps();
-  const long nk = (sweeps + kBlock - 1) / kBlock;
+  const long nk = blocks_of_sweeps(L);
   const int bi = static_cast<int>(b);
   const bool slide = b == kBmax;
   const long wlen = b + G - 1;
@@ -254,9 +259,9 @@ __global__ void __launch_bounds__(NW * 32)
       const int glast = last_sweep(t);
       __pipeline_wait_prior(0);
       __syncthreads();  // raw_v / raw_t / xs written; the previous step's fragments not read
-// Vector j of reflector 8 kq + i sits at block column c = i + j, tile c / 8: to the
-// fragments (kq, tile, lane, e) of D = X V (lane 4 i + c % 8 / 2, e = c % 2) and of
-// X -= W V^T (lane 4 (c % 8) + i / 2, e = i % 2). Other entries stay zero.
+      // Vector j of reflector 8 kq + i sits at block column c = i + j, tile c / 8: to the
+      // fragments (kq, tile, lane, e) of D = X V (lane 4 i + c % 8 / 2, e = c % 2) and of
+      // X -= W V^T (lane 4 (c % 8) + i / 2, e = i % 2). Other entries stay zero.
 #pragma unroll 1
       for (int k = tid; k < G * kBmax; k += NT) {
         const int g = k / kBmax, j = k % kBmax, i = g % kBlock, kq = g / kBlock;
@@ -297,100 +302,61 @@ __global__ void __launch_bounds__(NW * 32)
       __syncthreads();  // fragments staged; raw_v, raw_t and xs free
       if (t > 0) prefetch(t - 1, slide);
 
-      if constexpr (MT % 2 == 0) {
-        // Pairs of 8-row tiles (rows g and g + 8) as one 16 x 8 x 8 product per tile: the
-        // contraction index q + 4 e is window column 8 j + 2 q + e (A from the C layout as is).
 #pragma unroll
-        for (int kq = 0; kq < NB; ++kq) {
-          if (kBlock * kq > glast) break;  // uniform over the block
-          double d[MT / 2][2][4];
+      for (int kq = 0; kq < NB; ++kq) {
+        if (kBlock * kq > glast) break;  // uniform over the block
+        // Pairs of 8-row tiles (rows g and g + 8) as one 16-row product per tile: the contraction
+        // index q + 4 e is window column 8 j + 2 q + e (A from the C layout as is). D = X V:
+        // tiles (0, 1) and (2, 3) as 16 x 8 x 16 products, tile 4 as 16 x 8 x 8.
+        double d[MT / 2][2][4];
 #pragma unroll
-          for (int p = 0; p < MT / 2; ++p)
+        for (int p = 0; p < MT / 2; ++p)
 #pragma unroll
-            for (int k = 0; k < 4; ++k) d[p][0][k] = d[p][1][k] = 0.0;
-              // D = X V: tiles (0, 1) and (2, 3) as 16 x 8 x 16 products, tile 4 as 16 x 8 x 8.
+          for (int k = 0; k < 4; ++k) d[p][0][k] = d[p][1][k] = 0.0;
 #pragma unroll
-          for (int u = 0; u < kSpan; u += 2) {
-            const double2 f = vd2[(kq * kSpan + u) * 32 + lane];
-            if (u + 1 < kSpan) {
-              const double2 f1 = vd2[(kq * kSpan + u + 1) * 32 + lane];
-              const double b[4] = {f.x, f.y, f1.x, f1.y};
-#pragma unroll
-              for (int p = 0; p < MT / 2; ++p) {
-                const double a[8] = {xl[2 * p][kq + u][0],     xl[2 * p + 1][kq + u][0],
-                                     xl[2 * p][kq + u][1],     xl[2 * p + 1][kq + u][1],
-                                     xl[2 * p][kq + u + 1][0], xl[2 * p + 1][kq + u + 1][0],
-                                     xl[2 * p][kq + u + 1][1], xl[2 * p + 1][kq + u + 1][1]};
-                dmma16x2(d[p][(u / 2) % 2], a, b);
-              }
-            } else {
-#pragma unroll
-              for (int p = 0; p < MT / 2; ++p) {
-                const double(&x0)[2] = xl[2 * p][kq + u];
-                const double(&x1)[2] = xl[2 * p + 1][kq + u];
-                dmma16(d[p][(u / 2) % 2], x0[0], x1[0], x0[1], x1[1], f.x, f.y);
-              }
-            }
-          }
-          const double2 tt = ts2[kq * 32 + lane];
-          double w[MT / 2][4];
-#pragma unroll
-          for (int p = 0; p < MT / 2; ++p) {
-            double a[4];
-#pragma unroll
-            for (int k = 0; k < 4; ++k) a[k] = d[p][0][k] + d[p][1][k], w[p][k] = 0.0;
-            dmma16(w[p], a[0], a[2], a[1], a[3], tt.x, tt.y);
-#pragma unroll
-            for (int k = 0; k < 4; ++k) w[p][k] = -w[p][k];
-          }
-#pragma unroll
-          for (int u = 0; u < kSpan; ++u) {
-            const double2 f = vq2[(kq * kSpan + u) * 32 + lane];
+        for (int u = 0; u < kSpan; u += 2) {
+          const double2 f = vd2[(kq * kSpan + u) * 32 + lane];
+          if (u + 1 < kSpan) {
+            const double2 f1 = vd2[(kq * kSpan + u + 1) * 32 + lane];
+            const double b[4] = {f.x, f.y, f1.x, f1.y};
 #pragma unroll
             for (int p = 0; p < MT / 2; ++p) {
-              double c[4] = {xl[2 * p][kq + u][0], xl[2 * p][kq + u][1], xl[2 * p + 1][kq + u][0],
-                             xl[2 * p + 1][kq + u][1]};
-              dmma16(c, w[p][0], w[p][2], w[p][1], w[p][3], f.x, f.y);
-              xl[2 * p][kq + u][0] = c[0], xl[2 * p][kq + u][1] = c[1];
-              xl[2 * p + 1][kq + u][0] = c[2], xl[2 * p + 1][kq + u][1] = c[3];
+              const double a[8] = {xl[2 * p][kq + u][0],     xl[2 * p + 1][kq + u][0],
+                                   xl[2 * p][kq + u][1],     xl[2 * p + 1][kq + u][1],
+                                   xl[2 * p][kq + u + 1][0], xl[2 * p + 1][kq + u + 1][0],
+                                   xl[2 * p][kq + u + 1][1], xl[2 * p + 1][kq + u + 1][1]};
+              dmma16x2(d[p][(u / 2) % 2], a, b);
+            }
+          } else {
+#pragma unroll
+            for (int p = 0; p < MT / 2; ++p) {
+              const double(&x0)[2] = xl[2 * p][kq + u];
+              const double(&x1)[2] = xl[2 * p + 1][kq + u];
+              dmma16(d[p][(u / 2) % 2], x0[0], x1[0], x0[1], x1[1], f.x, f.y);
             }
           }
         }
-      } else {
+        const double2 tt = ts2[kq * 32 + lane];
+        double w[MT / 2][4];
 #pragma unroll
-        for (int kq = 0; kq < NB; ++kq) {
-          if (kBlock * kq > glast) break;  // uniform over the block
-          double d[MT][2][2];
+        for (int p = 0; p < MT / 2; ++p) {
+          double a[4];
 #pragma unroll
-          for (int mt = 0; mt < MT; ++mt)
-            d[mt][0][0] = d[mt][0][1] = d[mt][1][0] = d[mt][1][1] = 0.0;
+          for (int k = 0; k < 4; ++k) a[k] = d[p][0][k] + d[p][1][k], w[p][k] = 0.0;
+          dmma16(w[p], a[0], a[2], a[1], a[3], tt.x, tt.y);
 #pragma unroll
-          for (int u = 0; u < kSpan; ++u) {
-            const double2 f = vd2[(kq * kSpan + u) * 32 + lane];
+          for (int k = 0; k < 4; ++k) w[p][k] = -w[p][k];
+        }
 #pragma unroll
-            for (int mt = 0; mt < MT; ++mt) {
-              dmma(d[mt][u % 2][0], d[mt][u % 2][1], xl[mt][kq + u][0], f.x);
-              dmma(d[mt][u % 2][0], d[mt][u % 2][1], xl[mt][kq + u][1], f.y);
-            }
-          }
-          const double2 tt = ts2[kq * 32 + lane];
-          double w[MT][2];
+        for (int u = 0; u < kSpan; ++u) {
+          const double2 f = vq2[(kq * kSpan + u) * 32 + lane];
 #pragma unroll
-          for (int mt = 0; mt < MT; ++mt) {
-            double w0 = 0.0, w1 = 0.0;
-            dmma(w0, w1, d[mt][0][0] + d[mt][1][0], tt.x);
-            dmma(w0, w1, d[mt][0][1] + d[mt][1][1], tt.y);
-            w[mt][0] = -w0;
-            w[mt][1] = -w1;
-          }
-#pragma unroll
-          for (int u = 0; u < kSpan; ++u) {
-            const double2 f = vq2[(kq * kSpan + u) * 32 + lane];
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt) {
-              dmma(xl[mt][kq + u][0], xl[mt][kq + u][1], w[mt][0], f.x);
-              dmma(xl[mt][kq + u][0], xl[mt][kq + u][1], w[mt][1], f.y);
-            }
+          for (int p = 0; p < MT / 2; ++p) {
+            double c[4] = {xl[2 * p][kq + u][0], xl[2 * p][kq + u][1], xl[2 * p + 1][kq + u][0],
+                           xl[2 * p + 1][kq + u][1]};
+            dmma16(c, w[p][0], w[p][2], w[p][1], w[p][3], f.x, f.y);
+            xl[2 * p][kq + u][0] = c[0], xl[2 * p][kq + u][1] = c[1];
+            xl[2 * p + 1][kq + u][0] = c[2], xl[2 * p + 1][kq + u][1] = c[3];
           }
         }
       }
@@ -467,8 +433,10 @@ constexpr Shape shape() {
           wave_rows<G, MT, NW, PFX>};
 }
 const Shape kShapes[] = {
-    shape<128, 2, 8, true>(), shape<128, 2, 8, false>(), shape<128, 1, 8, true>(),
-    shape<96, 2, 8, true>(),  shape<64, 2, 4, true>(),
+    shape<128, 2, 8, true>(),
+    shape<128, 2, 8, false>(),
+    shape<96, 2, 8, true>(),
+    shape<64, 2, 4, true>(),
 };
 
 const Shape* find_shape(const BcBackTensorShape& s) {

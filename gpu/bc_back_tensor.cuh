@@ -1,6 +1,7 @@
 // BC-back on the FP64 tensor cores: X := X * Q_b (core/reflector_store.hpp) with the reflectors of
 // 8 consecutive sweeps at one step applied as one reflector block, I - V T V^T (LAPACK's compact
-// WY, dlarft forward / columnwise), through DMMA (mma.sync m8n8k4, double).
+// WY, dlarft forward / columnwise), through DMMA (mma.sync m16n8k8 and m16n8k16 .f64 on sm_90,
+// m8n8k4 on sm_80).
 //
 // The BLAS2 kernel (gpu/bc_back.cu, the pipelined paper §4.3) feeds the FP64 pipe from shared
 // memory one double per two FMAs: at 10 TFLOP/s on an H100 it is bound by the shared-memory
@@ -24,10 +25,11 @@
 namespace pipevd::gpu {
 
 // A compiled shape: sweeps per group G (a multiple of 8: X is streamed about n / G times), 8-row
-// tiles per warp, warps per block, and whether the next step's incoming columns of X are copied to
-// shared memory asynchronously (cp.async) during the current step.
-// The defaults: the fastest on an H100 (n = m = 16384: 21.0 TFLOP/s on the 2 m n^2 model, against
-// 18.7 with the X prefetch, 19.5 with G = 96, 15.7 with G = 64, 12.4 with one tile per warp).
+// tiles per warp (an even number: pairs make the 16-row products), warps per block, and whether
+// the next step's incoming columns of X are copied to shared memory asynchronously (cp.async)
+// during the current step. The defaults: the fastest on an H100 (n = m = 16384: 21.0 TFLOP/s on
+// the 2 m n^2 model, against 18.7 with the X prefetch, 19.5 with G = 96, 15.7 with G = 64; one
+// tile per warp, with m8n8k4 products, gave 12.4 and is no longer compiled).
 struct BcBackTensorShape {
   int group = 128;
   int mtiles = 2;

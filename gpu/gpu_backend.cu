@@ -231,6 +231,7 @@ struct GpuBackend::State {
   // Panel QR and merge workspaces.
   GrowBuffer qr_work, tau, gmat, tmat, info, merge, fused_qr;
   GpuBackend::PanelQrPath panel_qr_path = GpuBackend::PanelQrPath::Auto;
+  BcBackKernel bc_back_kernel = BcBackKernel::Auto;
   // The last fused panel QR plan and its (m, nb): DBBR asks for the same shapes again and again.
   long plan_m = -1, plan_nb = -1;
   FusedPanelQrPlan plan;
@@ -325,6 +326,8 @@ GpuBackend::GpuBackend(int device, bool own_stream, bool urgent) : s_(std::make_
 }
 
 void GpuBackend::set_panel_qr_path(PanelQrPath path) { s_->panel_qr_path = path; }
+
+void GpuBackend::set_bc_back_kernel(BcBackKernel kernel) { s_->bc_back_kernel = kernel; }
 
 void GpuBackend::set_host_threads(int threads) { s_->host_threads = std::max(1, threads); }
 GpuBackend::PanelQrPath GpuBackend::panel_qr_path() const { return s_->panel_qr_path; }
@@ -458,6 +461,21 @@ void with_pinned_chunks(GpuBackend& be, cudaStream_t stream, F&& fn) {
   be.release_host_staging(stage.chunk[1]);
 }
 
+// host[0, count) := dev[0, count) after `stream`'s earlier work, finished on return: large copies
+// to pageable memory through the pinned chunks, the rest directly.
+void download(GpuBackend& be, const double* dev, double* host, long count, int threads,
+              cudaStream_t stream) {
+  if (count >= 2 * kPageableChunk && is_pageable(host)) {
+    with_pinned_chunks(be, stream, [&](const PinnedChunks& stage) {
+      copy_to_pageable(dev, host, count, stage, threads, stream);
+    });
+    return;
+  }
+  PIPEVD_CUDA_CHECK(
+      cudaMemcpyAsync(host, dev, sizeof(double) * count, cudaMemcpyDeviceToHost, stream));
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 }  // namespace
 
 void GpuBackend::copy_to_device(const double* host, double* dev, long count) {
@@ -533,15 +551,7 @@ void GpuBackend::wait_staging(const double* host) {
 void GpuBackend::copy_to_host(const double* dev, double* host, long count) {
   if (count <= 0) return;
   ScopedDevice guard(s_->device);
-  if (count >= 2 * kPageableChunk && is_pageable(host)) {
-    with_pinned_chunks(*this, s_->stream, [&](const PinnedChunks& stage) {
-      copy_to_pageable(dev, host, count, stage, s_->host_threads, s_->stream);
-    });
-    return;
-  }
-  PIPEVD_CUDA_CHECK(
-      cudaMemcpyAsync(host, dev, sizeof(double) * count, cudaMemcpyDeviceToHost, s_->stream));
-  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s_->stream));
+  download(*this, dev, host, count, s_->host_threads, s_->stream);
 }
 
 void GpuBackend::gemm_to_host(long m, long n, long k, const double* a, long lda, const double* b,
@@ -574,21 +584,13 @@ void GpuBackend::gemm_to_host(long m, long n, long k, const double* a, long lda,
       gemm('N', 'N', m, w, k, 1.0, a, lda, b + c0 * ldb, ldb, 0.0, buf[j % 2].get(), ldc);
       PIPEVD_CUDA_CHECK(cudaEventRecord(done[j % 2], s_->stream));
     };
-    const bool pageable = is_pageable(c);
     queue_gemm(0);
     for (long j = 0; j < panels; ++j) {
       if (j + 1 < panels) queue_gemm(j + 1);
       PIPEVD_CUDA_CHECK(cudaStreamWaitEvent(copy, done[j % 2], 0));
-      const long c0 = j * pw, count = ldc * std::min(pw, n - c0);
-      if (pageable && count >= 2 * kPageableChunk) {
-        with_pinned_chunks(*this, copy, [&](const PinnedChunks& stage) {
-          copy_to_pageable(buf[j % 2].get(), c + c0 * ldc, count, stage, s_->host_threads, copy);
-        });
-      } else {
-        PIPEVD_CUDA_CHECK(cudaMemcpyAsync(c + c0 * ldc, buf[j % 2].get(), sizeof(double) * count,
-                                          cudaMemcpyDeviceToHost, copy));
-        PIPEVD_CUDA_CHECK(cudaStreamSynchronize(copy));
-      }
+      const long c0 = j * pw;
+      download(*this, buf[j % 2].get(), c + c0 * ldc, ldc * std::min(pw, n - c0), s_->host_threads,
+               copy);
     }
   } catch (...) {
     cudaStreamSynchronize(s_->stream);  // no GEMM may still write a buffer being released
@@ -834,7 +836,7 @@ void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
   }
   // The workspace (the tensor kernel's T factors) from this backend: a failure is its clear
   // out-of-memory error.
-  const gpu::BcBackTunables tun = gpu::default_bc_back_tunables(m, L.b);
+  const gpu::BcBackTunables tun = gpu::default_bc_back_tunables(m, L.b, s.bc_back_kernel);
   pipevd::DeviceBuffer work(*this,
                             static_cast<long>((gpu::bc_back_workspace_bytes(L, tun) + 7) / 8));
   gpu::bc_back(L, static_cast<const double*>(s.u_v.p), static_cast<const double*>(s.u_tau.p), m, x,

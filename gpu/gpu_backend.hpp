@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "core/backend.hpp"
+#include "gpu/bc_back.cuh"
 
 namespace pipevd::gpu {
 
@@ -77,7 +78,7 @@ class GpuBackend final : public EngineBackend {
   void panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
                 long ldy) override;
   // Which panel QR to use: Auto (the fused kernel where it applies) or Cusolver (always
-  // cusolverDnXgeqrf, for comparisons). Default from PIPEVD_GPU_PANEL_QR=cusolver|fused|auto.
+  // cusolverDnXgeqrf, for comparisons). The route sets PIPEVD_GPU_PANEL_QR's choice (Auto default).
   // Auto: the fused kernel where it is measured faster (nb <= 32, m >= 12288: 1.4-1.5x over
   // cuSOLVER's path on an H100; slower at m = 8192 and gaining little at nb = 64), cuSOLVER
   // elsewhere. Fused: the fused kernel wherever it fits (tests). Cusolver: always cuSOLVER.
@@ -91,6 +92,8 @@ class GpuBackend final : public EngineBackend {
 
   void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
                    ReflectorStore& u, bool host_copy = true) override;
+  // BC-back's kernel (default Auto; the route sets PIPEVD_GPU_BC_BACK's choice).
+  void set_bc_back_kernel(BcBackKernel kernel);
   void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,
                           double* e) override;
   void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;

@@ -28,6 +28,7 @@
 #ifdef PIPEVD_HAVE_CUDA
 #include "gpu/bc_back.cuh"
 #include "gpu/gpu_backend.hpp"
+#include "interface/gpu_options.hpp"
 #endif
 
 extern "C" double dlamch_(const char*, std::size_t);
@@ -78,14 +79,14 @@ int engine_device(MPI_Comm engine) {
 #endif
 
 // The backend of this engine rank: the host's, or the GPU's on `device` (engine_device), its
-// panel QR path from the policy (PIPEVD_GPU_PANEL_QR), `threads` host threads for its copies of
-// the caller's (pageable) arrays.
+// settings from the policy (interface/gpu_options), `threads` host threads for its copies of the
+// caller's (pageable) arrays.
 std::unique_ptr<EngineBackend> make_backend(int device, bool on_gpu, const Policy& policy,
                                             int threads) {
   if (!on_gpu) return std::make_unique<HostBackend>();
 #ifdef PIPEVD_HAVE_CUDA
   auto be = std::make_unique<gpu::GpuBackend>(device);
-  if (policy.panel_qr_cusolver) be->set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Cusolver);
+  configure_gpu_backend(*be, policy);
   be->set_host_threads(threads);
   return be;
 #else
@@ -94,12 +95,13 @@ std::unique_ptr<EngineBackend> make_backend(int device, bool on_gpu, const Polic
 #endif
 }
 
-// Rows BC-back processes at once on `device` for m rows of bandwidth b (0: not known).
-long engine_wave_rows(int device, long m, long b) {
+// Rows BC-back (the policy's kernel) processes at once on `device` for m rows of bandwidth b (0:
+// not known).
+long engine_wave_rows(int device, long m, long b, const Policy& policy) {
 #ifdef PIPEVD_HAVE_CUDA
-  return gpu::bc_back_wave_rows(m, b, device);
+  return gpu::bc_back_wave_rows(m, b, device, bc_back_kernel(policy));
 #else
-  (void)device, (void)m, (void)b;
+  (void)device, (void)m, (void)b, (void)policy;
   return 0;
 #endif
 }
@@ -173,8 +175,8 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
     std::string query_error;
     if (ec.engine_rank == 0) {
       try {
-        wave_rows =
-            engine_wave_rows(device, (n + ranks - 1) / ranks, effective_bandwidth(n, opt.b));
+        wave_rows = engine_wave_rows(device, (n + ranks - 1) / ranks, effective_bandwidth(n, opt.b),
+                                     policy);
       } catch (const std::exception& e) {
         query_error = e.what();
         wave_rows = -1;

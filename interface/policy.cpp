@@ -1,5 +1,6 @@
 #include "interface/policy.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <string>
@@ -33,10 +34,31 @@ std::optional<long> parse_integer(const char* s, long lo, long hi) {
   return v;
 }
 
+// Whether v is one of `choices` (", "-separated).
+bool is_one_of(const std::string& v, const std::string& choices) {
+  for (std::size_t at = 0; at <= choices.size();) {
+    const std::size_t end = std::min(choices.find(", ", at), choices.size());
+    if (choices.compare(at, end - at, v) == 0) return true;
+    at = end + 2;
+  }
+  return false;
+}
+
 }  // namespace
 
 PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv_fn) {
   PolicyOrError r;
+  // A setting that names one of `choices`, kept as that name (false: r.error says why not).
+  auto choice = [&](const char* name, const std::string& choices, std::string& field) {
+    const char* s = getenv_fn(name);
+    if (!s) return true;
+    if (!is_one_of(s, choices)) {
+      r.error = std::string(name) + "='" + s + "' is not one of " + choices;
+      return false;
+    }
+    field = s;
+    return true;
+  };
   if (const char* s = getenv_fn("PIPEVD_BACKEND")) {
     const std::string v = s;
     if (v == "auto")
@@ -100,14 +122,7 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
               " (the outer block holds whole panels of b columns)";
     return r;
   }
-  if (const char* s = getenv_fn("PIPEVD_TRIDIAGONAL")) {
-    const std::string v = s;
-    if (v != "auto" && v != "dstedc" && v != "dc") {
-      r.error = "PIPEVD_TRIDIAGONAL='" + v + "' is not one of auto, dstedc, dc";
-      return r;
-    }
-    r.policy.tridiagonal = v;
-  }
+  if (!choice("PIPEVD_TRIDIAGONAL", "auto, dstedc, dc", r.policy.tridiagonal)) return r;
   if (const char* s = getenv_fn("PIPEVD_GPU_MEMORY_LIMIT")) {
     const auto v = parse_integer(s, 1, 9223372036854775807L);
     if (!v) {
@@ -136,14 +151,7 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
       }
       *field = v == "1";
     }
-  // Read again where it applies (gpu::default_bc_back_tunables); checked here for INFO's sake.
-  if (const char* s = getenv_fn("PIPEVD_GPU_BC_BACK")) {
-    const std::string v = s;
-    if (v != "auto" && v != "blas2" && v != "tensor") {
-      r.error = "PIPEVD_GPU_BC_BACK='" + v + "' is not one of auto, blas2, tensor";
-      return r;
-    }
-  }
+  if (!choice("PIPEVD_GPU_BC_BACK", "auto, blas2, tensor", r.policy.bc_back_kernel)) return r;
   if (const char* s = getenv_fn("PIPEVD_GPU_PANEL_QR")) {
     const std::string v = s;
     if (v != "auto" && v != "cusolver") {

@@ -219,16 +219,18 @@ TEST(GpuBcBack, WaveRowsAreWholeBlocksOnEverySm) {
   ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
   ASSERT_EQ(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device),
             cudaSuccess);
-  for (long m : {1000L, 16384L, 32768L}) {
-    SCOPED_TRACE("m=" + std::to_string(m));
-    const gpu::BcBackTunables t = gpu::default_bc_back_tunables(m, 32);
-    const long per_block =
-        t.tensor ? 8L * t.rows * (t.threads / 32) : static_cast<long>(t.threads / t.lanes) * t.rows;
-    const long wave = gpu::bc_back_wave_rows(m, 32, device);
-    EXPECT_GT(wave, 0);
-    EXPECT_EQ(wave % (per_block * sms), 0) << "whole blocks, the same count on every SM";
-    EXPECT_LE(wave / per_block / sms * t.threads, threads_per_sm);
-  }
+  for (gpu::BcBackKernel kernel : {gpu::BcBackKernel::Auto, gpu::BcBackKernel::Blas2})
+    for (long m : {1000L, 16384L, 32768L}) {
+      SCOPED_TRACE("m=" + std::to_string(m) +
+                   " kernel=" + std::to_string(static_cast<int>(kernel)));
+      const gpu::BcBackTunables t = gpu::default_bc_back_tunables(m, 32, kernel);
+      const long per_block = t.tensor ? 8L * t.rows * (t.threads / 32)
+                                      : static_cast<long>(t.threads / t.lanes) * t.rows;
+      const long wave = gpu::bc_back_wave_rows(m, 32, device, kernel);
+      EXPECT_GT(wave, 0);
+      EXPECT_EQ(wave % (per_block * sms), 0) << "whole blocks, the same count on every SM";
+      EXPECT_LE(wave / per_block / sms * t.threads, threads_per_sm);
+    }
   EXPECT_EQ(gpu::bc_back_wave_rows(32768, 64, device), 0);
 }
 

@@ -68,10 +68,18 @@ TEST(Policy, ThreadsAndPanelQr) {
   EXPECT_EQ(parse({{"PIPEVD_DC_THREADS", "12"}}).policy.dc_threads, 12);
   EXPECT_EQ(parse({{"PIPEVD_THREADS", "3"}}).policy.threads, 3);
   EXPECT_TRUE(parse({{"PIPEVD_GPU_PANEL_QR", "cusolver"}}).policy.panel_qr_cusolver);
-  for (const char* v : {"auto", "blas2", "tensor"})
-    EXPECT_TRUE(parse({{"PIPEVD_GPU_BC_BACK", v}}).error.empty()) << v;
-  EXPECT_NE(parse({{"PIPEVD_GPU_BC_BACK", "blas3"}}).error.find("PIPEVD_GPU_BC_BACK"),
-            std::string::npos);
+  EXPECT_EQ(parse({}).policy.bc_back_kernel, "auto");
+  for (const char* v : {"auto", "blas2", "tensor"}) {
+    const PolicyOrError p = parse({{"PIPEVD_GPU_BC_BACK", v}});
+    EXPECT_TRUE(p.error.empty()) << v;
+    EXPECT_EQ(p.policy.bc_back_kernel, v);
+  }
+  EXPECT_EQ(parse({{"PIPEVD_GPU_BC_BACK", "blas3"}}).error,
+            "PIPEVD_GPU_BC_BACK='blas3' is not one of auto, blas2, tensor");
+  for (const char* bad : {"", "auto, tensor", "tensor,", "Tensor"})
+    EXPECT_NE(parse({{"PIPEVD_GPU_BC_BACK", bad}}).error.find("PIPEVD_GPU_BC_BACK"),
+              std::string::npos)
+        << bad;
   EXPECT_FALSE(parse({{"PIPEVD_GPU_PANEL_QR", "auto"}}).policy.panel_qr_cusolver);
   for (const char* var : {"PIPEVD_DC_THREADS", "PIPEVD_THREADS"})
     for (const char* bad : {"0", "-2", "many", "", "4x"}) {

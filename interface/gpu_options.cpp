@@ -1,0 +1,16 @@
+#include "interface/gpu_options.hpp"
+
+namespace pipevd {
+
+gpu::BcBackKernel bc_back_kernel(const Policy& policy) {
+  if (policy.bc_back_kernel == "blas2") return gpu::BcBackKernel::Blas2;
+  if (policy.bc_back_kernel == "tensor") return gpu::BcBackKernel::Tensor;
+  return gpu::BcBackKernel::Auto;
+}
+
+void configure_gpu_backend(gpu::GpuBackend& be, const Policy& policy) {
+  if (policy.panel_qr_cusolver) be.set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Cusolver);
+  be.set_bc_back_kernel(bc_back_kernel(policy));
+}
+
+}  // namespace pipevd
