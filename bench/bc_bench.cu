@@ -5,10 +5,13 @@
 //   bc_bench [--n 8192,16384,...] [--b 16,32,64] [--reps 3] [--tune] [--ceilings]
 //            [--lapack-dir DIR] [--lapack-seconds 240]
 //            [--tune-n 16384] [--tune-seconds 1e9] [--tune-only] [--stage on|off|both]
+//            [--step registers|loops|both]
 //
 // --stage: the table's GPU runs with each step's window staged in shared memory (on, the
 // default), in place in the band (off), or both (one row each, the in-place row marked "L2");
 // both must give bitwise the same d, e, tau.
+// --step: the staged runs' step with its entries in registers (registers, the default for b <= 32),
+// as loops over shared memory (loops), or both (an extra row "loops"); bitwise the same.
 // --tune: for each b in --b and n in --tune-n (in that order), one timed run of every
 // threads_per_sweep {16, 32} x sweeps_per_block {2, 4, 8} x blocks_per_sm {1, 2}; d, e and tau of
 // each compared bitwise with the first configuration's (the schedule must not change the
@@ -166,7 +169,8 @@ int main(int argc, char** argv) {
   std::vector<long> ns{8192, 16384, 32768, 65536}, bs{16, 32, 64};
   int reps = 3;
   bool tune = false, ceilings = false, tune_only = false;
-  std::string stage_mode = "on";  // on | off | both: the step window staged in shared memory
+  std::string stage_mode = "on";        // on | off | both: the step window staged in shared memory
+  std::string step_mode = "registers";  // registers | loops | both: the staged step's form
   std::vector<long> tune_ns{16384};
   double tune_seconds = 1e9;
   double lapack_seconds = 240;
@@ -193,6 +197,8 @@ int main(int argc, char** argv) {
       tune_seconds = std::atof(argv[++i]);
     else if (a == "--stage" && i + 1 < argc)
       stage_mode = argv[++i];
+    else if (a == "--step" && i + 1 < argc)
+      step_mode = argv[++i];
     else if (a == "--ceilings")
       ceilings = true;
     else {
@@ -301,16 +307,35 @@ int main(int argc, char** argv) {
           continue;
         }
       }
-      const GpuTiming g = time_gpu(n, b, ab, chosen[{n, b}], reps);
+      const auto identical = [n](const GpuTiming& x, const GpuTiming& y) {
+        return std::memcmp(x.d.data(), y.d.data(), 8 * n) == 0 &&
+               std::memcmp(x.tau.data(), y.tau.data(), 8 * x.tau.size()) == 0;
+      };
+      BulgeChasingTunables tun = chosen[{n, b}];
+      tun.register_step = step_mode != "loops";
+      GpuTiming loops;
+      if (step_mode == "both") {
+        BulgeChasingTunables lt = tun;
+        lt.register_step = false;
+        loops = time_gpu(n, b, ab, lt, reps);
+        const bool same = stage_mode != "both" || identical(loops, in_place);
+        std::printf("%6ld %4ld %12.4f %10.4f %8s %14.0f %9.1f%%  staged, loops%s\n", n, b,
+                    loops.median_s, loops.min_s, loops.repeatable ? "yes" : "NO",
+                    bytes / loops.median_s * 1e-9,
+                    copy_bw > 0 ? 100.0 * bytes / loops.median_s / copy_bw : 0.0,
+                    same ? "" : " (DIFFERS from L2)");
+      }
+      const GpuTiming g = time_gpu(n, b, ab, tun, reps);
       rows.push_back({n, b, g, bytes});
-      const bool same = stage_mode != "both" ||
-                        (std::memcmp(g.d.data(), in_place.d.data(), 8 * n) == 0 &&
-                         std::memcmp(g.tau.data(), in_place.tau.data(), 8 * g.tau.size()) == 0);
-      std::printf(
-          "%6ld %4ld %12.4f %10.4f %8s %14.0f %9.1f%%%s\n", n, b, g.median_s, g.min_s,
-          g.repeatable ? "yes" : "NO", bytes / g.median_s * 1e-9,
-          copy_bw > 0 ? 100.0 * bytes / g.median_s / copy_bw : 0.0,
-          stage_mode == "both" ? (same ? "  staged (bitwise = L2)" : "  staged (DIFFERS)") : "");
+      std::string note;
+      if (stage_mode == "both")
+        note += identical(g, in_place) ? "  staged (bitwise = L2)" : "  staged (DIFFERS)";
+      if (step_mode == "both")
+        note += identical(g, loops) ? "  registers (bitwise = loops)"
+                                    : "  registers (DIFFERS from loops)";
+      std::printf("%6ld %4ld %12.4f %10.4f %8s %14.0f %9.1f%%%s\n", n, b, g.median_s, g.min_s,
+                  g.repeatable ? "yes" : "NO", bytes / g.median_s * 1e-9,
+                  copy_bw > 0 ? 100.0 * bytes / g.median_s / copy_bw : 0.0, note.c_str());
       std::fflush(stdout);
     }
 

@@ -4,9 +4,11 @@
 // (tridiagonalization paper §5.2); the reflectors stream out with evict-first stores so they do
 // not push the band out of L2.
 #include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
 
 #include <algorithm>
 #include <cuda/atomic>
+#include <cuda/barrier>
 #include <stdexcept>
 #include <string>
 
@@ -58,7 +60,9 @@ __device__ __forceinline__ double group_max(const cg::thread_block_tile<TPS>& g,
 // Step t of sweep s (host::chase_step's arithmetic) by the TPS lanes of group g. vs, ws: b doubles
 // of shared memory each. Lane l owns the indices l, l + TPS, ... of every per-index loop. `a` holds
 // the working band's columns from cb on (cb = 0: the whole band; cb = step_window(...).first: the
-// step's window staged in shared memory), same ld.
+// step's window staged in shared memory), same ld. Every product and multiply-add is an explicit
+// __dmul_rn / __fma_rn / __dsub_rn: the compiler's contraction choices differ between this loop
+// form and chase_step_registers', and would make the two forms round differently.
 template <int TPS>
 __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorLayout& L,
                            double* __restrict__ a, long cb, long ld, long s, long t, double* vs,
@@ -84,10 +88,10 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
     double sq = 0.0;
     for (long i = lane; i < len; i += TPS)
       if (i >= 1) {
-        const double x = col[i] * inv;
-        sq += x * x;
+        const double x = __dmul_rn(col[i], inv);
+        sq = __fma_rn(x, x, sq);
       }
-    xnorm = big * sqrt(group_sum<TPS>(g, sq));
+    xnorm = __dmul_rn(big, sqrt(group_sum<TPS>(g, sq)));
   }
   double tau = 0.0, beta = alpha, scal = 1.0;
   if (xnorm != 0.0) {
@@ -101,7 +105,7 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
     if (i == 0) {
       vi = 1.0;
     } else if (i < len) {
-      vi = col[i] * scal;
+      vi = __dmul_rn(col[i], scal);
       col[i] = 0.0;
     }
     vs[i] = vi;
@@ -116,9 +120,9 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   for (long j = c + 1 + lane; j < first; j += TPS) {
     double* cj = a + (first - j) + (j - cb) * ld;  // &A(first, j), len contiguous entries
     double dot = 0.0;
-    for (long i = 0; i < len; ++i) dot += vs[i] * cj[i];
-    dot *= tau;
-    for (long i = 0; i < len; ++i) cj[i] -= dot * vs[i];
+    for (long i = 0; i < len; ++i) dot = __fma_rn(vs[i], cj[i], dot);
+    dot = __dmul_rn(dot, tau);
+    for (long i = 0; i < len; ++i) cj[i] = __fma_rn(-dot, vs[i], cj[i]);
   }
 
   // 4. Right: rows below J, A(r, J) := A(r, J) H (a lane a row; fills the next bulge). Disjoint
@@ -127,9 +131,9 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   for (long r = first + len + lane; r < r1; r += TPS) {
     double* row = a + (r - first) + (first - cb) * ld;  // &A(r, first); A(r, first+i) = row[i*lm1]
     double dot = 0.0;
-    for (long i = 0; i < len; ++i) dot += row[i * lm1] * vs[i];
-    dot *= tau;
-    for (long i = 0; i < len; ++i) row[i * lm1] -= dot * vs[i];
+    for (long i = 0; i < len; ++i) dot = __fma_rn(row[i * lm1], vs[i], dot);
+    dot = __dmul_rn(dot, tau);
+    for (long i = 0; i < len; ++i) row[i * lm1] = __fma_rn(-dot, vs[i], row[i * lm1]);
   }
 
   // 3. Both sides on B(J,J): p = tau B v, w = p - (tau/2)(v^T p) v, B -= v w^T + w v^T.
@@ -137,20 +141,143 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   double vp = 0.0;
   for (long k = lane; k < len; k += TPS) {
     double p = 0.0;
-    for (long i = 0; i <= k; ++i) p += d0[(k - i) + i * ld] * vs[i];
-    for (long i = k + 1; i < len; ++i) p += d0[(i - k) + k * ld] * vs[i];
-    const double w = tau * p;
+    for (long i = 0; i <= k; ++i) p = __fma_rn(d0[(k - i) + i * ld], vs[i], p);
+    for (long i = k + 1; i < len; ++i) p = __fma_rn(d0[(i - k) + k * ld], vs[i], p);
+    const double w = __dmul_rn(tau, p);
     ws[k] = w;
-    vp += vs[k] * w;
+    vp = __fma_rn(vs[k], w, vp);
   }
-  const double half = -0.5 * tau * group_sum<TPS>(g, vp);
-  for (long k = lane; k < len; k += TPS) ws[k] += half * vs[k];
+  const double half = __dmul_rn(-0.5 * tau, group_sum<TPS>(g, vp));
+  for (long k = lane; k < len; k += TPS) ws[k] = __fma_rn(half, vs[k], ws[k]);
   g.sync();
   for (long j = 0; j < len; ++j) {
     double* cj = d0 + j * ld - j;  // cj[i] = A(first+i, first+j)
     const double vj = vs[j], wj = ws[j];
-    for (long i = j + lane; i < len; i += TPS) cj[i] -= vs[i] * wj + ws[i] * vj;
+    for (long i = j + lane; i < len; i += TPS)
+      cj[i] = __dsub_rn(cj[i], __fma_rn(vs[i], wj, __dmul_rn(ws[i], vj)));
   }
+}
+
+// Step t of sweep s for b <= 32 by a full warp with the entries it updates in registers: lane l
+// holds column c+1+l of the left block, row first+len+l of the right block and row l of the
+// two-sided block B(J,J), loaded all at once, so the step waits on shared memory a few times
+// instead of at every entry of chase_step's dependent loops. The arithmetic is chase_step's
+// operation for operation (same dot product orders, same trees, the same explicit roundings), so
+// the same bits. `a`, cb, ld as for chase_step.
+// FULL (b = 32, so ld = 64; a full reflector and a full right block: every step but a sweep's
+// last two): no per-entry conditions and constant offsets, so the loads, products and stores are
+// straight-line code; the lanes past the left block read a column inside the window and drop what
+// they compute. v and w reach the lanes through shuffles.
+template <bool FULL>
+__device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const ReflectorLayout& L,
+                                     double* __restrict__ a, long cb, long ld_, long s, long t,
+                                     double* __restrict__ v_out, double* __restrict__ tau_out) {
+  constexpr int kLanes = 32;
+  const int lane = static_cast<int>(g.thread_rank());
+  const long b = L.b, n = L.n;
+  const long first = L.first_row(s, t);
+  const int len = static_cast<int>(L.length(s, t));
+  const long c = t == 0 ? s : first - b;
+  const int ld = FULL ? 2 * kLanes : static_cast<int>(ld_), lm1 = ld - 1;
+  double* d0 = a + (first - cb) * ld;  // A(first+i, first+j) = d0[(i-j) + j*ld], i >= j
+  const int fc = static_cast<int>(first - c);
+  double* col = d0 + fc - fc * ld;  // &A(first, c)
+  const int nl = fc - 1;            // left-block columns c+1 .. first-1
+  const long r0 = first + len;      // right-block rows r0 .. min(r0 + b, n) - 1
+  const int nr = static_cast<int>((r0 + b < n ? r0 + b : n) - r0);
+  const int jl = FULL && lane >= nl ? nl - 1 : lane;  // t = 0 (nl = 0): column c+1 = first
+  double* cl = col + ld * (jl + 1) - (jl + 1);        // &A(first, c+1+jl), contiguous in i
+  double* rw = d0 + len + lane;                       // &A(r0+lane, first), stride ld - 1
+  double* bl = d0 + lane;  // B(lane, i) = bl[i * lm1] for i <= lane, bl[lane * lm1 + i - lane] else
+
+  double xl[kLanes], xr[kLanes], xb[kLanes];
+  const double x = lane < len ? col[lane] : 0.0;
+#pragma unroll
+  for (int i = 0; i < kLanes; ++i) {
+    if constexpr (FULL) {
+      xl[i] = cl[i];
+      xr[i] = rw[i * lm1];
+      xb[i] = bl[i <= lane ? i * lm1 : lane * lm1 + i - lane];
+    } else {
+      xl[i] = lane < nl && i < len ? cl[i] : 0.0;
+      xr[i] = lane < nr && i < len ? rw[i * lm1] : 0.0;
+      xb[i] = lane < len && i < len ? bl[i <= lane ? i * lm1 : lane * lm1 + i - lane] : 0.0;
+    }
+  }
+
+  // 1. dlarfg, as chase_step (one entry per lane).
+  const double alpha = g.shfl(x, 0);
+  double big = 0.0;
+  if (lane >= 1 && lane < len) big = fmax(big, fabs(x));
+  big = group_max<kLanes>(g, big);
+  double xnorm = 0.0;
+  if (big != 0.0) {
+    const double inv = 1.0 / big;
+    double sq = 0.0;
+    if (lane >= 1 && lane < len) {
+      const double xs = __dmul_rn(x, inv);
+      sq = __fma_rn(xs, xs, sq);
+    }
+    xnorm = __dmul_rn(big, sqrt(group_sum<kLanes>(g, sq)));
+  }
+  double tau = 0.0, beta = alpha, scal = 1.0;
+  if (xnorm != 0.0) {
+    beta = -copysign(hypot(alpha, xnorm), alpha);
+    tau = (beta - alpha) / beta;
+    scal = 1.0 / (alpha - beta);
+  }
+  const double vk = lane == 0 ? 1.0 : lane < len ? __dmul_rn(x, scal) : 0.0;
+  if (v_out && lane < b) __stcs(v_out + L.vector_offset(s, t) + lane, vk);
+  if (lane == 0 && tau_out) __stcs(tau_out + L.index(s, t), tau);
+  if (lane >= 1 && lane < len) col[lane] = 0.0;
+  if (lane == 0) col[0] = beta;
+  if (tau == 0.0) return;  // H = I
+  // v_i, v_{i+1} (w likewise) for every lane. (Broadcasts from shared memory instead: the compiler
+  // hoists them all, and the kernel spills.)
+  const auto pair = [&](double own, int i) { return double2{g.shfl(own, i), g.shfl(own, i + 1)}; };
+
+  // 2.-4. The three dot products of each lane (left column, right row, p of the two-sided block),
+  // each in the host's order.
+  double dl = 0.0, dr = 0.0, p = 0.0;
+#pragma unroll
+  for (int i = 0; i < kLanes; i += 2) {
+    const double2 v2 = pair(vk, i);
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      if (FULL || i + h < len) {
+        const double vi = h ? v2.y : v2.x;
+        dl = __fma_rn(vi, xl[i + h], dl);
+        dr = __fma_rn(xr[i + h], vi, dr);
+        p = __fma_rn(xb[i + h], vi, p);
+      }
+  }
+  dl = __dmul_rn(dl, tau);
+  dr = __dmul_rn(dr, tau);
+  double wk = __dmul_rn(tau, p);
+  double vp = 0.0;
+  if (lane < len) vp = __fma_rn(vk, wk, vp);
+  const double half = __dmul_rn(-0.5 * tau, group_sum<kLanes>(g, vp));
+  wk = __fma_rn(half, vk, wk);
+#pragma unroll
+  for (int i = 0; i < kLanes; i += 2) {
+    const double2 v2 = pair(vk, i), w2 = pair(wk, i);
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      if (FULL || i + h < len) {
+        const double vi = h ? v2.y : v2.x, wi = h ? w2.y : w2.x;
+        xl[i + h] = __fma_rn(-dl, vi, xl[i + h]);
+        xr[i + h] = __fma_rn(-dr, vi, xr[i + h]);
+        if (i + h <= lane) xb[i + h] = __dsub_rn(xb[i + h], __fma_rn(vk, wi, __dmul_rn(wk, vi)));
+      }
+  }
+
+#pragma unroll
+  for (int i = 0; i < kLanes; ++i)
+    if (FULL || i < len) {
+      if (lane < nl) cl[i] = xl[i];
+      if (FULL || lane < nr) rw[i * lm1] = xr[i];
+      if ((FULL || lane < len) && i <= lane) bl[i * lm1] = xb[i];
+    }
 }
 
 // Shared memory of one sweep's group: vs and ws (b doubles each) and, staged, a window of 2b
@@ -190,7 +317,9 @@ __device__ __forceinline__ void group_copy(const cg::thread_block_tile<TPS>& g, 
 // window back is safe: no other sweep touches these columns while the step runs (the
 // prerequisite rule keeps sweep s-1 three steps ahead, whose columns start at first + 2b, and
 // sweep s+1 three behind, whose columns end below c).
-template <int TPS, bool STAGE>
+// REGS (TPS = 32, STAGE, b <= 32): the window comes in through asynchronous copies (cp.async, all
+// of it in flight without registers) and the step is chase_step_registers.
+template <int TPS, bool STAGE, bool REGS>
 __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
                              double* __restrict__ v_out, double* __restrict__ tau_out,
                              int* progress) {
@@ -226,9 +355,20 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
       if (STAGE) {
         long c0 = 0, c1 = 0;
         step_window(L, s, t, &c0, &c1);
-        group_copy<TPS>(g, win, a + c0 * ld, (c1 - c0) * ld);
-        g.sync();
-        chase_step<TPS>(g, L, win, c0, ld, s, t, vs, ws, v_out, tau_out);
+        if constexpr (REGS) {
+          cg::memcpy_async(g, win, a + c0 * ld,
+                           cuda::aligned_size_t<16>(sizeof(double) * (c1 - c0) * ld));
+          cg::wait(g);
+          const long first = L.first_row(s, t);
+          if (L.b == 32 && L.length(s, t) == 32 && first + 64 <= L.n)
+            chase_step_registers<true>(g, L, win, c0, ld, s, t, v_out, tau_out);
+          else
+            chase_step_registers<false>(g, L, win, c0, ld, s, t, v_out, tau_out);
+        } else {
+          group_copy<TPS>(g, win, a + c0 * ld, (c1 - c0) * ld);
+          g.sync();
+          chase_step<TPS>(g, L, win, c0, ld, s, t, vs, ws, v_out, tau_out);
+        }
         g.sync();
         group_copy<TPS>(g, a + c0 * ld, win, (c1 - c0) * ld);
       } else {
@@ -240,7 +380,7 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
   }
 }
 
-template <int TPS, bool STAGE>
+template <int TPS, bool STAGE, bool REGS = false>
 void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, double* tau,
                   int* progress, int per_block, int blocks_per_sm, cudaStream_t stream) {
   int device = 0;
@@ -249,7 +389,7 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
   PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const int threads = per_block * TPS;
   const std::size_t smem = staged_bytes_per_sweep(L.b, ld, STAGE) * per_block;
-  const auto kernel = chase_sweeps<TPS, STAGE>;
+  const auto kernel = chase_sweeps<TPS, STAGE, REGS>;
   if (smem > 48 * 1024)
     PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smem)));
@@ -285,6 +425,12 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
     const std::size_t per_sweep = staged_bytes_per_sweep(L.b, ld, true);
     const int fit = static_cast<int>(static_cast<std::size_t>(optin) / per_sweep);
     if (fit >= 1) {
+      if constexpr (TPS == 32)
+        if (tun.register_step && L.b <= 32) {
+          launch_chase<32, true, true>(L, a, ld, v, tau, progress, std::min(per_block, fit),
+                                       tun.blocks_per_sm, stream);
+          return;
+        }
       launch_chase<TPS, true>(L, a, ld, v, tau, progress, std::min(per_block, fit),
                               tun.blocks_per_sm, stream);
       return;

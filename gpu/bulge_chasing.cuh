@@ -38,6 +38,9 @@ struct BulgeChasingTunables {
   // Each step works on its window of the band copied into shared memory (sweeps_per_block is then
   // capped by what shared memory holds); false: in place in the band (L2).
   bool stage_window = true;
+  // With stage_window, 32 threads per sweep and b <= 32: the step's entries in registers, a lane
+  // per column / row (chase_step_registers; the same bits as the loops over shared memory).
+  bool register_step = true;
 };
 
 // Defaults for the current device, order n and bandwidth b (measured table in bulge_chasing.cu:

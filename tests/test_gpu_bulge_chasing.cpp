@@ -243,18 +243,24 @@ TEST(GpuBulgeChasingTunables, ScheduleDoesNotChangeResults) {
 
 // Staging each step's window in shared memory changes where the step runs, not its arithmetic:
 // bitwise the in-place kernel's d, e and reflectors, for every bandwidth (b = 64 fits one sweep per
-// block) and with sweeps per block capped by shared memory.
+// block) and with sweeps per block capped by shared memory; so does holding the step's entries in
+// registers (b <= 32; odd b and odd n give short last steps and partial right blocks).
 TEST(GpuBulgeChasingTunables, StagedWindowSameAsInPlace) {
   for (long n : {33L, 1000L, 4099L})
-    for (long b : {2L, 3L, 8L, 16L, 32L, 64L}) {
+    for (long b : {2L, 3L, 8L, 16L, 17L, 31L, 32L, 64L}) {
       const Band band = random_band(n, b, static_cast<unsigned>(n + 7 * b));
       gpu::BulgeChasingTunables in_place = defaults(b), staged = defaults(b);
       in_place.stage_window = false;
       staged.stage_window = true;
       staged.sweeps_per_block = 8;
+      staged.register_step = false;
+      gpu::BulgeChasingTunables registers = staged;
+      registers.register_step = true;
       const Result r0 = gpu_run(band, in_place), r1 = gpu_run(band, staged);
+      const Result r2 = gpu_run(band, registers);
       EXPECT_TRUE(bitwise_equal(r0, r1)) << "n = " << n << ", b = " << b;
-      if (n == 1000) expect_matches_host(band, r1, host_oracle(band));
+      EXPECT_TRUE(bitwise_equal(r0, r2)) << "registers, n = " << n << ", b = " << b;
+      if (n == 1000) expect_matches_host(band, r2, host_oracle(band));
     }
 }
 
