@@ -163,14 +163,17 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
 // two-sided block B(J,J), loaded all at once, so the step waits on shared memory a few times
 // instead of at every entry of chase_step's dependent loops. The arithmetic is chase_step's
 // operation for operation (same dot product orders, same trees, the same explicit roundings), so
-// the same bits. `a`, cb, ld as for chase_step.
+// the same bits. d0: &A(first, first) in the window (the two-sided and right blocks are addressed
+// from it), e0: where A(first, first) would be for the columns left of first (the annihilated
+// column and the left block): d0 itself in a contiguous window, the end of the left half when the
+// window is held as two halves (chase_sweeps); ld the window's ld. index: L.index(s, t).
 // FULL (b = 32, so ld = 64; a full reflector and a full right block: every step but a sweep's
 // last two): no per-entry conditions and constant offsets, so the loads, products and stores are
 // straight-line code; the lanes past the left block read a column inside the window and drop what
 // they compute. v and w reach the lanes through shuffles.
 template <bool FULL>
 __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const ReflectorLayout& L,
-                                     double* __restrict__ a, long cb, long ld_, long s, long t,
+                                     double* d0, double* e0, long ld_, long s, long t, long index,
                                      double* __restrict__ v_out, double* __restrict__ tau_out) {
   constexpr int kLanes = 32;
   const int lane = static_cast<int>(g.thread_rank());
@@ -179,9 +182,9 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
   const int len = static_cast<int>(L.length(s, t));
   const long c = t == 0 ? s : first - b;
   const int ld = FULL ? 2 * kLanes : static_cast<int>(ld_), lm1 = ld - 1;
-  double* d0 = a + (first - cb) * ld;  // A(first+i, first+j) = d0[(i-j) + j*ld], i >= j
+  // A(first+i, first+j) = d0[(i-j) + j*ld], i >= j
   const int fc = static_cast<int>(first - c);
-  double* col = d0 + fc - fc * ld;  // &A(first, c)
+  double* col = e0 + fc - fc * ld;  // &A(first, c)
   const int nl = fc - 1;            // left-block columns c+1 .. first-1
   const long r0 = first + len;      // right-block rows r0 .. min(r0 + b, n) - 1
   const int nr = static_cast<int>((r0 + b < n ? r0 + b : n) - r0);
@@ -227,8 +230,8 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
     scal = 1.0 / (alpha - beta);
   }
   const double vk = lane == 0 ? 1.0 : lane < len ? __dmul_rn(x, scal) : 0.0;
-  if (v_out && lane < b) __stcs(v_out + L.vector_offset(s, t) + lane, vk);
-  if (lane == 0 && tau_out) __stcs(tau_out + L.index(s, t), tau);
+  if (v_out && lane < b) __stcs(v_out + index * b + lane, vk);
+  if (lane == 0 && tau_out) __stcs(tau_out + index, tau);
   if (lane >= 1 && lane < len) col[lane] = 0.0;
   if (lane == 0) col[0] = beta;
   if (tau == 0.0) return;  // H = I
@@ -318,7 +321,13 @@ __device__ __forceinline__ void group_copy(const cg::thread_block_tile<TPS>& g, 
 // prerequisite rule keeps sweep s-1 three steps ahead, whose columns start at first + 2b, and
 // sweep s+1 three behind, whose columns end below c).
 // REGS (TPS = 32, STAGE, b <= 32): the window comes in through asynchronous copies (cp.async, all
-// of it in flight without registers) and the step is chase_step_registers.
+// of it in flight without registers) and the step is chase_step_registers. With b = 32 the window
+// [first - 32, first + 32) of a FULL step is held as two halves of 32 columns, and the right half
+// stays in shared memory as the next step's left half (which starts where this one's right half
+// does): a FULL step copies in only its right half and writes back only its left half. That is
+// safe for the followers: step (s+1, t') starts after (s, t'+2) completed, and touches columns
+// left of first(s, t'+2) - 32 only, all written back by then; (s, t) itself reads its right half
+// after (s-1, t+2) completed, which keeps columns from first(s-1, t+2) on only.
 template <int TPS, bool STAGE, bool REGS>
 __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
                              double* __restrict__ v_out, double* __restrict__ tau_out,
@@ -340,9 +349,13 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
     cuda::atomic_ref<int, cuda::thread_scope_device> before(progress[s > 0 ? s - 1 : 0]);
     int seen = 0;  // steps of sweep s-1 known complete (leader only)
     const long steps = L.steps(s);
+    const long last_before = s > 0 ? L.steps(s - 1) - 1 : 0;  // L.prerequisite without a division
+    const long index0 = L.sweep_offset(s);
+    int half = 0;       // REGS, b = 32: the step's left half is win + half * 32 ld
+    bool kept = false;  // the previous step's right half is in shared memory, not written back
     for (long t = 0; t < steps; ++t) {
       if (s > 0) {
-        const int need = static_cast<int>(L.prerequisite(s, t)) + 1;
+        const int need = static_cast<int>(t + 2 < last_before ? t + 2 : last_before) + 1;
         if (leader && seen < need) {
           unsigned ns = 16;
           while ((seen = before.load(cuda::memory_order_acquire)) < need) {
@@ -352,23 +365,50 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
         }
         g.sync();  // the other lanes' reads come after the leader's acquire
       }
-      if (STAGE) {
+      if constexpr (REGS) {
+        const long first = L.first_row(s, t), c = t == 0 ? s : first - L.b;
+        const auto copy_in = [&](double* dst, long c0, long c1) {
+          cg::memcpy_async(g, dst, a + c0 * ld,
+                           cuda::aligned_size_t<16>(sizeof(double) * (c1 - c0) * ld));
+        };
+        if (L.b == 32 && L.length(s, t) == 32 && first + 64 <= L.n) {
+          const long half_size = 32 * ld;
+          double* e0 = win + half * half_size + half_size;  // column first, seen from the left
+          double* d0 = win + (1 - half) * half_size;        // column first: the right half
+          if (!kept) copy_in(e0 + (c - first) * ld, c, first);
+          copy_in(d0, first, first + 32);
+          cg::wait(g);
+          chase_step_registers<true>(g, L, d0, e0, ld, s, t, index0 + t, v_out, tau_out);
+          g.sync();
+          group_copy<TPS>(g, a + c * ld, e0 + (c - first) * ld, (first - c) * ld);
+          kept = true;
+          half ^= 1;
+        } else {
+          long c0 = 0, c1 = 0;
+          step_window(L, s, t, &c0, &c1);
+          if (kept) {  // columns [c0, first) = [first - 32, first) are in win + half * 32 ld
+            if (half) {
+              group_copy<TPS>(g, win, win + 32 * ld, 32 * ld);
+              g.sync();  // read out before the copy below overwrites it
+            }
+            copy_in(win + 32 * ld, first, c1);
+            kept = false;
+            half = 0;
+          } else {
+            copy_in(win, c0, c1);
+          }
+          cg::wait(g);
+          double* d0 = win + (first - c0) * ld;
+          chase_step_registers<false>(g, L, d0, d0, ld, s, t, index0 + t, v_out, tau_out);
+          g.sync();
+          group_copy<TPS>(g, a + c0 * ld, win, (c1 - c0) * ld);
+        }
+      } else if (STAGE) {
         long c0 = 0, c1 = 0;
         step_window(L, s, t, &c0, &c1);
-        if constexpr (REGS) {
-          cg::memcpy_async(g, win, a + c0 * ld,
-                           cuda::aligned_size_t<16>(sizeof(double) * (c1 - c0) * ld));
-          cg::wait(g);
-          const long first = L.first_row(s, t);
-          if (L.b == 32 && L.length(s, t) == 32 && first + 64 <= L.n)
-            chase_step_registers<true>(g, L, win, c0, ld, s, t, v_out, tau_out);
-          else
-            chase_step_registers<false>(g, L, win, c0, ld, s, t, v_out, tau_out);
-        } else {
-          group_copy<TPS>(g, win, a + c0 * ld, (c1 - c0) * ld);
-          g.sync();
-          chase_step<TPS>(g, L, win, c0, ld, s, t, vs, ws, v_out, tau_out);
-        }
+        group_copy<TPS>(g, win, a + c0 * ld, (c1 - c0) * ld);
+        g.sync();
+        chase_step<TPS>(g, L, win, c0, ld, s, t, vs, ws, v_out, tau_out);
         g.sync();
         group_copy<TPS>(g, a + c0 * ld, win, (c1 - c0) * ld);
       } else {
