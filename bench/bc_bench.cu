@@ -309,6 +309,7 @@ int main(int argc, char** argv) {
       }
       const auto identical = [n](const GpuTiming& x, const GpuTiming& y) {
         return std::memcmp(x.d.data(), y.d.data(), 8 * n) == 0 &&
+               std::memcmp(x.e.data(), y.e.data(), 8 * (n - 1)) == 0 &&
                std::memcmp(x.tau.data(), y.tau.data(), 8 * x.tau.size()) == 0;
       };
       BulgeChasingTunables tun = chosen[{n, b}];

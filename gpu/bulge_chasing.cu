@@ -57,6 +57,16 @@ __device__ __forceinline__ double group_max(const cg::thread_block_tile<TPS>& g,
   return x;
 }
 
+// dlarfg's beta, tau and 1 / (alpha - beta) from alpha and ||x|| (x = 0: H = I, tau = 0).
+struct Householder {
+  double beta, tau, scal;
+};
+__device__ __forceinline__ Householder householder(double alpha, double xnorm) {
+  if (xnorm == 0.0) return {alpha, 0.0, 1.0};
+  const double beta = -copysign(hypot(alpha, xnorm), alpha);
+  return {beta, (beta - alpha) / beta, 1.0 / (alpha - beta)};
+}
+
 // Step t of sweep s (host::chase_step's arithmetic) by the TPS lanes of group g. vs, ws: b doubles
 // of shared memory each. Lane l owns the indices l, l + TPS, ... of every per-index loop. `a` holds
 // the working band's columns from cb on (cb = 0: the whole band; cb = step_window(...).first: the
@@ -93,12 +103,7 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
       }
     xnorm = __dmul_rn(big, sqrt(group_sum<TPS>(g, sq)));
   }
-  double tau = 0.0, beta = alpha, scal = 1.0;
-  if (xnorm != 0.0) {
-    beta = -copysign(hypot(alpha, xnorm), alpha);
-    tau = (beta - alpha) / beta;
-    scal = 1.0 / (alpha - beta);
-  }
+  const auto [beta, tau, scal] = householder(alpha, xnorm);
   const long vofs = v_out ? L.vector_offset(s, t) : 0;
   for (long i = lane; i < b; i += TPS) {
     double vi = 0.0;
@@ -188,7 +193,7 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
   const int nl = fc - 1;            // left-block columns c+1 .. first-1
   const long r0 = first + len;      // right-block rows r0 .. min(r0 + b, n) - 1
   const int nr = static_cast<int>((r0 + b < n ? r0 + b : n) - r0);
-  const int jl = FULL && lane >= nl ? nl - 1 : lane;  // t = 0 (nl = 0): column c+1 = first
+  const int jl = FULL && lane >= nl ? nl - 1 : lane;  // t = 0 (nl = 0): jl = -1, column c
   double* cl = col + ld * (jl + 1) - (jl + 1);        // &A(first, c+1+jl), contiguous in i
   double* rw = d0 + len + lane;                       // &A(r0+lane, first), stride ld - 1
   double* bl = d0 + lane;  // B(lane, i) = bl[i * lm1] for i <= lane, bl[lane * lm1 + i - lane] else
@@ -223,12 +228,7 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
     }
     xnorm = __dmul_rn(big, sqrt(group_sum<kLanes>(g, sq)));
   }
-  double tau = 0.0, beta = alpha, scal = 1.0;
-  if (xnorm != 0.0) {
-    beta = -copysign(hypot(alpha, xnorm), alpha);
-    tau = (beta - alpha) / beta;
-    scal = 1.0 / (alpha - beta);
-  }
+  const auto [beta, tau, scal] = householder(alpha, xnorm);
   const double vk = lane == 0 ? 1.0 : lane < len ? __dmul_rn(x, scal) : 0.0;
   if (v_out && lane < b) __stcs(v_out + index * b + lane, vk);
   if (lane == 0 && tau_out) __stcs(tau_out + index, tau);
@@ -274,6 +274,9 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
       }
   }
 
+  // Lanes read entries that other lanes store (B(i, lane) for i > lane; in FULL, the discarded
+  // columns): the stores come after every lane's loads.
+  g.sync();
 #pragma unroll
   for (int i = 0; i < kLanes; ++i)
     if (FULL || i < len) {
@@ -325,8 +328,8 @@ __device__ __forceinline__ void group_copy(const cg::thread_block_tile<TPS>& g, 
 // [first - 32, first + 32) of a FULL step is held as two halves of 32 columns, and the right half
 // stays in shared memory as the next step's left half (which starts where this one's right half
 // does): a FULL step copies in only its right half and writes back only its left half. That is
-// safe for the followers: step (s+1, t') starts after (s, t'+2) completed, and touches columns
-// left of first(s, t'+2) - 32 only, all written back by then; (s, t) itself reads its right half
+// safe for the followers: step (s+1, t') starts after (s, t'+2) completed, and touches columns up
+// to first(s, t'+2) - 32 only, all written back by then; (s, t) itself reads its right half
 // after (s-1, t+2) completed, which keeps columns from first(s-1, t+2) on only.
 template <int TPS, bool STAGE, bool REGS>
 __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
@@ -427,9 +430,14 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
   PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
   int sms = 0;
   PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const auto kernel = chase_sweeps<TPS, STAGE, REGS>;
+  // The register step's 255 registers per thread allow 8 warps per block: more sweeps per block
+  // than that share the SMs' blocks instead (the schedule, not the results, changes).
+  cudaFuncAttributes attr{};
+  PIPEVD_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  per_block = std::max(1, std::min(per_block, attr.maxThreadsPerBlock / TPS));
   const int threads = per_block * TPS;
   const std::size_t smem = staged_bytes_per_sweep(L.b, ld, STAGE) * per_block;
-  const auto kernel = chase_sweeps<TPS, STAGE, REGS>;
   if (smem > 48 * 1024)
     PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smem)));

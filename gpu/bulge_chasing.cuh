@@ -61,7 +61,8 @@ std::size_t bulge_chase_workspace_bytes(long n, long b);
 // device as in core/band_storage.hpp, ldab >= min(b, n-1) + 1; not modified) to T = Q_b^T B Q_b:
 // d_d[0 .. n-1], d_e[0 .. n-2] on the device; the reflectors to d_v (ReflectorLayout{n,
 // min(b,n-1)}.vector_array_size() doubles) and d_tau (count() doubles) when d_v is not null.
-// d_work: bulge_chase_workspace_bytes(n, b) bytes. Asynchronous on `stream`. Throws
+// d_work: bulge_chase_workspace_bytes(n, b) bytes, 16-byte aligned (as cudaMalloc gives).
+// Asynchronous on `stream`. Throws
 // std::invalid_argument for bad sizes, GpuError for CUDA failures (e.g. a grid that cannot be
 // co-resident).
 void bulge_chase(long n, long b, const double* d_ab, long ldab, double* d_d, double* d_e,

@@ -225,19 +225,42 @@ TEST(GpuBulgeChasingOracle, PipelinedHostEqualsSequentialHost) {
 }
 
 // The schedule (groups per block, blocks per SM, so how sweeps map to groups and how many run at
-// once) does not change a bit; the threads per sweep change only rounding.
+// once) does not change a bit; the threads per sweep change only rounding. b = 32 with 32 threads
+// per sweep is the register step with its kept window halves; 12 sweeps per block is more than
+// its registers allow in one block (the launch takes fewer).
 TEST(GpuBulgeChasingTunables, ScheduleDoesNotChangeResults) {
-  const Band band = random_band(1500, 16, 11);
-  const Result h = host_oracle(band);
-  for (int tps : {8, 16, 32}) {
-    const Result ref = gpu_run(band, gpu::BulgeChasingTunables{tps, 4, 0});
-    expect_matches_host(band, ref, h);
-    for (int per_block : {1, 3, 8})
-      for (int per_sm : {1, 2, 0}) {
-        const Result r = gpu_run(band, gpu::BulgeChasingTunables{tps, per_block, per_sm});
-        EXPECT_TRUE(bitwise_equal(r, ref)) << "threads_per_sweep " << tps << ", sweeps_per_block "
-                                           << per_block << ", blocks_per_sm " << per_sm;
-      }
+  for (long b : {16L, 32L}) {
+    const Band band = random_band(1500, b, 11);
+    const Result h = host_oracle(band);
+    for (int tps : {8, 16, 32}) {
+      const Result ref = gpu_run(band, gpu::BulgeChasingTunables{tps, 4, 0});
+      expect_matches_host(band, ref, h);
+      for (int per_block : {1, 3, 8, 12})
+        for (int per_sm : {1, 2, 0}) {
+          const Result r = gpu_run(band, gpu::BulgeChasingTunables{tps, per_block, per_sm});
+          EXPECT_TRUE(bitwise_equal(r, ref))
+              << "b " << b << ", threads_per_sweep " << tps << ", sweeps_per_block " << per_block
+              << ", blocks_per_sm " << per_sm;
+        }
+    }
+  }
+}
+
+// Exact zeros (tau = 0, H = I: the step's early return) inside runs of full register steps: a
+// block-diagonal band (blocks of 64), whose bulges vanish where they leave a block; registers
+// against the in-place loops, bitwise, and against the host.
+TEST(GpuBulgeChasingTunables, RegisterStepWithZeroColumns) {
+  for (long n : {700L, 2049L}) {
+    Band band = random_band(n, 32, static_cast<unsigned>(n));
+    for (long j = 0; j < n; ++j)
+      for (long r = 1; r <= 32 && j + r < n; ++r)
+        if ((j + r) / 64 != j / 64) band.ab[r + j * band.ldab] = 0.0;
+    gpu::BulgeChasingTunables in_place = defaults(32), registers = defaults(32);
+    in_place.stage_window = false;
+    registers.register_step = true;
+    const Result r0 = gpu_run(band, in_place), r1 = gpu_run(band, registers);
+    EXPECT_TRUE(bitwise_equal(r0, r1)) << "n = " << n;
+    expect_matches_host(band, r1, host_oracle(band));
   }
 }
 
