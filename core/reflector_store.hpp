@@ -76,7 +76,11 @@ struct ReflectorLayout {
   // touch entries that step (s,t) touches (t+2: the bulge column that (s-1,t+2) annihilates is
   // updated by (s,t)'s right update), later ones do not; so sweep s-1 stays three steps ahead.
   PIPEVD_HOST_DEVICE long prerequisite(long s, long t) const {
-    const long last = steps(s - 1) - 1;
+    return prerequisite_given_last(t, steps(s - 1) - 1);
+  }
+  // The same with last = steps(s-1) - 1 known (a kernel computes it once per sweep: no division
+  // per step).
+  PIPEVD_HOST_DEVICE static long prerequisite_given_last(long t, long last) {
     return t + 2 < last ? t + 2 : last;
   }
   // Offset of v(s,t)[0] in the vector array; each vector has a slot of b doubles.

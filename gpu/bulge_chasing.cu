@@ -352,13 +352,14 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
     cuda::atomic_ref<int, cuda::thread_scope_device> before(progress[s > 0 ? s - 1 : 0]);
     int seen = 0;  // steps of sweep s-1 known complete (leader only)
     const long steps = L.steps(s);
-    const long last_before = s > 0 ? L.steps(s - 1) - 1 : 0;  // L.prerequisite without a division
+    const long last_before = s > 0 ? L.steps(s - 1) - 1 : 0;
     const long index0 = L.sweep_offset(s);
     int half = 0;       // REGS, b = 32: the step's left half is win + half * 32 ld
     bool kept = false;  // the previous step's right half is in shared memory, not written back
     for (long t = 0; t < steps; ++t) {
       if (s > 0) {
-        const int need = static_cast<int>(t + 2 < last_before ? t + 2 : last_before) + 1;
+        const int need =
+            static_cast<int>(ReflectorLayout::prerequisite_given_last(t, last_before)) + 1;
         if (leader && seen < need) {
           unsigned ns = 16;
           while ((seen = before.load(cuda::memory_order_acquire)) < need) {
