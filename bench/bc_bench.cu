@@ -293,15 +293,17 @@ int main(int argc, char** argv) {
     for (long b : bs) {
       const auto ab = random_band(n, b, band_seed(n, b));
       const double bytes = touched_bytes(n, b);
+      const auto print_row = [&](const GpuTiming& t, const std::string& note) {
+        std::printf("%6ld %4ld %12.4f %10.4f %8s %14.0f %9.1f%%%s\n", n, b, t.median_s, t.min_s,
+                    t.repeatable ? "yes" : "NO", bytes / t.median_s * 1e-9,
+                    copy_bw > 0 ? 100.0 * bytes / t.median_s / copy_bw : 0.0, note.c_str());
+      };
       GpuTiming in_place;
       if (stage_mode != "on") {
         BulgeChasingTunables tun = chosen[{n, b}];
         tun.stage_window = false;
         in_place = time_gpu(n, b, ab, tun, reps);
-        std::printf("%6ld %4ld %12.4f %10.4f %8s %14.0f %9.1f%%  L2 (in place)\n", n, b,
-                    in_place.median_s, in_place.min_s, in_place.repeatable ? "yes" : "NO",
-                    bytes / in_place.median_s * 1e-9,
-                    copy_bw > 0 ? 100.0 * bytes / in_place.median_s / copy_bw : 0.0);
+        print_row(in_place, "  L2 (in place)");
         if (stage_mode == "off") {
           rows.push_back({n, b, in_place, bytes});
           continue;
@@ -320,11 +322,7 @@ int main(int argc, char** argv) {
         lt.register_step = false;
         loops = time_gpu(n, b, ab, lt, reps);
         const bool same = stage_mode != "both" || identical(loops, in_place);
-        std::printf("%6ld %4ld %12.4f %10.4f %8s %14.0f %9.1f%%  staged, loops%s\n", n, b,
-                    loops.median_s, loops.min_s, loops.repeatable ? "yes" : "NO",
-                    bytes / loops.median_s * 1e-9,
-                    copy_bw > 0 ? 100.0 * bytes / loops.median_s / copy_bw : 0.0,
-                    same ? "" : " (DIFFERS from L2)");
+        print_row(loops, same ? "  staged, loops" : "  staged, loops (DIFFERS from L2)");
       }
       const GpuTiming g = time_gpu(n, b, ab, tun, reps);
       rows.push_back({n, b, g, bytes});
@@ -334,9 +332,7 @@ int main(int argc, char** argv) {
       if (step_mode == "both")
         note += identical(g, loops) ? "  registers (bitwise = loops)"
                                     : "  registers (DIFFERS from loops)";
-      std::printf("%6ld %4ld %12.4f %10.4f %8s %14.0f %9.1f%%%s\n", n, b, g.median_s, g.min_s,
-                  g.repeatable ? "yes" : "NO", bytes / g.median_s * 1e-9,
-                  copy_bw > 0 ? 100.0 * bytes / g.median_s / copy_bw : 0.0, note.c_str());
+      print_row(g, note);
       std::fflush(stdout);
     }
 
