@@ -7,6 +7,7 @@
 #include <cooperative_groups/memcpy_async.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cuda/atomic>
 #include <cuda/barrier>
 #include <stdexcept>
@@ -163,6 +164,14 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
   }
 }
 
+// The right update of a step's last right-block row, left to the sweep's next step (see
+// ReflectorLayout::prerequisite_deferred_given_last): lane b-1's dot product over all but the
+// row's last entry, and every lane's v_i and the tau of the step that deferred it.
+struct DeferredRow {
+  bool pending = false;
+  double partial, v, tau;
+};
+
 // Step t of sweep s for b <= 32 by a full warp with the entries it updates in registers: lane l
 // holds column c+1+l of the left block, row first+len+l of the right block and row l of the
 // two-sided block B(J,J), loaded all at once, so the step waits on shared memory a few times
@@ -176,10 +185,16 @@ __device__ void chase_step(const cg::thread_block_tile<TPS>& g, const ReflectorL
 // last two): no per-entry conditions and constant offsets, so the loads, products and stores are
 // straight-line code; the lanes past the left block read a column inside the window and drop what
 // they compute. v and w reach the lanes through shuffles.
+// The deferred row: a step whose right block reaches row first + 2b - 1 leaves that row's update to
+// the next step (dfr): it computes the row's dot product up to its last entry, which sweep s-1's
+// step t+2 may still be rewriting, and stores the row unchanged. The next step finds the row as
+// row b-1 of its annihilated column and left block, and finishes the update there before its own
+// reflector: the same operations in the same order as in chase_step, so the same bits.
 template <bool FULL>
 __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const ReflectorLayout& L,
                                      double* d0, double* e0, long ld_, long s, long t, long index,
-                                     double* __restrict__ v_out, double* __restrict__ tau_out) {
+                                     DeferredRow& dfr, double* __restrict__ v_out,
+                                     double* __restrict__ tau_out) {
   constexpr int kLanes = 32;
   const int lane = static_cast<int>(g.thread_rank());
   const long b = L.b, n = L.n;
@@ -199,7 +214,7 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
   double* bl = d0 + lane;  // B(lane, i) = bl[i * lm1] for i <= lane, bl[lane * lm1 + i - lane] else
 
   double xl[kLanes], xr[kLanes], xb[kLanes];
-  const double x = lane < len ? col[lane] : 0.0;
+  double x = lane < len ? col[lane] : 0.0;
 #pragma unroll
   for (int i = 0; i < kLanes; ++i) {
     if constexpr (FULL) {
@@ -212,6 +227,33 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
       xb[i] = lane < len && i < len ? bl[i <= lane ? i * lm1 : lane * lm1 + i - lane] : 0.0;
     }
   }
+
+  // 0. The previous step's deferred row (row b-1 here: lane b-1's x, column c, is its entry 0;
+  // lane l's xl[b-1], column c+1+l, its entry l+1).
+  const int bm1 = FULL ? kLanes - 1 : static_cast<int>(b) - 1;
+  if (dfr.pending) {
+    double y = x;
+    if (lane != bm1) {
+#pragma unroll
+      for (int i = 0; i < kLanes; ++i)
+        if (i == bm1) y = xl[i];
+    }
+    const double last = g.shfl(y, bm1 - 1);  // entry b-1: column c+b-1, from sweep s-1
+    double dot = lane == bm1 ? __dmul_rn(__fma_rn(last, dfr.v, dfr.partial), dfr.tau) : 0.0;
+    dot = g.shfl(dot, bm1);
+    const double vi = g.shfl(dfr.v, lane == bm1 ? 0 : lane + 1);
+    y = __fma_rn(-dot, vi, y);
+    if (lane == bm1) {
+      x = y;
+    } else if (lane < bm1) {
+#pragma unroll
+      for (int i = 0; i < kLanes; ++i)
+        if (i == bm1) xl[i] = y;
+    }
+    dfr.pending = false;
+  }
+  // Whether this step defers its row first + 2b - 1 (then len = b and the sweep has a next step).
+  const bool defer = FULL || r0 + b - 1 < n;
 
   // 1. dlarfg, as chase_step (one entry per lane).
   const double alpha = g.shfl(x, 0);
@@ -241,7 +283,7 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
 
   // 2.-4. The three dot products of each lane (left column, right row, p of the two-sided block),
   // each in the host's order.
-  double dl = 0.0, dr = 0.0, p = 0.0;
+  double dl = 0.0, dr = 0.0, p = 0.0, partial = 0.0;
 #pragma unroll
   for (int i = 0; i < kLanes; i += 2) {
     const double2 v2 = pair(vk, i);
@@ -250,6 +292,8 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
       if (FULL || i + h < len) {
         const double vi = h ? v2.y : v2.x;
         dl = __fma_rn(vi, xl[i + h], dl);
+        if (i + h == (FULL ? kLanes : len) - 1)
+          partial = dr;  // the deferred row's dot without its last entry
         dr = __fma_rn(xr[i + h], vi, dr);
         p = __fma_rn(xb[i + h], vi, p);
       }
@@ -274,6 +318,9 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
       }
   }
 
+  if (defer) dfr = DeferredRow{true, partial, vk, tau};
+  const bool store_row = (FULL || lane < nr) && !(defer && lane == bm1);
+
   // Lanes read entries that other lanes store (B(i, lane) for i > lane; in FULL, the discarded
   // columns): the stores come after every lane's loads.
   g.sync();
@@ -281,7 +328,7 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
   for (int i = 0; i < kLanes; ++i)
     if (FULL || i < len) {
       if (lane < nl) cl[i] = xl[i];
-      if (FULL || lane < nr) rw[i * lm1] = xr[i];
+      if (store_row) rw[i * lm1] = xr[i];
       if ((FULL || lane < len) && i <= lane) bl[i * lm1] = xb[i];
     }
 }
@@ -303,11 +350,17 @@ __device__ __forceinline__ void step_window(const ReflectorLayout& L, long s, lo
   *c1 = first + L.length(s, t);
 }
 
-// Copies count doubles (16-byte aligned at both ends when even: ld is even) with the group's lanes.
+// Copies count doubles with the group's lanes, in 16-byte pairs: src and dst are at the same
+// offset modulo 16 bytes (a window and the band columns it holds; ld is even), and a range that
+// starts at an odd double (odd b) takes its first one alone.
 template <int TPS>
 __device__ __forceinline__ void group_copy(const cg::thread_block_tile<TPS>& g, double* dst,
                                            const double* src, long count) {
   const int lane = static_cast<int>(g.thread_rank());
+  if (count > 0 && (reinterpret_cast<std::uintptr_t>(dst) & 15)) {
+    if (lane == 0) dst[0] = src[0];
+    ++dst, ++src, --count;
+  }
   const long pairs = count / 2;
   const double2* s2 = reinterpret_cast<const double2*>(src);
   double2* d2 = reinterpret_cast<double2*>(dst);
@@ -324,13 +377,19 @@ __device__ __forceinline__ void group_copy(const cg::thread_block_tile<TPS>& g, 
 // prerequisite rule keeps sweep s-1 three steps ahead, whose columns start at first + 2b, and
 // sweep s+1 three behind, whose columns end below c).
 // REGS (TPS = 32, STAGE, b <= 32): the window comes in through asynchronous copies (cp.async, all
-// of it in flight without registers) and the step is chase_step_registers. With b = 32 the window
-// [first - 32, first + 32) of a FULL step is held as two halves of 32 columns, and the right half
-// stays in shared memory as the next step's left half (which starts where this one's right half
-// does): a FULL step copies in only its right half and writes back only its left half. That is
-// safe for the followers: step (s+1, t') starts after (s, t'+2) completed, and touches columns up
-// to first(s, t'+2) - 32 only, all written back by then; (s, t) itself reads its right half
-// after (s-1, t+2) completed, which keeps columns from first(s-1, t+2) on only.
+// of it in flight without registers), the step is chase_step_registers, and sweeps run two steps
+// apart instead of three (ReflectorLayout::prerequisite_deferred_given_last: each step leaves one
+// row's update to the sweep's next step). Sweeps s-1 and s+1 then run next to this step on the
+// window's two edge columns, so it writes back only the rows of those that are its own (see the
+// write-back below). With b = 32 the window [first - 32, first + 32) of a FULL step is held as two
+// halves of 32 columns, and the right half stays in shared memory as the next step's left half:
+// a FULL step copies in its right half and, of the kept left half, only the bottom of its last
+// column (rewritten meanwhile by sweep s-1's step t+1 ... t+2), and writes back its left half and
+// the top of its right half's first column. That is safe for the followers: step (s+1, t') starts
+// after (s, t'+1) completed and touches columns up to first(s, t'+1) - 31, whose rows it needs
+// are written back by then; and for the step itself: it reads its right half after (s-1, t+1)
+// completed, and sweep s-1 then still works on columns from first + 31 on only, rows from
+// first + 63 on (the entries this step neither uses nor writes back).
 template <int TPS, bool STAGE, bool REGS>
 __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
                              double* __restrict__ v_out, double* __restrict__ tau_out,
@@ -356,10 +415,14 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
     const long index0 = L.sweep_offset(s);
     int half = 0;       // REGS, b = 32: the step's left half is win + half * 32 ld
     bool kept = false;  // the previous step's right half is in shared memory, not written back
+    DeferredRow dfr;    // REGS
     for (long t = 0; t < steps; ++t) {
       if (s > 0) {
         const int need =
-            static_cast<int>(ReflectorLayout::prerequisite_given_last(t, last_before)) + 1;
+            static_cast<int>(REGS
+                                 ? ReflectorLayout::prerequisite_deferred_given_last(t, last_before)
+                                 : ReflectorLayout::prerequisite_given_last(t, last_before)) +
+            1;
         if (leader && seen < need) {
           unsigned ns = 16;
           while ((seen = before.load(cuda::memory_order_acquire)) < need) {
@@ -370,21 +433,40 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
         g.sync();  // the other lanes' reads come after the leader's acquire
       }
       if constexpr (REGS) {
-        const long first = L.first_row(s, t), c = t == 0 ? s : first - L.b;
-        const auto copy_in = [&](double* dst, long c0, long c1) {
-          cg::memcpy_async(g, dst, a + c0 * ld,
-                           cuda::aligned_size_t<16>(sizeof(double) * (c1 - c0) * ld));
+        // Sweep s-1 may be one step behind what chase_step needs: its step t+2 runs meanwhile on
+        // the columns from first + b - 1 on, rows from first + 2b - 1 on (the deferred row's
+        // last entry and below). And sweep s+1's step t-2, which waited for (s, t-1) only, runs
+        // on the columns up to c, rows up to first (the rows of column c above this step's).
+        // So the write-back leaves out column c's top b entries (t > 0) and the window's last
+        // column's entries from row first + 2b - 1 on: the range [c ld + b, (first + b - 1) ld +
+        // b) of the band storage, stale values read in but never written out.
+        const long b = L.b, first = L.first_row(s, t), c = t == 0 ? s : first - b;
+        const long skip = t == 0 ? 0 : b;
+        const auto copy_in = [&](double* dst, long from, long to) {  // band storage offsets
+          cg::memcpy_async(g, dst, a + from,
+                           cuda::aligned_size_t<16>(sizeof(double) * (to - from)));
         };
-        if (L.b == 32 && L.length(s, t) == 32 && first + 64 <= L.n) {
+        if (b == 32 && L.length(s, t) == 32 && first + 64 <= L.n) {
           const long half_size = 32 * ld;
           double* e0 = win + half * half_size + half_size;  // column first, seen from the left
           double* d0 = win + (1 - half) * half_size;        // column first: the right half
-          if (!kept) copy_in(e0 + (c - first) * ld, c, first);
-          copy_in(d0, first, first + 32);
+          if (!kept) {
+            copy_in(e0 + (c - first) * ld, c * ld, first * ld);
+            copy_in(d0, first * ld, (first + 32) * ld);
+          } else if (e0 == d0) {  // kept left half, then the right half, contiguous
+            copy_in(e0 - ld + 32, (first - 1) * ld + 32, (first + 32) * ld);
+          } else {
+            copy_in(e0 - ld + 32, (first - 1) * ld + 32, first * ld);
+            copy_in(d0, first * ld, (first + 32) * ld);
+          }
           cg::wait(g);
-          chase_step_registers<true>(g, L, d0, e0, ld, s, t, index0 + t, v_out, tau_out);
+          chase_step_registers<true>(g, L, d0, e0, ld, s, t, index0 + t, dfr, v_out, tau_out);
           g.sync();
-          group_copy<TPS>(g, a + c * ld, e0 + (c - first) * ld, (first - c) * ld);
+          // The left half, and the top of column first (sweep s+1's step t-1 needs it; the rest
+          // of the right half is this sweep's next step's left half).
+          group_copy<TPS>(g, a + c * ld + skip, e0 + (c - first) * ld + skip,
+                          (first - c) * ld - skip);
+          group_copy<TPS>(g, a + first * ld, d0, 32);
           kept = true;
           half ^= 1;
         } else {
@@ -395,17 +477,17 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
               group_copy<TPS>(g, win, win + 32 * ld, 32 * ld);
               g.sync();  // read out before the copy below overwrites it
             }
-            copy_in(win + 32 * ld, first, c1);
+            copy_in(win + 31 * ld + 32, (first - 1) * ld + 32, c1 * ld);
             kept = false;
             half = 0;
           } else {
-            copy_in(win, c0, c1);
+            copy_in(win, c0 * ld, c1 * ld);
           }
           cg::wait(g);
           double* d0 = win + (first - c0) * ld;
-          chase_step_registers<false>(g, L, d0, d0, ld, s, t, index0 + t, v_out, tau_out);
+          chase_step_registers<false>(g, L, d0, d0, ld, s, t, index0 + t, dfr, v_out, tau_out);
           g.sync();
-          group_copy<TPS>(g, a + c0 * ld, win, (c1 - c0) * ld);
+          group_copy<TPS>(g, a + c0 * ld + skip, win + skip, (c1 - 1 - c0) * ld + b - skip);
         }
       } else if (STAGE) {
         long c0 = 0, c1 = 0;

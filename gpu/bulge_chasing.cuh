@@ -4,10 +4,12 @@
 // band-to-bidiagonal paper §IV): a group of `threads_per_sweep` threads (a warp or part of one)
 // chases one sweep; step (s,t) starts once sweep s-1 has published completion of its step
 // ReflectorLayout::prerequisite(s,t) (release store of a progress counter, acquire load by the
-// follower). The grid is persistent: it is launched cooperatively (all blocks resident, or the
-// launch fails), and group g takes the sweeps g, g + G, g + 2G, ... in increasing order, so the
-// lowest unfinished sweep always belongs to a running group whose predecessor sweep is done: no
-// deadlock for any n on any GPU. Consecutive sweeps share a block (and its L1).
+// follower), or, for the register step, which defers one row's update to the next step, of the
+// step ReflectorLayout::prerequisite_deferred_given_last names (sweeps two steps apart). The grid
+// is persistent: it is launched cooperatively (all blocks resident, or the launch fails), and group
+// g takes the sweeps g, g + G, g + 2G, ... in increasing order, so the lowest unfinished sweep
+// always belongs to a running group whose predecessor sweep is done: no deadlock for any n on any
+// GPU. Consecutive sweeps share a block (and its L1).
 //
 // The step arithmetic is host::chase_step's (host/bulge_chasing.cpp): the same reflector
 // (dlarfg's normalisation), the same left / two-sided / right updates, each dot product
@@ -19,7 +21,8 @@
 // The step's form (bench/RESULTS.md, sixth session): for b <= 32 with 32 threads per sweep, a lane
 // holds a column / row of the step's blocks in registers (chase_step_registers), and with b = 32
 // a sweep keeps half of its window in shared memory from one step to the next: 2.1x the loops over
-// shared memory on an H100 (0.319 s at n = 16384, 0.641 s at 32768), the same bits.
+// shared memory on an H100 (0.319 s at n = 16384, 0.641 s at 32768), the same bits. Sweeps two
+// steps apart instead of three (seventh session): 0.279 s and 0.563 s.
 //
 // Output: d, e, and, when v is given, every reflector in core/reflector_store.hpp's layout
 // (ReflectorLayout{n, min(b, n-1)}: v[index * b' .. + b'), tau[index]), the layout BC-back
