@@ -1,8 +1,9 @@
 // Fused Householder QR of a tall-skinny panel (DBBR's panel, issue 5) in one cooperative kernel:
 // one block per SM keeps its contiguous slab of rows in shared memory for the whole factorisation,
-// and every column costs two grid-wide syncs (norm partials, then the partials of v^T A). This
-// replaces cusolverDnXgeqrf's several small kernels per column, which are latency bound on panels
-// of 32 or 64 columns. Reductions run in a fixed order (no atomics): results are bitwise
+// and every column costs one grid-wide sync (the partials of x^T x and x^T A, from which beta, tau
+// and v^T A follow), plus one at the start (each column's largest entry, for an exact scaling).
+// This replaces cusolverDnXgeqrf's several small kernels per column, which are latency bound on
+// panels of 32 or 64 columns. Reductions run in a fixed order (no atomics): results are bitwise
 // repeatable, and every block computes the same beta and tau from the same partials.
 #pragma once
 #include <cuda_runtime.h>
@@ -23,7 +24,7 @@ constexpr long kFusedPanelQrMaxCols = 64;
 
 // One block per SM (at most PIPEVD_GPU_PANEL_QR_BLOCKS where set), at least 128 rows each.
 FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long nb);
-// Doubles of global scratch the plan needs (partials of the grid-wide reductions).
+// Doubles of global scratch the plan needs (partials of the grid-wide reductions, row j).
 std::int64_t fused_panel_qr_scratch(const FusedPanelQrPlan& plan, long nb);
 
 // Householder QR of the m x nb panel (column-major, ldp) as LAPACK's dgeqr2 (dlarfg's beta/tau

@@ -1,10 +1,12 @@
 // The GPU backend's panel QR (the fused cooperative kernel of gpu/panel_qr.cuh, and the cuSOLVER
 // path it falls back to) against the host backend's LAPACK dgeqrf + dlarft, issue 5: R, W and Y
-// equal to rounding (relative to ||panel||) on random, zero-column, identity, tiny (1e-300) and
-// huge (1e300) panels, m < nb included; on panels with repeated columns (where the reflector of a
-// column of rounding noise is arbitrary) the properties only: Q = I - W Y^T orthogonal, Q R =
-// panel, R upper trapezoidal, Y unit lower trapezoidal. Every GPU result is computed twice and must
-// be bitwise identical.
+// equal to rounding (relative to ||panel||) on random, zero-column, identity, tiny (1e-300), huge
+// (1e300), graded (columns 2^-900, 1, 2^900), three-row (tau = 0 after nonzero reflectors) and
+// tiny-below-the-diagonal (2^-700) panels, m < nb included; on panels with repeated columns (where
+// the reflector of a column of rounding noise is arbitrary) the properties only: Q = I - W Y^T
+// orthogonal, Q R = panel, R upper trapezoidal, Y unit lower trapezoidal. Every GPU result is
+// computed twice and must be bitwise identical. The fused kernel also passes power-of-two column
+// scalings through exactly, subnormal columns included.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -41,7 +43,17 @@ double fro(const Mat& x) {
   return s * std::sqrt(q);
 }
 
-enum class Kind { Random, ZeroColumns, RepeatedColumns, Identity, Tiny, Huge };
+enum class Kind {
+  Random,
+  ZeroColumns,
+  RepeatedColumns,
+  Identity,
+  Tiny,
+  Huge,
+  Graded,
+  ThreeRows,
+  TinyBelow
+};
 const char* name(Kind k) {
   switch (k) {
     case Kind::Random:
@@ -56,6 +68,12 @@ const char* name(Kind k) {
       return "tiny";
     case Kind::Huge:
       return "huge";
+    case Kind::Graded:
+      return "graded";
+    case Kind::ThreeRows:
+      return "three rows";
+    case Kind::TinyBelow:
+      return "tiny below the diagonal";
   }
   return "?";
 }
@@ -84,6 +102,15 @@ Mat make_panel(Kind kind, long m, long nb, long ldp, unsigned seed) {
           break;
         case Kind::Huge:
           x *= 1e300;
+          break;
+        case Kind::Graded:  // columns 2^-900, 1, 2^900, ...: no scale shared by the whole panel
+          x = std::ldexp(x, 900 * (static_cast<int>(j % 3) - 1));
+          break;
+        case Kind::ThreeRows:  // rows past 2 zero: the columns' x are exactly 0 from column 2 on
+          if (i > 2) x = 0.0;
+          break;
+        case Kind::TinyBelow:  // x^T x of every column underflows, its x does not
+          if (i > j) x = std::ldexp(x, -700);
           break;
         case Kind::Random:
           break;
@@ -187,7 +214,7 @@ TEST_F(GpuPanelQrTest, FusedKernelAppliesToDbbrPanels) {
 
 TEST_F(GpuPanelQrTest, FusedEqualsLapack) {
   for (Kind kind : {Kind::Random, Kind::ZeroColumns, Kind::RepeatedColumns, Kind::Identity,
-                    Kind::Tiny, Kind::Huge})
+                    Kind::Tiny, Kind::Huge, Kind::Graded, Kind::ThreeRows, Kind::TinyBelow})
     for (long m : kRows)
       for (long nb : kCols) {
         SCOPED_TRACE(std::string(name(kind)) + " m=" + std::to_string(m) +
@@ -195,6 +222,46 @@ TEST_F(GpuPanelQrTest, FusedEqualsLapack) {
         check(kind, m, nb, gpu::GpuBackend::PanelQrPath::Fused);
         if (HasFatalFailure()) return;
       }
+}
+
+// The fused kernel scales each column by a power of two itself, so scaling a column of the panel
+// by 2^s changes nothing but R's column, exactly 2^s times (one rounding where it is subnormal):
+// subnormal (2^-1060, 2^-1070: a few bits left) and huge (2^1000) columns against the same panel
+// with its columns scaled back (exactly) to O(1). LAPACK is no reference there: its trailing
+// updates of subnormal columns round in subnormal arithmetic.
+TEST_F(GpuPanelQrTest, FusedPassesColumnScalingsExactly) {
+  gpu_.set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Fused);
+  const int shifts[] = {-1060, 1000, 0, -1000, -1070, 7};
+  for (long m : {1L, 2L, 33L, 1000L, 4099L, 32769L})
+    for (long nb : {1L, 7L, 32L}) {
+      SCOPED_TRACE("m=" + std::to_string(m) + " nb=" + std::to_string(nb));
+      ASSERT_TRUE(gpu_.panel_qr_fused(m, nb));
+      const long ldp = m + 3;
+      const Mat a = make_panel(Kind::Random, m, nb, ldp, static_cast<unsigned>(m * 7 + nb));
+      Mat scaled = a, back = a;
+      for (long j = 0; j < nb; ++j)
+        for (long i = 0; i < m; ++i) {
+          const int s = shifts[j % 6];
+          scaled[i + j * ldp] = std::ldexp(a[i + j * ldp], s);
+          back[i + j * ldp] = std::ldexp(scaled[i + j * ldp], -s);
+        }
+      Mat out[2][3];
+      const Mat* in[2] = {&scaled, &back};
+      for (int r = 0; r < 2; ++r) {
+        Dev p(gpu_, *in[r]), w(gpu_, Mat(m * nb, 7.0)), y(gpu_, Mat(m * nb, 7.0));
+        gpu_.panel_qr(m, nb, p.get(), ldp, w.get(), m, y.get(), m);
+        out[r][0] = p.to_host(ldp * nb);
+        out[r][1] = w.to_host(m * nb);
+        out[r][2] = y.to_host(m * nb);
+      }
+      EXPECT_TRUE(bitwise_equal(out[0][1], out[1][1])) << "W";
+      EXPECT_TRUE(bitwise_equal(out[0][2], out[1][2])) << "Y";
+      long bad = 0;
+      for (long j = 0; j < nb; ++j)
+        for (long i = 0; i < m; ++i)
+          if (out[0][0][i + j * ldp] != std::ldexp(out[1][0][i + j * ldp], shifts[j % 6])) ++bad;
+      EXPECT_EQ(bad, 0) << "R";
+    }
 }
 
 TEST_F(GpuPanelQrTest, CusolverPathEqualsLapack) {
