@@ -85,6 +85,18 @@ class EngineBackend {
     gemm('N', 'T', n, n, k, alpha, b, ldb, a, lda, 1.0, c, ldc);
   }
 
+  // --- DBBR's detached product: Z (m x k) = S W for the symmetric m x m S, stored full (both
+  // triangles), given by its columns in two pieces: column c < split at s1 + c ld1, column c >=
+  // split at s2 + (c - split) ld2 (the block's saved columns, then A's right of the block). A
+  // backend may read only S's lower triangle (half the bytes); this default is one GEMM per piece
+  // (S's column c is its row c).
+  virtual void symmetric_product(long m, long k, long split, const double* s1, long ld1,
+                                 const double* s2, long ld2, const double* w, long ldw, double* z,
+                                 long ldz) {
+    if (split > 0) gemm('T', 'N', split, k, m, 1.0, s1, ld1, w, ldw, 0.0, z, ldz);
+    if (m > split) gemm('T', 'N', m - split, k, m, 1.0, s2, ld2, w, ldw, 0.0, z + split, ldz);
+  }
+
   // --- DBBR panel: Householder QR of the m x nb panel in WY form, Q = I - W Y^T with Y unit lower
   // trapezoidal (explicit ones and zeros) and W = Y T. The panel is left holding R (zeros below
   // the diagonal), which is what the reduced matrix holds there. Columns past min(m, nb) of W and

@@ -150,25 +150,15 @@ class BandReduction {
     const long lo = std::max(r0, my_begin()), hi = my_end();
     std::optional<Timed> aw(std::in_place, prof_, DbbrPart::AW);
     if (me_ == owner_) {
-      // Own rows first: block columns from the saved copy, columns right of the block from A.
-      // Issued before the receives, so that on a device stream (where a receive waits in order)
-      // the owner's product runs while the other ranks compute theirs.
-      const long mid = std::min(hi, e_);
-      if (mid > lo)
-        be_.gemm('T', 'N', mid - lo, b_, m, 1.0,
-                 old_.get() + (r0 - i_ - b_) + (lo - i_ - b_) * old_ld_, old_ld_, w.get(), m, 0.0,
-                 z.get() + (lo - r0), m);
-      const long lo2 = std::max(lo, e_);
-      if (hi > lo2)
-        be_.gemm('T', 'N', hi - lo2, b_, m, 1.0, at(r0, lo2), n_, w.get(), m, 0.0,
-                 z.get() + (lo2 - r0), m);
-      // The other ranks' rows (disjoint from the own ones).
-      for (int q = owner_ + 1; q < L_.engine_ranks(); ++q) {
-        const long qlo = std::max(r0, L_.col_begin[q]), qhi = L_.col_begin[q + 1];
-        if (qhi <= qlo) continue;
-        DeviceBuffer part(be_, (qhi - qlo) * b_);
-        be_.recv(part.get(), (qhi - qlo) * b_, q, 0);
-        be_.copy_matrix(qhi - qlo, b_, part.get(), qhi - qlo, z.get() + (qlo - r0), m);
+      if (lo == r0 && hi == n_) {
+        // The owner holds the whole trailing matrix (one rank): the symmetric product, which may
+        // read one triangle only.
+        const long split = std::max(0L, e_ - r0);
+        be_.symmetric_product(m, b_, split,
+                              split > 0 ? old_.get() + (r0 - i_ - b_) * (1 + old_ld_) : nullptr,
+                              old_ld_, at(r0, r0 + split), n_, w.get(), m, z.get(), m);
+      } else {
+        owner_product(m, r0, lo, hi, w.get(), z.get());
       }
       aw.reset();
       Timed t(prof_, DbbrPart::FormZ);
@@ -188,6 +178,28 @@ class BandReduction {
       be_.copy_matrix(m, b_, z.get(), m, zb(r0, tb), n_);
     }
     if (keep_) out_.panels.push_back(ReflectorPanel{r0, m, b_, std::move(w), std::move(y)});
+  }
+
+  // Rows [r0, n) of A W on the owner, with other ranks holding columns: its own rows first, block
+  // columns from the saved copy, columns right of the block from A. Issued before the receives, so
+  // that on a device stream (where a receive waits in order) the owner's product runs while the
+  // other ranks compute theirs; then the other ranks' rows (disjoint from the own ones).
+  void owner_product(long m, long r0, long lo, long hi, const double* w, double* z) {
+    const long mid = std::min(hi, e_);
+    if (mid > lo)
+      be_.gemm('T', 'N', mid - lo, b_, m, 1.0,
+               old_.get() + (r0 - i_ - b_) + (lo - i_ - b_) * old_ld_, old_ld_, w, m, 0.0,
+               z + (lo - r0), m);
+    const long lo2 = std::max(lo, e_);
+    if (hi > lo2)
+      be_.gemm('T', 'N', hi - lo2, b_, m, 1.0, at(r0, lo2), n_, w, m, 0.0, z + (lo2 - r0), m);
+    for (int q = owner_ + 1; q < L_.engine_ranks(); ++q) {
+      const long qlo = std::max(r0, L_.col_begin[q]), qhi = L_.col_begin[q + 1];
+      if (qhi <= qlo) continue;
+      DeviceBuffer part(be_, (qhi - qlo) * b_);
+      be_.recv(part.get(), (qhi - qlo) * b_, q, 0);
+      be_.copy_matrix(qhi - qlo, b_, part.get(), qhi - qlo, z + (qlo - r0), m);
+    }
   }
 
   // Z = A_cur W - 1/2 Y (W^T A_cur W), with A_cur = A_old - Zb Yb^T - Yb Zb^T the matrix after
