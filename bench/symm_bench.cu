@@ -183,8 +183,9 @@ int main(int argc, char** argv) {
     PIPEVD_CUDA_CHECK(cudaMalloc(&W, m * b * sizeof(double)));
     PIPEVD_CUDA_CHECK(cudaMalloc(&Zref, m * b * sizeof(double)));
     PIPEVD_CUDA_CHECK(cudaMalloc(&Z, m * b * sizeof(double)));
-    random_fill(S, m * m, 11);
+    random_fill(S, m * m, 11);  // on the legacy default stream: synchronized below
     random_fill(W, m * b, 12);
+    PIPEVD_CUDA_CHECK(cudaDeviceSynchronize());
     pipevd::gpu::mirror_lower(stream, m, S, m);  // symmetric: gemm reads both triangles
     const double one = 1.0, zero = 0.0;
     const auto gemm = [&] {
