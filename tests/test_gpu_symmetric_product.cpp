@@ -250,14 +250,22 @@ TEST(SymmetricProductShapes, WorkspaceCap) {
   check_case(pl, 333, leading_dimensions(1000, true), gen);
 }
 
-// The workspace of the sizes DBBR uses: about m^2 / 16 doubles (b = 32) for one pass.
+// The workspace: 512 doubles a stage (T = 8 s (s - 1) + ceil(m / 16) stages, s = ceil(m / 256)
+// strips) plus 8192 a direct piece (at most s + blocks - 1): about m^2 / 16 for large m.
 TEST(SymmetricProductShapes, WorkspaceSize) {
-  for (const std::int64_t m : {std::int64_t{8192}, std::int64_t{32768}, std::int64_t{49152}}) {
+  for (const std::int64_t m :
+       {std::int64_t{1000}, std::int64_t{8192}, std::int64_t{32768}, std::int64_t{49152}}) {
     const SymmetricProductPlan pl = plan(m, 32);
-    const double quarter = static_cast<double>(m) * static_cast<double>(m) / 16;
-    EXPECT_GE(static_cast<double>(pl.workspace), quarter);
-    EXPECT_LE(static_cast<double>(pl.workspace), 1.2 * quarter);
+    ASSERT_EQ(pl.passes.size(), 1u);
+    const auto& pass = pl.passes.front();
+    const std::int64_t s = (m + 255) / 256;
+    EXPECT_EQ(pl.strips, s);
+    EXPECT_EQ(pass.stages, 8 * s * (s - 1) + (m + 15) / 16);
+    EXPECT_LE(pass.pieces, s + pass.blocks - 1);
+    EXPECT_EQ(pl.workspace, 512 * pass.stages + 8192 * pass.pieces);
     EXPECT_EQ(pl.workspace, plan(m, 64).workspace);  // b > 32: the same workspace, reused
+    const double sixteenth = static_cast<double>(m) * static_cast<double>(m) / 16;
+    if (m >= 32768) EXPECT_LE(static_cast<double>(pl.workspace), 1.1 * sixteenth);
   }
   EXPECT_EQ(plan(0, 32).workspace, 0);
   EXPECT_EQ(plan(100, 0).workspace, 0);
