@@ -5,6 +5,7 @@
 //
 //   dbbr_bench [--n 8192,16384,32768,49152] [--b 32] [--k 1024,256,512,2048] [--seconds 200]
 //              [--sytrd-max-n 32768] [--panel-syr2k 0,1] [--qr 1] [--panel-qr auto,cusolver]
+//              [--aw symm,gemm]
 //              [--qr-sweep 8192,16384,32768,49152 --qr-b 32,64]
 //
 // b and the first k default to PIPEVD_BAND / PIPEVD_BLOCK where set (else the engine's defaults);
@@ -19,7 +20,8 @@
 // the device waited for). --panel-qr: the backend's panel QR paths each DBBR case runs with (auto =
 // the fused kernel of gpu/panel_qr.cuh where it applies; cusolver = Xgeqrf always), named at the
 // end of the line. The panel QR line times the backend with both paths. --qr-sweep: only the panel
-// QR line for these m and every --qr-b, then exit.
+// QR line for these m and every --qr-b, then exit. --aw: A W through the backend's
+// symmetric_product kernel (symm, where it applies: b <= 32, m >= 8192) or GEMMs on full columns.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -131,6 +133,7 @@ struct DbbrCase {
   long n, b, k;
   bool panel_syr2k;
   pipevd::gpu::GpuBackend::PanelQrPath qr_path = pipevd::gpu::GpuBackend::PanelQrPath::Auto;
+  bool aw_symm = true;  // A W by symmetric_product's kernel where it applies (false: GEMMs)
 };
 const char* path_name(pipevd::gpu::GpuBackend::PanelQrPath p) {
   return p == pipevd::gpu::GpuBackend::PanelQrPath::Cusolver ? "cusolver" : "auto";
@@ -141,6 +144,7 @@ void run_dbbr(pipevd::gpu::GpuBackend& be, cudaStream_t s, EventProfiler& prof, 
               const DbbrCase& c) {
   fill_random(s, c.n, a);
   be.set_panel_qr_path(c.qr_path);
+  be.set_symmetric_product(c.aw_symm);
   const pipevd::EngineLayout L = pipevd::plan_engine_layout(c.n, 1, c.b);
   pipevd::DbbrOptions opt{c.b, c.k, true};
   opt.panel_syr2k = c.panel_syr2k;
@@ -161,11 +165,13 @@ void run_dbbr(pipevd::gpu::GpuBackend& be, cudaStream_t s, EventProfiler& prof, 
     std::printf(" %s %.4f", kPartNames[i], parts[i]);
     sum += parts[i];
   }
-  std::printf(" | gaps %.4f | panel_qr_path %s%s\n", wall - sum, path_name(c.qr_path),
+  std::printf(" | gaps %.4f | panel_qr_path %s%s | aw %s\n", wall - sum, path_name(c.qr_path),
               c.qr_path == pipevd::gpu::GpuBackend::PanelQrPath::Auto
                   ? (be.panel_qr_fused(c.n, c.b) ? " (fused)" : " (cusolver: fused n/a)")
-                  : "");
+                  : "",
+              be.symmetric_product_used(c.n, c.b) ? "symm" : "gemm");
   be.set_panel_qr_path(pipevd::gpu::GpuBackend::PanelQrPath::Auto);
+  be.set_symmetric_product(true);
   std::fflush(stdout);
 }
 
@@ -345,6 +351,7 @@ int run(int argc, char** argv) {
   std::vector<pipevd::gpu::GpuBackend::PanelQrPath> qr_paths = {
       pipevd::gpu::GpuBackend::PanelQrPath::Auto};
   std::vector<long> qr_sweep, qr_b = {32, 64};
+  std::vector<bool> aw_symm = {true};
   double budget = 200;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
@@ -367,6 +374,11 @@ int run(int argc, char** argv) {
       while (std::getline(ss, item, ','))
         qr_paths.push_back(item == "cusolver" ? pipevd::gpu::GpuBackend::PanelQrPath::Cusolver
                                               : pipevd::gpu::GpuBackend::PanelQrPath::Auto);
+    } else if (a == "--aw") {
+      aw_symm.clear();
+      std::stringstream ss(v);
+      std::string item;
+      while (std::getline(ss, item, ',')) aw_symm.push_back(item != "gemm");
     } else if (a == "--qr-sweep")
       qr_sweep = parse_list(v);
     else if (a == "--qr-b")
@@ -431,11 +443,12 @@ int run(int argc, char** argv) {
     }
     pipevd::DeviceBuffer a(be, n * n);
     std::vector<DbbrCase> cases;
-    for (auto path : qr_paths) {
-      for (long ps : panel_syr2k) cases.push_back({n, b, ks[0], ps != 0, path});
-      for (std::size_t i = 1; i < ks.size(); ++i)
-        cases.push_back({n, b, ks[i], panel_syr2k[0] != 0, path});
-    }
+    for (bool symm : aw_symm)
+      for (auto path : qr_paths) {
+        for (long ps : panel_syr2k) cases.push_back({n, b, ks[0], ps != 0, path, symm});
+        for (std::size_t i = 1; i < ks.size(); ++i)
+          cases.push_back({n, b, ks[i], panel_syr2k[0] != 0, path, symm});
+      }
     for (const DbbrCase& c : cases) {
       if (seconds_since(start) > budget) {
         std::printf("dbbr n=%ld k=%ld: skipped (budget)\n", c.n, c.k);

@@ -44,7 +44,13 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // received part, S and W^T A W; GPU panel QR: tau, G, T (b x b) and geqrf's workspace (< n b).
   const long block_work = 3 * n * kb + 4 * n * b + kb * b + b * b;
   const long qr_work = gpu_buffers ? n * b + 3 * b * b + b : 0;
-  p.dbbr = n * width + panels + std::max(block_work + qr_work, band);
+  // The rank that holds the trailing matrix's last columns runs A W as symmetric_product (one rank:
+  // every panel), whose workspace is about m^2 / 16 doubles, capped.
+  const long trailing = n - L.col_begin[rank];
+  const long sym_work = gpu_buffers && rank == L.engine_ranks() - 1
+                            ? std::min(kSymmetricProductWorkspace, trailing * trailing / 14)
+                            : 0;
+  p.dbbr = n * width + panels + std::max(block_work + qr_work + sym_work, band);
 
   // Bulge chasing: the band, d and e on the device, the working band (2b wide) and sweep flags,
   // and the reflectors U (kept on the device by the GPU backend for BC-back).

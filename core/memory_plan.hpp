@@ -22,6 +22,10 @@
 
 namespace pipevd {
 
+// The most device workspace a backend's symmetric_product (DBBR's A W on one triangle) holds
+// during a call, in doubles: 512 MiB (the GPU kernel splits its work into passes to stay below).
+constexpr long kSymmetricProductWorkspace = 1L << 26;
+
 struct EngineMemoryPlan {
   // Doubles live at once on this rank, per stage, and their maximum.
   long dbbr = 0, bulge_chasing = 0, tridiagonal = 0, back_transformation = 0, final_gemm = 0;

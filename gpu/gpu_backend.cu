@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/memory_plan.hpp"
 #include "core/reflector_store.hpp"
 #include "core/tridiagonal_bisection.hpp"
 #include "gpu/bc_back.cuh"
@@ -23,6 +24,7 @@
 #include "gpu/panel_qr.cuh"
 #include "gpu/secular_merge.cuh"
 #include "gpu/sturm_bisection.cuh"
+#include "gpu/symmetric_product.cuh"
 #include "gpu/syr2k.hpp"
 
 #if __has_include(<nccl.h>)
@@ -231,6 +233,7 @@ struct GpuBackend::State {
   // Panel QR and merge workspaces.
   GrowBuffer qr_work, tau, gmat, tmat, info, merge, fused_qr;
   GpuBackend::PanelQrPath panel_qr_path = GpuBackend::PanelQrPath::Auto;
+  bool symmetric_product = true;
   BcBackKernel bc_back_kernel = BcBackKernel::Auto;
   // The last fused panel QR plan and its (m, nb): DBBR asks for the same shapes again and again.
   long plan_m = -1, plan_nb = -1;
@@ -645,6 +648,27 @@ void GpuBackend::syr2k_full(long n, long k, double alpha, const double* a, long 
   ScopedDevice guard(s_->device);
   syr2k_lower(*s_->ctx, s_->stream, n, k, alpha, a, lda, b, ldb, 1.0, c, ldc);
   mirror_lower(s_->stream, n, c, ldc);
+}
+
+void GpuBackend::set_symmetric_product(bool use) { s_->symmetric_product = use; }
+bool GpuBackend::symmetric_product_used(long m, long k) const {
+  return s_->symmetric_product && k <= 32 && m >= kSymmetricProductMinRows;
+}
+
+void GpuBackend::symmetric_product(long m, long k, long split, const double* s1, long ld1,
+                                   const double* s2, long ld2, const double* w, long ldw, double* z,
+                                   long ldz) {
+  if (m <= 0 || k <= 0) return;
+  if (!symmetric_product_used(m, k)) {
+    EngineBackend::symmetric_product(m, k, split, s1, ld1, s2, ld2, w, ldw, z, ldz);
+    return;
+  }
+  ScopedDevice guard(s_->device);
+  gpu::SymmetricProductParams params;
+  params.max_workspace = kSymmetricProductWorkspace;
+  const gpu::SymmetricProductPlan plan = gpu::plan_symmetric_product(s_->device, m, k, params);
+  pipevd::DeviceBuffer work(*this, plan.workspace);
+  gpu::symmetric_product(plan, s_->stream, s1, ld1, s2, ld2, split, w, ldw, z, ldz, work.get());
 }
 
 void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,

@@ -73,6 +73,15 @@ class GpuBackend final : public EngineBackend {
   // Lower triangle by gpu/syr2k (recursive, half the flops of two GEMMs), then mirrored.
   void syr2k_full(long n, long k, double alpha, const double* a, long lda, const double* b,
                   long ldb, double* c, long ldc) override;
+  // DBBR's A W reading only S's lower triangle (gpu/symmetric_product.cuh) where that is measured
+  // faster (b <= 32, m >= kSymmetricProductMinRows), the two GEMMs over full columns elsewhere or
+  // with set_symmetric_product(false) (comparisons). Its workspace (at most
+  // kSymmetricProductWorkspace doubles, core/memory_plan.hpp) comes from the pool per call.
+  void symmetric_product(long m, long k, long split, const double* s1, long ld1, const double* s2,
+                         long ld2, const double* w, long ldw, double* z, long ldz) override;
+  static constexpr long kSymmetricProductMinRows = 8192;
+  void set_symmetric_product(bool use);
+  bool symmetric_product_used(long m, long k) const;
   // The fused cooperative Householder kernel (gpu/panel_qr.cuh) where the panel fits (nb <= 64,
   // the slab of rows per SM in shared memory), cusolverDnXgeqrf otherwise; then T and W = Y T.
   void panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,

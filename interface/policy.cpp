@@ -160,6 +160,14 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
     }
     r.policy.panel_qr_cusolver = v == "cusolver";
   }
+  if (const char* s = getenv_fn("PIPEVD_GPU_AW")) {
+    const std::string v = s;
+    if (v != "auto" && v != "gemm") {
+      r.error = "PIPEVD_GPU_AW='" + v + "' is not one of auto, gemm";
+      return r;
+    }
+    r.policy.aw_gemm = v == "gemm";
+  }
   return r;
 }
 
