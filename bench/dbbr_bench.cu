@@ -20,8 +20,9 @@
 // the device waited for). --panel-qr: the backend's panel QR paths each DBBR case runs with (auto =
 // the fused kernel of gpu/panel_qr.cuh where it applies; cusolver = Xgeqrf always), named at the
 // end of the line. The panel QR line times the backend with both paths. --qr-sweep: only the panel
-// QR line for these m and every --qr-b, then exit. --aw: A W through the backend's
-// symmetric_product kernel (symm, where it applies: b <= 32, m >= 8192) or GEMMs on full columns.
+// QR line for these m and every --qr-b, then exit. --aw: A W through GEMMs on full columns (gemm,
+// the default) and/or the backend's symmetric_product kernel (symm, where it applies: b <= 32,
+// m >= 8192).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -133,7 +134,7 @@ struct DbbrCase {
   long n, b, k;
   bool panel_syr2k;
   pipevd::gpu::GpuBackend::PanelQrPath qr_path = pipevd::gpu::GpuBackend::PanelQrPath::Auto;
-  bool aw_symm = true;  // A W by symmetric_product's kernel where it applies (false: GEMMs)
+  bool aw_symm = false;  // A W by symmetric_product's kernel where it applies (false: GEMMs)
 };
 const char* path_name(pipevd::gpu::GpuBackend::PanelQrPath p) {
   return p == pipevd::gpu::GpuBackend::PanelQrPath::Cusolver ? "cusolver" : "auto";
@@ -171,7 +172,7 @@ void run_dbbr(pipevd::gpu::GpuBackend& be, cudaStream_t s, EventProfiler& prof, 
                   : "",
               be.symmetric_product_used(c.n, c.b) ? "symm" : "gemm");
   be.set_panel_qr_path(pipevd::gpu::GpuBackend::PanelQrPath::Auto);
-  be.set_symmetric_product(true);
+  be.set_symmetric_product(false);
   std::fflush(stdout);
 }
 
@@ -351,7 +352,7 @@ int run(int argc, char** argv) {
   std::vector<pipevd::gpu::GpuBackend::PanelQrPath> qr_paths = {
       pipevd::gpu::GpuBackend::PanelQrPath::Auto};
   std::vector<long> qr_sweep, qr_b = {32, 64};
-  std::vector<bool> aw_symm = {true};
+  std::vector<bool> aw_symm = {false};
   double budget = 200;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];

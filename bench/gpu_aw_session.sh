@@ -16,6 +16,6 @@ timeout $(( $(left) / 3 )) "$build/bench/symm_bench" --m "${AW_M:-4096,8192,1638
   tee "$out/symm_bench.log" || { echo "symm_bench FAILED or cut"; rc=1; }
 bench_s=$(( $(left) - 5 ))
 timeout "$bench_s" "$build/bench/dbbr_bench" --n "${AW_N:-16384,32768}" --k 1024 --panel-syr2k 0 \
-  --aw symm,gemm --sytrd-max-n 0 --qr 0 --seconds $((bench_s - 20)) 2>&1 | tee "$out/dbbr_bench.log" |
+  --aw gemm,symm --sytrd-max-n 0 --qr 0 --seconds $((bench_s - 20)) 2>&1 | tee "$out/dbbr_bench.log" |
   grep -E "^dbbr|^#" || { echo "dbbr_bench FAILED or cut"; rc=1; }
 exit $rc

@@ -368,15 +368,6 @@ __device__ __forceinline__ void group_copy(const cg::thread_block_tile<TPS>& g, 
   if ((count & 1) && lane == 0) dst[count - 1] = src[count - 1];
 }
 
-template <cuda::thread_scope Scope>
-__device__ __forceinline__ int load_acquire(int* p) {
-  return cuda::atomic_ref<int, Scope>(*p).load(cuda::memory_order_acquire);
-}
-template <cuda::thread_scope Scope>
-__device__ __forceinline__ void store_release(int* p, int v) {
-  cuda::atomic_ref<int, Scope>(*p).store(v, cuda::memory_order_release);
-}
-
 // The persistent kernel: group gid of G takes sweeps gid, gid + G, ... (see bulge_chasing.cuh).
 // STAGE: each step copies its window (step_window) into shared memory with all loads in flight at
 // once, runs on it, and copies it back. The step's arithmetic is the same (bitwise the same
@@ -414,16 +405,10 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
   double* ws = vs + L.b;
   double* win = ws + L.b;  // 16-byte aligned: 2b doubles after a 16-byte aligned vs
   const bool leader = g.thread_rank() == 0;
-  // Sweeps s-1 and s+1 belong to the neighbouring groups. A hand-over inside one block needs only
-  // block scope: the release does not wait for this SM's stores to reach L2, the acquire reads the
-  // flag from L1. (The last group of a block hands over to the next block at device scope, which
-  // is cumulative: it also publishes what it acquired from its block's earlier sweeps.)
-  const bool pred_in_block = gridDim.x == 1 || g.meta_group_rank() > 0;
-  const bool succ_in_block = gridDim.x == 1 || g.meta_group_rank() + 1 < per_block;
 
   for (long s = gid; s < L.sweeps(); s += G) {
-    int* const mine = progress + s;
-    int* const before = progress + (s > 0 ? s - 1 : 0);
+    cuda::atomic_ref<int, cuda::thread_scope_device> mine(progress[s]);
+    cuda::atomic_ref<int, cuda::thread_scope_device> before(progress[s > 0 ? s - 1 : 0]);
     int seen = 0;  // steps of sweep s-1 known complete (leader only)
     const long steps = L.steps(s);
     const long last_before = s > 0 ? L.steps(s - 1) - 1 : 0;
@@ -440,8 +425,7 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
             1;
         if (leader && seen < need) {
           unsigned ns = 16;
-          while ((seen = pred_in_block ? load_acquire<cuda::thread_scope_block>(before)
-                                       : load_acquire<cuda::thread_scope_device>(before)) < need) {
+          while ((seen = before.load(cuda::memory_order_acquire)) < need) {
             __nanosleep(ns);
             ns = ns < 256 ? 2 * ns : ns;
           }
@@ -517,12 +501,7 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
         chase_step<TPS>(g, L, a, 0, ld, s, t, vs, ws, v_out, tau_out);
       }
       g.sync();  // every lane's writes before the leader's release
-      if (leader) {
-        if (succ_in_block)
-          store_release<cuda::thread_scope_block>(mine, static_cast<int>(t + 1));
-        else
-          store_release<cuda::thread_scope_device>(mine, static_cast<int>(t + 1));
-      }
+      if (leader) mine.store(static_cast<int>(t + 1), cuda::memory_order_release);
     }
   }
 }

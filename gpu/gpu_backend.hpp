@@ -73,10 +73,12 @@ class GpuBackend final : public EngineBackend {
   // Lower triangle by gpu/syr2k (recursive, half the flops of two GEMMs), then mirrored.
   void syr2k_full(long n, long k, double alpha, const double* a, long lda, const double* b,
                   long ldb, double* c, long ldc) override;
-  // DBBR's A W reading only S's lower triangle (gpu/symmetric_product.cuh) where that is measured
-  // faster (b <= 32, m >= kSymmetricProductMinRows), the two GEMMs over full columns elsewhere or
-  // with set_symmetric_product(false) (comparisons). Its workspace (at most
-  // kSymmetricProductWorkspace doubles, core/memory_plan.hpp) comes from the pool per call.
+  // DBBR's A W: the two GEMMs over full columns, or, with set_symmetric_product(true)
+  // (PIPEVD_GPU_AW=symm), the kernel that reads only S's lower triangle (gpu/symmetric_product.cuh)
+  // where it applies (b <= 32, m >= kSymmetricProductMinRows). Not the default: 1.14-1.18x the GEMM
+  // alone at m >= 16384 on an H100, but no faster inside DBBR (bench/RESULTS.md, seventh session).
+  // Its workspace (at most kSymmetricProductWorkspace doubles, core/memory_plan.hpp) comes from the
+  // pool per call.
   void symmetric_product(long m, long k, long split, const double* s1, long ld1, const double* s2,
                          long ld2, const double* w, long ldw, double* z, long ldz) override;
   static constexpr long kSymmetricProductMinRows = 8192;
@@ -88,9 +90,9 @@ class GpuBackend final : public EngineBackend {
                 long ldy) override;
   // Which panel QR to use: Auto (the fused kernel where it applies) or Cusolver (always
   // cusolverDnXgeqrf, for comparisons). The route sets PIPEVD_GPU_PANEL_QR's choice (Auto default).
-  // Auto: the fused kernel where it is measured faster (nb <= 32, m >= 12288: 1.4-1.5x over
-  // cuSOLVER's path on an H100; slower at m = 8192 and gaining little at nb = 64), cuSOLVER
-  // elsewhere. Fused: the fused kernel wherever it fits (tests). Cusolver: always cuSOLVER.
+  // Auto: the fused kernel where it is measured faster (nb <= 32, m >= 8192: 1.2-2.1x over
+  // cuSOLVER's path on an H100 with one grid sync per column), cuSOLVER elsewhere. Fused: the
+  // fused kernel wherever it fits (tests). Cusolver: always cuSOLVER.
   enum class PanelQrPath { Auto, Fused, Cusolver };
   void set_panel_qr_path(PanelQrPath path);
   PanelQrPath panel_qr_path() const;

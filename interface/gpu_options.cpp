@@ -11,7 +11,7 @@ gpu::BcBackKernel bc_back_kernel(const Policy& policy) {
 void configure_gpu_backend(gpu::GpuBackend& be, const Policy& policy) {
   if (policy.panel_qr_cusolver) be.set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Cusolver);
   be.set_bc_back_kernel(bc_back_kernel(policy));
-  if (policy.aw_gemm) be.set_symmetric_product(false);
+  be.set_symmetric_product(policy.aw_symm);
 }
 
 }  // namespace pipevd

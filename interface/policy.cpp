@@ -162,11 +162,11 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
   }
   if (const char* s = getenv_fn("PIPEVD_GPU_AW")) {
     const std::string v = s;
-    if (v != "auto" && v != "gemm") {
-      r.error = "PIPEVD_GPU_AW='" + v + "' is not one of auto, gemm";
+    if (v != "gemm" && v != "symm") {
+      r.error = "PIPEVD_GPU_AW='" + v + "' is not one of gemm, symm";
       return r;
     }
-    r.policy.aw_gemm = v == "gemm";
+    r.policy.aw_symm = v == "symm";
   }
   return r;
 }

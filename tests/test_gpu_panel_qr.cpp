@@ -206,7 +206,8 @@ TEST_F(GpuPanelQrTest, FusedKernelAppliesToDbbrPanels) {
   // Auto: only where it is faster.
   gpu_.set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Auto);
   EXPECT_TRUE(gpu_.panel_qr_fused(16384, 32));
-  EXPECT_FALSE(gpu_.panel_qr_fused(8192, 32));
+  EXPECT_TRUE(gpu_.panel_qr_fused(8192, 32));
+  EXPECT_FALSE(gpu_.panel_qr_fused(4096, 32));
   EXPECT_FALSE(gpu_.panel_qr_fused(16384, 64));
   gpu_.set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Cusolver);
   EXPECT_FALSE(gpu_.panel_qr_fused(16384, 32));

@@ -68,9 +68,10 @@ TEST(Policy, ThreadsAndPanelQr) {
   EXPECT_EQ(parse({{"PIPEVD_DC_THREADS", "12"}}).policy.dc_threads, 12);
   EXPECT_EQ(parse({{"PIPEVD_THREADS", "3"}}).policy.threads, 3);
   EXPECT_TRUE(parse({{"PIPEVD_GPU_PANEL_QR", "cusolver"}}).policy.panel_qr_cusolver);
-  EXPECT_TRUE(parse({{"PIPEVD_GPU_AW", "gemm"}}).policy.aw_gemm);
-  EXPECT_FALSE(parse({{"PIPEVD_GPU_AW", "auto"}}).policy.aw_gemm);
-  EXPECT_NE(parse({{"PIPEVD_GPU_AW", "symm"}}).error.find("PIPEVD_GPU_AW"), std::string::npos);
+  EXPECT_TRUE(parse({{"PIPEVD_GPU_AW", "symm"}}).policy.aw_symm);
+  EXPECT_FALSE(parse({{"PIPEVD_GPU_AW", "gemm"}}).policy.aw_symm);
+  EXPECT_FALSE(parse({}).policy.aw_symm);
+  EXPECT_NE(parse({{"PIPEVD_GPU_AW", "auto"}}).error.find("PIPEVD_GPU_AW"), std::string::npos);
   EXPECT_EQ(parse({}).policy.bc_back_kernel, "auto");
   for (const char* v : {"auto", "blas2", "tensor"}) {
     const PolicyOrError p = parse({{"PIPEVD_GPU_BC_BACK", v}});
