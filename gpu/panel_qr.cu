@@ -131,23 +131,26 @@ __global__ void __launch_bounds__(kThreads)
     const long jl = j - r0;  // row j in this slab, where 0 <= jl < nloc
     double* colj = slab + static_cast<long>(j) * ld;
 
-    // 1. This block's partials: x^T slab(:, k) over its rows > j, and the sum of (2^600 x_i)^2.
+    // 1. This block's partials: x^T slab(:, k) over its rows > j, and the sum of (2^600 x_i)^2
+    // (slot nb: x times itself, both factors scaled). The warp's slots are set up before the row
+    // loop, so its body is loads and FMAs only (slots past nb compute a product nobody stores).
     {
+      const double* colk[kSlotsPerWarp];
+      double scale[kSlotsPerWarp];
+#pragma unroll
+      for (int q = 0; q < kSlotsPerWarp; ++q) {
+        const int k = warp + q * kWarps;
+        colk[q] = k < nb ? slab + static_cast<long>(k) * ld : colj;
+        scale[q] = k == nb ? kUp : 1.0;
+      }
       double acc[kSlotsPerWarp];
 #pragma unroll
       for (int q = 0; q < kSlotsPerWarp; ++q) acc[q] = 0.0;
       for (int i = below + lane; i < nloc; i += 32) {
         const double xi = colj[i];
 #pragma unroll
-        for (int q = 0; q < kSlotsPerWarp; ++q) {
-          const int k = warp + q * kWarps;
-          if (k < nb) {
-            acc[q] = fma(xi, slab[i + k * ld], acc[q]);
-          } else if (k == nb) {
-            const double xs = xi * kUp;
-            acc[q] = fma(xs, xs, acc[q]);
-          }
-        }
+        for (int q = 0; q < kSlotsPerWarp; ++q)
+          acc[q] = fma(xi * scale[q], colk[q][i] * scale[q], acc[q]);
       }
 #pragma unroll
       for (int q = 0; q < kSlotsPerWarp; ++q) {
@@ -157,22 +160,38 @@ __global__ void __launch_bounds__(kThreads)
         if (lane == 0) part[k * sl + b] = s;
       }
     }
-    if (jl >= 0 && jl < nloc && tid < nb) rowg[tid] = slab[jl + tid * ld];
+    if (jl >= 0 && jl < nloc && tid < nb) rowj[tid] = slab[jl + tid * ld];
     grid.sync();
 
     // 2. Every block sums the slots it needs (k >= j; block 0, which forms T, all) in one order.
+    // Every load of the warp is issued before the first sum (one L2 round trip); which slots and
+    // blocks exist is decided once, outside the loads.
     {
       double acc[kSlotsPerWarp];
 #pragma unroll
-      for (int q = 0; q < kSlotsPerWarp; ++q) acc[q] = 0.0;
-      for (int p0 = 0; p0 < nblocks; p0 += 32 * kPartUnroll) {
+      for (int q = 0; q < kSlotsPerWarp; ++q) {
+        const int k = warp + q * kWarps;
+        const bool live = k <= nb && (k >= j || b == 0);
+        const double* src = part + (live ? k : 0) * sl;
+        double v[kPartUnroll];
 #pragma unroll
         for (int u = 0; u < kPartUnroll; ++u) {
-          const int p = p0 + 32 * u + lane;
+          const int p = 32 * u + lane;
+          v[u] = live && p < nblocks ? __ldcg(src + p) : 0.0;
+        }
+        acc[q] = 0.0;
 #pragma unroll
-          for (int q = 0; q < kSlotsPerWarp; ++q) {
-            const int k = warp + q * kWarps;
-            if (p < nblocks && k <= nb && (k >= j || b == 0)) acc[q] += __ldcg(part + k * sl + p);
+        for (int u = 0; u < kPartUnroll; ++u) acc[q] += v[u];
+      }
+      for (int p0 = 32 * kPartUnroll; p0 < nblocks; p0 += 32 * kPartUnroll) {  // > 160 blocks
+#pragma unroll
+        for (int q = 0; q < kSlotsPerWarp; ++q) {
+          const int k = warp + q * kWarps;
+          if (k > nb || (k < j && b != 0)) continue;
+#pragma unroll
+          for (int u = 0; u < kPartUnroll; ++u) {
+            const int p = p0 + 32 * u + lane;
+            if (p < nblocks) acc[q] += __ldcg(part + k * sl + p);
           }
         }
       }
