@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(kThreads)
         if (lane == 0) part[k * sl + b] = s;
       }
     }
-    if (jl >= 0 && jl < nloc && tid < nb) rowj[tid] = slab[jl + tid * ld];
+    if (jl >= 0 && jl < nloc && tid < nb) rowg[tid] = slab[jl + tid * ld];
     grid.sync();
 
     // 2. Every block sums the slots it needs (k >= j; block 0, which forms T, all) in one order.
