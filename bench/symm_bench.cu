@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu_timing.cuh"
 #include "gpu/gpu_context.hpp"
 #include "gpu/symmetric_product.cuh"
 #include "gpu/syr2k.hpp"
@@ -28,54 +29,9 @@ using pipevd::gpu::SymmetricProductParams;
 using pipevd::gpu::SymmetricProductPlan;
 using pipevd::gpu::SymmetricProductShape;
 
-__global__ void fill_random(double* x, std::int64_t count, std::uint64_t seed) {
-  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
-       i += std::int64_t{gridDim.x} * blockDim.x) {
-    std::uint64_t z = (static_cast<std::uint64_t>(i) + seed) * 0x9E3779B97F4A7C15ull;  // splitmix64
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    x[i] = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;  // uniform in [-1, 1)
-  }
-}
-
-void random_fill(double* x, std::int64_t count, std::uint64_t seed) {
-  fill_random<<<4096, 256>>>(x, count, seed);
-  PIPEVD_CUDA_CHECK_LAUNCH();
-}
-
-std::vector<std::int64_t> parse_list(const char* s) {
-  std::vector<std::int64_t> v;
-  for (const char* p = s; *p;) {
-    v.push_back(std::strtoll(p, const_cast<char**>(&p), 10));
-    if (*p == ',') ++p;
-  }
-  return v;
-}
-
-// Median milliseconds of `body` on `stream`: one warm-up, then 5 to 20 repetitions.
-double median_ms(cudaStream_t stream, const std::function<void()>& body) {
-  cudaEvent_t t0, t1;
-  PIPEVD_CUDA_CHECK(cudaEventCreate(&t0));
-  PIPEVD_CUDA_CHECK(cudaEventCreate(&t1));
-  const auto once = [&] {
-    PIPEVD_CUDA_CHECK(cudaEventRecord(t0, stream));
-    body();
-    PIPEVD_CUDA_CHECK(cudaEventRecord(t1, stream));
-    PIPEVD_CUDA_CHECK(cudaEventSynchronize(t1));
-    float ms = 0;
-    PIPEVD_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
-    return static_cast<double>(ms);
-  };
-  const double warm = once();
-  const int reps = warm > 100 ? 5 : warm > 10 ? 10 : 20;
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) t.push_back(once());
-  std::sort(t.begin(), t.end());
-  PIPEVD_CUDA_CHECK(cudaEventDestroy(t0));
-  PIPEVD_CUDA_CHECK(cudaEventDestroy(t1));
-  return t[t.size() / 2];
-}
+using pipevd::bench::median_ms;
+using pipevd::bench::parse_list;
+using pipevd::bench::random_fill;
 
 double rel_diff(const double* z, const double* ref, std::int64_t count) {
   std::vector<double> a(static_cast<std::size_t>(count)), r(a.size());
@@ -114,24 +70,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  int device = 0;
+  int device = 0, optin = 0;
   PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
-  cudaDeviceProp prop;
-  PIPEVD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  int clock_khz = 0, mem_clock_khz = 0, optin = 0;
-  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device);
-  cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, device);
   cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  int runtime = 0, driver = 0, cublas_version = 0;
-  cudaRuntimeGetVersion(&runtime);
-  cudaDriverGetVersion(&driver);
   cublasHandle_t blas;
   PIPEVD_CUBLAS_CHECK(cublasCreate(&blas));
-  PIPEVD_CUBLAS_CHECK(cublasGetVersion(blas, &cublas_version));
-  std::printf("# device %s (sm_%d%d, %d SMs, %.1f GiB, SM clock %d MHz, memory clock %d MHz)\n",
-              prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-              prop.totalGlobalMem / 1073741824.0, clock_khz / 1000, mem_clock_khz / 1000);
-  std::printf("# CUDA runtime %d, driver %d, cuBLAS %d\n", runtime, driver, cublas_version);
+  pipevd::bench::print_device_lines(blas);
   cudaStream_t stream;
   PIPEVD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   PIPEVD_CUBLAS_CHECK(cublasSetStream(blas, stream));

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu_timing.cuh"
 #include "gpu/gpu_context.hpp"
 #include "gpu/syr2k.hpp"
 
@@ -25,55 +26,9 @@ using pipevd::gpu::Syr2kParams;
 
 namespace {
 
-__global__ void fill_random(double* x, std::int64_t count, std::uint64_t seed) {
-  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
-       i += std::int64_t{gridDim.x} * blockDim.x) {
-    std::uint64_t z = (static_cast<std::uint64_t>(i) + seed) * 0x9E3779B97F4A7C15ull;  // splitmix64
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    x[i] = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;  // uniform in [-1, 1)
-  }
-}
-
-void random_fill(double* x, std::int64_t count, std::uint64_t seed) {
-  fill_random<<<4096, 256>>>(x, count, seed);
-  PIPEVD_CUDA_CHECK_LAUNCH();
-}
-
-std::vector<std::int64_t> parse_list(const char* s) {
-  std::vector<std::int64_t> v;
-  for (const char* p = s; *p;) {
-    v.push_back(std::strtoll(p, const_cast<char**>(&p), 10));
-    if (*p == ',') ++p;
-  }
-  return v;
-}
-
-// Median milliseconds of `body` on `stream`: one warm-up, then 3 to 10 repetitions (fewer for slow
-// bodies, so the whole table fits a device lease).
-double median_ms(cudaStream_t stream, const std::function<void()>& body) {
-  cudaEvent_t t0, t1;
-  PIPEVD_CUDA_CHECK(cudaEventCreate(&t0));
-  PIPEVD_CUDA_CHECK(cudaEventCreate(&t1));
-  const auto once = [&] {
-    PIPEVD_CUDA_CHECK(cudaEventRecord(t0, stream));
-    body();
-    PIPEVD_CUDA_CHECK(cudaEventRecord(t1, stream));
-    PIPEVD_CUDA_CHECK(cudaEventSynchronize(t1));
-    float ms = 0;
-    PIPEVD_CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
-    return static_cast<double>(ms);
-  };
-  const double warm = once();
-  const int reps = warm > 1000 ? 3 : warm > 200 ? 5 : 10;
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) t.push_back(once());
-  std::sort(t.begin(), t.end());
-  PIPEVD_CUDA_CHECK(cudaEventDestroy(t0));
-  PIPEVD_CUDA_CHECK(cudaEventDestroy(t1));
-  return t[t.size() / 2];
-}
+using pipevd::bench::median_ms;
+using pipevd::bench::parse_list;
+using pipevd::bench::random_fill;
 
 double tflops(std::int64_t n, std::int64_t k, double ms) {
   return 2.0 * static_cast<double>(n) * n * k / (ms * 1e-3) / 1e12;
@@ -275,23 +230,11 @@ int main(int argc, char** argv) {
   }
   int device = 0;
   PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
-  cudaDeviceProp prop;
-  PIPEVD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  int clock_khz = 0, mem_clock_khz = 0;
-  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device);
-  cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, device);
-  int runtime = 0, driver = 0, cublas_version = 0;
-  cudaRuntimeGetVersion(&runtime);
-  cudaDriverGetVersion(&driver);
-  std::printf("# device %s (sm_%d%d, %d SMs, %.1f GiB, SM clock %d MHz, memory clock %d MHz)\n",
-              prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-              prop.totalGlobalMem / 1073741824.0, clock_khz / 1000, mem_clock_khz / 1000);
   GpuContext& ctx = GpuContext::for_device(device);
   cublasHandle_t blas;
   PIPEVD_CUBLAS_CHECK(cublasCreate(&blas));
-  PIPEVD_CUBLAS_CHECK(cublasGetVersion(blas, &cublas_version));
-  std::printf("# CUDA runtime %d, driver %d, cuBLAS %d; %d lanes in the context\n", runtime, driver,
-              cublas_version, ctx.lane_count());
+  const std::string lanes = "; " + std::to_string(ctx.lane_count()) + " lanes in the context";
+  const cudaDeviceProp prop = pipevd::bench::print_device_lines(blas, lanes.c_str());
   cudaStream_t stream;
   PIPEVD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   PIPEVD_CUBLAS_CHECK(cublasSetStream(blas, stream));

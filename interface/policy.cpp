@@ -152,22 +152,15 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
       *field = v == "1";
     }
   if (!choice("PIPEVD_GPU_BC_BACK", "auto, blas2, tensor", r.policy.bc_back_kernel)) return r;
-  if (const char* s = getenv_fn("PIPEVD_GPU_PANEL_QR")) {
-    const std::string v = s;
-    if (v != "auto" && v != "cusolver") {
-      r.error = "PIPEVD_GPU_PANEL_QR='" + v + "' is not one of auto, cusolver";
-      return r;
-    }
-    r.policy.panel_qr_cusolver = v == "cusolver";
-  }
-  if (const char* s = getenv_fn("PIPEVD_GPU_AW")) {
-    const std::string v = s;
-    if (v != "gemm" && v != "symm") {
-      r.error = "PIPEVD_GPU_AW='" + v + "' is not one of gemm, symm";
-      return r;
-    }
-    r.policy.aw_symm = v == "symm";
-  }
+  // Two-way choices kept as flags: the value is checked like the others, then compared.
+  const auto flag = [&](const char* name, const char* off, const char* on, bool& field) {
+    std::string v = off;
+    if (!choice(name, std::string(off) + ", " + on, v)) return false;
+    field = v == on;
+    return true;
+  };
+  if (!flag("PIPEVD_GPU_PANEL_QR", "auto", "cusolver", r.policy.panel_qr_cusolver)) return r;
+  if (!flag("PIPEVD_GPU_AW", "gemm", "symm", r.policy.aw_symm)) return r;
   return r;
 }
 

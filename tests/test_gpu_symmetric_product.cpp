@@ -20,6 +20,7 @@
 
 #include "gpu/gpu_context.hpp"
 #include "gpu/symmetric_product.cuh"
+#include "tests/support/fresh_seed.hpp"
 
 namespace {
 
@@ -27,10 +28,7 @@ using pipevd::gpu::SymmetricProductParams;
 using pipevd::gpu::SymmetricProductPlan;
 using pipevd::gpu::SymmetricProductShape;
 
-std::uint64_t fresh_seed() {
-  static std::random_device rd;
-  return (std::uint64_t{rd()} << 32) ^ rd();
-}
+using pipevd::test::fresh_seed;
 
 // A device array, freed on scope exit.
 struct DeviceArray {

@@ -16,6 +16,7 @@
 
 #include "gpu/gpu_context.hpp"
 #include "gpu/syr2k.hpp"
+#include "tests/support/fresh_seed.hpp"
 
 namespace {
 
@@ -23,10 +24,7 @@ using pipevd::gpu::GpuContext;
 using pipevd::gpu::GpuError;
 using pipevd::gpu::Syr2kParams;
 
-std::uint64_t fresh_seed() {
-  static std::random_device rd;
-  return (std::uint64_t{rd()} << 32) ^ rd();
-}
+using pipevd::test::fresh_seed;
 
 std::vector<double> random_matrix(std::int64_t rows, std::int64_t cols, std::mt19937_64& gen) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
