@@ -9,7 +9,7 @@ namespace pipevd {
 
 EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, long k_in,
                                     bool want_vectors, bool gpu_buffers, bool overlap_sbr_back,
-                                    bool dc_at_sbr_back) {
+                                    bool dc_at_sbr_back, bool symmetric_product) {
   EngineMemoryPlan p;
   const long n = L.n;
   if (n <= 0) return p;
@@ -44,12 +44,16 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // received part, S and W^T A W; GPU panel QR: tau, G, T (b x b) and geqrf's workspace (< n b).
   const long block_work = 3 * n * kb + 4 * n * b + kb * b + b * b;
   const long qr_work = gpu_buffers ? n * b + 3 * b * b + b : 0;
-  // The rank that holds the trailing matrix's last columns runs A W as symmetric_product (one rank:
-  // every panel), whose workspace is about m^2 / 16 doubles, capped.
-  const long trailing = n - L.col_begin[rank];
-  const long sym_work = gpu_buffers && rank == L.engine_ranks() - 1
-                            ? std::min(kSymmetricProductWorkspace, trailing * trailing / 14)
-                            : 0;
+  // With symmetric_product (PIPEVD_GPU_AW=symm), the rank whose columns reach n runs A W through it
+  // on the trailing matrix (m <= its columns' extent to n). gpu/symmetric_product's workspace:
+  // 512 (8 s (s-1) + ceil(m/16)) + 8192 pieces, s = ceil(m/256), pieces < s + the blocks of one
+  // wave (at most 255 here), capped.
+  long sym_work = 0;
+  if (symmetric_product && gpu_buffers && L.width(rank) > 0 && L.col_begin[rank + 1] == n) {
+    const long m = n - L.col_begin[rank], s = (m + 255) / 256;
+    sym_work = std::min(kSymmetricProductWorkspace,
+                        4096 * s * (s - 1) + 512 * ((m + 15) / 16) + 8192 * (s + 255));
+  }
   p.dbbr = n * width + panels + std::max(block_work + qr_work + sym_work, band);
 
   // Bulge chasing: the band, d and e on the device, the working band (2b wide) and sweep flags,

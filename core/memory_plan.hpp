@@ -37,9 +37,12 @@ struct EngineMemoryPlan {
 // and block width k. gpu_buffers: count the GPU backend's own workspaces and reflector cache
 // (a device backend); false counts what goes through EngineBackend::allocate only.
 // overlap_sbr_back: EngineOptions::overlap_sbr_back (SBR-back next to bulge chasing);
-// dc_at_sbr_back: EngineOptions::dc_at_sbr_back (the D&C's device buffers during SBR-back).
+// dc_at_sbr_back: EngineOptions::dc_at_sbr_back (the D&C's device buffers during SBR-back);
+// symmetric_product: DBBR's A W through the backend's symmetric_product kernel
+// (PIPEVD_GPU_AW=symm).
 EngineMemoryPlan plan_engine_memory(const EngineLayout& layout, int rank, long b, long k,
                                     bool want_vectors, bool gpu_buffers = true,
-                                    bool overlap_sbr_back = false, bool dc_at_sbr_back = false);
+                                    bool overlap_sbr_back = false, bool dc_at_sbr_back = false,
+                                    bool symmetric_product = false);
 
 }  // namespace pipevd

@@ -231,6 +231,8 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
   // 0. The previous step's deferred row (row b-1 here: lane b-1's x, column c, is its entry 0;
   // lane l's xl[b-1], column c+1+l, its entry l+1).
   const int bm1 = FULL ? kLanes - 1 : static_cast<int>(b) - 1;
+  const bool finished = dfr.pending;  // this step completes the previous step's row
+  double finished_y = 0.0;            // the row's entry in this lane's left-block column
   if (dfr.pending) {
     double y = x;
     if (lane != bm1) {
@@ -243,6 +245,7 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
     dot = g.shfl(dot, bm1);
     const double vi = g.shfl(dfr.v, lane == bm1 ? 0 : lane + 1);
     y = __fma_rn(-dot, vi, y);
+    finished_y = y;
     if (lane == bm1) {
       x = y;
     } else if (lane < bm1) {
@@ -276,7 +279,13 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
   if (lane == 0 && tau_out) __stcs(tau_out + index, tau);
   if (lane >= 1 && lane < len) col[lane] = 0.0;
   if (lane == 0) col[0] = beta;
-  if (tau == 0.0) return;  // H = I
+  if (tau == 0.0) {  // H = I; the finished row still goes out (the other stores come at the end)
+    if (finished) {
+      g.sync();  // in FULL, lane b-1 loaded lane b-2's column
+      if (lane < nl) cl[bm1] = finished_y;
+    }
+    return;
+  }
   // v_i, v_{i+1} (w likewise) for every lane. (Broadcasts from shared memory instead: the compiler
   // hoists them all, and the kernel spills.)
   const auto pair = [&](double own, int i) { return double2{g.shfl(own, i), g.shfl(own, i + 1)}; };
@@ -386,10 +395,10 @@ __device__ __forceinline__ void group_copy(const cg::thread_block_tile<TPS>& g, 
 // a FULL step copies in its right half and, of the kept left half, only the bottom of its last
 // column (rewritten meanwhile by sweep s-1's step t+1 ... t+2), and writes back its left half and
 // the top of its right half's first column. That is safe for the followers: step (s+1, t') starts
-// after (s, t'+1) completed and touches columns up to first(s, t'+1) - 31, whose rows it needs
-// are written back by then; and for the step itself: it reads its right half after (s-1, t+1)
-// completed, and sweep s-1 then still works on columns from first + 31 on only, rows from
-// first + 63 on (the entries this step neither uses nor writes back).
+// after (s, t'+1) completed and touches columns below first(s, t'+1) and the top 32 rows of
+// column first(s, t'+1), all written back by then; and for the step itself: it reads its
+// right half after (s-1, t+1) completed, and sweep s-1 then still works on columns from first + 31
+// on only, rows from first + 63 on (the entries this step neither uses nor writes back).
 template <int TPS, bool STAGE, bool REGS>
 __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
                              double* __restrict__ v_out, double* __restrict__ tau_out,

@@ -194,13 +194,14 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   // Before anything moves: the engine's predicted device memory must fit on every engine rank.
   const long free_bytes = engine ? engine_free_bytes(device, on_gpu) : -1;
   check_engine_memory(ec.caller, layout, engine ? ec.engine_rank : -1, opt.b, opt.k, vectors,
-                      on_gpu, free_bytes, policy.gpu_memory_limit);
+                      on_gpu, free_bytes, policy.gpu_memory_limit, policy.aw_symm);
   // Several GPUs: the D&C (engine rank 0's) starts before SBR-back where its buffers fit next to
   // SBR-back's (EngineOptions::dc_at_sbr_back). One GPU keeps it after: there BC-back outlasts it.
   if (on_gpu && vectors && ranks > 1 && ec.engine_rank == 0) {
-    const long need = static_cast<long>(
-        plan_engine_memory(layout, 0, opt.b, opt.k, true, true, opt.overlap_sbr_back, true)
-            .peak_bytes());
+    const long need =
+        static_cast<long>(plan_engine_memory(layout, 0, opt.b, opt.k, true, true,
+                                             opt.overlap_sbr_back, true, policy.aw_symm)
+                              .peak_bytes());
     opt.dc_at_sbr_back =
         engine_memory_fits(need, usable_engine_bytes(free_bytes, policy.gpu_memory_limit));
   }

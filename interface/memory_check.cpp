@@ -20,12 +20,14 @@ bool engine_memory_fits(long predicted_bytes, long usable_bytes) {
 }
 
 void check_engine_memory(MPI_Comm caller, const EngineLayout& layout, int engine_rank, long b,
-                         long k, bool want_vectors, bool on_gpu, long free_bytes, long limit) {
+                         long k, bool want_vectors, bool on_gpu, long free_bytes, long limit,
+                         bool symmetric_product) {
   // (shortfall, required, usable) of this rank; the worst rank's reaches everyone.
   long mine[3] = {0, 0, -1};
   if (engine_rank >= 0) {
-    const long need = static_cast<long>(
-        plan_engine_memory(layout, engine_rank, b, k, want_vectors, on_gpu).peak_bytes());
+    const long need = static_cast<long>(plan_engine_memory(layout, engine_rank, b, k, want_vectors,
+                                                           on_gpu, false, false, symmetric_product)
+                                            .peak_bytes());
     const long usable = usable_engine_bytes(free_bytes, limit);
     mine[1] = need;
     mine[2] = usable;

@@ -42,6 +42,26 @@ TEST(MemoryPlan, MonotoneInN) {
 
 // The prediction (without the GPU backend's own buffers) against the measured peak of the host
 // backend's allocations, for several n, b, k and JOBZ on this run's rank count.
+// PIPEVD_GPU_AW=symm: DBBR's stage gains the one-triangle kernel's workspace on the rank whose
+// columns reach n (gpu/symmetric_product.cuh: about m^2/16 doubles, above it for small m), at most
+// kSymmetricProductWorkspace; the other ranks and the host engine nothing.
+TEST(MemoryPlan, SymmetricProductWorkspaceOnTheRankReachingN) {
+  const auto extra = [](const EngineLayout& L, int r, bool gpu) {
+    return plan_engine_memory(L, r, 32, 1024, false, gpu, false, false, true).dbbr -
+           plan_engine_memory(L, r, 32, 1024, false, gpu, false, false, false).dbbr;
+  };
+  for (long n : {8224L, 12288L, 20000L}) {
+    const EngineLayout one = plan_engine_layout(n, 1, 32);
+    EXPECT_GE(extra(one, 0, true), n * n / 16) << n;
+    EXPECT_LE(extra(one, 0, true), n * n / 8) << n;
+    EXPECT_EQ(extra(one, 0, false), 0) << n;
+    const EngineLayout two = plan_engine_layout(n, 2, 32);
+    EXPECT_EQ(extra(two, 0, true), 0) << n;
+    EXPECT_GT(extra(two, 1, true), 0) << n;
+  }
+  EXPECT_EQ(extra(plan_engine_layout(65536, 1, 32), 0, true), kSymmetricProductWorkspace);
+}
+
 TEST(MemoryPlan, BoundsTheMeasuredPeak) {
   const int me = world_rank(), ranks = world_size();
   struct Case {
