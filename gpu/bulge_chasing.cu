@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cuda/atomic>
-#include <cuda/barrier>
+#include <cuda/barrier>  // cuda::aligned_size_t for cg::memcpy_async
 #include <stdexcept>
 #include <string>
 
@@ -233,7 +233,7 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
   const int bm1 = FULL ? kLanes - 1 : static_cast<int>(b) - 1;
   const bool finished = dfr.pending;  // this step completes the previous step's row
   double finished_y = 0.0;            // the row's entry in this lane's left-block column
-  if (dfr.pending) {
+  if (finished) {
     double y = x;
     if (lane != bm1) {
 #pragma unroll
