@@ -279,7 +279,8 @@ int main(int argc, char** argv) {
   for (long n : ns)
     for (long b : bs)
       if (!chosen.count({n, b}))
-        chosen[{n, b}] = pipevd::gpu::default_bulge_chasing_tunables(device, n, b);
+        chosen[{n, b}] = pipevd::gpu::bulge_chasing_tunables_from_environment(
+            pipevd::gpu::default_bulge_chasing_tunables(device, n, b));
 
   struct Row {
     long n, b;

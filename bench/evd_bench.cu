@@ -3,8 +3,11 @@
 // JOBZ 'V' and 'N'.
 //
 //   evd_bench [--n 8192,16384] [--jobz V,N] [--b 32] [--k 1024] [--reps 1] [--seconds 300]
-//             [--overlap-sbr 0,1,2] [--tridiagonal auto|dc|dstedc]
-// (--overlap-sbr, JOBZ = V: 1 SBR-back next to bulge chasing, 2 the D&C started before SBR-back)
+//             [--overlap-sbr 0,1,2] [--tridiagonal auto|dc|dstedc] [--bc-split 0:2:0,66:4:1]
+// (--overlap-sbr, JOBZ = V: 1 SBR-back next to bulge chasing, 2 the D&C started before SBR-back;
+// --bc-split: each entry blocks:sweeps_per_block:exclusive runs the engine once more with the
+// bulge chasing's PIPEVD_GPU_BC_BLOCKS, _SWEEPS_PER_BLOCK and _EXCLUSIVE set so, its JOBZ column
+// suffixed /entry)
 //
 // Per case: the engine once to warm up at n = 1024, then per size and JOBZ: the engine (wall
 // clock of run_engine, host matrix in, host eigenvectors out; the host buffers pinned) with its
@@ -206,6 +209,7 @@ int run(int argc, char** argv) {
   const pipevd::EngineOptions from_policy = pipevd::engine_options(pol.policy, true);
   std::string jobzs = "V,N";
   std::vector<long> overlaps = {0};
+  std::vector<std::string> bc_splits = {""};  // "" = the environment as it is
   long b = 32, k = 1024;
   int reps = 1;
   double budget = 300;
@@ -227,7 +231,11 @@ int run(int argc, char** argv) {
       budget = std::atof(v.c_str());
     else if (a == "--overlap-sbr")  // V: 0 plain, 1 overlap_sbr_back, 2 dc_at_sbr_back; a list
       overlaps = parse_list(v);
-    else if (a == "--tridiagonal")
+    else if (a == "--bc-split") {
+      bc_splits.clear();
+      std::stringstream list(v);
+      for (std::string item; std::getline(list, item, ',');) bc_splits.push_back(item);
+    } else if (a == "--tridiagonal")
       tridiagonal = v == "dc"       ? pipevd::TridiagonalSolver::Dc
                     : v == "dstedc" ? pipevd::TridiagonalSolver::Dstedc
                                     : pipevd::TridiagonalSolver::Auto;
@@ -296,7 +304,18 @@ int run(int argc, char** argv) {
         SolverTime t = cusolver_syevd(solver, stream, n, a.data(), z.data(), vectors);
         if (std::isnan(cs.seconds) || t.seconds < cs.seconds) cs = std::move(t);
       }
-      for (long overlap : vectors ? overlaps : std::vector<long>{0}) {
+      for (long overlap : vectors ? overlaps : std::vector<long>{0})
+      for (const std::string& split : bc_splits) {
+        if (!split.empty()) {
+          std::stringstream parts(split);
+          std::string blocks, spb, exclusive;
+          std::getline(parts, blocks, ':');
+          std::getline(parts, spb, ':');
+          std::getline(parts, exclusive, ':');
+          setenv("PIPEVD_GPU_BC_BLOCKS", blocks.c_str(), 1);
+          setenv("PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", spb.c_str(), 1);
+          setenv("PIPEVD_GPU_BC_EXCLUSIVE", exclusive.c_str(), 1);
+        }
         pipevd::EngineOptions opt;
         opt.dc = from_policy.dc;
         opt.b = b;
@@ -338,7 +357,8 @@ int run(int argc, char** argv) {
         // JOBZ column: V+o where SBR-back ran next to bulge chasing (its column: what was left),
         // V+d where the D&C started before SBR-back.
         const std::string jz = std::string(1, jobz) + (opt.overlap_sbr_back ? "+o" : "") +
-                               (opt.dc_at_sbr_back ? "+d" : "");
+                               (opt.dc_at_sbr_back ? "+d" : "") +
+                               (split.empty() ? "" : "/" + split);
         std::printf(
             "%6ld %4s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %9.3f %7.2f %7.2f %5d | "
             "%9.1e %9.2f %9.2f %s\n",

@@ -113,8 +113,11 @@ class EngineBackend {
   // ab (device): the band in lower band storage (core/band_storage.hpp), not modified; d, e and
   // the reflectors U are on the host: T = Q_b^T B Q_b. host_copy false: a device backend may keep
   // U in its own memory only (u.held_by_backend), saving the n^2/2-double copy to the host.
+  // beside_companion: a companion's work (SBR-back) runs on the device meanwhile; a device backend
+  // may keep part of it to the chase, whose chain of steps slows where other blocks share its SMs.
   virtual void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
-                           ReflectorStore& u, bool host_copy = true) = 0;
+                           ReflectorStore& u, bool host_copy = true,
+                           bool beside_companion = false) = 0;
   // The same d and e without the reflectors (eigenvalues only): a device backend skips writing
   // and copying them.
   virtual void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,

@@ -101,7 +101,8 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   std::vector<double> d(std::max(1L, n)), e(std::max(1L, n));
   ReflectorStore u;
   if (opt.want_vectors)
-    be.bulge_chase(n, b, band.get(), b + 1, d.data(), e.data(), u, /*host_copy=*/false);
+    be.bulge_chase(n, b, band.get(), b + 1, d.data(), e.data(), u, /*host_copy=*/false,
+                   /*beside_companion=*/sbr_be != nullptr);
   else
     be.bulge_chase_values(n, b, band.get(), b + 1, d.data(), e.data());
   band.reset();

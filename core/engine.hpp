@@ -32,9 +32,11 @@ struct EngineOptions {
   // anything (NaN included); the backend mirrors it after the upload (no host copy needed).
   char symmetrize = 0;
   // JOBZ = 'V': SBR-back queued on a companion backend (its own stream) before bulge chasing, so
-  // its GEMMs can run next to the latency-bound bulge-chasing kernel (they need only DBBR's
-  // panels). Off: on an H100 it was 1.5% faster at n = 16384 and 6% slower at 32768 (BC-back
-  // 8.9 s against 7.1; bench/RESULTS.md 2026-11-23, evd_bench --overlap-sbr).
+  // its GEMMs run next to the latency-bound bulge-chasing kernel (they need only DBBR's panels),
+  // which then keeps half of the SMs to itself (EngineBackend::bulge_chase's beside_companion).
+  // The route sets it on a GPU where the memory plan with it fits: on an H100 it made the engine
+  // 1.494 s against 1.614 s at n = 16384 and 9.48 s against 9.70 s at 32768 (bench/RESULTS.md,
+  // eighth session, evd_bench --bc-split).
   bool overlap_sbr_back = false;
   // D&C on the device (rank 0): start it before SBR-back instead of after. Its Q_d and work copy
   // (2 n^2) then sit next to SBR-back's merged blocks, so the route sets it only where the memory

@@ -7,6 +7,7 @@
 #include <cooperative_groups/memcpy_async.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <cuda/atomic>
 #include <cuda/barrier>  // cuda::aligned_size_t for cg::memcpy_async
@@ -517,7 +518,8 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
 
 template <int TPS, bool STAGE, bool REGS = false>
 void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, double* tau,
-                  int* progress, int per_block, int blocks_per_sm, cudaStream_t stream) {
+                  int* progress, int per_block, const BulgeChasingTunables& tun,
+                  cudaStream_t stream) {
   int device = 0;
   PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
   int sms = 0;
@@ -529,7 +531,13 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
   PIPEVD_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
   per_block = std::max(1, std::min(per_block, attr.maxThreadsPerBlock / TPS));
   const int threads = per_block * TPS;
-  const std::size_t smem = staged_bytes_per_sweep(L.b, ld, STAGE) * per_block;
+  std::size_t smem = staged_bytes_per_sweep(L.b, ld, STAGE) * per_block;
+  if (tun.exclusive_sms) {
+    int optin = 0;
+    PIPEVD_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    smem = std::max(smem, static_cast<std::size_t>(optin));
+  }
   if (smem > 48 * 1024)
     PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smem)));
@@ -539,8 +547,9 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
   if (resident < 1)
     throw GpuError("bulge_chase: a block of " + std::to_string(threads) + " threads and " +
                    std::to_string(smem) + " bytes of shared memory cannot be resident");
-  const int per_sm = blocks_per_sm > 0 ? std::min(blocks_per_sm, resident) : resident;
-  const long wanted = (L.sweeps() + per_block - 1) / per_block;  // more groups than sweeps idle
+  const int per_sm = tun.blocks_per_sm > 0 ? std::min(tun.blocks_per_sm, resident) : resident;
+  long wanted = (L.sweeps() + per_block - 1) / per_block;  // more groups than sweeps idle
+  if (tun.max_blocks > 0) wanted = std::min<long>(wanted, tun.max_blocks);
   const int grid = static_cast<int>(std::max(1L, std::min<long>(wanted, 1L * per_sm * sms)));
   ReflectorLayout layout = L;
   void* args[] = {&layout, &a, &ld, &v, &tau, &progress};
@@ -567,16 +576,15 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
     if (fit >= 1) {
       if constexpr (TPS == 32)
         if (tun.register_step && L.b <= 32) {
-          launch_chase<32, true, true>(L, a, ld, v, tau, progress, std::min(per_block, fit),
-                                       tun.blocks_per_sm, stream);
+          launch_chase<32, true, true>(L, a, ld, v, tau, progress, std::min(per_block, fit), tun,
+                                       stream);
           return;
         }
-      launch_chase<TPS, true>(L, a, ld, v, tau, progress, std::min(per_block, fit),
-                              tun.blocks_per_sm, stream);
+      launch_chase<TPS, true>(L, a, ld, v, tau, progress, std::min(per_block, fit), tun, stream);
       return;
     }
   }
-  launch_chase<TPS, false>(L, a, ld, v, tau, progress, per_block, tun.blocks_per_sm, stream);
+  launch_chase<TPS, false>(L, a, ld, v, tau, progress, per_block, tun, stream);
 }
 
 }  // namespace
@@ -595,8 +603,41 @@ BulgeChasingTunables default_bulge_chasing_tunables(int device, long n, long b) 
   // does (its reduction trees), so it stays 32. The register step (sixth session, n = 16384 and
   // 32768, b = 32) kept these: 2 per block within 1% of 2 blocks per SM, ahead of 4 and 8.
   const long steps = b > 0 ? n / b : n;
-  const int per_block = steps >= 4096 ? 8 : steps >= 2048 ? 4 : 2;
-  return BulgeChasingTunables{32, per_block, 1};
+  return BulgeChasingTunables{32, steps >= 4096 ? 8 : steps >= 2048 ? 4 : 2, 1};
+}
+
+BulgeChasingTunables bulge_chasing_beside_other_work(BulgeChasingTunables tun, int device, long b) {
+  // Measured on an H100 (bench/RESULTS.md, eighth session; JOBZ = V with SBR-back next to the
+  // chase): alone the chase takes the same time on half the SMs with twice the sweeps per block
+  // (n = 16384: 0.280 s against 0.281 s); next to SBR-back's GEMMs, whose blocks otherwise share
+  // its SMs and slow every step, it took 0.32 s against 0.39 s and the engine 1.494 s against
+  // 1.614 s (n = 32768: 9.48 s against 9.70 s).
+  int sms = 0, optin = 0;
+  PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const long bw = std::max(1L, b);
+  const int per_block = 2 * tun.sweeps_per_block;
+  const std::size_t bytes = staged_bytes_per_sweep(bw, working_ld(bw), true) * per_block;
+  // Only where the doubled blocks still stage their windows and fit a block of the register step.
+  if (!tun.stage_window || sms < 2 || bytes > static_cast<std::size_t>(optin) ||
+      per_block * tun.threads_per_sweep > 256)
+    return tun;
+  tun.sweeps_per_block = per_block;
+  tun.max_blocks = sms / 2;
+  tun.exclusive_sms = true;
+  return tun;
+}
+
+BulgeChasingTunables bulge_chasing_tunables_from_environment(BulgeChasingTunables tun) {
+  // Tuning overrides (bench/): each variable that is set replaces its field.
+  auto env_int = [](const char* name, int fallback) {
+    const char* v = std::getenv(name);
+    return v && *v && std::atoi(v) >= 0 ? std::atoi(v) : fallback;
+  };
+  tun.sweeps_per_block = std::max(1, env_int("PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", tun.sweeps_per_block));
+  tun.max_blocks = env_int("PIPEVD_GPU_BC_BLOCKS", tun.max_blocks);
+  tun.exclusive_sms = env_int("PIPEVD_GPU_BC_EXCLUSIVE", tun.exclusive_sms ? 1 : 0) != 0;
+  return tun;
 }
 
 BulgeChasingTunables default_bulge_chasing_tunables(int device, long b) {

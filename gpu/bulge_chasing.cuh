@@ -49,6 +49,11 @@ struct BulgeChasingTunables {
   // With stage_window, 32 threads per sweep and b <= 32: the step's entries in registers, a lane
   // per column / row (chase_step_registers; the same bits as the loops over shared memory).
   bool register_step = true;
+  // At most this many blocks (0: blocks_per_sm on every SM). With exclusive_sms each block asks
+  // for all of its SM's shared memory, so no other kernel's block (SBR-back's GEMMs next to bulge
+  // chasing) shares its SM: the chain keeps its latency and the rest of the GPU does the GEMMs.
+  int max_blocks = 0;
+  bool exclusive_sms = false;
 };
 
 // Defaults for the current device, order n and bandwidth b (measured table in bulge_chasing.cu:
@@ -56,6 +61,13 @@ struct BulgeChasingTunables {
 BulgeChasingTunables default_bulge_chasing_tunables(int device, long n, long b);
 // The same for an n not known (the n = 16384 choice).
 BulgeChasingTunables default_bulge_chasing_tunables(int device, long b);
+// The chase next to other kernels on the device (SBR-back's GEMMs): the same sweeps in flight on
+// half the SMs, each block holding all of its SM's shared memory so that no other block shares it
+// (tun unchanged where the doubled blocks would not fit).
+BulgeChasingTunables bulge_chasing_beside_other_work(BulgeChasingTunables tun, int device, long b);
+// PIPEVD_GPU_BC_SWEEPS_PER_BLOCK, PIPEVD_GPU_BC_BLOCKS and PIPEVD_GPU_BC_EXCLUSIVE (tuning), each
+// where set, in place of tun's field.
+BulgeChasingTunables bulge_chasing_tunables_from_environment(BulgeChasingTunables tun);
 
 // Device workspace bytes for bulge_chase (working band with room for the bulge, progress flags).
 std::size_t bulge_chase_workspace_bytes(long n, long b);

@@ -751,7 +751,7 @@ void GpuBackend::merge_reflector_blocks(long m, long k1, long k2, double* w, lon
 }
 
 void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
-                             ReflectorStore& u, bool host_copy) {
+                             ReflectorStore& u, bool host_copy, bool beside_companion) {
   const long bw = std::max(0L, std::min(b, n - 1));
   s_->u_valid = false;
   if (n <= 0) {
@@ -765,8 +765,10 @@ void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double
   pipevd::DeviceBuffer work(*this, static_cast<long>((bulge_chase_workspace_bytes(n, b) + 7) / 8));
   double* v = s.grow(s.u_v, sizeof(double) * std::max(1L, L.vector_array_size()));
   double* tau = s.grow(s.u_tau, sizeof(double) * std::max(1L, L.count()));
+  BulgeChasingTunables tun = default_bulge_chasing_tunables(s.device, n, bw);
+  if (beside_companion) tun = bulge_chasing_beside_other_work(tun, s.device, bw);
   gpu::bulge_chase(n, b, ab, ldab, dd.get(), de.get(), v, tau, work.get(),
-                   default_bulge_chasing_tunables(s.device, n, bw), s.stream);
+                   bulge_chasing_tunables_from_environment(tun), s.stream);
   // The host store (zero-filled, n^2 / 2 doubles) is made while the kernel runs: a copy into
   // pageable memory returns only when done, so the copies come after. Without host_copy only the
   // layout: the reflectors stay here for bc_back.
@@ -804,7 +806,9 @@ void GpuBackend::bulge_chase_values(long n, long b, const double* ab, long ldab,
   pipevd::DeviceBuffer dd(*this, n), de(*this, n);
   pipevd::DeviceBuffer work(*this, static_cast<long>((bulge_chase_workspace_bytes(n, b) + 7) / 8));
   gpu::bulge_chase(n, b, ab, ldab, dd.get(), de.get(), nullptr, nullptr, work.get(),
-                   default_bulge_chasing_tunables(s.device, n, bw), s.stream);
+                   bulge_chasing_tunables_from_environment(
+                       default_bulge_chasing_tunables(s.device, n, bw)),
+                   s.stream);
   PIPEVD_CUDA_CHECK(
       cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
   if (n > 1)

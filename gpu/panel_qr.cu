@@ -31,14 +31,14 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
-// Fewer rows per block than this and the grid-wide syncs cost more than the blocks save.
-constexpr long kMinRowsPerBlock = 128;
+// Threads per block: 256, 512 or 1024 (fewer, taller slabs with as many threads per row: fewer
+// partials for every block to read after each grid sync, a cheaper sync).
+constexpr int kDefaultThreads = 256;
+// Fewer rows per block than half its threads and the grid-wide syncs cost more than the blocks save.
+constexpr long min_rows_per_block(int threads) { return threads / 2; }
 // Partial sums per block and column: x^T (slab column k) for every k (k = j: x^T x), then the sum
-// of (2^600 x_i)^2. Warp w sums slots w, w + kWarps, ...
+// of (2^600 x_i)^2. Warp w sums slots w, w + warps, ...
 constexpr int kMaxSlots = kFusedPanelQrMaxCols + 1;
-constexpr int kSlotsPerWarp = (kMaxSlots + kWarps - 1) / kWarps;
 // Blocks' partials one warp reads per round (one L2 round trip up to 160 blocks).
 constexpr int kPartUnroll = 5;
 // Shared memory besides the slab: summed partials, row j, w, the columns' exponents e_k.
@@ -76,10 +76,13 @@ __device__ inline double warp_max(double x) {
 // One block per slab of rows_per rows; slab column-major in shared memory with leading dimension
 // rows_per. Global scratch (see scratch_doubles) is read with __ldcg (L2, never a stale L1 line)
 // after each grid sync.
+template <int kThreads>
 __global__ void __launch_bounds__(kThreads)
     fused_panel_qr_kernel(long m, int nb, int kk, int rows_per, double* __restrict__ panel,
                           long ldp, double* __restrict__ y, long ldy, double* __restrict__ tau_out,
                           double* __restrict__ t, int ldt, double* __restrict__ scratch) {
+  constexpr int kWarps = kThreads / 32;
+  constexpr int kSlotsPerWarp = (kMaxSlots + kWarps - 1) / kWarps;
   extern __shared__ double smem[];
   cg::grid_group grid = cg::this_grid();
   const int nblocks = gridDim.x, b = blockIdx.x;
@@ -296,14 +299,13 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long nb) {
+namespace {
+template <int kThreads>
+FusedPanelQrPlan plan_for(const cudaDeviceProp& props, long m, long nb, long sms) {
   FusedPanelQrPlan plan;
-  if (m <= 0 || nb <= 0 || nb > kFusedPanelQrMaxCols || !props.cooperativeLaunch) return plan;
-  long sms = std::max(1, props.multiProcessorCount);
-  // Tuning: fewer blocks make each grid sync cheaper and each slab taller.
-  if (const char* v = std::getenv("PIPEVD_GPU_PANEL_QR_BLOCKS"); v && std::atol(v) > 0)
-    sms = std::min(sms, std::atol(v));
-  long blocks = std::max(1L, std::min(sms, (m + kMinRowsPerBlock - 1) / kMinRowsPerBlock));
+  const auto kernel = fused_panel_qr_kernel<kThreads>;
+  long blocks = std::max(1L, std::min(sms, (m + min_rows_per_block(kThreads) - 1) /
+                                              min_rows_per_block(kThreads)));
   const long rows = (m + blocks - 1) / blocks;
   blocks = (m + rows - 1) / rows;  // no empty block
   const std::size_t bytes =
@@ -311,19 +313,42 @@ FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long n
   if (bytes > props.sharedMemPerBlockOptin) return plan;
   // The device's limit, not this plan's size: a plan made earlier (another backend's, another
   // shape) stays launchable.
-  PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(fused_panel_qr_kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+  PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(props.sharedMemPerBlockOptin)));
   int per_sm = 0;
-  PIPEVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_panel_qr_kernel,
-                                                                  kThreads, bytes));
+  PIPEVD_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, bytes));
   // A cooperative grid must be resident all at once.
   if (static_cast<long>(per_sm) * props.multiProcessorCount < blocks) return plan;
   plan.ok = true;
+  plan.threads = kThreads;
   plan.blocks = static_cast<int>(blocks);
   plan.rows_per_block = rows;
   plan.shared_bytes = bytes;
   return plan;
+}
+}  // namespace
+
+FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long nb) {
+  if (m <= 0 || nb <= 0 || nb > kFusedPanelQrMaxCols || !props.cooperativeLaunch) return {};
+  long sms = std::max(1, props.multiProcessorCount);
+  // Tuning: fewer blocks make each grid sync cheaper and each slab taller.
+  if (const char* v = std::getenv("PIPEVD_GPU_PANEL_QR_BLOCKS"); v && std::atol(v) > 0)
+    sms = std::min(sms, std::atol(v));
+  // Measured on an H100 (bench/RESULTS.md, eighth session): 512 threads per block from m = 32768
+  // (0.236 / 0.260 ms against 0.242 / 0.278 at m = 32768 / 49152), 256 below (0.215 against 0.229
+  // at 16384); 1024 were slower everywhere (0.30 ms).
+  int threads = m >= 32768 ? 512 : kDefaultThreads;
+  if (const char* v = std::getenv("PIPEVD_GPU_PANEL_QR_THREADS"); v && std::atoi(v) > 0)
+    threads = std::atoi(v);
+  switch (threads) {
+    case 512:
+      return plan_for<512>(props, m, nb, sms);
+    case 1024:
+      return plan_for<1024>(props, m, nb, sms);
+    default:
+      return plan_for<256>(props, m, nb, sms);
+  }
 }
 
 std::int64_t fused_panel_qr_scratch(const FusedPanelQrPlan& plan, long nb) {
@@ -337,9 +362,11 @@ bool fused_panel_qr(const FusedPanelQrPlan& plan, cudaStream_t stream, long m, l
   int inb = static_cast<int>(nb), ikk = static_cast<int>(std::min(m, nb)),
       rows = static_cast<int>(plan.rows_per_block), ildt = static_cast<int>(ldt);
   void* args[] = {&m, &inb, &ikk, &rows, &panel, &ldp, &y, &ldy, &tau, &t, &ildt, &scratch};
-  const cudaError_t e =
-      cudaLaunchCooperativeKernel(reinterpret_cast<void*>(fused_panel_qr_kernel), dim3(plan.blocks),
-                                  dim3(kThreads), args, plan.shared_bytes, stream);
+  const void* kernel = plan.threads == 1024  ? reinterpret_cast<const void*>(fused_panel_qr_kernel<1024>)
+                       : plan.threads == 512 ? reinterpret_cast<const void*>(fused_panel_qr_kernel<512>)
+                                             : reinterpret_cast<const void*>(fused_panel_qr_kernel<256>);
+  const cudaError_t e = cudaLaunchCooperativeKernel(kernel, dim3(plan.blocks), dim3(plan.threads),
+                                                    args, plan.shared_bytes, stream);
   // Fewer SMs than the occupancy query saw (MPS, a shared GPU): the caller takes another path.
   if (e == cudaErrorCooperativeLaunchTooLarge) {
     cudaGetLastError();

@@ -16,13 +16,16 @@ namespace pipevd::gpu {
 // (nb > kFusedPanelQrMaxCols, a slab that does not fit in shared memory, or no cooperative launch).
 struct FusedPanelQrPlan {
   bool ok = false;
+  int threads = 256;
   int blocks = 0;
   long rows_per_block = 0;
   std::size_t shared_bytes = 0;
 };
 constexpr long kFusedPanelQrMaxCols = 64;
 
-// One block per SM (at most PIPEVD_GPU_PANEL_QR_BLOCKS where set), at least 128 rows each.
+// One block per SM (at most PIPEVD_GPU_PANEL_QR_BLOCKS where set), at least half a row per thread
+// 256 threads per block below m = 32768, 512 from there (PIPEVD_GPU_PANEL_QR_THREADS: 256, 512
+// or 1024 in their place).
 FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long nb);
 // Doubles of global scratch the plan needs (partials of the grid-wide reductions, row j).
 std::int64_t fused_panel_qr_scratch(const FusedPanelQrPlan& plan, long nb);

@@ -149,7 +149,8 @@ void HostBackend::merge_reflector_blocks(long m, long k1, long k2, double* w, lo
 }
 
 void HostBackend::bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
-                              ReflectorStore& u, bool /*host_copy: host memory is ours*/) {
+                              ReflectorStore& u, bool /*host_copy: host memory is ours*/,
+                              bool /*beside_companion: one thread, nothing shared*/) {
   host::bulge_chase(n, b, ab, ldab, d, e, u);
 }
 

@@ -195,6 +195,16 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   const long free_bytes = engine ? engine_free_bytes(device, on_gpu) : -1;
   check_engine_memory(ec.caller, layout, engine ? ec.engine_rank : -1, opt.b, opt.k, vectors,
                       on_gpu, free_bytes, policy.gpu_memory_limit, policy.aw_symm);
+  // JOBZ = 'V' on a GPU: SBR-back next to bulge chasing (EngineOptions::overlap_sbr_back) where
+  // this rank's plan with it (DBBR's panels kept until SBR-back is done) fits.
+  if (on_gpu && vectors && engine) {
+    const long need =
+        static_cast<long>(plan_engine_memory(layout, ec.engine_rank, opt.b, opt.k, true, true,
+                                             /*overlap_sbr_back=*/true, false, policy.aw_symm)
+                              .peak_bytes());
+    opt.overlap_sbr_back =
+        engine_memory_fits(need, usable_engine_bytes(free_bytes, policy.gpu_memory_limit));
+  }
   // Several GPUs: the D&C (engine rank 0's) starts before SBR-back where its buffers fit next to
   // SBR-back's (EngineOptions::dc_at_sbr_back). One GPU keeps it after: there BC-back outlasts it.
   if (on_gpu && vectors && ranks > 1 && ec.engine_rank == 0) {

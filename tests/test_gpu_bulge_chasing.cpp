@@ -246,6 +246,32 @@ TEST(GpuBulgeChasingTunables, ScheduleDoesNotChangeResults) {
   }
 }
 
+// Next to SBR-back the chase runs on half the SMs with twice the sweeps per block, each block
+// holding its SM's shared memory (bulge_chasing_beside_other_work): the same bits as the defaults;
+// so do a single block for every sweep and a capped grid of exclusive blocks.
+TEST(GpuBulgeChasingTunables, BesideOtherWorkSameResults) {
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  for (long n : {1500L, 4099L})
+    for (long b : {16L, 32L}) {
+      const Band band = random_band(n, b, static_cast<unsigned>(n + b));
+      const gpu::BulgeChasingTunables base = gpu::default_bulge_chasing_tunables(device, n, b);
+      const gpu::BulgeChasingTunables beside =
+          gpu::bulge_chasing_beside_other_work(base, device, b);
+      EXPECT_TRUE(beside.exclusive_sms) << "b = " << b;
+      EXPECT_EQ(beside.sweeps_per_block, 2 * base.sweeps_per_block);
+      EXPECT_GT(beside.max_blocks, 0);
+      gpu::BulgeChasingTunables one_block = base, capped = beside;
+      one_block.max_blocks = 1;
+      capped.max_blocks = 3;
+      const Result ref = gpu_run(band, base);
+      for (const auto& tun : {beside, one_block, capped})
+        EXPECT_TRUE(bitwise_equal(gpu_run(band, tun), ref))
+            << "n = " << n << ", b = " << b << ", blocks <= " << tun.max_blocks
+            << ", sweeps_per_block " << tun.sweeps_per_block;
+    }
+}
+
 // Exact zeros (tau = 0, H = I: the step's early return) inside runs of full register steps: a
 // block-diagonal band (blocks of 64), whose bulges vanish where they leave a block; registers
 // against the in-place loops, bitwise, and against the host. The zeros are -0.0 at n = 2049: a
