@@ -305,68 +305,69 @@ int run(int argc, char** argv) {
         if (std::isnan(cs.seconds) || t.seconds < cs.seconds) cs = std::move(t);
       }
       for (long overlap : vectors ? overlaps : std::vector<long>{0})
-      for (const std::string& split : bc_splits) {
-        if (!split.empty()) {
-          std::stringstream parts(split);
-          std::string blocks, spb, exclusive;
-          std::getline(parts, blocks, ':');
-          std::getline(parts, spb, ':');
-          std::getline(parts, exclusive, ':');
-          setenv("PIPEVD_GPU_BC_BLOCKS", blocks.c_str(), 1);
-          setenv("PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", spb.c_str(), 1);
-          setenv("PIPEVD_GPU_BC_EXCLUSIVE", exclusive.c_str(), 1);
-        }
-        pipevd::EngineOptions opt;
-        opt.dc = from_policy.dc;
-        opt.b = b;
-        opt.k = k;
-        opt.want_vectors = vectors;
-        opt.tridiagonal = tridiagonal;
-        opt.overlap_sbr_back = overlap == 1;
-        opt.dc_at_sbr_back = overlap == 2;
-        pipevd::EngineStats best;
-        double best_total = 1e300;
-        int info = 0;
-        {
-          pipevd::gpu::GpuBackend be(device);  // its memory pool is trimmed when it goes
-          pipevd::configure_gpu_backend(be, pol.policy);
-          for (int r = 0; r < reps; ++r) {
-            pipevd::EngineStats st;
-            const auto t0 = Clock::now();
-            info = pipevd::run_engine(be, MPI_COMM_SELF, L, a.data(), w.data(), z.data(), opt, &st);
-            const double total = seconds_since(t0);
-            if (total < best_total) {
-              best_total = total;
-              best = st;
+        for (const std::string& split : bc_splits) {
+          if (!split.empty()) {
+            std::stringstream parts(split);
+            std::string blocks, spb, exclusive;
+            std::getline(parts, blocks, ':');
+            std::getline(parts, spb, ':');
+            std::getline(parts, exclusive, ':');
+            setenv("PIPEVD_GPU_BC_BLOCKS", blocks.c_str(), 1);
+            setenv("PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", spb.c_str(), 1);
+            setenv("PIPEVD_GPU_BC_EXCLUSIVE", exclusive.c_str(), 1);
+          }
+          pipevd::EngineOptions opt;
+          opt.dc = from_policy.dc;
+          opt.b = b;
+          opt.k = k;
+          opt.want_vectors = vectors;
+          opt.tridiagonal = tridiagonal;
+          opt.overlap_sbr_back = overlap == 1;
+          opt.dc_at_sbr_back = overlap == 2;
+          pipevd::EngineStats best;
+          double best_total = 1e300;
+          int info = 0;
+          {
+            pipevd::gpu::GpuBackend be(device);  // its memory pool is trimmed when it goes
+            pipevd::configure_gpu_backend(be, pol.policy);
+            for (int r = 0; r < reps; ++r) {
+              pipevd::EngineStats st;
+              const auto t0 = Clock::now();
+              info =
+                  pipevd::run_engine(be, MPI_COMM_SELF, L, a.data(), w.data(), z.data(), opt, &st);
+              const double total = seconds_since(t0);
+              if (total < best_total) {
+                best_total = total;
+                best = st;
+              }
             }
           }
+          // Against cuSOLVER's eigenvalues, or where cuSOLVER did not fit, against this engine's
+          // eigenvalues of the same n from the JOBZ = V row before (its residual checked).
+          const std::vector<double>& ref = !cs.w.empty() ? cs.w : checked_w[n];
+          const double ediff = ref.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                           : eigenvalue_difference(w, ref);
+          double res = 0, orth = 0;
+          if (vectors) accuracy(blas, stream, n, a.data(), z.data(), w, &res, &orth);
+          // Without a reference (cuSOLVER did not fit, no V row before) JOBZ = V still stands on
+          // its residual and orthogonality; JOBZ = N has nothing to stand on and fails.
+          const bool ok =
+              info == 0 && (ediff < 1e-10 || (ref.empty() && vectors)) && res < 100 && orth < 100;
+          if (ok && vectors && checked_w[n].empty()) checked_w[n] = w;
+          failures += ok ? 0 : 1;
+          // JOBZ column: V+o where SBR-back ran next to bulge chasing (its column: what was left),
+          // V+d where the D&C started before SBR-back.
+          const std::string jz = std::string(1, jobz) + (opt.overlap_sbr_back ? "+o" : "") +
+                                 (opt.dc_at_sbr_back ? "+d" : "") +
+                                 (split.empty() ? "" : "/" + split);
+          std::printf(
+              "%6ld %4s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %9.3f %7.2f %7.2f %5d | "
+              "%9.1e %9.2f %9.2f %s\n",
+              n, jz.c_str(), best.dbbr, best.bulge_chasing, best.dc, best.sbr_back, best.bc_back,
+              best.gemm, best_total, cs.seconds, cs.host_to_host, cs.seconds / best_total,
+              cs.host_to_host / best_total, reps, ediff, res, orth, ok ? "ok" : "FAIL");
+          std::fflush(stdout);
         }
-        // Against cuSOLVER's eigenvalues, or where cuSOLVER did not fit, against this engine's
-        // eigenvalues of the same n from the JOBZ = V row before (its residual checked).
-        const std::vector<double>& ref = !cs.w.empty() ? cs.w : checked_w[n];
-        const double ediff =
-            ref.empty() ? std::numeric_limits<double>::quiet_NaN() : eigenvalue_difference(w, ref);
-        double res = 0, orth = 0;
-        if (vectors) accuracy(blas, stream, n, a.data(), z.data(), w, &res, &orth);
-        // Without a reference (cuSOLVER did not fit, no V row before) JOBZ = V still stands on
-        // its residual and orthogonality; JOBZ = N has nothing to stand on and fails.
-        const bool ok =
-            info == 0 && (ediff < 1e-10 || (ref.empty() && vectors)) && res < 100 && orth < 100;
-        if (ok && vectors && checked_w[n].empty()) checked_w[n] = w;
-        failures += ok ? 0 : 1;
-        // JOBZ column: V+o where SBR-back ran next to bulge chasing (its column: what was left),
-        // V+d where the D&C started before SBR-back.
-        const std::string jz = std::string(1, jobz) + (opt.overlap_sbr_back ? "+o" : "") +
-                               (opt.dc_at_sbr_back ? "+d" : "") +
-                               (split.empty() ? "" : "/" + split);
-        std::printf(
-            "%6ld %4s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %9.3f %7.2f %7.2f %5d | "
-            "%9.1e %9.2f %9.2f %s\n",
-            n, jz.c_str(), best.dbbr, best.bulge_chasing, best.dc, best.sbr_back, best.bc_back,
-            best.gemm, best_total, cs.seconds, cs.host_to_host, cs.seconds / best_total,
-            cs.host_to_host / best_total, reps, ediff, res, orth, ok ? "ok" : "FAIL");
-        std::fflush(stdout);
-      }
     }
   }
   cusolverDnDestroy(solver);

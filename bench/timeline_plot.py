@@ -86,7 +86,7 @@ def main():
     ax.set_yticklabels(labels)
     ax.set_ylim(-0.6, len(ranks) - 0.3)
     ax.set_xlim(0, total * 1.01)
-    ax.set_xlabel("seconds from the common origin (D&C thread: thin bar below its rank)")
+    ax.set_xlabel("seconds from the common origin (D&C and release threads: thin bar below its rank)")
     title = args.title or f"pipevd {doc.get('backend', '')} engine, n = {doc.get('n', '?')}, " \
                           f"{len(ranks)} ranks, {total:.3f} s"
     ax.set_title(title)

@@ -5,10 +5,10 @@
 #include <exception>
 #include <memory>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "core/dbbr.hpp"
+#include "core/joining_thread.hpp"
 #include "core/reflector_store.hpp"
 #include "core/sbr_back.hpp"
 #include "core/tridiagonal_dc.hpp"
@@ -129,7 +129,6 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   DeviceBuffer qd_dev;
   const bool use_dc = solver == TridiagonalSolver::Dc;
   if (rank == 0 && use_dc) dc_be = be.companion(/*urgent=*/true);
-  std::thread dc;
   std::exception_ptr dc_error;
   std::chrono::steady_clock::time_point dc_begin, dc_end;  // for the timeline
   auto solve = [&] {  // no MPI in here: the caller may have MPI_THREAD_SINGLE
@@ -149,18 +148,13 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     dc_end = std::chrono::steady_clock::now();
     st.dc = std::chrono::duration<double>(dc_end - t0).count();
   };
-  // A throw in the main thread while the D&C runs (e.g. out of device memory in SBR-back, next to
-  // the D&C's buffers) waits for it here instead of destroying a joinable thread (terminate).
-  struct JoinOnUnwind {
-    std::thread& t;
-    ~JoinOnUnwind() {
-      if (t.joinable()) t.join();
-    }
-  } join_dc{dc};
+  // Declared after all the D&C thread uses: a throw in the main thread while it runs (e.g. out of
+  // device memory in SBR-back, next to the D&C's buffers) joins it before any of those go.
+  JoiningThread dc;
   auto start_dc = [&] {
     if (rank != 0) return;
     if (opt.dc_in_thread)
-      dc = std::thread(solve);
+      dc = JoiningThread(solve);
     else
       solve();
   };
@@ -192,7 +186,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   timeline_add(opt.timeline, "bc_back", t, t + st.bc_back);
   // dc_wait: from here (rank 0 joins the D&C, the others wait in the broadcasts) to INFO's arrival.
   const double wait_begin = MPI_Wtime();
-  if (dc.joinable()) dc.join();
+  dc.join();
   if (opt.timeline && rank == 0) opt.timeline->add("dc", dc_begin, dc_end, "dc");
   // A throw in stage 3 (e.g. out of device memory) stops every rank, not rank 0 alone.
   int threw = dc_error ? 1 : 0;

@@ -12,7 +12,7 @@ namespace pipevd {
 
 struct TimelineInterval {
   std::string stage;
-  std::string thread;  // "main", or "dc" for the D&C thread
+  std::string thread;  // "main", "dc" for the D&C thread, "release" for the engine's release
   double start = 0, end = 0;
 };
 

@@ -7,8 +7,8 @@
 #include <cooperative_groups/memcpy_async.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <cuda/atomic>
 #include <cuda/barrier>  // cuda::aligned_size_t for cg::memcpy_async
 #include <stdexcept>
@@ -614,7 +614,8 @@ BulgeChasingTunables bulge_chasing_beside_other_work(BulgeChasingTunables tun, i
   // 1.614 s (n = 32768: 9.48 s against 9.70 s).
   int sms = 0, optin = 0;
   PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  PIPEVD_CUDA_CHECK(
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const long bw = std::max(1L, b);
   const int per_block = 2 * tun.sweeps_per_block;
   const std::size_t bytes = staged_bytes_per_sweep(bw, working_ld(bw), true) * per_block;
@@ -634,7 +635,8 @@ BulgeChasingTunables bulge_chasing_tunables_from_environment(BulgeChasingTunable
     const char* v = std::getenv(name);
     return v && *v && std::atoi(v) >= 0 ? std::atoi(v) : fallback;
   };
-  tun.sweeps_per_block = std::max(1, env_int("PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", tun.sweeps_per_block));
+  tun.sweeps_per_block =
+      std::max(1, env_int("PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", tun.sweeps_per_block));
   tun.max_blocks = env_int("PIPEVD_GPU_BC_BLOCKS", tun.max_blocks);
   tun.exclusive_sms = env_int("PIPEVD_GPU_BC_EXCLUSIVE", tun.exclusive_sms ? 1 : 0) != 0;
   return tun;

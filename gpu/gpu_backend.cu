@@ -805,10 +805,10 @@ void GpuBackend::bulge_chase_values(long n, long b, const double* ab, long ldab,
   const long bw = std::max(0L, std::min(b, n - 1));
   pipevd::DeviceBuffer dd(*this, n), de(*this, n);
   pipevd::DeviceBuffer work(*this, static_cast<long>((bulge_chase_workspace_bytes(n, b) + 7) / 8));
-  gpu::bulge_chase(n, b, ab, ldab, dd.get(), de.get(), nullptr, nullptr, work.get(),
-                   bulge_chasing_tunables_from_environment(
-                       default_bulge_chasing_tunables(s.device, n, bw)),
-                   s.stream);
+  gpu::bulge_chase(
+      n, b, ab, ldab, dd.get(), de.get(), nullptr, nullptr, work.get(),
+      bulge_chasing_tunables_from_environment(default_bulge_chasing_tunables(s.device, n, bw)),
+      s.stream);
   PIPEVD_CUDA_CHECK(
       cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
   if (n > 1)

@@ -102,7 +102,8 @@ class GpuBackend final : public EngineBackend {
                               long ldy) override;
 
   void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
-                   ReflectorStore& u, bool host_copy = true, bool beside_companion = false) override;
+                   ReflectorStore& u, bool host_copy = true,
+                   bool beside_companion = false) override;
   // BC-back's kernel (default Auto; the route sets PIPEVD_GPU_BC_BACK's choice).
   void set_bc_back_kernel(BcBackKernel kernel);
   void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,

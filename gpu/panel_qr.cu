@@ -34,7 +34,8 @@ namespace cg = cooperative_groups;
 // Threads per block: 256, 512 or 1024 (fewer, taller slabs with as many threads per row: fewer
 // partials for every block to read after each grid sync, a cheaper sync).
 constexpr int kDefaultThreads = 256;
-// Fewer rows per block than half its threads and the grid-wide syncs cost more than the blocks save.
+// Fewer rows per block than half its threads and the grid-wide syncs cost more than the blocks
+// save.
 constexpr long min_rows_per_block(int threads) { return threads / 2; }
 // Partial sums per block and column: x^T (slab column k) for every k (k = j: x^T x), then the sum
 // of (2^600 x_i)^2. Warp w sums slots w, w + warps, ...
@@ -304,8 +305,8 @@ template <int kThreads>
 FusedPanelQrPlan plan_for(const cudaDeviceProp& props, long m, long nb, long sms) {
   FusedPanelQrPlan plan;
   const auto kernel = fused_panel_qr_kernel<kThreads>;
-  long blocks = std::max(1L, std::min(sms, (m + min_rows_per_block(kThreads) - 1) /
-                                              min_rows_per_block(kThreads)));
+  long blocks = std::max(
+      1L, std::min(sms, (m + min_rows_per_block(kThreads) - 1) / min_rows_per_block(kThreads)));
   const long rows = (m + blocks - 1) / blocks;
   blocks = (m + rows - 1) / rows;  // no empty block
   const std::size_t bytes =
@@ -362,9 +363,10 @@ bool fused_panel_qr(const FusedPanelQrPlan& plan, cudaStream_t stream, long m, l
   int inb = static_cast<int>(nb), ikk = static_cast<int>(std::min(m, nb)),
       rows = static_cast<int>(plan.rows_per_block), ildt = static_cast<int>(ldt);
   void* args[] = {&m, &inb, &ikk, &rows, &panel, &ldp, &y, &ldy, &tau, &t, &ildt, &scratch};
-  const void* kernel = plan.threads == 1024  ? reinterpret_cast<const void*>(fused_panel_qr_kernel<1024>)
-                       : plan.threads == 512 ? reinterpret_cast<const void*>(fused_panel_qr_kernel<512>)
-                                             : reinterpret_cast<const void*>(fused_panel_qr_kernel<256>);
+  const void* kernel =
+      plan.threads == 1024  ? reinterpret_cast<const void*>(fused_panel_qr_kernel<1024>)
+      : plan.threads == 512 ? reinterpret_cast<const void*>(fused_panel_qr_kernel<512>)
+                            : reinterpret_cast<const void*>(fused_panel_qr_kernel<256>);
   const cudaError_t e = cudaLaunchCooperativeKernel(kernel, dim3(plan.blocks), dim3(plan.threads),
                                                     args, plan.shared_bytes, stream);
   // Fewer SMs than the occupancy query saw (MPS, a shared GPU): the caller takes another path.

@@ -31,7 +31,8 @@ class HostBackend final : public EngineBackend {
                               long ldy) override;
 
   void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
-                   ReflectorStore& u, bool host_copy = true, bool beside_companion = false) override;
+                   ReflectorStore& u, bool host_copy = true,
+                   bool beside_companion = false) override;
   void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;
 
   void broadcast(double* buf, long count, int root) override;

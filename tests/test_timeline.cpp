@@ -83,9 +83,10 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
   ASSERT_EQ(static_cast<int>(rows.size()), size) << "one row per engine rank";
   // Stage 5 in its parts: the wait for rank 0's D&C, Q_d's broadcast, the GEMM with Z's copy to
   // the host.
+  // The engine's release runs in a thread of its own next to Z's redistribution.
   const std::vector<std::string> main_stages = {
-      "redistribute_in", "engine_setup", "dbbr", "bulge_chasing",  "sbr_back",        "bc_back",
-      "dc_wait",         "qd_broadcast", "gemm", "engine_release", "redistribute_out"};
+      "redistribute_in", "engine_setup", "dbbr",         "bulge_chasing", "sbr_back",
+      "bc_back",         "dc_wait",      "qd_broadcast", "gemm",          "redistribute_out"};
   for (auto& [r, row] : rows) {
     SCOPED_TRACE("rank " + std::to_string(r));
     std::vector<Interval> main;
@@ -100,6 +101,11 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
       return i.stage == "dc" && i.thread == "dc";
     });
     EXPECT_EQ(has_dc, r == 0) << "the D&C thread runs on engine rank 0 only";
+    const auto release = std::find_if(row.begin(), row.end(), [](const Interval& i) {
+      return i.stage == "engine_release" && i.thread == "release";
+    });
+    ASSERT_NE(release, row.end()) << "every engine rank releases its backend in a thread";
+    EXPECT_GE(release->start, main[8].end - 1e-4) << "the release starts after the final GEMM";
     for (const Interval& i : row)
       if (i.stage == "dc") {
         EXPECT_GE(i.start, main[3].end - 1e-4) << "D&C starts after bulge chasing";
