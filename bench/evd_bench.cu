@@ -7,7 +7,8 @@
 // (--overlap-sbr, JOBZ = V: 1 SBR-back next to bulge chasing, 2 the D&C started before SBR-back;
 // --bc-split: each entry blocks:sweeps_per_block:exclusive runs the engine once more with the
 // bulge chasing's PIPEVD_GPU_BC_BLOCKS, _SWEEPS_PER_BLOCK and _EXCLUSIVE set so, its JOBZ column
-// suffixed /entry)
+// suffixed /entry; the variables stay set for the rows after it: list "" first to have one row
+// with the environment as it was)
 //
 // Per case: the engine once to warm up at n = 1024, then per size and JOBZ: the engine (wall
 // clock of run_engine, host matrix in, host eigenvectors out; the host buffers pinned) with its

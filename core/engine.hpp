@@ -33,7 +33,8 @@ struct EngineOptions {
   char symmetrize = 0;
   // JOBZ = 'V': SBR-back queued on a companion backend (its own stream) before bulge chasing, so
   // its GEMMs run next to the latency-bound bulge-chasing kernel (they need only DBBR's panels),
-  // which then keeps half of the SMs to itself (EngineBackend::bulge_chase's beside_companion).
+  // which then keeps half of the SMs to itself where twice its sweeps per block fit a block
+  // (EngineBackend::bulge_chase's beside_companion; b <= 32 and n / b < 2048 on an H100).
   // The route sets it on a GPU where the memory plan with it fits: on an H100 it made the engine
   // 1.494 s against 1.614 s at n = 16384 and 9.48 s against 9.70 s at 32768 (bench/RESULTS.md,
   // eighth session, evd_bench --bc-split).

@@ -631,9 +631,12 @@ BulgeChasingTunables bulge_chasing_beside_other_work(BulgeChasingTunables tun, i
 
 BulgeChasingTunables bulge_chasing_tunables_from_environment(BulgeChasingTunables tun) {
   // Tuning overrides (bench/): each variable that is set replaces its field.
-  auto env_int = [](const char* name, int fallback) {
+  auto env_int = [](const char* name, int fallback) {  // a non-negative integer, else unset
     const char* v = std::getenv(name);
-    return v && *v && std::atoi(v) >= 0 ? std::atoi(v) : fallback;
+    if (!v || !*v) return fallback;
+    char* end = nullptr;
+    const long x = std::strtol(v, &end, 10);
+    return *end == '\0' && x >= 0 && x <= 1 << 20 ? static_cast<int>(x) : fallback;
   };
   tun.sweeps_per_block =
       std::max(1, env_int("PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", tun.sweeps_per_block));

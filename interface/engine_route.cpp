@@ -10,6 +10,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "core/dbbr.hpp"
@@ -299,13 +300,34 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
       if (timed) timeline.add("engine_setup", setup_begin, MPI_Wtime());
       info = run_engine(*backend, ec.engine, layout, direct ? c.a : a_cols.get(), w.data(),
                         direct ? c.z : z_rows.get(), opt, &stats);
-      released = true;
-      release = JoiningThread([&, be = std::move(backend), a = std::move(a_cols)]() mutable {
-        release_begin = std::chrono::steady_clock::now();  // no MPI: MPI_THREAD_SINGLE callers
-        be.reset();
+      // No MPI in the thread (MPI_THREAD_SINGLE callers). A's copy goes first (the host's peak
+      // memory); the backend's device is made current there first, since a new thread's current
+      // device is 0, and the backend's destructor restores the device it found (on a node of
+      // several GPUs, a context on GPU 0 for every rank otherwise).
+      auto release_all = [&release_begin, &release_end, device](std::unique_ptr<EngineBackend> be,
+                                                                std::unique_ptr<double[]> a) {
+        release_begin = std::chrono::steady_clock::now();
         a.reset();
+#ifdef PIPEVD_HAVE_CUDA
+        if (device >= 0) cudaSetDevice(device);
+#endif
+        be.reset();
         release_end = std::chrono::steady_clock::now();
-      });
+      };
+      try {
+        release =
+            JoiningThread([release_all, be = std::move(backend), a = std::move(a_cols)]() mutable {
+              release_all(std::move(be), std::move(a));
+            });
+        released = true;
+      } catch (const std::system_error&) {
+        // No thread to be had: what the failed start left is released here, as before (the
+        // engine's result stands).
+        if (backend || a_cols) {
+          release_all(std::move(backend), std::move(a_cols));
+          released = true;
+        }
+      }
     } catch (const std::exception& e) {
       // With several engine ranks the others may wait in a collective: only a lone engine rank
       // can report its failure to the caller ranks (A is untouched, so auto may still forward).

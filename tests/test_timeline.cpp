@@ -2,7 +2,9 @@
 // file (PIPEVD_TIMELINE) written by engine rank 0 with every rank's intervals: each rank has each
 // stage of the engine and the redistribution, rank 0 also the D&C thread's; every interval lies
 // in [0, total], a rank's main-thread stages follow each other without overlap, and the D&C
-// thread's interval lies within the engine's (it starts after bulge chasing, ends before GEMM).
+// thread's interval lies within the engine's (it starts after bulge chasing, ends before GEMM);
+// every rank's release thread (the engine's buffers, next to Z's redistribution) starts after the
+// final GEMM.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
