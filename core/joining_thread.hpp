@@ -9,8 +9,11 @@ namespace pipevd {
 class JoiningThread {
  public:
   JoiningThread() = default;
-  template <class F>
-  explicit JoiningThread(F&& f) : t_(std::forward<F>(f)) {}
+  // As std::thread: f and args decay-copied (moved) into the thread; if the thread cannot be
+  // started (std::system_error), those copies are destroyed in the calling thread.
+  template <class F, class... Args>
+  explicit JoiningThread(F&& f, Args&&... args)
+      : t_(std::forward<F>(f), std::forward<Args>(args)...) {}
   JoiningThread(JoiningThread&&) = default;
   JoiningThread& operator=(JoiningThread&& o) noexcept {
     join();

@@ -198,26 +198,21 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   const long free_bytes = engine ? engine_free_bytes(device, on_gpu) : -1;
   check_engine_memory(ec.caller, layout, engine ? ec.engine_rank : -1, opt.b, opt.k, vectors,
                       on_gpu, free_bytes, policy.gpu_memory_limit, policy.aw_symm);
-  // JOBZ = 'V' on a GPU: SBR-back next to bulge chasing (EngineOptions::overlap_sbr_back) where
-  // this rank's plan with it (DBBR's panels kept until SBR-back is done) fits.
-  if (on_gpu && vectors && engine) {
+  // Whether this engine rank's plan with eigenvectors, with these options, fits its memory.
+  auto plan_fits = [&](bool overlap_sbr_back, bool dc_at_sbr_back) {
     const long need =
         static_cast<long>(plan_engine_memory(layout, ec.engine_rank, opt.b, opt.k, true, true,
-                                             /*overlap_sbr_back=*/true, false, policy.aw_symm)
+                                             overlap_sbr_back, dc_at_sbr_back, policy.aw_symm)
                               .peak_bytes());
-    opt.overlap_sbr_back =
-        engine_memory_fits(need, usable_engine_bytes(free_bytes, policy.gpu_memory_limit));
-  }
+    return engine_memory_fits(need, usable_engine_bytes(free_bytes, policy.gpu_memory_limit));
+  };
+  // JOBZ = 'V' on a GPU: SBR-back next to bulge chasing (EngineOptions::overlap_sbr_back) where
+  // this rank's plan with it (DBBR's panels kept until SBR-back is done) fits.
+  if (on_gpu && vectors && engine) opt.overlap_sbr_back = plan_fits(true, false);
   // Several GPUs: the D&C (engine rank 0's) starts before SBR-back where its buffers fit next to
   // SBR-back's (EngineOptions::dc_at_sbr_back). One GPU keeps it after: there BC-back outlasts it.
-  if (on_gpu && vectors && ranks > 1 && ec.engine_rank == 0) {
-    const long need =
-        static_cast<long>(plan_engine_memory(layout, 0, opt.b, opt.k, true, true,
-                                             opt.overlap_sbr_back, true, policy.aw_symm)
-                              .peak_bytes());
-    opt.dc_at_sbr_back =
-        engine_memory_fits(need, usable_engine_bytes(free_bytes, policy.gpu_memory_limit));
-  }
+  if (on_gpu && vectors && ranks > 1 && ec.engine_rank == 0)
+    opt.dc_at_sbr_back = plan_fits(opt.overlap_sbr_back, true);
 
   // Host threads of the redistribution and of A's norm (PIPEVD_THREADS caps them). Measured at
   // n = 16384 on 4 ranks of 4 cores (bench/RESULTS.md, redistribution): with threads, packing
@@ -279,7 +274,6 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   // The release runs in a thread next to W's broadcast and Z's redistribution (2 H200s,
   // n = 32768: 0.45 s, mostly the device pool's trim) and is joined before the call returns.
   std::chrono::steady_clock::time_point release_begin, release_end;
-  bool released = false;
   JoiningThread release;
   if (engine) {
     const double setup_begin = MPI_Wtime();
@@ -315,18 +309,10 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
         release_end = std::chrono::steady_clock::now();
       };
       try {
-        release =
-            JoiningThread([release_all, be = std::move(backend), a = std::move(a_cols)]() mutable {
-              release_all(std::move(be), std::move(a));
-            });
-        released = true;
+        release = JoiningThread(release_all, std::move(backend), std::move(a_cols));
       } catch (const std::system_error&) {
-        // No thread to be had: what the failed start left is released here, as before (the
-        // engine's result stands).
-        if (backend || a_cols) {
-          release_all(std::move(backend), std::move(a_cols));
-          released = true;
-        }
+        // No thread to be had: the backend and A's copy went with the failed start, in this
+        // thread (the engine's result stands; no release interval on the timeline).
       }
     } catch (const std::exception& e) {
       // With several engine ranks the others may wait in a collective: only a lone engine rank
@@ -360,6 +346,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
     engine_to_block_cyclic(n, z_rows.get(), layout, ec, c.z, *c.iz, *c.jz, c.descz, out_options);
   if (timed) timeline.add("redistribute_out", t, MPI_Wtime());
   redistribute_s += MPI_Wtime() - t;
+  const bool released = release.joinable();
   release.join();
   if (timed && released) timeline.add("engine_release", release_begin, release_end, "release");
 
