@@ -20,9 +20,9 @@
 // the device waited for). --panel-qr: the backend's panel QR paths each DBBR case runs with (auto =
 // the fused kernel of gpu/panel_qr.cuh where it applies; cusolver = Xgeqrf always), named at the
 // end of the line. The panel QR line times the backend with both paths. --qr-sweep: only the panel
-// QR line for these m and every --qr-b, then exit. --aw: A W through GEMMs on full columns (gemm,
-// the default) and/or the backend's symmetric_product kernel (symm, where it applies: b <= 32,
-// m >= 8192).
+// QR line for these m and every --qr-b, then exit. --aw: A W through the backend's
+// symmetric_product kernel (symm, the default, where it applies: b <= 32, m >= 8192) and/or
+// GEMMs on full columns (gemm).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -134,7 +134,7 @@ struct DbbrCase {
   long n, b, k;
   bool panel_syr2k;
   pipevd::gpu::GpuBackend::PanelQrPath qr_path = pipevd::gpu::GpuBackend::PanelQrPath::Auto;
-  bool aw_symm = false;  // A W by symmetric_product's kernel where it applies (false: GEMMs)
+  bool aw_symm = true;  // A W by symmetric_product's kernel where it applies (false: GEMMs)
 };
 const char* path_name(pipevd::gpu::GpuBackend::PanelQrPath p) {
   return p == pipevd::gpu::GpuBackend::PanelQrPath::Cusolver ? "cusolver" : "auto";
@@ -352,7 +352,7 @@ int run(int argc, char** argv) {
   std::vector<pipevd::gpu::GpuBackend::PanelQrPath> qr_paths = {
       pipevd::gpu::GpuBackend::PanelQrPath::Auto};
   std::vector<long> qr_sweep, qr_b = {32, 64};
-  std::vector<bool> aw_symm = {false};
+  std::vector<bool> aw_symm = {true};
   double budget = 200;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];

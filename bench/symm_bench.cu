@@ -83,13 +83,17 @@ int main(int argc, char** argv) {
   // The variants: every compiled shape the device runs; for the default one also 8-byte copies
   // only, no L2 hint, S in two segments, a workspace cap of half, and the two kernels alone.
   std::vector<Variant> variants;
+  const SymmetricProductShape def{};
+  const auto is_default = [&](const SymmetricProductShape& s) {
+    return s.stages == def.stages && s.k16 == def.k16 && s.roles == def.roles;
+  };
+  std::size_t base_index = 0;
   for (const SymmetricProductShape& s : pipevd::gpu::symmetric_product_shapes()) {
     if (pipevd::gpu::symmetric_product_shared_bytes(s) > static_cast<std::size_t>(optin)) continue;
-    if (quick &&
-        !(s.stages == SymmetricProductShape{}.stages && s.k16 == SymmetricProductShape{}.k16))
-      continue;
+    if (quick && !is_default(s)) continue;
+    if (is_default(s)) base_index = variants.size();
     Variant v;
-    v.name = "ns" + std::to_string(s.stages) + (s.k16 ? "_k16" : "_k8");
+    v.name = "ns" + std::to_string(s.stages) + (s.k16 ? "_k16" : "_k8") + (s.roles ? "_roles" : "");
     v.params.shape = s;
     variants.push_back(v);
   }
@@ -97,23 +101,25 @@ int main(int argc, char** argv) {
     std::printf("no compiled shape fits this device's shared memory (%d bytes)\n", optin);
     return 1;
   }
-  const SymmetricProductParams base = variants.front().params;
+  // The variations below are of the default shape (else of the first that fits).
+  const SymmetricProductParams base = variants[base_index].params;
+  const std::string base_name = variants[base_index].name;
   if (!quick) {
-    Variant v{variants.front().name + "_copy8", base};
+    Variant v{base_name + "_copy8", base};
     v.params.vector_loads = false;
     variants.push_back(v);
-    v = Variant{variants.front().name + "_nohint", base};
-    v.params.evict_first = false;
+    v = Variant{base_name + (base.evict_first ? "_nohint" : "_evict_first"), base};
+    v.params.evict_first = !base.evict_first;
     variants.push_back(v);
-    v = Variant{variants.front().name + "_split", base, true};
+    v = Variant{base_name + "_split", base, true};
     variants.push_back(v);
-    v = Variant{variants.front().name + "_cap1/2", base};
+    v = Variant{base_name + "_cap1/2", base};
     v.params.max_workspace = -1;  // set per m below
     variants.push_back(v);
-    v = Variant{variants.front().name + "_products", base};
+    v = Variant{base_name + "_products", base};
     v.params.phases = 1;
     variants.push_back(v);
-    v = Variant{variants.front().name + "_sums", base};
+    v = Variant{base_name + "_sums", base};
     v.params.phases = 2;
     variants.push_back(v);
   }

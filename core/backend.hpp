@@ -29,6 +29,8 @@ class EngineBackend {
 
   // --- Memory (device buffers, zero-initialized).
   virtual double* allocate(long count) = 0;
+  // For a buffer written in full before it is read: a device backend may skip the zero fill.
+  virtual double* allocate_unfilled(long count) { return allocate(count); }
   virtual void release(double* p) = 0;  // after the work issued on p before it
   virtual void copy_to_device(const double* host, double* dev, long count) = 0;
   virtual void copy_to_host(const double* dev, double* host, long count) = 0;
@@ -167,6 +169,10 @@ class DeviceBuffer {
   DeviceBuffer() = default;
   DeviceBuffer(EngineBackend& be, long count)
       : be_(&be), p_(count > 0 ? be.allocate(count) : nullptr), n_(count) {}
+  // Not zero-filled (allocate_unfilled): for buffers written in full before they are read.
+  struct Unfilled {};
+  DeviceBuffer(EngineBackend& be, long count, Unfilled)
+      : be_(&be), p_(count > 0 ? be.allocate_unfilled(count) : nullptr), n_(count) {}
   ~DeviceBuffer() { reset(); }
   DeviceBuffer(DeviceBuffer&& o) noexcept : be_(o.be_), p_(o.p_), n_(o.n_) {
     o.p_ = nullptr;

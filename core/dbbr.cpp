@@ -87,7 +87,7 @@ class BandReduction {
       // panel updates overwrite them in place, while A W of later panels must use the matrix
       // before this block's updates (its updates enter through Z, Y).
       old_ld_ = n_ - i_ - b_;
-      old_ = DeviceBuffer(be_, old_ld_ * (e_ - i_ - b_));
+      old_ = DeviceBuffer(be_, old_ld_ * (e_ - i_ - b_), DeviceBuffer::Unfilled{});
       be_.copy_matrix(old_ld_, e_ - i_ - b_, at(i_ + b_, i_ + b_), n_, old_.get(), old_ld_);
     }
     panels(0, groups);
@@ -128,9 +128,11 @@ class BandReduction {
     DeviceBuffer w, y, z;
     {
       Timed t(prof_, DbbrPart::Copies);
-      w = DeviceBuffer(be_, m * b_);
-      y = DeviceBuffer(be_, m * b_);
-      z = DeviceBuffer(be_, m * b_);
+      // Written in full before they are read: panel_qr writes all of W and Y (zero columns past
+      // min(m, b)), A W all of Z.
+      w = DeviceBuffer(be_, m * b_, DeviceBuffer::Unfilled{});
+      y = DeviceBuffer(be_, m * b_, DeviceBuffer::Unfilled{});
+      z = DeviceBuffer(be_, m * b_, DeviceBuffer::Unfilled{});
     }
     if (me_ == owner_) {
       Timed t(prof_, DbbrPart::PanelQr);

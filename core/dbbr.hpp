@@ -19,7 +19,7 @@ enum class DbbrPart {
   FormZ,           // Z = A_cur W - 1/2 Y (W^T A_cur W)
   PanelUpdate,     // the recursive updates of the block's own columns
   TrailingUpdate,  // A(e:n, own columns) -= Z Y^T + Y Z^T once per outer block
-  Copies,          // workspace allocation (zeroed), saved block columns, W/Y/Z into Yb/Zb
+  Copies,          // workspace allocation (Yb, Zb zeroed), saved block columns, W/Y/Z into Yb/Zb
   Broadcast,       // W, Y, Z from the panel's owner
   Count
 };

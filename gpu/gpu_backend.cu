@@ -237,7 +237,11 @@ struct GpuBackend::State {
   // Panel QR and merge workspaces.
   GrowBuffer qr_work, tau, gmat, tmat, info, merge, fused_qr;
   GpuBackend::PanelQrPath panel_qr_path = GpuBackend::PanelQrPath::Auto;
-  bool symmetric_product = false;
+  // DBBR's A W by gpu/symmetric_product where its default shape fits the device's shared memory
+  // (Hopper: 3 stages; fewer stages were slower than the GEMMs, bench/RESULTS.md).
+  bool symmetric_product = true;
+  bool symmetric_product_fits = false;
+  long symmetric_product_min_rows = GpuBackend::kSymmetricProductMinRows;
   BcBackKernel bc_back_kernel = BcBackKernel::Auto;
   // The last fused panel QR plan and its (m, nb): DBBR asks for the same shapes again and again.
   long plan_m = -1, plan_nb = -1;
@@ -330,6 +334,11 @@ GpuBackend::GpuBackend(int device, bool own_stream, bool urgent) : s_(std::make_
   PIPEVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&s_->pool, device));
   std::uint64_t keep = UINT64_MAX;
   PIPEVD_CUDA_CHECK(cudaMemPoolSetAttribute(s_->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  gpu::SymmetricProductShape three_stages;  // the plan takes fewer stages where more do not fit
+  three_stages.stages = 3;
+  s_->symmetric_product_fits =
+      static_cast<std::size_t>(s_->ctx->properties().sharedMemPerBlockOptin) >=
+      gpu::symmetric_product_shared_bytes(three_stages);
 }
 
 void GpuBackend::set_panel_qr_path(PanelQrPath path) { s_->panel_qr_path = path; }
@@ -428,12 +437,19 @@ void GpuBackend::bind(MPI_Comm engine) {
 }
 
 double* GpuBackend::allocate(long count) {
+  double* p = allocate_unfilled(count);
+  ScopedDevice guard(s_->device);
+  PIPEVD_CUDA_CHECK(cudaMemsetAsync(
+      p, 0, sizeof(double) * static_cast<std::size_t>(std::max(1L, count)), s_->stream));
+  return p;
+}
+
+double* GpuBackend::allocate_unfilled(long count) {
   ScopedDevice guard(s_->device);
   const std::size_t bytes = sizeof(double) * static_cast<std::size_t>(std::max(1L, count));
   void* p = nullptr;
   const cudaError_t e = cudaMallocAsync(&p, bytes, s_->stream);
   if (e != cudaSuccess) s_->out_of_memory(bytes, e);
-  PIPEVD_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, s_->stream));
   return static_cast<double*>(p);
 }
 
@@ -655,8 +671,12 @@ void GpuBackend::syr2k_full(long n, long k, double alpha, const double* a, long 
 }
 
 void GpuBackend::set_symmetric_product(bool use) { s_->symmetric_product = use; }
+void GpuBackend::set_symmetric_product_min_rows(long rows) {
+  s_->symmetric_product_min_rows = std::max(1L, rows);
+}
 bool GpuBackend::symmetric_product_used(long m, long k) const {
-  return s_->symmetric_product && k <= 32 && m >= kSymmetricProductMinRows;
+  return s_->symmetric_product && s_->symmetric_product_fits && k <= 32 &&
+         m >= s_->symmetric_product_min_rows;
 }
 
 void GpuBackend::symmetric_product(long m, long k, long split, const double* s1, long ld1,
@@ -671,7 +691,8 @@ void GpuBackend::symmetric_product(long m, long k, long split, const double* s1,
   gpu::SymmetricProductParams params;
   params.max_workspace = kSymmetricProductWorkspace;
   const gpu::SymmetricProductPlan plan = gpu::plan_symmetric_product(s_->device, m, k, params);
-  pipevd::DeviceBuffer work(*this, plan.workspace);
+  // Every slot is written before it is read: no zero fill (it had cost what the kernel gains).
+  pipevd::DeviceBuffer work(*this, plan.workspace, pipevd::DeviceBuffer::Unfilled{});
   gpu::symmetric_product(plan, s_->stream, s1, ld1, s2, ld2, split, w, ldw, z, ldz, work.get());
 }
 

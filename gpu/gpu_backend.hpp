@@ -47,6 +47,7 @@ class GpuBackend final : public EngineBackend {
   bool uses_nccl() const;
 
   double* allocate(long count) override;
+  double* allocate_unfilled(long count) override;
   void release(double* p) override;
   // Large copies from or to pageable host memory go through pinned chunks with `host threads`
   // copying in parallel (gpu/pageable_copy.hpp); pinned memory is copied directly.
@@ -73,16 +74,19 @@ class GpuBackend final : public EngineBackend {
   // Lower triangle by gpu/syr2k (recursive, half the flops of two GEMMs), then mirrored.
   void syr2k_full(long n, long k, double alpha, const double* a, long lda, const double* b,
                   long ldb, double* c, long ldc) override;
-  // DBBR's A W: the two GEMMs over full columns, or, with set_symmetric_product(true)
-  // (PIPEVD_GPU_AW=symm), the kernel that reads only S's lower triangle (gpu/symmetric_product.cuh)
-  // where it applies (b <= 32, m >= kSymmetricProductMinRows). Not the default: 1.14-1.18x the GEMM
-  // alone at m >= 16384 on an H100, but no faster inside DBBR (bench/RESULTS.md, seventh session).
-  // Its workspace (at most kSymmetricProductWorkspace doubles, core/memory_plan.hpp) comes from the
-  // pool per call.
+  // DBBR's A W: by default the kernel that reads only S's lower triangle
+  // (gpu/symmetric_product.cuh) where it applies (b <= 32, m >= kSymmetricProductMinRows, a device
+  // whose shared memory holds its default shape), else, or with set_symmetric_product(false)
+  // (PIPEVD_GPU_AW=gemm), the two GEMMs over full columns. Its workspace (at most
+  // kSymmetricProductWorkspace doubles, core/memory_plan.hpp) comes from the pool per call, not
+  // zero-filled (the fill had cost what the kernel gained inside DBBR, bench/RESULTS.md).
   void symmetric_product(long m, long k, long split, const double* s1, long ld1, const double* s2,
                          long ld2, const double* w, long ldw, double* z, long ldz) override;
   static constexpr long kSymmetricProductMinRows = 8192;
   void set_symmetric_product(bool use);
+  // Tests: the kernel from `rows` rows on (default kSymmetricProductMinRows), to check it inside
+  // DBBR at sizes the host backend reduces quickly.
+  void set_symmetric_product_min_rows(long rows);
   bool symmetric_product_used(long m, long k) const;
   // The fused cooperative Householder kernel (gpu/panel_qr.cuh) where the panel fits (nb <= 64,
   // the slab of rows per SM in shared memory), cusolverDnXgeqrf otherwise; then T and W = Y T.

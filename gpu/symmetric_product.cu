@@ -62,9 +62,16 @@ __host__ __device__ constexpr int fragment_index(int rho, int n) {
          (rho & 1);
 }
 
-template <int NS>
+// Warps whose transposed partials a stage sums: all 8, or with warp roles the 4 transposed warps.
+template <bool ROLES>
+__host__ __device__ constexpr int partials() {
+  return ROLES ? kWarps / 2 : kWarps;
+}
+
+template <int NS, bool ROLES>
 constexpr std::size_t shared_doubles() {
-  return static_cast<std::size_t>(NS) * (kCols * kLds + kNb * kLdw) + 2 * kWarps * kBlockDoubles;
+  return static_cast<std::size_t>(NS) * (kCols * kLds + kNb * kLdw) +
+         2 * partials<ROLES>() * kBlockDoubles;
 }
 
 // A pass's strips and how its stages are dealt out. Stage (P, k) is column block k of strip P;
@@ -159,15 +166,19 @@ __device__ __forceinline__ std::uint64_t l2_policy(bool evict_first) {
   return p;
 }
 
-// The products (see the file comment). One block of 256 threads per chunk of stages.
-template <int NS, bool K16>
+// The products (see the file comment). One block of 256 threads per chunk of stages. ROLES: warps
+// 0-3 take the direct product of 64 rows each, warps 4-7 the transposed one of 64 rows each (one
+// of each on every SM sub-partition), so a stage sums 4 transposed partials instead of 8 and the
+// two products' instructions interleave on the DMMA pipe.
+template <int NS, bool K16, bool ROLES>
 __global__ void __launch_bounds__(kThreads, 1)
     symmetric_product_stages(Geometry geo, Operands op, bool vec16, bool evict_first) {
   static_assert(NS >= 2, "at least double buffering");
+  constexpr int kParts = partials<ROLES>();
   extern __shared__ __align__(16) double smem[];
   double* const s_tiles = smem;                                                // NS x 16 x kLds
   double* const w_tiles = s_tiles + NS * kCols * kLds;                         // NS x 32 x kLdw
-  double2* const red = reinterpret_cast<double2*>(w_tiles + NS * kNb * kLdw);  // 2 x 8 x 256
+  double2* const red = reinterpret_cast<double2*>(w_tiles + NS * kNb * kLdw);  // 2 x parts x 256
 
   const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, q = lane & 3;
@@ -199,24 +210,34 @@ __global__ void __launch_bounds__(kThreads, 1)
       col = op.s1 + c0 * op.ld1, ld = op.ld1;
     else
       col = op.s2 + (c0 - op.split) * op.ld2, ld = op.ld2;
-    if (c0 >= p0 || !vec16) {  // the diagonal block (rows >= columns only), or 8-byte copies
+    // Left of the diagonal block every row p0 .. < m is read. Where the stage's columns are all in
+    // one piece of S, the source address only steps by ld (the copy loop is most of the kernel's
+    // instructions): rows past m copy nothing from a fixed address.
+    const bool one_piece = c0 + kCols <= op.split || c0 >= op.split;
+    if (c0 < p0 && one_piece && vec16) {  // 2 rows x 8 columns a thread, 16-byte copies
+      const int pr = tid & (kThreads / 2 - 1), jj = tid / (kThreads / 2);
+      const std::int64_t r = p0 + 2 * pr;
+      const int bytes = r + 1 < m ? 16 : r < m ? 8 : 0;
+      const double* src = bytes > 0 ? col + jj * ld + r : op.w;
+      const std::int64_t step = bytes > 0 ? 2 * ld : 0;
+      double* const dst = st + jj * kLds + 2 * pr;
+#pragma unroll
+      for (int t = 0; t < kCols / 2; ++t, src += step)
+        copy16(dst + 2 * t * kLds, src, bytes, policy);
+    } else if (c0 < p0 && one_piece) {  // 1 row x 16 columns a thread, 8-byte copies
+      const std::int64_t r = p0 + tid;
+      const bool valid = r < m;
+      const double* src = valid ? col + r : op.w;
+      const std::int64_t step = valid ? ld : 0;
+#pragma unroll
+      for (int j = 0; j < kCols; ++j, src += step) copy8(st + j * kLds + tid, src, valid, policy);
+    } else {  // the diagonal block (rows >= columns only), or S's pieces change inside the stage
       const std::int64_t r = p0 + tid;
 #pragma unroll
       for (int j = 0; j < kCols; ++j) {
         if (c0 + j == op.split) col = op.s2, ld = op.ld2;
         const bool valid = r < m && r >= c0 + j;
         copy8(st + j * kLds + tid, valid ? col + r : op.w, valid, policy);
-        col += ld;
-      }
-    } else {  // left of the diagonal block: rows p0 .. < m all valid; 2 rows x 8 columns a thread
-      const int pr = tid & (kThreads / 2 - 1), jj = tid / (kThreads / 2);
-      const std::int64_t r = p0 + 2 * pr;
-      const int bytes = r + 1 < m ? 16 : r < m ? 8 : 0;
-#pragma unroll
-      for (int j = 0; j < kCols; ++j) {
-        if (c0 + j == op.split) col = op.s2, ld = op.ld2;
-        if ((j & 1) == jj)
-          copy16(st + j * kLds + 2 * pr, bytes > 0 ? col + r : op.w, bytes, policy);
         col += ld;
       }
     }
@@ -230,36 +251,49 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   };
 
-  // Transposed slot of stage s: the 8 warps' partials summed in order.
+  // Transposed slot of stage s: the warps' partials summed in order.
   const auto reduce = [&](const double2* part, int s) {
     double2 v = part[tid];
 #pragma unroll
-    for (int w = 1; w < kWarps; ++w) {
+    for (int w = 1; w < kParts; ++w) {
       const double2 x = part[w * 256 + tid];
       v.x += x.x, v.y += x.y;
     }
     __stcs(reinterpret_cast<double2*>(op.ws + std::int64_t{s} * kBlockDoubles) + tid, v);
   };
 
-  // W(p0 + 32 warp + 16 ks + transposed_row(c, q), 16 mt + 8 h + g) in wt_a[mt][ks][2 c + h]: the
-  // A fragments of the transposed product (M = W's columns, K = the warp's rows).
-  double wt_a[2][2][8];
-  double zd[2][4][4];  // direct: rows 32 warp + 16 mt + 2 g + h, columns 8 nt + 2 q + j
+  // Rows of the warp: kRowsW from row0 of the strip, for the direct product (kMtD 16-row tiles)
+  // and/or the transposed one (kKsT 16-row contraction steps). Without roles every warp takes both
+  // products of its 32 rows; with roles warp w takes one of them for rows 64 (w % 4) .. + 63.
+  constexpr int kRowsW = ROLES ? 64 : 32, kMtD = kRowsW / 16, kKsT = kRowsW / 16;
+  const bool does_direct = !ROLES || warp < kWarps / 2;
+  const bool does_transposed = !ROLES || warp >= kWarps / 2;
+  const int row0 = kRowsW * (ROLES ? warp % (kWarps / 2) : warp);
+  // The registers kept for a whole piece of strip, 64 doubles: the direct accumulators
+  // zd(mt, nt, k) (rows row0 + 16 mt + 2 g + h, columns 8 nt + 2 q + j, k = 2 h + j) and the
+  // transposed product's A fragments wt(mt, ks, 2 c + h) = W(p0 + row0 + 16 ks + transposed_row(c,
+  // q), 16 mt + 8 h + g) (M = W's columns, K = the warp's rows). With roles a warp keeps one kind
+  // in all 64; without, 32 of each.
+  double keep[64];
+  constexpr int kWtOff = ROLES ? 0 : 32;
+  static_assert(16 * kMtD <= 64 && kWtOff + 16 * kKsT <= 64, "kept registers");
+#define PIPEVD_ZD(mt, nt, k) keep[((mt)*4 + (nt)) * 4 + (k)]
+#define PIPEVD_WT(mt, ks) (*reinterpret_cast<double(*)[8]>(&keep[kWtOff + ((mt)*kKsT + (ks)) * 8]))
   int piece = 0;
   // The direct piece, from the accumulator layout (row 2 g + h, column 8 nt + 2 q + j of the
-  // 16-row block 2 warp + mt) to the blocks' fragment order.
+  // 16-row block row0 / 16 + mt) to the blocks' fragment order.
   const auto store_piece = [&]() {
     double* const base = op.ws + geo.d_doubles + std::int64_t{piece} * kPieceDoubles;
 #pragma unroll
-    for (int mt = 0; mt < 2; ++mt)
+    for (int mt = 0; mt < kMtD; ++mt)
 #pragma unroll
       for (int nt = 0; nt < 4; ++nt)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
 #pragma unroll
           for (int j = 0; j < 2; ++j)
-            base[(2 * warp + mt) * kBlockDoubles + fragment_index(2 * g + h, 8 * nt + 2 * q + j)] =
-                zd[mt][nt][2 * h + j];
+            base[(row0 / 16 + mt) * kBlockDoubles + fragment_index(2 * g + h, 8 * nt + 2 * q + j)] =
+                PIPEVD_ZD(mt, nt, 2 * h + j);
   };
 
 #pragma unroll 1
@@ -276,27 +310,32 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int buf = i % NS;
     const std::int64_t p0 = std::int64_t{cc.p} * kStrip, c0 = std::int64_t{cc.k} * kCols;
     if (i == 0 || cc.k == 0) {  // a new piece of strip cc.p
-      if (i > 0) store_piece();
+      if (i > 0 && does_direct) store_piece();
       piece = geo.piece_offset(cc.p, lane) + geo.starts_upto(first + i) -
               geo.starts_upto(geo.rel(cc.p));
+      if (does_transposed) {
 #pragma unroll
-      for (int mt = 0; mt < 2; ++mt)
+        for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
-        for (int ks = 0; ks < 2; ++ks)
+          for (int ks = 0; ks < kKsT; ++ks)
 #pragma unroll
-          for (int c = 0; c < 4; ++c)
+            for (int c = 0; c < 4; ++c)
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              const std::int64_t r = p0 + 32 * warp + 16 * ks + transposed_row(c, q);
-              const int n = 16 * mt + 8 * h + g;
-              wt_a[mt][ks][2 * c + h] = r < m && n < op.bc ? __ldg(op.w + r + n * op.ldw) : 0.0;
-            }
+              for (int h = 0; h < 2; ++h) {
+                const std::int64_t r = p0 + row0 + 16 * ks + transposed_row(c, q);
+                const int n = 16 * mt + 8 * h + g;
+                PIPEVD_WT(mt, ks)
+                [2 * c + h] = r < m && n < op.bc ? __ldg(op.w + r + n * op.ldw) : 0.0;
+              }
+      }
+      if (does_direct) {
 #pragma unroll
-      for (int mt = 0; mt < 2; ++mt)
+        for (int mt = 0; mt < kMtD; ++mt)
 #pragma unroll
-        for (int nt = 0; nt < 4; ++nt)
+          for (int nt = 0; nt < 4; ++nt)
 #pragma unroll
-          for (int k = 0; k < 4; ++k) zd[mt][nt][k] = 0.0;
+            for (int k = 0; k < 4; ++k) PIPEVD_ZD(mt, nt, k) = 0.0;
+      }
     }
     wait_prior<NS - 2>();  // this thread's copies of stage i are done
     if (c0 >= p0) {        // the diagonal S(r, r) counts in both products: halve it (own copy)
@@ -306,11 +345,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Stage i visible to all; every thread is done with stage i - 1 (its buffer and red[i % 2]
     // are free) and has written its partials of stage i - 1.
     __syncthreads();
-    if (i > 0) reduce(red + ((i - 1) & 1) * (kWarps * 256), first + i - 1);
+    if (i > 0) reduce(red + ((i - 1) & 1) * (kParts * 256), first + i - 1);
 
     const double* const st = s_tiles + buf * (kCols * kLds);
     const double* const wt = w_tiles + buf * (kNb * kLdw);
-    {  // direct: zd += S(rows, c0 : c0 + 16) W(c0 : c0 + 16, :)
+    if (does_direct) {  // zd += S(rows, c0 : c0 + 16) W(c0 : c0 + 16, :)
       double2 bw[2][4];
 #pragma unroll
       for (int ks = 0; ks < 2; ++ks)
@@ -318,32 +357,33 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int nt = 0; nt < 4; ++nt)
           bw[ks][nt] = *reinterpret_cast<const double2*>(wt + (8 * nt + g) * kLdw + 8 * ks + 2 * q);
 #pragma unroll
-      for (int mt = 0; mt < 2; ++mt) {
+      for (int mt = 0; mt < kMtD; ++mt) {
         double2 x[2][2];
 #pragma unroll
         for (int ks = 0; ks < 2; ++ks)
 #pragma unroll
           for (int e = 0; e < 2; ++e)
-            x[ks][e] = *reinterpret_cast<const double2*>(st + (8 * ks + q + 4 * e) * kLds +
-                                                         32 * warp + 16 * mt + 2 * g);
+            x[ks][e] = *reinterpret_cast<const double2*>(st + (8 * ks + q + 4 * e) * kLds + row0 +
+                                                         16 * mt + 2 * g);
 #pragma unroll
         for (int nt = 0; nt < 4; ++nt) {
+          double(&acc)[4] = *reinterpret_cast<double(*)[4]>(&PIPEVD_ZD(mt, nt, 0));
           if (K16) {
             const double a[8] = {x[0][0].x, x[0][0].y, x[0][1].x, x[0][1].y,
                                  x[1][0].x, x[1][0].y, x[1][1].x, x[1][1].y};
             const double b[4] = {bw[0][nt].x, bw[0][nt].y, bw[1][nt].x, bw[1][nt].y};
-            dmma16x2(zd[mt][nt], a, b);
+            dmma16x2(acc, a, b);
           } else {
 #pragma unroll
             for (int ks = 0; ks < 2; ++ks)
-              dmma16(zd[mt][nt], x[ks][0].x, x[ks][0].y, x[ks][1].x, x[ks][1].y, bw[ks][nt].x,
+              dmma16(acc, x[ks][0].x, x[ks][0].y, x[ks][1].x, x[ks][1].y, bw[ks][nt].x,
                      bw[ks][nt].y);
           }
         }
       }
     }
-    {                      // transposed: the warp's part of (S(rows, c0 : c0 + 16)^T W(rows, :))^T
-      double yt[2][2][4];  // [mt][nt]: W's column 16 mt + 8 h + g, S's column 8 nt + 2 q + j
+    if (does_transposed) {  // the warp's part of (S(rows, c0 : c0 + 16)^T W(rows, :))^T
+      double yt[2][2][4];   // [mt][nt]: W's column 16 mt + 8 h + g, S's column 8 nt + 2 q + j
 #pragma unroll
       for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
@@ -351,28 +391,29 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
           for (int k = 0; k < 4; ++k) yt[mt][nt][k] = 0.0;
 #pragma unroll
-      for (int ks = 0; ks < 2; ++ks) {
+      for (int ks = 0; ks < kKsT; ++ks) {
 #pragma unroll
         for (int nt = 0; nt < 2; ++nt) {
-          // B(4 c + q, g) = S(32 warp + 16 ks + transposed_row(c, q), 8 nt + g): two double2.
+          // B(4 c + q, g) = S(row0 + 16 ks + transposed_row(c, q), 8 nt + g): two double2.
           const double* const col =
-              st + (8 * nt + g) * kLds + 32 * warp + 16 * ks + transposed_row(0, q);
+              st + (8 * nt + g) * kLds + row0 + 16 * ks + transposed_row(0, q);
           const double2 b01 = *reinterpret_cast<const double2*>(col);
           const double2 b23 = *reinterpret_cast<const double2*>(col + 4);
           const double b[4] = {b01.x, b01.y, b23.x, b23.y};
 #pragma unroll
           for (int mt = 0; mt < 2; ++mt) {
+            const double(&a)[8] = PIPEVD_WT(mt, ks);
             if (K16) {
-              dmma16x2(yt[mt][nt], wt_a[mt][ks], b);
+              dmma16x2(yt[mt][nt], a, b);
             } else {
-              const double(&a)[8] = wt_a[mt][ks];
               dmma16(yt[mt][nt], a[0], a[1], a[2], a[3], b[0], b[1]);
               dmma16(yt[mt][nt], a[4], a[5], a[6], a[7], b[2], b[3]);
             }
           }
         }
       }
-      double2* const part = red + (i & 1) * (kWarps * 256) + warp * 256;
+      double2* const part =
+          red + (i & 1) * (kParts * 256) + (ROLES ? warp - kWarps / 2 : warp) * 256;
 #pragma unroll
       for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
@@ -391,8 +432,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     advance(cc);
   }
   __syncthreads();
-  reduce(red + ((count - 1) & 1) * (kWarps * 256), first + count - 1);
-  store_piece();
+  reduce(red + ((count - 1) & 1) * (kParts * 256), first + count - 1);
+  if (does_direct) store_piece();
+#undef PIPEVD_ZD
+#undef PIPEVD_WT
 }
 
 // Z's 16-row block blockIdx.x: its transposed slots (strips at or below it in the pass, in order),
@@ -437,9 +480,9 @@ __global__ void __launch_bounds__(kThreads)
 
 using StagesKernel = void (*)(Geometry, Operands, bool, bool);
 
-template <int NS, bool K16>
+template <int NS, bool ROLES>
 constexpr std::size_t stage_bytes() {
-  return sizeof(double) * shared_doubles<NS>();
+  return sizeof(double) * shared_doubles<NS, ROLES>();
 }
 
 struct Variant {
@@ -448,25 +491,31 @@ struct Variant {
   std::size_t shared;
 };
 
-template <int NS, bool K16>
+template <int NS, bool K16, bool ROLES = false>
 Variant variant() {
-  return {SymmetricProductShape{NS, K16}, symmetric_product_stages<NS, K16>,
-          stage_bytes<NS, K16>()};
+  return {SymmetricProductShape{NS, K16, ROLES}, symmetric_product_stages<NS, K16, ROLES>,
+          stage_bytes<NS, ROLES>()};
 }
 
 const std::vector<Variant>& variants() {
-  static const std::vector<Variant> v = {variant<4, true>(),  variant<3, true>(),
-                                         variant<2, true>(),  variant<4, false>(),
-                                         variant<3, false>(), variant<2, false>()};
+  static const std::vector<Variant> v = {
+      variant<4, true>(),        variant<3, true>(),       variant<2, true>(),
+      variant<4, false>(),       variant<3, false>(),      variant<2, false>(),
+      variant<4, true, true>(),  variant<3, true, true>(), variant<4, false, true>(),
+      variant<3, false, true>(), variant<2, false, true>()};
   return v;
+}
+
+bool same_shape(const SymmetricProductShape& a, const SymmetricProductShape& b) {
+  return a.stages == b.stages && a.k16 == b.k16 && a.roles == b.roles;
 }
 
 const Variant& find_variant(const SymmetricProductShape& s) {
   for (const Variant& v : variants())
-    if (v.shape.stages == s.stages && v.shape.k16 == s.k16) return v;
+    if (same_shape(v.shape, s)) return v;
   throw std::invalid_argument("pipevd::gpu::symmetric_product: shape (stages " +
                               std::to_string(s.stages) + ", k16 " + std::to_string(s.k16) +
-                              ") not compiled");
+                              ", roles " + std::to_string(s.roles) + ") not compiled");
 }
 
 // The kernels' view of a pass.
@@ -509,7 +558,7 @@ std::vector<SymmetricProductShape> symmetric_product_shapes() {
 
 bool symmetric_product_compiled(const SymmetricProductShape& s) {
   for (const Variant& v : variants())
-    if (v.shape.stages == s.stages && v.shape.k16 == s.k16) return true;
+    if (same_shape(v.shape, s)) return true;
   return false;
 }
 

@@ -7,11 +7,13 @@
 // left to right in stages of 256 x 16 (cp.async into a pipeline of shared-memory buffers; the upper
 // triangle of the diagonal block is zero-filled, never read, and the diagonal halved). Each stored
 // S(r, c), r >= c, contributes to two products:
-//   direct      Z(r, :) += S(r, c) W(c, :)   kept in registers for the whole strip (8 warps x 32
-//               rows x 32 columns of W), flushed once per piece of strip a block walks;
+//   direct      Z(r, :) += S(r, c) W(c, :)   kept in registers for the whole strip (256 rows x
+//               32 columns of W over the warps), flushed once per piece of strip a block walks;
 //   transposed  Z(c, :) += S(r, c) W(r, :)   a 16 x 32 block per stage, the sum over the strip's
-//               256 rows: each warp's 32 rows (W's rows in registers), then the 8 warps' partials
+//               256 rows: each warp's rows (W's rows in registers), then the warps' partials
 //               summed in shared memory in a fixed order and written to the stage's workspace slot.
+// Without warp roles each of the 8 warps takes both products for 32 rows; with roles (the
+// default) 4 warps take the direct product and 4 the transposed one, 64 rows each.
 // A second kernel sums, for each 16-row block of Z, its transposed slots (one per strip at or below
 // it) and the direct pieces of its own strip, in a fixed order. Stages are dealt out as equal
 // contiguous chunks of the list of all strips' stages (a block's chunk can cross strips; a strip
@@ -33,13 +35,18 @@ namespace pipevd::gpu {
 // S (and 16 x 32 of W) each, i.e. stages - 1 tiles in flight while one is multiplied; k16: pairs of
 // k = 8 DMMA steps as one m16n8k16 (sm_90; the same instructions as k8 on sm_80).
 struct SymmetricProductShape {
+  // 4 stages of m16n8k8 steps with warp roles: among the fastest shapes on an H100 at m = 16384
+  // and 32768, with 3 stages within 1.5% (bench/RESULTS.md, ninth session).
   int stages = 4;
-  bool k16 = true;
+  bool k16 = false;
+  // Warp roles: 4 warps take the direct product of 64 rows each, 4 the transposed one (4
+  // transposed partials summed per stage instead of 8).
+  bool roles = true;
 };
 std::vector<SymmetricProductShape> symmetric_product_shapes();
 bool symmetric_product_compiled(const SymmetricProductShape& s);
 // Dynamic shared memory of a block of shape s: 223,232 bytes for 4 stages, 183,808 for 3 (both
-// sm_90 only: A100s allow 166,912 bytes a block), 144,384 for 2.
+// sm_90 only: A100s allow 166,912 bytes a block), 144,384 for 2; 32,768 less with warp roles.
 std::size_t symmetric_product_shared_bytes(const SymmetricProductShape& s);
 
 struct SymmetricProductParams {
@@ -52,10 +59,12 @@ struct SymmetricProductParams {
   // Results depend on it (where chunks cut strips).
   int blocks = 0;
   // 16-byte copies of S where both column segments allow them (16-byte aligned, even ld), else
-  // 8-byte ones; the diagonal blocks always take 8-byte copies (their upper triangle is not read).
+  // 8-byte ones; the diagonal blocks (their upper triangle is not read) and stages whose columns
+  // cross `split` always take 8-byte copies.
   bool vector_loads = true;
-  // S's tiles copied with the L2 evict-first policy (they are read once), to keep W in L2.
-  bool evict_first = true;
+  // S's tiles copied with the L2 evict-first policy (they are read once), to keep W in L2. Off by
+  // default: 6% slower at m = 32768 (2.225 against 2.098 ms, roles, H100, ninth session).
+  bool evict_first = false;
   // Benchmarks only: 1 = products kernel only, 2 = sums only (Z then is not S W), 3 = both.
   int phases = 3;
 };

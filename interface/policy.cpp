@@ -160,7 +160,9 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
     return true;
   };
   if (!flag("PIPEVD_GPU_PANEL_QR", "auto", "cusolver", r.policy.panel_qr_cusolver)) return r;
-  if (!flag("PIPEVD_GPU_AW", "gemm", "symm", r.policy.aw_symm)) return r;
+  bool aw_gemm = false;
+  if (!flag("PIPEVD_GPU_AW", "symm", "gemm", aw_gemm)) return r;
+  r.policy.aw_symm = !aw_gemm;
   return r;
 }
 

@@ -28,7 +28,7 @@ struct Policy {
   int dc_threads = 0;              // PIPEVD_DC_THREADS: the D&C's host threads; 0: every CPU
   int threads = 0;                 // PIPEVD_THREADS: redistribution's threads cap; 0: none
   bool panel_qr_cusolver = false;  // PIPEVD_GPU_PANEL_QR=cusolver: no fused panel QR
-  bool aw_symm = false;            // PIPEVD_GPU_AW=symm: DBBR's A W by the one-triangle kernel
+  bool aw_symm = true;  // PIPEVD_GPU_AW=gemm: DBBR's A W by GEMMs, not the one-triangle kernel
   // PIPEVD_GPU_BC_BACK: BC-back's kernel, "auto", "blas2" or "tensor" (gpu::BcBackKernel).
   std::string bc_back_kernel = "auto";
   // PIPEVD_DC_DEVICE_MERGE, PIPEVD_DC_PINNED (0 or 1; -1 unset): the D&C's merges on the device

@@ -154,6 +154,28 @@ TEST_F(GpuDbbrTest, BandAndReflectorsEqualHost) {
   }
 }
 
+// A W through the one-triangle kernel (the default from m = 8192 on) at every panel: S in two
+// pieces (the block's saved columns, then A's), odd n and short last panels, b = 16 and 32.
+TEST_F(GpuDbbrTest, SymmetricProductInsideDbbrEqualsHost) {
+  for (auto [n, b, k] : {std::array<long, 3>{1601, 32, 384}, {1333, 16, 48}, {2111, 32, 1024}}) {
+    SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b) + " k=" + std::to_string(k));
+    const Mat a = random_symmetric(n, n, static_cast<unsigned>(n + 7));
+    const Reduced h = reduce(host_, a, n, b, k, false);
+    gpu_.set_symmetric_product(true);
+    gpu_.set_symmetric_product_min_rows(1);
+    ASSERT_TRUE(gpu_.symmetric_product_used(n - b, b));
+    const Reduced g1 = reduce(gpu_, a, n, b, k, false);
+    const Reduced g2 = reduce(gpu_, a, n, b, k, false);
+    gpu_.set_symmetric_product_min_rows(gpu::GpuBackend::kSymmetricProductMinRows);
+    EXPECT_TRUE(bitwise_equal(g1.band, g2.band));
+    EXPECT_TRUE(bitwise_equal(g1.reflectors, g2.reflectors));
+    EXPECT_LT(frobenius_diff(g1.band, h.band) / frobenius_diff(a, Mat(a.size(), 0.0)),
+              100 * n * DBL_EPSILON)
+        << "band";
+    EXPECT_LT(max_abs_diff(g1.reflectors, h.reflectors), 100 * n * DBL_EPSILON) << "W, Y";
+  }
+}
+
 TEST_F(GpuDbbrTest, ProfilerSeesEveryPartWithoutChangingTheResult) {
   const long n = 777, b = 16, k = 64;
   const Mat a = random_symmetric(n, n, 5);

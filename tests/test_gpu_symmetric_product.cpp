@@ -93,6 +93,7 @@ void check_case(const SymmetricProductPlan& plan, std::int64_t split, const Lds&
                " split=" + std::to_string(split) + " ld1=" + std::to_string(l.ld1) + " ld2=" +
                std::to_string(l.ld2) + " stages=" + std::to_string(plan.params.shape.stages) +
                " k16=" + std::to_string(plan.params.shape.k16) +
+               " roles=" + std::to_string(plan.params.shape.roles) +
                " passes=" + std::to_string(plan.passes.size()) +
                " blocks=" + std::to_string(plan.passes.front().blocks));
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -121,7 +122,8 @@ void check_case(const SymmetricProductPlan& plan, std::int64_t split, const Lds&
   std::vector<double> hz(static_cast<std::size_t>(l.ldz * b), sentinel);
 
   DeviceArray d_full(full), d1(h1), d2(h2), dw(hw), z1(hz), z2(hz), zref(hz),
-      work(static_cast<std::size_t>(plan.workspace));
+      work(std::vector<double>(static_cast<std::size_t>(plan.workspace),
+                               nan));  // never read unwritten
   cudaStream_t stream;
   PIPEVD_CUDA_CHECK(cudaStreamCreate(&stream));
   const double one = 1.0, zero = 0.0;

@@ -70,7 +70,7 @@ TEST(Policy, ThreadsAndPanelQr) {
   EXPECT_TRUE(parse({{"PIPEVD_GPU_PANEL_QR", "cusolver"}}).policy.panel_qr_cusolver);
   EXPECT_TRUE(parse({{"PIPEVD_GPU_AW", "symm"}}).policy.aw_symm);
   EXPECT_FALSE(parse({{"PIPEVD_GPU_AW", "gemm"}}).policy.aw_symm);
-  EXPECT_FALSE(parse({}).policy.aw_symm);
+  EXPECT_TRUE(parse({}).policy.aw_symm);
   EXPECT_NE(parse({{"PIPEVD_GPU_AW", "auto"}}).error.find("PIPEVD_GPU_AW"), std::string::npos);
   EXPECT_EQ(parse({}).policy.bc_back_kernel, "auto");
   for (const char* v : {"auto", "blas2", "tensor"}) {
