@@ -9,12 +9,8 @@ build=${BUILD_DIR:-build-gpu}
 budget=${BUDGET_S:-90}
 out=${OUT:-/tmp}/qrncu
 mkdir -p "$out"
-timeout $((budget - 10)) ncu --clock-control none -k regex:fused_panel_qr --launch-skip 2 \
-  --launch-count 1 --section SpeedOfLight --section WarpStateStats --section LaunchStats \
-  --section SourceCounters -o "$out/qr" -f "$build/bench/dbbr_bench" --qr-sweep "${QR_NCU_M:-32768}" \
-  --qr-b 32 >"$out/ncu.log" 2>&1 || echo "ncu failed or cut"
-ncu -i "$out/qr.ncu-rep" --page details >"$out/ncu_details.log" 2>&1
-ncu -i "$out/qr.ncu-rep" --page source --csv --print-source sass >"$out/ncu_source.csv" 2>&1
-rm -f "$out/qr.ncu-rep"
+source "$(dirname "$0")/ncu_one_launch.sh"
+ncu_one_launch qr fused_panel_qr 2 "$budget" "SpeedOfLight WarpStateStats LaunchStats" -- \
+  "$build/bench/dbbr_bench" --qr-sweep "${QR_NCU_M:-32768}" --qr-b 32
 grep -E "Duration|Stall|Warp Cycles|Issued|Registers|Block Size|Grid Size" "$out/ncu_details.log" |
   head -30

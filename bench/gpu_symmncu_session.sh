@@ -9,13 +9,9 @@ build=${BUILD_DIR:-build-gpu}
 budget=${BUDGET_S:-90}
 out=${OUT:-/tmp}/symmncu
 mkdir -p "$out"
-timeout $((budget - 10)) ncu --clock-control none -k regex:symmetric_product_stages --launch-skip 3 \
-  --launch-count 1 --section SpeedOfLight --section WarpStateStats --section LaunchStats \
-  --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section InstructionStats \
-  --section SourceCounters -o "$out/symm" -f "$build/bench/symm_bench" --quick \
-  --m "${SYMM_NCU_M:-32768}" >"$out/ncu.log" 2>&1 || echo "ncu failed or cut"
-ncu -i "$out/symm.ncu-rep" --page details >"$out/ncu_details.log" 2>&1
-ncu -i "$out/symm.ncu-rep" --page source --csv --print-source sass >"$out/ncu_source.csv" 2>&1
-rm -f "$out/symm.ncu-rep"
+source "$(dirname "$0")/ncu_one_launch.sh"
+ncu_one_launch symm symmetric_product_stages 3 "$budget" \
+  "SpeedOfLight WarpStateStats LaunchStats ComputeWorkloadAnalysis MemoryWorkloadAnalysis InstructionStats" \
+  -- "$build/bench/symm_bench" --quick --m "${SYMM_NCU_M:-32768}"
 grep -E "Duration|Stall|Warp Cycles|Issued|Registers|Block Size|Grid Size|Pipe|Throughput|SM Frequency" \
   "$out/ncu_details.log" | head -40

@@ -131,6 +131,18 @@ Reduced reduce(EngineBackend& be, const Mat& a, long n, long b, long k, bool pan
   return r;
 }
 
+// Two GPU runs bitwise equal; band and reflectors equal the host's to rounding (as
+// test_gpu_backend's DBBR check: rounding grows with n).
+void expect_repeatable_and_equal_to_host(const Reduced& g1, const Reduced& g2, const Reduced& h,
+                                         const Mat& a, long n) {
+  EXPECT_TRUE(bitwise_equal(g1.band, g2.band));
+  EXPECT_TRUE(bitwise_equal(g1.reflectors, g2.reflectors));
+  EXPECT_LT(frobenius_diff(g1.band, h.band) / frobenius_diff(a, Mat(a.size(), 0.0)),
+            100 * n * DBL_EPSILON)
+      << "band";
+  EXPECT_LT(max_abs_diff(g1.reflectors, h.reflectors), 100 * n * DBL_EPSILON) << "W, Y";
+}
+
 TEST_F(GpuDbbrTest, BandAndReflectorsEqualHost) {
   // n - k above the syr2k diagonal block (512): several recursion levels in the trailing update;
   // k / b = 3 and 12: uneven recursive panel updates; odd n: a short last block.
@@ -141,15 +153,8 @@ TEST_F(GpuDbbrTest, BandAndReflectorsEqualHost) {
     for (bool panel_syr2k : {false, true}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b) +
                    " k=" + std::to_string(k) + " panel_syr2k=" + std::to_string(panel_syr2k));
-      const Reduced g1 = reduce(gpu_, a, n, b, k, panel_syr2k);
-      const Reduced g2 = reduce(gpu_, a, n, b, k, panel_syr2k);
-      EXPECT_TRUE(bitwise_equal(g1.band, g2.band));
-      EXPECT_TRUE(bitwise_equal(g1.reflectors, g2.reflectors));
-      // As test_gpu_backend's DBBR check: rounding grows with n.
-      EXPECT_LT(frobenius_diff(g1.band, h.band) / frobenius_diff(a, Mat(a.size(), 0.0)),
-                100 * n * DBL_EPSILON)
-          << "band";
-      EXPECT_LT(max_abs_diff(g1.reflectors, h.reflectors), 100 * n * DBL_EPSILON) << "W, Y";
+      expect_repeatable_and_equal_to_host(reduce(gpu_, a, n, b, k, panel_syr2k),
+                                          reduce(gpu_, a, n, b, k, panel_syr2k), h, a, n);
     }
   }
 }
@@ -167,12 +172,7 @@ TEST_F(GpuDbbrTest, SymmetricProductInsideDbbrEqualsHost) {
     const Reduced g1 = reduce(gpu_, a, n, b, k, false);
     const Reduced g2 = reduce(gpu_, a, n, b, k, false);
     gpu_.set_symmetric_product_min_rows(gpu::GpuBackend::kSymmetricProductMinRows);
-    EXPECT_TRUE(bitwise_equal(g1.band, g2.band));
-    EXPECT_TRUE(bitwise_equal(g1.reflectors, g2.reflectors));
-    EXPECT_LT(frobenius_diff(g1.band, h.band) / frobenius_diff(a, Mat(a.size(), 0.0)),
-              100 * n * DBL_EPSILON)
-        << "band";
-    EXPECT_LT(max_abs_diff(g1.reflectors, h.reflectors), 100 * n * DBL_EPSILON) << "W, Y";
+    expect_repeatable_and_equal_to_host(g1, g2, h, a, n);
   }
 }
 
