@@ -170,9 +170,9 @@ void run_dbbr(pipevd::gpu::GpuBackend& be, cudaStream_t s, EventProfiler& prof, 
               c.qr_path == pipevd::gpu::GpuBackend::PanelQrPath::Auto
                   ? (be.panel_qr_fused(c.n, c.b) ? " (fused)" : " (cusolver: fused n/a)")
                   : "",
-              be.symmetric_product_used(c.n, c.b) ? "symm" : "gemm");
+              be.symmetric_product_used(c.n - c.b, c.b) ? "symm" : "gemm");  // the first panel's m
   be.set_panel_qr_path(pipevd::gpu::GpuBackend::PanelQrPath::Auto);
-  be.set_symmetric_product(false);
+  be.set_symmetric_product(true);
   std::fflush(stdout);
 }
 

@@ -44,12 +44,13 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // received part, S and W^T A W; GPU panel QR: tau, G, T (b x b) and geqrf's workspace (< n b).
   const long block_work = 3 * n * kb + 4 * n * b + kb * b + b * b;
   const long qr_work = gpu_buffers ? n * b + 3 * b * b + b : 0;
-  // With symmetric_product (PIPEVD_GPU_AW=symm), the rank whose columns reach n runs A W through it
-  // on the trailing matrix (m <= its columns' extent to n). gpu/symmetric_product's workspace:
-  // 512 (8 s (s-1) + ceil(m/16)) + 8192 pieces, s = ceil(m/256), pieces < s + the blocks of one
-  // wave (at most 255 here), capped.
+  // With symmetric_product, the rank whose columns reach n runs A W through it on the trailing
+  // matrix (m <= its columns' extent to n, less a panel), where b and m allow it.
+  // gpu/symmetric_product's workspace: 512 (8 s (s-1) + ceil(m/16)) + 8192 pieces, s = ceil(m/256),
+  // pieces < s + the blocks of one wave (at most 255 here), capped.
   long sym_work = 0;
-  if (symmetric_product && gpu_buffers && L.width(rank) > 0 && L.col_begin[rank + 1] == n) {
+  if (symmetric_product && gpu_buffers && L.width(rank) > 0 && L.col_begin[rank + 1] == n &&
+      b <= kSymmetricProductMaxWidth && n - L.col_begin[rank] - b >= kSymmetricProductMinRows) {
     const long m = n - L.col_begin[rank], s = (m + 255) / 256;
     sym_work = std::min(kSymmetricProductWorkspace,
                         4096 * s * (s - 1) + 512 * ((m + 15) / 16) + 8192 * (s + 255));

@@ -25,6 +25,10 @@ namespace pipevd {
 // The most device workspace a backend's symmetric_product (DBBR's A W on one triangle) holds
 // during a call, in doubles: 512 MiB (the GPU kernel splits its work into passes to stay below).
 constexpr long kSymmetricProductWorkspace = 1L << 26;
+// The GPU backend runs that kernel for panels of b <= 32 columns and at least this many rows
+// (below, its GEMMs were as fast); it holds no workspace elsewhere.
+constexpr long kSymmetricProductMinRows = 8192;
+constexpr long kSymmetricProductMaxWidth = 32;
 
 struct EngineMemoryPlan {
   // Doubles live at once on this rank, per stage, and their maximum.
@@ -38,8 +42,8 @@ struct EngineMemoryPlan {
 // (a device backend); false counts what goes through EngineBackend::allocate only.
 // overlap_sbr_back: EngineOptions::overlap_sbr_back (SBR-back next to bulge chasing);
 // dc_at_sbr_back: EngineOptions::dc_at_sbr_back (the D&C's device buffers during SBR-back);
-// symmetric_product: DBBR's A W through the backend's symmetric_product kernel
-// (PIPEVD_GPU_AW=symm).
+// symmetric_product: DBBR's A W through the backend's symmetric_product kernel (the route passes
+// whether its backend runs it: PIPEVD_GPU_AW, default symm, on a device that has the kernel).
 EngineMemoryPlan plan_engine_memory(const EngineLayout& layout, int rank, long b, long k,
                                     bool want_vectors, bool gpu_buffers = true,
                                     bool overlap_sbr_back = false, bool dc_at_sbr_back = false,

@@ -237,11 +237,11 @@ struct GpuBackend::State {
   // Panel QR and merge workspaces.
   GrowBuffer qr_work, tau, gmat, tmat, info, merge, fused_qr;
   GpuBackend::PanelQrPath panel_qr_path = GpuBackend::PanelQrPath::Auto;
-  // DBBR's A W by gpu/symmetric_product where its default shape fits the device's shared memory
-  // (Hopper: 3 stages; fewer stages were slower than the GEMMs, bench/RESULTS.md).
+  // DBBR's A W by gpu/symmetric_product where the device has it (symmetric_product_available).
   bool symmetric_product = true;
   bool symmetric_product_fits = false;
   long symmetric_product_min_rows = GpuBackend::kSymmetricProductMinRows;
+  bool poison_unfilled = false;
   BcBackKernel bc_back_kernel = BcBackKernel::Auto;
   // The last fused panel QR plan and its (m, nb): DBBR asks for the same shapes again and again.
   long plan_m = -1, plan_nb = -1;
@@ -334,11 +334,7 @@ GpuBackend::GpuBackend(int device, bool own_stream, bool urgent) : s_(std::make_
   PIPEVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&s_->pool, device));
   std::uint64_t keep = UINT64_MAX;
   PIPEVD_CUDA_CHECK(cudaMemPoolSetAttribute(s_->pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  gpu::SymmetricProductShape three_stages;  // the plan takes fewer stages where more do not fit
-  three_stages.stages = 3;
-  s_->symmetric_product_fits =
-      static_cast<std::size_t>(s_->ctx->properties().sharedMemPerBlockOptin) >=
-      gpu::symmetric_product_shared_bytes(three_stages);
+  s_->symmetric_product_fits = symmetric_product_available(device);
 }
 
 void GpuBackend::set_panel_qr_path(PanelQrPath path) { s_->panel_qr_path = path; }
@@ -387,6 +383,14 @@ std::unique_ptr<EngineBackend> GpuBackend::companion(bool urgent) const {
 
 std::unique_ptr<SecularMerge> GpuBackend::secular_merge() {
   return make_gpu_secular_merge(s_->device, s_->stream);
+}
+
+bool symmetric_product_available(int device) {
+  const cudaDeviceProp& p = GpuContext::for_device(device).properties();
+  SymmetricProductShape three_stages;  // the plan takes fewer stages where more do not fit
+  three_stages.stages = 3;
+  return p.major >= 9 && static_cast<std::size_t>(p.sharedMemPerBlockOptin) >=
+                             symmetric_product_shared_bytes(three_stages);
 }
 
 long device_free_bytes(int device) {
@@ -450,8 +454,11 @@ double* GpuBackend::allocate_unfilled(long count) {
   void* p = nullptr;
   const cudaError_t e = cudaMallocAsync(&p, bytes, s_->stream);
   if (e != cudaSuccess) s_->out_of_memory(bytes, e);
+  if (s_->poison_unfilled) PIPEVD_CUDA_CHECK(cudaMemsetAsync(p, 0xff, bytes, s_->stream));  // NaN
   return static_cast<double*>(p);
 }
+
+void GpuBackend::set_poison_unfilled(bool poison) { s_->poison_unfilled = poison; }
 
 void GpuBackend::release(double* p) {
   if (!p) return;

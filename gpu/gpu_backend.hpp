@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "core/backend.hpp"
+#include "core/memory_plan.hpp"
 #include "gpu/bc_back.cuh"
 
 namespace pipevd::gpu {
@@ -26,6 +27,11 @@ bool gpu_sharing_allowed();
 
 // Free bytes on `device` now (cudaMemGetInfo; -1 when it cannot be asked).
 long device_free_bytes(int device);
+
+// Whether DBBR's A W can go through gpu/symmetric_product on `device`: a Hopper or newer (the
+// kernel was measured there only; older devices take its m8n8k4 fallback) whose shared memory
+// holds the default shape with at least 3 stages (fewer were slower than the GEMMs).
+bool symmetric_product_available(int device);
 
 class GpuBackend final : public EngineBackend {
  public:
@@ -48,6 +54,8 @@ class GpuBackend final : public EngineBackend {
 
   double* allocate(long count) override;
   double* allocate_unfilled(long count) override;
+  // Tests: allocate_unfilled fills with NaN, so that a read of an element never written shows.
+  void set_poison_unfilled(bool poison);
   void release(double* p) override;
   // Large copies from or to pageable host memory go through pinned chunks with `host threads`
   // copying in parallel (gpu/pageable_copy.hpp); pinned memory is copied directly.
@@ -82,7 +90,7 @@ class GpuBackend final : public EngineBackend {
   // zero-filled (the fill had cost what the kernel gained inside DBBR, bench/RESULTS.md).
   void symmetric_product(long m, long k, long split, const double* s1, long ld1, const double* s2,
                          long ld2, const double* w, long ldw, double* z, long ldz) override;
-  static constexpr long kSymmetricProductMinRows = 8192;
+  static constexpr long kSymmetricProductMinRows = pipevd::kSymmetricProductMinRows;
   void set_symmetric_product(bool use);
   // Tests: the kernel from `rows` rows on (default kSymmetricProductMinRows), to check it inside
   // DBBR at sizes the host backend reduces quickly.

@@ -1,23 +1,24 @@
 // Z = S W reading S's lower triangle only (see symmetric_product.cuh).
 //
-// Fragment layouts (gpu/dmma.cuh; g = lane / 4, q = lane % 4, warp w of 8; m16n8k16 with the
-// contraction index 4 c + q, c = 0 .. 3, or two m16n8k8 for c = 0, 1 and c = 2, 3). A stage is the
+// Fragment layouts (gpu/dmma.cuh; g = lane / 4, q = lane % 4; R0 = the warp's first row in the
+// strip: 32 w for warp w of 8, or with warp roles 64 (w mod 4); m16n8k16 with the contraction index
+// 4 c + q, c = 0 .. 3, or two m16n8k8 for c = 0, 1 and c = 2, 3). A stage is the
 // tile S(p0 : p0 + 256, c0 : c0 + 16) of strip p0 = 256 P, column-major in shared memory with
 // column stride kLds = 260 (= 4 mod 16), and W(c0 : c0 + 16, 0 : 32) with column stride kLdw = 24
 // (= 8 mod 16), its rows permuted within each 8 (row 4 e + q at 2 q + e).
 //   direct, Zd(rows, :) += S(rows, cols) W(cols, :), M = the warp's rows, N = W's columns:
-//     A(g + 8 h, 4 c + q) = S(p0 + 32 w + 16 mt + 2 g + h, c0 + 4 c + q): one double2 over h per c;
+//     A(g + 8 h, 4 c + q) = S(p0 + R0 + 16 mt + 2 g + h, c0 + 4 c + q): one double2 over h per c;
 //     B(4 c + q, g) = W(c0 + 4 c + q, 8 nt + g): one double2 over c = 0, 1 and one over c = 2, 3
 //     (the permuted rows). Quarter warps hit 4 q + 2 g and 8 g + 2 q modulo 16 doubles: no
 //     conflicts. Zd stays in registers for the whole piece of strip.
 //   transposed, computed transposed, Yt^T(:, cols) += W(rows, :)^T S(rows, cols), M = W's columns,
-//     N = the stage's columns, K = the warp's 32 rows in two steps of 16: A(g + 8 h, 4 c + q) =
-//     W(p0 + 32 w + 16 ks + transposed_row(c, q), 16 mt + 8 h + g) in registers for the whole
+//     N = the stage's columns, K = the warp's rows in steps of 16: A(g + 8 h, 4 c + q) =
+//     W(p0 + R0 + 16 ks + transposed_row(c, q), 16 mt + 8 h + g) in registers for the whole
 //     piece; B(4 c + q, g) = S(same row, c0 + 8 nt + g): two double2 (rows R, R + 1 and R + 4,
 //     R + 5), at 4 g + {0, 2, 8, 10} modulo 16 doubles: no conflicts.
 // Both load straight into the DMMA's operand registers. A 16 x 32 block of Z-shaped results is
 // kept in "fragment order", Yt^T's accumulator layout (fragment_index): each warp's transposed
-// partial is one contiguous 4 KB in shared memory, the 8 partials add elementwise, and each slot
+// partial is one contiguous 4 KB in shared memory, the partials add elementwise, and each slot
 // of the workspace is written and read as one contiguous 4 KB; the direct pieces are scattered
 // into that order when flushed (once per piece).
 #include <algorithm>
@@ -218,7 +219,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int pr = tid & (kThreads / 2 - 1), jj = tid / (kThreads / 2);
       const std::int64_t r = p0 + 2 * pr;
       const int bytes = r + 1 < m ? 16 : r < m ? 8 : 0;
-      const double* src = bytes > 0 ? col + jj * ld + r : op.w;
+      const double* src = bytes > 0 ? col + jj * ld + r : op.ws;  // ws: 16-byte aligned
       const std::int64_t step = bytes > 0 ? 2 * ld : 0;
       double* const dst = st + jj * kLds + 2 * pr;
 #pragma unroll
@@ -227,7 +228,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     } else if (c0 < p0 && one_piece) {  // 1 row x 16 columns a thread, 8-byte copies
       const std::int64_t r = p0 + tid;
       const bool valid = r < m;
-      const double* src = valid ? col + r : op.w;
+      const double* src = valid ? col + r : op.ws;
       const std::int64_t step = valid ? ld : 0;
 #pragma unroll
       for (int j = 0; j < kCols; ++j, src += step) copy8(st + j * kLds + tid, src, valid, policy);
@@ -237,7 +238,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int j = 0; j < kCols; ++j) {
         if (c0 + j == op.split) col = op.s2, ld = op.ld2;
         const bool valid = r < m && r >= c0 + j;
-        copy8(st + j * kLds + tid, valid ? col + r : op.w, valid, policy);
+        copy8(st + j * kLds + tid, valid ? col + r : op.ws, valid, policy);
         col += ld;
       }
     }
@@ -502,7 +503,7 @@ const std::vector<Variant>& variants() {
       variant<4, true>(),        variant<3, true>(),       variant<2, true>(),
       variant<4, false>(),       variant<3, false>(),      variant<2, false>(),
       variant<4, true, true>(),  variant<3, true, true>(), variant<4, false, true>(),
-      variant<3, false, true>(), variant<2, false, true>()};
+      variant<3, false, true>(), variant<2, true, true>(), variant<2, false, true>()};
   return v;
 }
 

@@ -113,6 +113,18 @@ long engine_wave_rows(int device, long m, long b, const Policy& policy) {
 // load-balance slack (§3.4).
 constexpr double kWaveSlack = 0.05;
 
+// Whether this engine rank's backend runs DBBR's A W through the one-triangle kernel (its
+// workspace then counts in the memory plan).
+bool engine_symmetric_product(const Policy& policy, int device, bool on_gpu) {
+  if (!on_gpu || !policy.aw_symm) return false;
+#ifdef PIPEVD_HAVE_CUDA
+  return gpu::symmetric_product_available(device);
+#else
+  (void)device;
+  return false;
+#endif
+}
+
 // Free memory of this engine rank's device (-1: unlimited, the host engine).
 long engine_free_bytes(int device, bool on_gpu) {
   if (!on_gpu) return -1;
@@ -196,13 +208,14 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   const long height = engine ? layout.height(ec.engine_rank) : 0;
   // Before anything moves: the engine's predicted device memory must fit on every engine rank.
   const long free_bytes = engine ? engine_free_bytes(device, on_gpu) : -1;
+  const bool symm = engine && engine_symmetric_product(policy, device, on_gpu);
   check_engine_memory(ec.caller, layout, engine ? ec.engine_rank : -1, opt.b, opt.k, vectors,
-                      on_gpu, free_bytes, policy.gpu_memory_limit, policy.aw_symm);
+                      on_gpu, free_bytes, policy.gpu_memory_limit, symm);
   // Whether this engine rank's plan with eigenvectors, with these options, fits its memory.
   auto plan_fits = [&](bool overlap_sbr_back, bool dc_at_sbr_back) {
     const long need =
         static_cast<long>(plan_engine_memory(layout, ec.engine_rank, opt.b, opt.k, true, true,
-                                             overlap_sbr_back, dc_at_sbr_back, policy.aw_symm)
+                                             overlap_sbr_back, dc_at_sbr_back, symm)
                               .peak_bytes());
     return engine_memory_fits(need, usable_engine_bytes(free_bytes, policy.gpu_memory_limit));
   };

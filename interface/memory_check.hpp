@@ -39,7 +39,8 @@ bool engine_memory_fits(long predicted_bytes, long usable_bytes);
 // free_bytes: this engine rank's free device memory (< 0: unlimited, the host engine); limit:
 // PIPEVD_GPU_MEMORY_LIMIT (0: none). Throws EngineMemoryShortage on every rank when some engine
 // rank cannot fit its plan; the message names the worst rank's required and usable bytes.
-// symmetric_product: DBBR's A W through the backend's one-triangle kernel (PIPEVD_GPU_AW=symm).
+// symmetric_product: DBBR's A W through the backend's one-triangle kernel (PIPEVD_GPU_AW, default
+// symm, on a device that has it: gpu::symmetric_product_available).
 void check_engine_memory(MPI_Comm caller, const EngineLayout& layout, int engine_rank, long b,
                          long k, bool want_vectors, bool on_gpu, long free_bytes, long limit,
                          bool symmetric_product = false);

@@ -42,23 +42,31 @@ TEST(MemoryPlan, MonotoneInN) {
 
 // The prediction (without the GPU backend's own buffers) against the measured peak of the host
 // backend's allocations, for several n, b, k and JOBZ on this run's rank count.
-// PIPEVD_GPU_AW=symm: DBBR's stage gains the one-triangle kernel's workspace on the rank whose
-// columns reach n (gpu/symmetric_product.cuh: about m^2/16 doubles, above it for small m), at most
-// kSymmetricProductWorkspace; the other ranks and the host engine nothing.
+// DBBR's A W through the one-triangle kernel (the route's default on a device that has it): DBBR's
+// stage gains its workspace on the rank whose columns reach n (gpu/symmetric_product.cuh: about
+// m^2/16 doubles, above it for small m), at most kSymmetricProductWorkspace; nothing on the other
+// ranks, on the host engine, or where the backend takes its GEMMs (b > 32, or fewer than
+// kSymmetricProductMinRows rows in the rank's first panel).
 TEST(MemoryPlan, SymmetricProductWorkspaceOnTheRankReachingN) {
-  const auto extra = [](const EngineLayout& L, int r, bool gpu) {
-    return plan_engine_memory(L, r, 32, 1024, false, gpu, false, false, true).dbbr -
-           plan_engine_memory(L, r, 32, 1024, false, gpu, false, false, false).dbbr;
+  const auto extra = [](const EngineLayout& L, int r, bool gpu, long b = 32) {
+    return plan_engine_memory(L, r, b, 1024, false, gpu, false, false, true).dbbr -
+           plan_engine_memory(L, r, b, 1024, false, gpu, false, false, false).dbbr;
   };
   for (long n : {8224L, 12288L, 20000L}) {
     const EngineLayout one = plan_engine_layout(n, 1, 32);
     EXPECT_GE(extra(one, 0, true), n * n / 16) << n;
     EXPECT_LE(extra(one, 0, true), n * n / 8) << n;
     EXPECT_EQ(extra(one, 0, false), 0) << n;
+    EXPECT_EQ(extra(plan_engine_layout(n, 1, 64), 0, true, 64), 0) << n;  // b > 32: GEMMs
     const EngineLayout two = plan_engine_layout(n, 2, 32);
     EXPECT_EQ(extra(two, 0, true), 0) << n;
-    EXPECT_GT(extra(two, 1, true), 0) << n;
+    const long m1 = n - two.col_begin[1] - 32;  // rank 1's first panel
+    if (m1 >= kSymmetricProductMinRows)
+      EXPECT_GT(extra(two, 1, true), 0) << n;
+    else
+      EXPECT_EQ(extra(two, 1, true), 0) << n;
   }
+  EXPECT_EQ(extra(plan_engine_layout(8223, 1, 32), 0, true), 0);  // m = 8191: GEMMs
   EXPECT_EQ(extra(plan_engine_layout(65536, 1, 32), 0, true), kSymmetricProductWorkspace);
 }
 
