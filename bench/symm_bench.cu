@@ -84,14 +84,11 @@ int main(int argc, char** argv) {
   // only, no L2 hint, S in two segments, a workspace cap of half, and the two kernels alone.
   std::vector<Variant> variants;
   const SymmetricProductShape def{};
-  const auto is_default = [&](const SymmetricProductShape& s) {
-    return s.stages == def.stages && s.k16 == def.k16 && s.roles == def.roles;
-  };
   std::size_t base_index = 0;
   for (const SymmetricProductShape& s : pipevd::gpu::symmetric_product_shapes()) {
     if (pipevd::gpu::symmetric_product_shared_bytes(s) > static_cast<std::size_t>(optin)) continue;
-    if (quick && !is_default(s)) continue;
-    if (is_default(s)) base_index = variants.size();
+    if (quick && !(s == def)) continue;
+    if (s == def) base_index = variants.size();
     Variant v;
     v.name = "ns" + std::to_string(s.stages) + (s.k16 ? "_k16" : "_k8") + (s.roles ? "_roles" : "");
     v.params.shape = s;

@@ -682,7 +682,7 @@ void GpuBackend::set_symmetric_product_min_rows(long rows) {
   s_->symmetric_product_min_rows = std::max(1L, rows);
 }
 bool GpuBackend::symmetric_product_used(long m, long k) const {
-  return s_->symmetric_product && s_->symmetric_product_fits && k <= 32 &&
+  return s_->symmetric_product && s_->symmetric_product_fits && k <= kSymmetricProductMaxWidth &&
          m >= s_->symmetric_product_min_rows;
 }
 

@@ -22,8 +22,11 @@
 // of the workspace is written and read as one contiguous 4 KB; the direct pieces are scattered
 // into that order when flushed (once per piece).
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/dmma.cuh"
@@ -507,16 +510,30 @@ const std::vector<Variant>& variants() {
   return v;
 }
 
-bool same_shape(const SymmetricProductShape& a, const SymmetricProductShape& b) {
-  return a.stages == b.stages && a.k16 == b.k16 && a.roles == b.roles;
-}
-
 const Variant& find_variant(const SymmetricProductShape& s) {
   for (const Variant& v : variants())
-    if (same_shape(v.shape, s)) return v;
+    if (v.shape == s) return v;
   throw std::invalid_argument("pipevd::gpu::symmetric_product: shape (stages " +
                               std::to_string(s.stages) + ", k16 " + std::to_string(s.k16) +
                               ", roles " + std::to_string(s.roles) + ") not compiled");
+}
+
+// Blocks of variant v that run at once on an SM of the current device `device`, after raising the
+// kernel's dynamic shared-memory limit to v.shared there: both once per device and variant (DBBR
+// plans and launches the kernel for every panel).
+int prepared_blocks_per_sm(int device, const Variant& v) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, const Variant*>, int> prepared;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto it = prepared.find({device, &v});
+  if (it != prepared.end()) return it->second;
+  PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(v.shared)));
+  int per_sm = 0;
+  PIPEVD_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.kernel, kThreads, v.shared));
+  prepared.emplace(std::make_pair(device, &v), per_sm);
+  return per_sm;
 }
 
 // The kernels' view of a pass.
@@ -559,7 +576,7 @@ std::vector<SymmetricProductShape> symmetric_product_shapes() {
 
 bool symmetric_product_compiled(const SymmetricProductShape& s) {
   for (const Variant& v : variants())
-    if (same_shape(v.shape, s)) return true;
+    if (v.shape == s) return true;
   return false;
 }
 
@@ -599,14 +616,7 @@ SymmetricProductPlan plan_symmetric_product(int device, std::int64_t m, std::int
   }
   const Variant& v = find_variant(plan.params.shape);
   std::int64_t target = params.blocks;
-  if (target == 0) {
-    PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(v.shared)));
-    int per_sm = 0;
-    PIPEVD_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.kernel, kThreads, v.shared));
-    target = std::int64_t{std::max(per_sm, 1)} * sms;
-  }
+  if (target == 0) target = std::int64_t{std::max(prepared_blocks_per_sm(device, v), 1)} * sms;
 
   if (params.max_workspace == 0) {
     plan.passes.push_back(make_pass(m, plan.strips, 0, plan.strips, target));
@@ -654,9 +664,11 @@ void symmetric_product(const SymmetricProductPlan& plan, cudaStream_t stream, co
                      (split == m || aligned(s2, ld2));
   const Variant& v = find_variant(plan.params.shape);
   if (plan.params.phases < 1 || plan.params.phases > 3) bad("phases outside 1 .. 3");
-  if (plan.params.phases & 1)
-    PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(v.shared)));
+  if (plan.params.phases & 1) {
+    int device = 0;
+    PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+    prepared_blocks_per_sm(device, v);  // the kernel's shared-memory limit raised on this device
+  }
 
   for (std::int64_t n0 = 0; n0 < b; n0 += kNb) {
     const Operands op{

@@ -42,6 +42,9 @@ struct SymmetricProductShape {
   // Warp roles: 4 warps take the direct product of 64 rows each, 4 the transposed one (4
   // transposed partials summed per stage instead of 8).
   bool roles = true;
+  bool operator==(const SymmetricProductShape& o) const {
+    return stages == o.stages && k16 == o.k16 && roles == o.roles;
+  }
 };
 std::vector<SymmetricProductShape> symmetric_product_shapes();
 bool symmetric_product_compiled(const SymmetricProductShape& s);

@@ -168,6 +168,8 @@ TEST_F(GpuDbbrTest, SymmetricProductInsideDbbrEqualsHost) {
   if (!gpu::symmetric_product_available(gpu_.device()))
     GTEST_SKIP() << "gpu/symmetric_product is not used on this device";
   gpu_.set_poison_unfilled(true);
+  gpu_.set_symmetric_product(true);
+  gpu_.set_symmetric_product_min_rows(1);
   for (auto [n, b, k] : {std::array<long, 3>{1601, 32, 384},
                          {1600, 32, 384},
                          {1333, 16, 48},
@@ -175,14 +177,10 @@ TEST_F(GpuDbbrTest, SymmetricProductInsideDbbrEqualsHost) {
                          {2111, 32, 1024}}) {
     SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b) + " k=" + std::to_string(k));
     const Mat a = random_symmetric(n, n, static_cast<unsigned>(n + 7));
-    const Reduced h = reduce(host_, a, n, b, k, false);
-    gpu_.set_symmetric_product(true);
-    gpu_.set_symmetric_product_min_rows(1);
     ASSERT_TRUE(gpu_.symmetric_product_used(n - b, b));
-    const Reduced g1 = reduce(gpu_, a, n, b, k, false);
-    const Reduced g2 = reduce(gpu_, a, n, b, k, false);
-    gpu_.set_symmetric_product_min_rows(gpu::GpuBackend::kSymmetricProductMinRows);
-    expect_repeatable_and_equal_to_host(g1, g2, h, a, n);
+    expect_repeatable_and_equal_to_host(reduce(gpu_, a, n, b, k, false),
+                                        reduce(gpu_, a, n, b, k, false),
+                                        reduce(host_, a, n, b, k, false), a, n);
   }
 }
 
