@@ -7,6 +7,17 @@
 
 namespace pipevd {
 
+Syr2kWorkspace syr2k_workspace(long n, long k, long diag_block, long pack_max_k) {
+  Syr2kWorkspace w;
+  if (n <= 0 || k <= 0) return w;
+  const auto round_up = [](long x) { return (x + 31) / 32 * 32; };
+  w.diagonal_block =
+      std::min(round_up(std::max({diag_block, (n + 65534) / 65535, 32L})), round_up(n));
+  w.diagonal = (n + w.diagonal_block - 1) / w.diagonal_block * w.diagonal_block * w.diagonal_block;
+  w.packed = k <= pack_max_k ? 4 * n * k : 0;
+  return w;
+}
+
 EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, long k_in,
                                     bool want_vectors, bool gpu_buffers, bool overlap_sbr_back,
                                     bool dc_at_sbr_back, bool symmetric_product) {
@@ -48,14 +59,19 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // matrix (m <= its columns' extent to n, less a panel), where b and m allow it.
   // gpu/symmetric_product's workspace: 512 (8 s (s-1) + ceil(m/16)) + 8192 pieces, s = ceil(m/256),
   // pieces < s + the blocks of one wave (at most 255 here), capped.
-  long sym_work = 0;
+  long& sym_work = p.symmetric_product_workspace;
   if (symmetric_product && gpu_buffers && L.width(rank) > 0 && L.col_begin[rank + 1] == n &&
       b <= kSymmetricProductMaxWidth && n - L.col_begin[rank] - b >= kSymmetricProductMinRows) {
     const long m = n - L.col_begin[rank], s = (m + 255) / 256;
     sym_work = std::min(kSymmetricProductWorkspace,
                         4096 * s * (s - 1) + 512 * ((m + 15) / 16) + 8192 * (s + 255));
   }
-  p.dbbr = n * width + panels + std::max(block_work + qr_work + sym_work, band);
+  // The trailing update's syr2k on the rank's diagonal block (at most its own columns, and right of
+  // the first outer block, at least one panel), after the block's panels: its workspace and A W's
+  // are never live together.
+  long& syr2k_work = p.syr2k_workspace;
+  if (gpu_buffers) syr2k_work = syr2k_workspace(std::min(width, n - b), kb).total();
+  p.dbbr = n * width + panels + std::max(block_work + qr_work + std::max(sym_work, syr2k_work), band);
 
   // Bulge chasing: the band, d and e on the device, the working band (2b wide) and sweep flags,
   // and the reflectors U (kept on the device by the GPU backend for BC-back).

@@ -30,10 +30,29 @@ constexpr long kSymmetricProductWorkspace = 1L << 26;
 constexpr long kSymmetricProductMinRows = 8192;
 constexpr long kSymmetricProductMaxWidth = 32;
 
+// gpu/syr2k's defaults: the order of its diagonal blocks, and the largest depth k for which it
+// packs [A B] and [B A] (one GEMM of depth 2k per off-diagonal block).
+constexpr long kSyr2kDiagonalBlock = 512;
+constexpr long kSyr2kPackMaxK = 1024;
+
+// gpu/syr2k's device workspace for an n x n update of depth k, taken from the stream-ordered pool
+// for one call: the diagonal blocks' products (order `diagonal_block`: diag_block rounded up to a
+// multiple of 32, at least n / 65535, at most n rounded up) and, for k <= pack_max_k, the packed
+// operands (4 n k).
+struct Syr2kWorkspace {
+  long diagonal_block = 0, diagonal = 0, packed = 0;
+  long total() const { return diagonal + packed; }
+};
+Syr2kWorkspace syr2k_workspace(long n, long k, long diag_block = kSyr2kDiagonalBlock,
+                               long pack_max_k = kSyr2kPackMaxK);
+
 struct EngineMemoryPlan {
   // Doubles live at once on this rank, per stage, and their maximum.
   long dbbr = 0, bulge_chasing = 0, tridiagonal = 0, back_transformation = 0, final_gemm = 0;
   long peak = 0;
+  // DBBR's device workspaces in its stage, never live together: A W's one-triangle kernel (per
+  // panel) and the trailing update's syr2k (per outer block); the larger one counts.
+  long symmetric_product_workspace = 0, syr2k_workspace = 0;
   std::size_t peak_bytes() const { return sizeof(double) * static_cast<std::size_t>(peak); }
 };
 

@@ -74,23 +74,6 @@ ScopedDevice::~ScopedDevice() {
   if (changed_) cudaSetDevice(previous_);  // a destructor must not throw; the set cannot fail here
 }
 
-DeviceBuffer::~DeviceBuffer() {
-  if (ptr_) cudaFree(ptr_);
-}
-
-void* DeviceBuffer::reserve(std::int64_t bytes) {
-  if (bytes <= bytes_) return ptr_;
-  if (ptr_) {
-    PIPEVD_CUDA_CHECK(cudaDeviceSynchronize());
-    PIPEVD_CUDA_CHECK(cudaFree(ptr_));
-    ptr_ = nullptr;
-    bytes_ = 0;
-  }
-  PIPEVD_CUDA_CHECK(cudaMalloc(&ptr_, static_cast<std::size_t>(bytes)));
-  bytes_ = bytes;
-  return ptr_;
-}
-
 GpuContext& GpuContext::for_device(int device) {
   static std::mutex mutex;
   // Leaked on purpose: see the class comment.
@@ -104,7 +87,7 @@ GpuContext& GpuContext::for_device(int device) {
 }
 
 GpuContext::GpuContext(int device, int nlanes)
-    : device_(device), workspaces_(static_cast<std::size_t>(Workspace::Count)) {
+    : device_(device) {
   int count = 0;
   PIPEVD_CUDA_CHECK(cudaGetDeviceCount(&count));
   if (device < 0 || device >= count)
@@ -120,19 +103,12 @@ GpuContext::GpuContext(int device, int nlanes)
     PIPEVD_CUDA_CHECK(cudaEventCreateWithFlags(&l.done, cudaEventDisableTiming));
   }
   PIPEVD_CUDA_CHECK(cudaEventCreateWithFlags(&fork_event_, cudaEventDisableTiming));
-  PIPEVD_CUDA_CHECK(cudaEventCreateWithFlags(&idle_event_, cudaEventDisableTiming));
   PIPEVD_CUSOLVER_CHECK(cusolverDnCreate(&solver_));
 }
 
 cusolverDnHandle_t GpuContext::solver(cudaStream_t stream) {
   PIPEVD_CUSOLVER_CHECK(cusolverDnSetStream(solver_, stream));
   return solver_;
-}
-
-double* GpuContext::workspace(Workspace w, std::int64_t count) {
-  ScopedDevice guard(device_);
-  return static_cast<double*>(
-      workspaces_.at(static_cast<std::size_t>(w)).reserve(count * std::int64_t{sizeof(double)}));
 }
 
 void GpuContext::fork(cudaStream_t from, int nlanes) {
@@ -146,15 +122,6 @@ void GpuContext::join(cudaStream_t into, int nlanes) {
     PIPEVD_CUDA_CHECK(cudaEventRecord(lane(i).done, lane(i).stream));
     PIPEVD_CUDA_CHECK(cudaStreamWaitEvent(into, lane(i).done, 0));
   }
-}
-
-void GpuContext::acquire(cudaStream_t stream) {
-  // An event never recorded counts as complete, so the first user does not wait.
-  PIPEVD_CUDA_CHECK(cudaStreamWaitEvent(stream, idle_event_, 0));
-}
-
-void GpuContext::release(cudaStream_t stream) {
-  PIPEVD_CUDA_CHECK(cudaEventRecord(idle_event_, stream));
 }
 
 }  // namespace pipevd::gpu

@@ -1,4 +1,4 @@
-// Per-device GPU resources (streams, cuBLAS/cuSOLVER handles, workspaces), created once on first
+// Per-device GPU resources (streams, cuBLAS/cuSOLVER handles), created once on first
 // use and reused by every later call; and error checking that turns every CUDA, cuBLAS and cuSOLVER
 // failure into an exception naming the call, the error and the source line.
 #pragma once
@@ -64,26 +64,6 @@ class ScopedDevice {
   bool changed_ = false;
 };
 
-// Device memory that only grows (a resize keeps nothing), freed with its owner.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  ~DeviceBuffer();
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  // At least `bytes` bytes; a larger request waits for the device to go idle before freeing the old
-  // allocation, since queued work may still use it.
-  void* reserve(std::int64_t bytes);
-  std::int64_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::int64_t bytes_ = 0;
-};
-
-// The context's named workspaces: one per purpose, so that two steps never share one by accident.
-enum class Workspace : int { Syr2kDiagonal = 0, Syr2kPacked, Panel, Count };
-
 // One stream with its own cuBLAS handle (a handle bound to one stream keeps its internal workspace
 // private to that stream) and an event that marks the end of the work queued on it.
 struct Lane {
@@ -107,17 +87,10 @@ class GpuContext {
   Lane& lane(int i) { return lanes_.at(static_cast<std::size_t>(i)); }
   // The context's cuSOLVER handle, bound to `stream`.
   cusolverDnHandle_t solver(cudaStream_t stream);
-  // At least `count` doubles of workspace `w` (contents undefined).
-  double* workspace(Workspace w, std::int64_t count);
-
   // Lanes [0, nlanes) start after the work queued so far on `from`.
   void fork(cudaStream_t from, int nlanes);
   // `into` continues only after all work queued on lanes [0, nlanes).
   void join(cudaStream_t into, int nlanes);
-  // `stream` waits for the end of the previous user of this context's workspaces, and this user is
-  // recorded as the last: successive calls on different streams never overlap on a workspace.
-  void acquire(cudaStream_t stream);
-  void release(cudaStream_t stream);
 
   GpuContext(const GpuContext&) = delete;
   GpuContext& operator=(const GpuContext&) = delete;
@@ -129,9 +102,7 @@ class GpuContext {
   cudaDeviceProp props_{};
   std::vector<Lane> lanes_;
   cudaEvent_t fork_event_ = nullptr;
-  cudaEvent_t idle_event_ = nullptr;
   cusolverDnHandle_t solver_ = nullptr;
-  std::vector<DeviceBuffer> workspaces_;
 };
 
 }  // namespace pipevd::gpu

@@ -5,6 +5,7 @@
 
 #include "gpu/syr2k.hpp"
 
+
 namespace pipevd::gpu {
 namespace {
 
@@ -99,6 +100,26 @@ struct OffDiagonalGemm {
   std::int64_t row0, col0, stride;
 };
 
+// One call's workspace. On a throw it goes back to the pool only after the lanes' work queued so
+// far (which may still read or write it), without throwing again.
+struct CallWorkspace {
+  GpuContext& ctx;
+  cudaStream_t stream;
+  int nlanes;
+  double* p = nullptr;
+  CallWorkspace(GpuContext& c, cudaStream_t s, int lanes) : ctx(c), stream(s), nlanes(lanes) {}
+  CallWorkspace(const CallWorkspace&) = delete;
+  CallWorkspace& operator=(const CallWorkspace&) = delete;
+  ~CallWorkspace() {
+    if (!p) return;
+    for (int i = 0; i < nlanes; ++i) {
+      cudaEventRecord(ctx.lane(i).done, ctx.lane(i).stream);
+      cudaStreamWaitEvent(stream, ctx.lane(i).done, 0);
+    }
+    cudaFreeAsync(p, stream);
+  }
+};
+
 }  // namespace
 
 void syr2k_lower(GpuContext& ctx, cudaStream_t stream, std::int64_t n, std::int64_t k, double alpha,
@@ -115,22 +136,24 @@ void syr2k_lower(GpuContext& ctx, cudaStream_t stream, std::int64_t n, std::int6
     PIPEVD_CUDA_CHECK_LAUNCH();
     return;
   }
-  const auto round_up = [](std::int64_t x) { return (x + kTile - 1) / kTile * kTile; };
   // The diagonal blocks are the z dimension of one launch (at most 65535).
-  const std::int64_t nb =
-      std::min(round_up(std::max({params.diag_block, (n + 65534) / 65535, std::int64_t{kTile}})),
-               round_up(n));
+  const Syr2kWorkspace ws = syr2k_workspace(n, k, params.diag_block, params.pack_max_k);
+  const std::int64_t nb = ws.diagonal_block;
   const int nlanes = std::min(params.lanes, ctx.lane_count());
-  const bool packed = k <= params.pack_max_k;
+  const bool packed = ws.packed > 0;
 
-  ctx.acquire(stream);
+  // Stream-ordered from the device's pool for this call only (the GPU backend's pool keeps it for
+  // the next call and is trimmed when the backend goes; core/memory_plan counts it in DBBR).
+  CallWorkspace work(ctx, stream, nlanes);
+  PIPEVD_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&work.p),
+                                    sizeof(double) * static_cast<std::size_t>(ws.total()), stream));
+  double* W = work.p;
   const std::int64_t nblocks = (n + nb - 1) / nb;
-  double* W = ctx.workspace(Workspace::Syr2kDiagonal, nblocks * nb * nb);
   // Packed operands P = [A B] and Q = [B A] (n x 2k, ld n): P_r Q_c^T = A_r B_c^T + B_r A_c^T.
   double* P = nullptr;
   double* Q = nullptr;
   if (packed) {
-    P = ctx.workspace(Workspace::Syr2kPacked, 4 * n * k);
+    P = W + ws.diagonal;
     Q = P + 2 * n * k;
     const std::size_t row_bytes = static_cast<std::size_t>(n) * sizeof(double);
     const auto copy = [&](double* dst, const double* src, std::int64_t ld) {
@@ -205,7 +228,8 @@ void syr2k_lower(GpuContext& ctx, cudaStream_t stream, std::int64_t n, std::int6
   }
 
   ctx.join(stream, nlanes);
-  ctx.release(stream);
+  work.p = nullptr;
+  PIPEVD_CUDA_CHECK(cudaFreeAsync(W, stream));  // after every lane's work (the join)
 }
 
 void mirror_triangle(cudaStream_t stream, char uplo, std::int64_t n, double* C, std::int64_t ldc) {

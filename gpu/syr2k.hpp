@@ -9,17 +9,18 @@
 
 #include <cstdint>
 
+#include "core/memory_plan.hpp"
 #include "gpu/gpu_context.hpp"
 
 namespace pipevd::gpu {
 
 struct Syr2kParams {
   // nb: order of the diagonal blocks, the base case of the recursion (rounded to a multiple of 32).
-  std::int64_t diag_block = 512;
+  std::int64_t diag_block = kSyr2kDiagonalBlock;
   // For k up to this, [A B] and [B A] are packed into a workspace so that each off-diagonal block
   // is one GEMM of depth 2k instead of two of depth k (deeper GEMMs run faster at small k); above
   // it, two GEMMs per block and no packing workspace.
-  std::int64_t pack_max_k = 1024;
+  std::int64_t pack_max_k = kSyr2kPackMaxK;
   // Streams the levels are spread over (at most the context's lane count).
   int lanes = GpuContext::kDefaultLanes;
 };

@@ -1,7 +1,8 @@
 // The GPU engine on several ranks, one GPU each (NCCL between them), against the host backend on
 // as many ranks and against itself on one GPU:
 //   - NCCL broadcast, send and receive move exact data, also a message over 2^30 elements;
-//   - two engine ranks on one GPU are refused, and with PIPEVD_GPU_SHARING=1 talk through MPI;
+//   - two engine ranks on one GPU are refused, and with PIPEVD_GPU_SHARING=1 talk through MPI (the
+//     band, Q_sb and eigenvalue tests also run so on one GPU: gpu_multigpu_shared);
 //   - DBBR's band and each rank's rows of Q_sb = Q_s Q_b equal the host backend's on the same
 //     ranks (to rounding);
 //   - run_engine on all ranks gives the eigenvalues of run_engine on one GPU (to rounding), and a
@@ -181,6 +182,9 @@ TEST(MultiGpu, BandAndQsbRowsEqualHostOnTheSameRanks) {
     const Mat a = random_symmetric(n, static_cast<unsigned>(n + 5));
     HostBackend host;
     gpu::GpuBackend gpu(my_device());
+    // The last rank's panels take A W through the one-triangle kernel at these sizes too (the
+    // engine's default from 8192 rows on a device that has it).
+    gpu.set_symmetric_product_min_rows(1);
     const Stages h = stages(host, MPI_COMM_WORLD, L, a, b, k);
     const Stages g = stages(gpu, MPI_COMM_WORLD, L, a, b, k);
     const double tol = 100.0 * n * DBL_EPSILON;

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +24,9 @@ namespace {
 using pipevd::gpu::GpuContext;
 using pipevd::gpu::GpuError;
 using pipevd::gpu::Syr2kParams;
+using pipevd::kSyr2kPackMaxK;
+using pipevd::Syr2kWorkspace;
+using pipevd::syr2k_workspace;
 
 using pipevd::test::fresh_seed;
 
@@ -159,6 +163,37 @@ TEST(Syr2k, RejectsBadArguments) {
   EXPECT_THROW(pipevd::gpu::syr2k_lower(ctx, nullptr, 10, 2, 1, d, 10, d, 10, 1, d, 10,
                                         Syr2kParams{0, 0, 1}),
                std::invalid_argument);
+}
+
+// The workspace (core/memory_plan's syr2k_workspace, which the memory plan counts) comes from the
+// device's stream-ordered pool for the call and is back there when it ends: nothing is held after.
+TEST(Syr2k, WorkspaceFromThePoolForOneCall) {
+  GpuContext& ctx = GpuContext::for_device(0);
+  cudaMemPool_t pool = nullptr;
+  PIPEVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
+  std::mt19937_64 gen(fresh_seed());
+  for (const auto [n, k] : {std::array<std::int64_t, 2>{1000, 96}, {777, 2000}}) {
+    SCOPED_TRACE("n=" + std::to_string(n) + " k=" + std::to_string(k));
+    DeviceArray A(random_matrix(n, k, gen)), B(random_matrix(n, k, gen)),
+        C(random_matrix(n, n, gen));
+    cudaStream_t stream;
+    PIPEVD_CUDA_CHECK(cudaStreamCreate(&stream));
+    PIPEVD_CUDA_CHECK(cudaDeviceSynchronize());
+    std::uint64_t base = 0, high = 0, after = 0, zero = 0;
+    PIPEVD_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &base));
+    PIPEVD_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero));
+    pipevd::gpu::syr2k_lower(ctx, stream, n, k, -1.0, A.p, n, B.p, n, 1.0, C.p, n);
+    PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+    PIPEVD_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high));
+    PIPEVD_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &after));
+    PIPEVD_CUDA_CHECK(cudaStreamDestroy(stream));
+    const Syr2kWorkspace ws = syr2k_workspace(n, k);
+    EXPECT_EQ(ws.packed > 0, k <= kSyr2kPackMaxK);
+    const std::uint64_t bytes = sizeof(double) * static_cast<std::uint64_t>(ws.total());
+    EXPECT_GE(high - base, bytes);  // the pool may round an allocation up, by less than 2 MiB
+    EXPECT_LT(high - base, bytes + (2u << 20));
+    EXPECT_EQ(after, base);
+  }
 }
 
 TEST(GpuContext, CachedPerDevice) {

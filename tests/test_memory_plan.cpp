@@ -49,8 +49,14 @@ TEST(MemoryPlan, MonotoneInN) {
 // kSymmetricProductMinRows rows in the rank's first panel).
 TEST(MemoryPlan, SymmetricProductWorkspaceOnTheRankReachingN) {
   const auto extra = [](const EngineLayout& L, int r, bool gpu, long b = 32) {
-    return plan_engine_memory(L, r, b, 1024, false, gpu, false, false, true).dbbr -
-           plan_engine_memory(L, r, b, 1024, false, gpu, false, false, false).dbbr;
+    const EngineMemoryPlan with = plan_engine_memory(L, r, b, 1024, false, gpu, false, false, true);
+    const EngineMemoryPlan without =
+        plan_engine_memory(L, r, b, 1024, false, gpu, false, false, false);
+    EXPECT_EQ(without.symmetric_product_workspace, 0);
+    // DBBR's stage holds the larger of this and the trailing syr2k's workspace.
+    EXPECT_EQ(with.dbbr - without.dbbr,
+              std::max(0L, with.symmetric_product_workspace - with.syr2k_workspace));
+    return with.symmetric_product_workspace;
   };
   for (long n : {8224L, 12288L, 20000L}) {
     const EngineLayout one = plan_engine_layout(n, 1, 32);
@@ -68,6 +74,30 @@ TEST(MemoryPlan, SymmetricProductWorkspaceOnTheRankReachingN) {
   }
   EXPECT_EQ(extra(plan_engine_layout(8223, 1, 32), 0, true), 0);  // m = 8191: GEMMs
   EXPECT_EQ(extra(plan_engine_layout(65536, 1, 32), 0, true), kSymmetricProductWorkspace);
+}
+
+// gpu/syr2k's workspace for DBBR's trailing update (the packed [A B], [B A] up to depth
+// kSyr2kPackMaxK, and the diagonal blocks' products): on a device backend only, sized for the rank's
+// own columns (one rank: the trailing matrix right of the first panel).
+TEST(MemoryPlan, Syr2kWorkspaceOfTheTrailingUpdate) {
+  const Syr2kWorkspace w = syr2k_workspace(1000, 96);
+  EXPECT_EQ(w.diagonal_block, 512);
+  EXPECT_EQ(w.diagonal, 2 * 512 * 512);  // two blocks, the second one cut by n
+  EXPECT_EQ(w.packed, 4 * 1000 * 96);
+  EXPECT_EQ(syr2k_workspace(1000, kSyr2kPackMaxK + 1).packed, 0);  // two GEMMs, nothing packed
+  EXPECT_EQ(syr2k_workspace(100, 8).diagonal_block, 128);           // n rounded up to 32
+  EXPECT_EQ(syr2k_workspace(0, 8).total(), 0);
+  for (long n : {3001L, 32768L}) {
+    const EngineLayout one = plan_engine_layout(n, 1, 32);
+    const EngineMemoryPlan gpu = plan_engine_memory(one, 0, 32, 1024, true);
+    EXPECT_EQ(gpu.syr2k_workspace, syr2k_workspace(n - 32, 1024).total()) << n;
+    EXPECT_EQ(plan_engine_memory(one, 0, 32, 1024, true, false).syr2k_workspace, 0) << n;
+    const EngineLayout two = plan_engine_layout(n, 2, 32);
+    for (int r = 0; r < 2; ++r)
+      EXPECT_EQ(plan_engine_memory(two, r, 32, 1024, true).syr2k_workspace,
+                syr2k_workspace(std::min(two.width(r), n - 32), 1024).total())
+          << n << " rank " << r;
+  }
 }
 
 TEST(MemoryPlan, BoundsTheMeasuredPeak) {
