@@ -9,7 +9,7 @@
 #   2 a smoke run of cuSOLVERMp and pipevd at n = 77, 1000 on 1 and 2 ranks (accuracy against
 #     ScaLAPACK), then strong scaling through pipevd-bench over MULTIGPU_SIZES (16384 32768): pipevd
 #     on 2 GPUs (PIPEVD_VERBOSE=2 timeline, drawn as a PNG) and on 1 GPU at every size, each after
-#     one warm-up run; then cuSOLVERMg (one process) and cuSOLVERMp (one rank per GPU) on 2 GPUs and
+#     one warm-up run (and, with MULTIGPU_CALLERS, that many caller ranks on one GPU); then cuSOLVERMg (one process) and cuSOLVERMp (one rank per GPU) on 2 GPUs and
 #     on 1, each run capped at PEER_CAP (120) seconds. Residual and orthogonality of every run are
 #     checked (by cuBLAS on the root from n = 4096).
 # Logs under $OUT/multigpu/ in a few files (the device tool brings back at most 8): session.log,
@@ -116,19 +116,28 @@ two=$(seq -s, 0 $((ngpu > 1 ? 1 : 0)))
 # the peers on 2 GPUs, then on 1.
 # pipevd first at every size (one warm-up run each: the first call's NCCL and handle set-up is
 # once per job), then the peers, each capped so that a stalled one leaves the rest its time.
+# plot <timeline json>: its PNG next to it (bench/timeline_plot.py).
+plot() {
+  [ -f "$1" ] || return 0
+  local py=python3
+  /usr/bin/python3 -c 'import matplotlib' 2>/dev/null && py=/usr/bin/python3
+  "$py" bench/timeline_plot.py "$1" -o "${1%.json}.png" 2>&1 | tee -a "$out/session.log"
+}
 for n in ${MULTIGPU_SIZES:-16384 32768}; do
   if ((ngpu > 1)); then
     WARM=1 run "pipevd_2gpu_n$n" 2 "$two" pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=2 \
       PIPEVD_TIMELINE="$out/timeline_2gpu_n$n.json"
-    if [ -f "$out/timeline_2gpu_n$n.json" ]; then
-      py=python3
-      /usr/bin/python3 -c 'import matplotlib' 2>/dev/null && py=/usr/bin/python3
-      "$py" bench/timeline_plot.py "$out/timeline_2gpu_n$n.json" -o "$out/timeline_2gpu_n$n.png" 2>&1 |
-        tee -a "$out/session.log"
-    fi
+    plot "$out/timeline_2gpu_n$n.json"
   fi
   [ "${MULTIGPU_ONE_GPU:-1}" = 1 ] &&
     WARM=1 run "pipevd_1gpu_n$n" 1 0 pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE=
+  # MULTIGPU_CALLERS (e.g. "4 8"): that many caller ranks on GPU 0, one engine rank serving them
+  # all through the redistribution (the many-ranks-per-GPU case), with the timeline.
+  for r in ${MULTIGPU_CALLERS:-}; do
+    WARM=1 run "pipevd_${r}callers_1gpu_n$n" "$r" 0 pipevd "$n" PIPEVD_VERBOSE=2 \
+      PIPEVD_TIMELINE="$out/timeline_${r}callers_n$n.json"
+    plot "$out/timeline_${r}callers_n$n.json"
+  done
 done
 # MULTIGPU_PEERS (default "cusolvermg cusolvermp"; empty: none); MULTIGPU_ONE_GPU=0 leaves out the 1-GPU runs.
 for n in ${MULTIGPU_SIZES:-16384 32768}; do

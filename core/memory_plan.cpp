@@ -71,7 +71,8 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // are never live together.
   long& syr2k_work = p.syr2k_workspace;
   if (gpu_buffers) syr2k_work = syr2k_workspace(std::min(width, n - b), kb).total();
-  p.dbbr = n * width + panels + std::max(block_work + qr_work + std::max(sym_work, syr2k_work), band);
+  p.dbbr =
+      n * width + panels + std::max(block_work + qr_work + std::max(sym_work, syr2k_work), band);
 
   // Bulge chasing: the band, d and e on the device, the working band (2b wide) and sweep flags,
   // and the reflectors U (kept on the device by the GPU backend for BC-back).

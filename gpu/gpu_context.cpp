@@ -86,8 +86,7 @@ GpuContext& GpuContext::for_device(int device) {
   return *ctx;
 }
 
-GpuContext::GpuContext(int device, int nlanes)
-    : device_(device) {
+GpuContext::GpuContext(int device, int nlanes) : device_(device) {
   int count = 0;
   PIPEVD_CUDA_CHECK(cudaGetDeviceCount(&count));
   if (device < 0 || device >= count)

@@ -5,7 +5,6 @@
 
 #include "gpu/syr2k.hpp"
 
-
 namespace pipevd::gpu {
 namespace {
 

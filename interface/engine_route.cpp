@@ -26,6 +26,7 @@
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
+#include "redistribute/kept_buffer.hpp"
 #include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #ifdef PIPEVD_HAVE_CUDA
@@ -252,9 +253,9 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   if (direct) direct = scaling_factor(max_norm(uplo, n, n, c.a, n, threads)) == 1;
 
   double t = MPI_Wtime();
-  // Not zero-filled: the redistribution writes every entry.
-  std::unique_ptr<double[]> a_cols(engine && !direct ? new double[std::max(1L, n * width)]
-                                                     : nullptr);
+  // Not zero-filled: the redistribution writes every entry. A and Z use memory kept from the last
+  // call (redistribute/kept_buffer.hpp): fresh pages cost seconds of page faults at n = 32768.
+  KeptBuffer a_cols(engine && !direct ? static_cast<std::size_t>(std::max(1L, n * width)) : 0);
   ExchangeOptions in_options, out_options;
   in_options.threads = out_options.threads = threads;
   if (threaded) {
@@ -269,14 +270,14 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   in_options.node_memory = ranks == 1 && caller_size > 1 ? NodeMemory::push : NodeMemory::pull;
   out_options.node_memory = NodeMemory::pull;
   if (!direct)
-    block_cyclic_to_engine(c.uplo, n, c.a, *c.ia, *c.ja, c.desca, layout, ec, a_cols.get(),
+    block_cyclic_to_engine(c.uplo, n, c.a, *c.ia, *c.ja, c.desca, layout, ec, a_cols.data(),
                            in_options);
   double redistribute_s = MPI_Wtime() - t;
   if (timed) timeline.add("redistribute_in", t, t + redistribute_s);
 
   std::vector<double> w(n, 0.0);
-  std::unique_ptr<double[]> z_rows(
-      engine && vectors && !direct ? new double[std::max(1L, height) * n] : nullptr);
+  KeptBuffer z_rows(
+      engine && vectors && !direct ? static_cast<std::size_t>(std::max(1L, height) * n) : 0);
   EngineStats stats;
   int info = 0;
   if (timed) opt.timeline = &timeline;
@@ -291,13 +292,13 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   if (engine) {
     const double setup_begin = MPI_Wtime();
     if (!direct) {
-      const double local = max_norm('A', n, width, a_cols.get(), n, threads);
+      const double local = max_norm('A', n, width, a_cols.data(), n, threads);
       double anrm = 0;
       MPI_Allreduce(&local, &anrm, 1, MPI_DOUBLE, MPI_MAX, ec.engine);
       sigma = scaling_factor(anrm);
       if (sigma != 1)
         parallel_for(width, threads, [&](long j) {
-          for (long i = 0; i < n; ++i) a_cols[i + j * n] *= sigma;
+          for (long i = 0; i < n; ++i) a_cols.data()[i + j * n] *= sigma;
         });
     } else {
       opt.symmetrize = uplo;
@@ -305,16 +306,16 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
     try {
       std::unique_ptr<EngineBackend> backend = make_backend(device, on_gpu, policy, threads);
       if (timed) timeline.add("engine_setup", setup_begin, MPI_Wtime());
-      info = run_engine(*backend, ec.engine, layout, direct ? c.a : a_cols.get(), w.data(),
-                        direct ? c.z : z_rows.get(), opt, &stats);
+      info = run_engine(*backend, ec.engine, layout, direct ? c.a : a_cols.data(), w.data(),
+                        direct ? c.z : z_rows.data(), opt, &stats);
       // No MPI in the thread (MPI_THREAD_SINGLE callers). A's copy goes first (the host's peak
       // memory); the backend's device is made current there first, since a new thread's current
       // device is 0, and the backend's destructor restores the device it found (on a node of
       // several GPUs, a context on GPU 0 for every rank otherwise).
       auto release_all = [&release_begin, &release_end, device](std::unique_ptr<EngineBackend> be,
-                                                                std::unique_ptr<double[]> a) {
+                                                                KeptBuffer a) {
         release_begin = std::chrono::steady_clock::now();
-        a.reset();
+        a.release();
 #ifdef PIPEVD_HAVE_CUDA
         if (device >= 0) cudaSetDevice(device);
 #endif
@@ -337,7 +338,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
     if (sigma != 1)
       for (double& v : w) v /= sigma;
   }
-  a_cols.reset();
+  a_cols.release();
 
   // W and INFO from engine rank 0 to every caller rank.
   const int root = ec.engine_to_caller[0];
@@ -356,7 +357,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   std::copy(w.begin(), w.end(), c.w);
   t = MPI_Wtime();
   if (info == 0 && vectors && !direct)
-    engine_to_block_cyclic(n, z_rows.get(), layout, ec, c.z, *c.iz, *c.jz, c.descz, out_options);
+    engine_to_block_cyclic(n, z_rows.data(), layout, ec, c.z, *c.iz, *c.jz, c.descz, out_options);
   if (timed) timeline.add("redistribute_out", t, MPI_Wtime());
   redistribute_s += MPI_Wtime() - t;
   const bool released = release.joinable();

@@ -7,7 +7,7 @@
 #include "adapters/scalapack/scalapack_api.hpp"
 #include "redistribute/block_cyclic_to_engine_on_node.hpp"
 #include "redistribute/exchange_setup.hpp"
-#include "redistribute/message_buffer.hpp"
+#include "redistribute/kept_buffer.hpp"
 #include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
@@ -138,7 +138,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   }
   place_pieces(pieces, in, soff, roff, threads,
                [&](const Piece& p) { return elements_of(uplo, p); });
-  MessageBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));
+  KeptBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));
   auto pack_piece = [&](const Piece& p) {
     if (p.own) {
       auto own = [&](const Segment& s) {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "adapters/scalapack/scalapack_api.hpp"
+#include "redistribute/kept_buffer.hpp"
 
 namespace pipevd {
 
@@ -40,8 +41,9 @@ struct Cache {
 Cache* cache = nullptr;
 
 // Frees the cached communicators while MPI is still up (MPI_Finalize deletes MPI_COMM_SELF's
-// attributes first).
+// attributes first), and the host memory kept between calls.
 int free_cache(MPI_Comm, int, void*, void*) {
+  release_kept_buffers();
   if (cache) {
     for (auto& [key, ec] : cache->entries) {
       if (ec->engine != MPI_COMM_NULL) MPI_Comm_free(&ec->engine);

@@ -8,7 +8,7 @@
 #include "adapters/scalapack/scalapack_api.hpp"
 #include "redistribute/engine_to_block_cyclic_on_node.hpp"
 #include "redistribute/exchange_setup.hpp"
-#include "redistribute/message_buffer.hpp"
+#include "redistribute/kept_buffer.hpp"
 #include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
@@ -92,7 +92,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   // packed in slices of the destination's column runs on threads.
   const int slices = threads > 1 ? 2 * threads : 1;
   std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
-  MessageBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));
+  KeptBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));
   std::vector<Piece> pieces, in;
   for (int dest = 0; dest < size && e >= 0; ++dest) {
     if (dest == me) {

@@ -5,7 +5,7 @@
 // the transport, out of it, unpack), two of them on MPI's one thread per process.
 //
 // The window is kept on the communicator (an attribute) and grown when a call needs more, so
-// repeated calls do not pay the kernel for fresh zeroed pages each time (as message_buffer.hpp);
+// repeated calls do not pay the kernel for fresh zeroed pages each time (as kept_buffer.hpp);
 // it is freed with the communicator (the cached caller communicators: at MPI_Finalize).
 #pragma once
 #include <mpi.h>

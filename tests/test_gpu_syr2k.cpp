@@ -21,12 +21,12 @@
 
 namespace {
 
+using pipevd::kSyr2kPackMaxK;
+using pipevd::syr2k_workspace;
+using pipevd::Syr2kWorkspace;
 using pipevd::gpu::GpuContext;
 using pipevd::gpu::GpuError;
 using pipevd::gpu::Syr2kParams;
-using pipevd::kSyr2kPackMaxK;
-using pipevd::Syr2kWorkspace;
-using pipevd::syr2k_workspace;
 
 using pipevd::test::fresh_seed;
 

@@ -77,15 +77,15 @@ TEST(MemoryPlan, SymmetricProductWorkspaceOnTheRankReachingN) {
 }
 
 // gpu/syr2k's workspace for DBBR's trailing update (the packed [A B], [B A] up to depth
-// kSyr2kPackMaxK, and the diagonal blocks' products): on a device backend only, sized for the rank's
-// own columns (one rank: the trailing matrix right of the first panel).
+// kSyr2kPackMaxK, and the diagonal blocks' products): on a device backend only, sized for the
+// rank's own columns (one rank: the trailing matrix right of the first panel).
 TEST(MemoryPlan, Syr2kWorkspaceOfTheTrailingUpdate) {
   const Syr2kWorkspace w = syr2k_workspace(1000, 96);
   EXPECT_EQ(w.diagonal_block, 512);
   EXPECT_EQ(w.diagonal, 2 * 512 * 512);  // two blocks, the second one cut by n
   EXPECT_EQ(w.packed, 4 * 1000 * 96);
   EXPECT_EQ(syr2k_workspace(1000, kSyr2kPackMaxK + 1).packed, 0);  // two GEMMs, nothing packed
-  EXPECT_EQ(syr2k_workspace(100, 8).diagonal_block, 128);           // n rounded up to 32
+  EXPECT_EQ(syr2k_workspace(100, 8).diagonal_block, 128);          // n rounded up to 32
   EXPECT_EQ(syr2k_workspace(0, 8).total(), 0);
   for (long n : {3001L, 32768L}) {
     const EngineLayout one = plan_engine_layout(n, 1, 32);

@@ -13,6 +13,7 @@
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_partition.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
+#include "redistribute/kept_buffer.hpp"
 #include "redistribute/stream_copy.hpp"
 #include "redistribute/tile_transpose.hpp"
 #include "tests/redistribute_support.hpp"
@@ -298,6 +299,36 @@ TEST_F(Redistribute, NodeMemoryGivesTheSameColumnsAsPackedMessages) {
 
 // The streamed copies (whole lines non-temporal, the rest plain) equal plain ones at every
 // alignment of the destination within its cache line and for lengths around the line sizes.
+// The engine's A and Z and the large messages reuse the memory of the previous call (no fresh
+// pages to fault in again), each buffer of a call on its own memory; small ones are not kept.
+TEST(KeptBuffer, LargeBuffersReuseTheLastCallsMemory) {
+  release_kept_buffers();
+  const std::size_t big = std::size_t(3) << 20, other = std::size_t(2) << 20;  // 24 and 16 MiB
+  double *first_a = nullptr, *first_z = nullptr;
+  for (int call = 0; call < 3; ++call) {
+    KeptBuffer a(big), z(other), small(100);
+    ASSERT_NE(a.data(), nullptr);
+    EXPECT_NE(a.data(), z.data());
+    a.data()[big - 1] = 1.0;  // every element is addressable
+    z.data()[other - 1] = 2.0;
+    if (call == 0) {
+      first_a = a.data();
+      first_z = z.data();
+    } else {
+      EXPECT_EQ(a.data(), first_a) << call;
+      EXPECT_EQ(z.data(), first_z) << call;
+    }
+    KeptBuffer moved(std::move(a));
+    EXPECT_EQ(a.data(), nullptr);
+    EXPECT_EQ(moved.data(), first_a);
+  }
+  {  // in use: a second buffer of the same size gets other memory
+    KeptBuffer a(big), b(big);
+    EXPECT_NE(a.data(), b.data());
+  }
+  release_kept_buffers();
+}
+
 TEST(StreamCopy, EqualsPlainCopiesAtEveryAlignment) {
   std::vector<double> src(64 * 80);
   for (size_t k = 0; k < src.size(); ++k) src[k] = 0.5 + static_cast<double>(k);

@@ -1,4 +1,4 @@
-#include "redistribute/message_buffer.hpp"
+#include "redistribute/kept_buffer.hpp"
 
 #include <sys/mman.h>
 
@@ -28,39 +28,44 @@ std::size_t rounded(std::size_t bytes) {
   return bytes >= 4 * kHugePage ? (bytes + kHugePage - 1) / kHugePage * kHugePage : bytes;
 }
 
-// Two kept buffers: a redistribution uses a send and a receive buffer.
+// Kept memory for buffers of 8 MiB or more: a call holds at most four at once (the engine's A and
+// Z, a send and a receive buffer of the message path).
 struct Slot {
   double* data = nullptr;
   std::size_t bytes = 0;
   bool busy = false;
 };
-Slot slots[2];
+constexpr int kSlots = 4;
+Slot slots[kSlots];
 std::mutex slots_mutex;
 
 }  // namespace
 
-MessageBuffer::MessageBuffer(std::size_t elements) {
+KeptBuffer::KeptBuffer(std::size_t elements) {
   if (elements == 0) return;
   const std::size_t bytes = rounded(elements * sizeof(double));
-  std::lock_guard<std::mutex> lock(slots_mutex);
-  int pick = -1;
-  for (int s = 0; s < 2; ++s) {
-    if (slots[s].busy) continue;
-    if (slots[s].bytes >= bytes) {  // kept memory large enough
-      pick = s;
-      break;
-    }
-    if (pick < 0) pick = s;
+  if (bytes < 4 * kHugePage) {  // small: malloc is cheap, and the slots stay for the large ones
+    data_ = allocate(bytes);
+    return;
   }
-  if (pick < 0) {  // both in use: memory of its own
+  std::lock_guard<std::mutex> lock(slots_mutex);
+  // The smallest free slot that is large enough; else the largest free one, grown (so that the
+  // buffers of a call settle on the same slots from the second call on).
+  int fit = -1, largest = -1;
+  for (int s = 0; s < kSlots; ++s) {
+    if (slots[s].busy) continue;
+    if (slots[s].bytes >= bytes && (fit < 0 || slots[s].bytes < slots[fit].bytes)) fit = s;
+    if (largest < 0 || slots[s].bytes > slots[largest].bytes) largest = s;
+  }
+  const int pick = fit >= 0 ? fit : largest;
+  if (pick < 0) {  // all in use: memory of its own
     data_ = allocate(bytes);
     return;
   }
   Slot& slot = slots[pick];
   if (slot.bytes < bytes) {
     std::free(slot.data);
-    slot.data = nullptr;
-    slot.bytes = 0;
+    slot = Slot{};
     slot.data = allocate(bytes);
     slot.bytes = bytes;
   }
@@ -69,7 +74,7 @@ MessageBuffer::MessageBuffer(std::size_t elements) {
   data_ = slot.data;
 }
 
-void MessageBuffer::release() {
+void KeptBuffer::release() {
   if (!data_) return;
   if (slot_ >= 0) {
     std::lock_guard<std::mutex> lock(slots_mutex);
@@ -81,7 +86,7 @@ void MessageBuffer::release() {
   slot_ = -1;
 }
 
-void release_message_buffers() {
+void release_kept_buffers() {
   std::lock_guard<std::mutex> lock(slots_mutex);
   for (Slot& s : slots)
     if (!s.busy) {

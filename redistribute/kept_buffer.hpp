@@ -1,0 +1,37 @@
+// Large host arrays of a call: the redistribution's packed messages and the engine rank's columns
+// of A and rows of Z. Uninitialised (every element is written before it is read), large ones on
+// transparent huge pages where the kernel offers them. The memory of finished buffers is kept for
+// the next call (an application calls PDSYEVD again and again), so that a call does not pay the
+// kernel for fresh zeroed pages each time: at n = 32768 with 4 callers on one engine rank, the
+// engine's fresh A and Z cost seconds of page faults (bench/RESULTS.md, tenth session).
+// release_kept_buffers() hands the kept memory back.
+#pragma once
+#include <cstddef>
+
+namespace pipevd {
+
+class KeptBuffer {
+ public:
+  KeptBuffer() = default;
+  explicit KeptBuffer(std::size_t elements);
+  ~KeptBuffer() { release(); }
+  KeptBuffer(const KeptBuffer&) = delete;
+  KeptBuffer& operator=(const KeptBuffer&) = delete;
+  KeptBuffer(KeptBuffer&& other) noexcept : data_(other.data_), slot_(other.slot_) {
+    other.data_ = nullptr;
+    other.slot_ = -1;
+  }
+
+  double* data() { return data_; }
+  // Back to the kept memory (or freed, where it had memory of its own); data() is null after.
+  void release();
+
+ private:
+  double* data_ = nullptr;
+  int slot_ = -1;  // the kept memory it uses, -1 if its own
+};
+
+// Frees the memory kept between calls (buffers in use stay).
+void release_kept_buffers();
+
+}  // namespace pipevd
