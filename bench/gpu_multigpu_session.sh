@@ -9,9 +9,10 @@
 #   2 a smoke run of cuSOLVERMp and pipevd at n = 77, 1000 on 1 and 2 ranks (accuracy against
 #     ScaLAPACK), then strong scaling through pipevd-bench over MULTIGPU_SIZES (16384 32768): pipevd
 #     on 2 GPUs (PIPEVD_VERBOSE=2 timeline, drawn as a PNG) and on 1 GPU at every size, each after
-#     one warm-up run (and, with MULTIGPU_CALLERS, that many caller ranks on one GPU); then cuSOLVERMg (one process) and cuSOLVERMp (one rank per GPU) on 2 GPUs and
-#     on 1, each run capped at PEER_CAP (120) seconds. Residual and orthogonality of every run are
-#     checked (by cuBLAS on the root from n = 4096).
+#     one warm-up run (and, with MULTIGPU_CALLERS, that many caller ranks on one GPU); then
+#     cuSOLVERMg (one process) and cuSOLVERMp (one rank per GPU) on 2 GPUs and on 1, each run
+#     capped at PEER_CAP (120) seconds. Residual and orthogonality of every run are checked (by
+#     cuBLAS on the root from n = 4096).
 # Logs under $OUT/multigpu/ in a few files (the device tool brings back at most 8): session.log,
 # ctest.log, bench.log, runs.jsonl, timeline_2gpu_n<n>.{json,png}; prints a summary (test
 # verdicts, one line per run).

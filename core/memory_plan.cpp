@@ -10,9 +10,10 @@ namespace pipevd {
 Syr2kWorkspace syr2k_workspace(long n, long k, long diag_block, long pack_max_k) {
   Syr2kWorkspace w;
   if (n <= 0 || k <= 0) return w;
-  const auto round_up = [](long x) { return (x + 31) / 32 * 32; };
+  const long tile = kSyr2kTile;
+  const auto round_up = [tile](long x) { return (x + tile - 1) / tile * tile; };
   w.diagonal_block =
-      std::min(round_up(std::max({diag_block, (n + 65534) / 65535, 32L})), round_up(n));
+      std::min(round_up(std::max({diag_block, (n + 65534) / 65535, tile})), round_up(n));
   w.diagonal = (n + w.diagonal_block - 1) / w.diagonal_block * w.diagonal_block * w.diagonal_block;
   w.packed = k <= pack_max_k ? 4 * n * k : 0;
   return w;

@@ -30,15 +30,17 @@ constexpr long kSymmetricProductWorkspace = 1L << 26;
 constexpr long kSymmetricProductMinRows = 8192;
 constexpr long kSymmetricProductMaxWidth = 32;
 
-// gpu/syr2k's defaults: the order of its diagonal blocks, and the largest depth k for which it
-// packs [A B] and [B A] (one GEMM of depth 2k per off-diagonal block).
+// gpu/syr2k's tile (its diagonal blocks are whole tiles), its defaults: the order of its diagonal
+// blocks, and the largest depth k for which it packs [A B] and [B A] (one GEMM of depth 2k per
+// off-diagonal block).
+constexpr int kSyr2kTile = 32;
 constexpr long kSyr2kDiagonalBlock = 512;
 constexpr long kSyr2kPackMaxK = 1024;
 
 // gpu/syr2k's device workspace for an n x n update of depth k, taken from the stream-ordered pool
 // for one call: the diagonal blocks' products (order `diagonal_block`: diag_block rounded up to a
-// multiple of 32, at least n / 65535, at most n rounded up) and, for k <= pack_max_k, the packed
-// operands (4 n k).
+// multiple of kSyr2kTile, at least n / 65535, at most n rounded up) and, for k <= pack_max_k, the
+// packed operands (4 n k).
 struct Syr2kWorkspace {
   long diagonal_block = 0, diagonal = 0, packed = 0;
   long total() const { return diagonal + packed; }

@@ -8,7 +8,7 @@
 namespace pipevd::gpu {
 namespace {
 
-constexpr int kTile = 32;
+constexpr int kTile = kSyr2kTile;  // syr2k_workspace's diagonal blocks are whole tiles
 constexpr int kRowsPerPass = 8;
 
 // C_jj(lower) := alpha (W_j + W_j^T) + beta C_jj for every diagonal block j, where W_j = A_j B_j^T

@@ -12,7 +12,6 @@ namespace pipevd {
 
 class KeptBuffer {
  public:
-  KeptBuffer() = default;
   explicit KeptBuffer(std::size_t elements);
   ~KeptBuffer() { release(); }
   KeptBuffer(const KeptBuffer&) = delete;
