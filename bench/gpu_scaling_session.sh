@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Device session for the 4-GPU scaling issue, on a machine of 4 GPUs (nvidia-h100-x4/h200-x4):
+# build, the multi-GPU gpu tests, then whole pipevd calls from host memory (first and repeated call
+# apart, one process each, every run's residual and orthogonality checked) on 4, 2 and 1 GPUs and
+# the peers (cuSOLVERMp one rank per GPU, cuSOLVERMg) on the same GPUs, in one run.
+#   source .gpu-node/env.sh && bash bench/gpu_scaling_session.sh
+# Settings: STEPS ("build test bench"), SIZES ("32768 49152"), GPU_COUNTS ("4 1"), PEERS
+# ("cusolvermp cusolvermg"), PEER_SIZES (32768), TEST_REGEX, BUDGET_S (560), PEER_CAP (100).
+# Logs under $OUT/scaling/ (at most 8 files come back): session.log, build_ctest.log, bench.log,
+# runs.jsonl, timeline_<g>gpu_n<n>.json; prints a summary table last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source bench/gpu_node_setup.sh
+build=${BUILD_DIR:-build-gpu}
+budget=${BUDGET_S:-560}
+out=$OUT/scaling
+mkdir -p "$out"
+log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$out/session.log"; }
+left() { echo $((budget - SECONDS)); }
+export NCCL_DEBUG=${NCCL_DEBUG:-WARN}
+export OMPI_MCA_rmaps_base_oversubscribe=1
+ngpu=$( (nvidia-smi -L 2>/dev/null || true) | grep -c "^GPU" || true)
+cores=$(nproc)
+session_header >>"$out/session.log" 2>&1 || true
+log "scaling session: $ngpu GPUs, $cores cores, budget $budget s"
+nvidia-smi topo -m >>"$out/session.log" 2>&1 || true
+rc=0
+steps=" ${STEPS:-build test bench} "
+
+if [[ $steps == *" build "* ]]; then
+  configure_gpu_build "$build" || exit 1
+  cmake --build "$build" -j "$cores" >"$out/build_ctest.log" 2>&1 ||
+    { log "build FAILED"; grep -E -B2 -A6 "error" "$out/build_ctest.log" | head -60; exit 1; }
+  log "built"
+fi
+[ -d .deps/cusolvermp/lib ] && export LD_LIBRARY_PATH=$PWD/.deps/cusolvermp/lib:${LD_LIBRARY_PATH:-}
+
+if [[ $steps == *" test "* ]]; then
+  PIPEVD_REQUIRE_GPU=1 timeout "${TEST_BUDGET_S:-200}" ctest --test-dir "$build" -L gpu \
+    -R "${TEST_REGEX:-gpu_multigpu|gpu_peers}" --timeout 150 --output-on-failure \
+    >>"$out/build_ctest.log" 2>&1 || { log "gpu tests FAILED"; rc=1; }
+  grep -E "^ *[0-9]+/[0-9]+ Test +#|tests passed" "$out/build_ctest.log" | tee -a "$out/session.log"
+fi
+
+bench=$build/bench/pipevd-bench
+runs=$out/runs.jsonl
+# run <label> <ranks> <visible GPUs> <solver> <n> <calls> [env assignments...]: one process, the
+# first call is repeat 0, later calls repeat 1.. (a first call pays the process's set-up).
+run() {
+  local label=$1 ranks=$2 gpus=$3 solver=$4 n=$5 calls=$6
+  shift 6
+  local t=$(($(left) - 5))
+  ((${CAP:-0} > 0 && CAP < t)) && t=$CAP
+  if ((t < 20)); then
+    log "budget spent: skipped $label"
+    return 0
+  fi
+  local threads=$((cores / ranks))
+  log "$label: $ranks ranks, GPUs [$gpus], $solver, n = $n, $calls calls (${t} s left)"
+  echo "=== $label" >>"$out/bench.log"
+  env CUDA_VISIBLE_DEVICES="$gpus" OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
+    PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE= "$@" \
+    timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
+    -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND \
+    -x PIPEVD_VERBOSE -x PIPEVD_TIMELINE "$bench" --solver "$solver" --n "$n" --nb 256 \
+    --repeat "$calls" --warmup 0 --reference none >"$out/run.tmp" 2>&1
+  local r=$?
+  cat "$out/run.tmp" >>"$out/bench.log"
+  grep -h '^{"solver"' "$out/run.tmp" |
+    sed "s/^{/{\"label\":\"$label\",\"card\":\"$card\",\"call\":\"first\",/; s/\"call\":\"first\",\(.*\"repeat\":[1-9]\)/\"call\":\"repeated\",\1/" |
+    tee -a "$runs" | cut -c1-220
+  grep -E "engine rank=0/|load balance" "$out/run.tmp" | head -6
+  rm -f "$out/run.tmp"
+  ((r == 0)) || log "$label: exit $r (124: out of time)"
+}
+card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -d ',')
+gpu_list() { seq -s, 0 $(($1 - 1)); }
+
+if [[ $steps == *" bench "* && -x $bench ]]; then
+  for n in ${SIZES:-32768 49152}; do
+    for g in ${GPU_COUNTS:-4 1}; do
+      ((g > ngpu)) && continue
+      run "pipevd_${g}gpu_n$n" "$g" "$(gpu_list "$g")" pipevd "$n" 2 PIPEVD_VERBOSE=2 \
+        PIPEVD_TIMELINE="$out/timeline_${g}gpu_n$n.json"
+    done
+  done
+  for n in ${PEER_SIZES:-32768}; do
+    for peer in ${PEERS-cusolvermp cusolvermg}; do
+      ranks=$ngpu
+      [ "$peer" = cusolvermg ] && ranks=1
+      CAP=${PEER_CAP:-100} run "${peer}_${ngpu}gpu_n$n" "$ranks" "$(gpu_list "$ngpu")" "$peer" "$n" 1
+    done
+  done
+fi
+
+log "summary (time_s null: not ok)"
+[ -f "$runs" ] && python3 - "$runs" <<'PY' | tee -a "$out/session.log"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print(f"{'label':26} {'call':9} {'status':14} {'time_s':>8} {'resid':>7} {'orth':>7}")
+for r in rows:
+    f = lambda v: "-" if v is None else f"{v:.3g}"
+    print(f"{r['label']:26} {r['call']:9} {r['status']:14} {f(r.get('time_s')):>8} "
+          f"{f(r.get('residual')):>7} {f(r.get('orthogonality')):>7}")
+PY
+log "done, rc=$rc"
+exit $rc
