@@ -15,6 +15,7 @@ import sys
 STAGE_COLORS = {
     "redistribute_in": "#9e9e9e",
     "engine_setup": "#17becf",
+    "engine_bind": "#aec7e8",
     "dbbr": "#1f77b4",
     "bulge_chasing": "#ff7f0e",
     "sbr_back": "#2ca02c",

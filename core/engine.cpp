@@ -42,6 +42,8 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   EngineStats st;
   const double t_start = MPI_Wtime();
   be.bind(engine);
+  st.bind = MPI_Wtime() - t_start;
+  timeline_add(opt.timeline, "engine_bind", t_start, t_start + st.bind);
   int rank = 0;
   MPI_Comm_rank(engine, &rank);
   const long n = layout.n;

@@ -55,6 +55,7 @@ struct EngineOptions {
 // Seconds per stage on this rank (stage 3 on rank 0 only).
 struct EngineStats {
   double dbbr = 0, bulge_chasing = 0, dc = 0, sbr_back = 0, bc_back = 0, gemm = 0, total = 0;
+  double bind = 0;  // of total: the backend bound to the engine ranks (NCCL made on a first call)
   double dc_wait = 0;  // of gemm: waiting for rank 0's D&C result (the load-balance report)
 };
 

@@ -214,6 +214,20 @@ int visible_device_count() {
   return count;
 }
 
+const std::vector<std::array<unsigned char, 16>>& visible_gpu_uuids() {
+  static const std::vector<std::array<unsigned char, 16>> uuids = [] {
+    std::vector<std::array<unsigned char, 16>> u(static_cast<std::size_t>(visible_device_count()));
+    for (int d = 0; d < static_cast<int>(u.size()); ++d) {
+      cudaDeviceProp p{};
+      PIPEVD_CUDA_CHECK(cudaGetDeviceProperties(&p, d));
+      static_assert(sizeof(p.uuid.bytes) == 16, "a CUDA UUID has 16 bytes");
+      std::memcpy(u[d].data(), p.uuid.bytes, 16);
+    }
+    return u;
+  }();
+  return uuids;
+}
+
 // A device buffer that only grows, freed in stream order.
 struct GrowBuffer {
   void* p = nullptr;

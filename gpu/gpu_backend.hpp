@@ -10,7 +10,9 @@
 // cached on the MPI communicator. Only the engine's main thread may communicate: other threads
 // (the D&C thread, a companion backend with its own stream) must not call broadcast/send/recv.
 #pragma once
+#include <array>
 #include <memory>
+#include <vector>
 
 #include "core/backend.hpp"
 #include "core/memory_plan.hpp"
@@ -20,6 +22,10 @@ namespace pipevd::gpu {
 
 // Number of CUDA devices visible to this process (0 without a driver or device); asked once.
 int visible_device_count();
+
+// The UUIDs of the visible devices in ordinal order (the same GPU has the same UUID in every
+// process, whatever CUDA_VISIBLE_DEVICES numbers it); asked once.
+const std::vector<std::array<unsigned char, 16>>& visible_gpu_uuids();
 
 // PIPEVD_GPU_SHARING=1: several engine ranks may drive one GPU (they then communicate through MPI
 // with host staging; NCCL needs one GPU per rank). Without it, bind() refuses a shared GPU.

@@ -54,35 +54,21 @@ double scaling_factor(double anrm) {
   return 1.0;
 }
 
-// Engine ranks per node: one per visible GPU (capped by PIPEVD_ENGINE_RANKS when set); on the
-// host, PIPEVD_ENGINE_RANKS or every node-local rank.
-int engine_ranks_per_node(const Policy& policy, bool on_gpu) {
-  const int asked = policy.engine_ranks > 0 ? policy.engine_ranks : INT_MAX;
-  if (!on_gpu) return asked;
+// The caller and engine communicators: on the host, PIPEVD_ENGINE_RANKS or every node-local rank
+// as engine ranks; on GPUs, one engine rank per GPU the node's ranks see (redistribute/
+// gpu_assignment.hpp), with EngineComm::device the GPU it drives.
+const EngineComm& engine_comm(int ictxt, const Policy& policy, bool on_gpu) {
+  if (!on_gpu)
+    return engine_comm_for(ictxt, policy.engine_ranks > 0 ? policy.engine_ranks : INT_MAX);
 #ifdef PIPEVD_HAVE_CUDA
-  const int devices = gpu::visible_device_count();
-  // More engine ranks than GPUs only where sharing is allowed (and PIPEVD_ENGINE_RANKS asks).
-  if (devices > 0) return gpu::gpu_sharing_allowed() ? asked : std::min(asked, devices);
+  if (gpu::visible_device_count() > 0)
+    return engine_comm_for_gpus(ictxt, gpu::visible_gpu_uuids(), policy.engine_ranks,
+                                gpu::gpu_sharing_allowed());
 #endif
   throw std::runtime_error("no GPU engine in this build or no visible device");
 }
 
-#ifdef PIPEVD_HAVE_CUDA
-// The device of this engine rank: that of its node-local rank among the node's engine ranks
-// (which are the node-local ranks 0 .. g-1) modulo the visible devices, so ranks that each see
-// all GPUs take one each, and ranks that each see one (CUDA_VISIBLE_DEVICES set per rank) take
-// theirs. GpuBackend::bind refuses two engine ranks on one GPU.
-int engine_device(MPI_Comm engine) {
-  MPI_Comm node;
-  MPI_Comm_split_type(engine, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 0;
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_free(&node);
-  return local % gpu::visible_device_count();
-}
-#endif
-
-// The backend of this engine rank: the host's, or the GPU's on `device` (engine_device), its
+// The backend of this engine rank: the host's, or the GPU's on `device` (EngineComm::device), its
 // settings from the policy (interface/gpu_options), `threads` host threads for its copies of the
 // caller's (pageable) arrays.
 std::unique_ptr<EngineBackend> make_backend(int device, bool on_gpu, const Policy& policy,
@@ -163,8 +149,7 @@ bool is_out_of_memory(const std::exception& e) {
 int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   const long n = *c.n;
   const bool vectors = std::toupper(static_cast<unsigned char>(c.jobz)) == 'V';
-  const int per_node = engine_ranks_per_node(policy, on_gpu);
-  const EngineComm& ec = engine_comm_for(c.desca[CTXT_], per_node);
+  const EngineComm& ec = engine_comm(c.desca[CTXT_], policy, on_gpu);
   const int ranks = static_cast<int>(ec.engine_to_caller.size());
 
   EngineOptions opt = engine_options(policy, vectors);
@@ -175,11 +160,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   const bool timed = policy.verbose >= 2;
   if (timed) timeline.start(ec.caller);
 
-  // This engine rank's GPU, found once (a collective over the engine ranks).
-  int device = -1;
-#ifdef PIPEVD_HAVE_CUDA
-  if (engine && on_gpu) device = engine_device(ec.engine);
-#endif
+  const int device = engine && on_gpu ? ec.device : -1;  // this engine rank's GPU
   // Several GPUs with eigenvectors: the back-transformation heights follow BC-back's waves on
   // engine rank 0's device (core/engine_plan.hpp), the same numbers on every caller rank.
   // The wave is the one of the kernel variant chosen for n / E rows; a height on the other side of
@@ -253,10 +234,17 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   if (direct) direct = scaling_factor(max_norm(uplo, n, n, c.a, n, threads)) == 1;
 
   double t = MPI_Wtime();
-  // Not zero-filled: the redistribution writes every entry. A and Z use memory kept from the last
-  // call (redistribute/kept_buffer.hpp): fresh pages cost seconds of page faults at n = 32768.
-  KeptBuffer a_cols(engine && !direct ? static_cast<std::size_t>(std::max(1L, n * width)) : 0);
+  // Not zero-filled: the redistribution writes every entry. A's columns and, once the engine has
+  // copied them to its memory, Z's rows share one buffer kept from the last call
+  // (redistribute/kept_buffer.hpp): fresh pages cost seconds of page faults, and one buffer for
+  // both halves the host memory the engine rank holds.
+  const std::size_t engine_elements =
+      engine && !direct
+          ? static_cast<std::size_t>(std::max(1L, n * std::max(width, vectors ? height : 0L)))
+          : 0;
+  KeptBuffer a_cols(engine_elements);
   ExchangeOptions in_options, out_options;
+  PhaseTimes in_phases, out_phases;  // verbose 2: where the redistribution's time goes
   in_options.threads = out_options.threads = threads;
   if (threaded) {
     in_options.min_typed_segment = out_options.min_typed_segment = 1L << 40;
@@ -271,13 +259,12 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   out_options.node_memory = NodeMemory::pull;
   if (!direct)
     block_cyclic_to_engine(c.uplo, n, c.a, *c.ia, *c.ja, c.desca, layout, ec, a_cols.data(),
-                           in_options);
+                           in_options, timed ? &in_phases : nullptr);
   double redistribute_s = MPI_Wtime() - t;
   if (timed) timeline.add("redistribute_in", t, t + redistribute_s);
 
   std::vector<double> w(n, 0.0);
-  KeptBuffer z_rows(
-      engine && vectors && !direct ? static_cast<std::size_t>(std::max(1L, height) * n) : 0);
+  double* const z_rows = vectors ? a_cols.data() : nullptr;  // A is in the engine's memory then
   EngineStats stats;
   int info = 0;
   if (timed) opt.timeline = &timeline;
@@ -307,15 +294,13 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
       std::unique_ptr<EngineBackend> backend = make_backend(device, on_gpu, policy, threads);
       if (timed) timeline.add("engine_setup", setup_begin, MPI_Wtime());
       info = run_engine(*backend, ec.engine, layout, direct ? c.a : a_cols.data(), w.data(),
-                        direct ? c.z : z_rows.data(), opt, &stats);
-      // No MPI in the thread (MPI_THREAD_SINGLE callers). A's copy goes first (the host's peak
-      // memory); the backend's device is made current there first, since a new thread's current
-      // device is 0, and the backend's destructor restores the device it found (on a node of
-      // several GPUs, a context on GPU 0 for every rank otherwise).
-      auto release_all = [&release_begin, &release_end, device](std::unique_ptr<EngineBackend> be,
-                                                                KeptBuffer a) {
+                        direct ? c.z : z_rows, opt, &stats);
+      // No MPI in the thread (MPI_THREAD_SINGLE callers). The backend's device is made current
+      // there first, since a new thread's current device is 0, and the backend's destructor
+      // restores the device it found (on a node of several GPUs, a context on GPU 0 for every
+      // rank otherwise). A's buffer holds Z now: it goes after Z's redistribution.
+      auto release_all = [&release_begin, &release_end, device](std::unique_ptr<EngineBackend> be) {
         release_begin = std::chrono::steady_clock::now();
-        a.release();
 #ifdef PIPEVD_HAVE_CUDA
         if (device >= 0) cudaSetDevice(device);
 #endif
@@ -323,10 +308,10 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
         release_end = std::chrono::steady_clock::now();
       };
       try {
-        release = JoiningThread(release_all, std::move(backend), std::move(a_cols));
+        release = JoiningThread(release_all, std::move(backend));
       } catch (const std::system_error&) {
-        // No thread to be had: the backend and A's copy went with the failed start, in this
-        // thread (the engine's result stands; no release interval on the timeline).
+        // No thread to be had: the backend went with the failed start, in this thread (the
+        // engine's result stands; no release interval on the timeline).
       }
     } catch (const std::exception& e) {
       // With several engine ranks the others may wait in a collective: only a lone engine rank
@@ -338,7 +323,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
     if (sigma != 1)
       for (double& v : w) v /= sigma;
   }
-  a_cols.release();
+  if (!vectors) a_cols.release();
 
   // W and INFO from engine rank 0 to every caller rank.
   const int root = ec.engine_to_caller[0];
@@ -357,9 +342,11 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   std::copy(w.begin(), w.end(), c.w);
   t = MPI_Wtime();
   if (info == 0 && vectors && !direct)
-    engine_to_block_cyclic(n, z_rows.data(), layout, ec, c.z, *c.iz, *c.jz, c.descz, out_options);
+    engine_to_block_cyclic(n, z_rows, layout, ec, c.z, *c.iz, *c.jz, c.descz, out_options,
+                           timed ? &out_phases : nullptr);
   if (timed) timeline.add("redistribute_out", t, MPI_Wtime());
   redistribute_s += MPI_Wtime() - t;
+  a_cols.release();
   const bool released = release.joinable();
   release.join();
   if (timed && released) timeline.add("engine_release", release_begin, release_end, "release");
@@ -367,13 +354,20 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
   // Verbose 1: engine rank 0's stage times; 2: every engine rank's (with its rows and columns).
   if (engine && (policy.verbose >= 2 || (policy.verbose >= 1 && ec.engine_rank == 0)))
     std::fprintf(stderr,
-                 "pipevd: %s engine rank=%d/%d cols=%ld rows=%ld b=%ld k=%ld stages: "
+                 "pipevd: %s engine rank=%d/%d device=%d cols=%ld rows=%ld b=%ld k=%ld stages: "
                  "redistribute=%.4f%s dbbr=%.4f bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f "
                  "gemm=%.4f engine=%.4f s\n",
-                 on_gpu ? "gpu" : "host", ec.engine_rank, ranks, width, height,
+                 on_gpu ? "gpu" : "host", ec.engine_rank, ranks, device, width, height,
                  effective_bandwidth(n, opt.b), opt.k, redistribute_s,
                  direct ? " (none: caller's arrays)" : "", stats.dbbr, stats.bulge_chasing,
                  stats.dc, stats.sbr_back, stats.bc_back, stats.gemm, stats.total);
+  if (engine && timed)
+    std::fprintf(stderr,
+                 "pipevd: redistribution rank=%d/%d in: plan=%.4f pack=%.4f exchange=%.4f "
+                 "unpack=%.4f out: plan=%.4f pack=%.4f exchange=%.4f unpack=%.4f bind=%.4f s\n",
+                 ec.engine_rank, ranks, in_phases.plan, in_phases.pack, in_phases.exchange,
+                 in_phases.unpack, out_phases.plan, out_phases.pack, out_phases.exchange,
+                 out_phases.unpack, stats.bind);
   // The load balance over the engine ranks (collective over them), and the timeline file.
   if (engine && policy.verbose >= 1) {
     const LoadBalance lb = load_balance_report(ec.engine, layout, stats);

@@ -85,7 +85,8 @@ bool push(const Copier& out, char uplo, long n, const double* a, const ExchangeS
           PhaseClock& clock, PhaseTimes* times) {
   const int e = comm.engine_rank;
   const long mine_elements = e >= 0 ? n * layout.width(e) : 0;
-  const NodeWindow* shared = node_window(comm.caller, mine_elements, threads);
+  const NodeWindow* shared = node_window(
+      comm.caller, std::max(mine_elements, engine_segment_elements(layout, e)), threads);
   if (!shared) return false;
   const NodeWindow& window = *shared;
   const LocalRuns mine = local_runs(setup.view, setup.grid.myrow, setup.grid.mycol);
@@ -131,7 +132,9 @@ bool pull(const Copier& out, char uplo, long n, const double* a, const ExchangeS
   const long row_base = original.rows.empty() ? 0 : original.rows.front().local;
   const long col_base = original.cols.empty() ? 0 : original.cols.front().local;
   const long ld = ld_of[setup.me], local_cols = total(mine.cols);
-  const NodeWindow* shared = node_window(comm.caller, ld * local_cols, threads);
+  const NodeWindow* shared = node_window(
+      comm.caller, std::max(ld * local_cols, engine_segment_elements(layout, comm.engine_rank)),
+      threads);
   if (!shared) return false;
   const NodeWindow& window = *shared;
   MPI_Win_lock_all(MPI_MODE_NOCHECK, window.win);

@@ -1,6 +1,9 @@
 #include "redistribute/engine_comm.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -31,7 +34,7 @@ std::vector<int> sorted_pnums(int ictxt, int nprow, int npcol) {
   return pnums;
 }
 
-using CacheKey = std::pair<std::vector<int>, int>;  // world ranks in caller order, g
+using CacheKey = std::pair<std::vector<int>, long>;  // world ranks in caller order, the mode
 
 struct Cache {
   std::map<CacheKey, std::unique_ptr<EngineComm>> entries;
@@ -87,8 +90,31 @@ GridMap grid_map(int ictxt) {
   return g;
 }
 
-const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node) {
-  if (engine_ranks_per_node < 1) throw std::invalid_argument("engine_ranks_per_node must be >= 1");
+namespace {
+
+// The launcher's node-local rank and node size (Open MPI, MPICH's Hydra, PMIx), or {-1, 0}.
+std::pair<int, int> launcher_node_rank() {
+  const char* names[][2] = {{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+                            {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+                            {"PMIX_LOCAL_RANK", "PMIX_LOCAL_SIZE"}};
+  for (const auto& [rank_name, size_name] : names) {
+    const char* r = std::getenv(rank_name);
+    const char* s = std::getenv(size_name);
+    if (!r || !s) continue;
+    char* end_r = nullptr;
+    char* end_s = nullptr;
+    const long rank = std::strtol(r, &end_r, 10), size = std::strtol(s, &end_s, 10);
+    if (*r && *s && !*end_r && !*end_s && rank >= 0 && rank < size) return {int(rank), int(size)};
+  }
+  return {-1, 0};
+}
+
+// This rank's engine flag (its device ordinal, >= 0) on a new caller communicator; collective.
+using EngineChoice = std::function<int(MPI_Comm caller, int caller_rank)>;
+
+// The communicators of the grid `ictxt` for one way of choosing engine ranks (`mode` names it in
+// the cache key), built on first use.
+const EngineComm& cached_engine_comm(int ictxt, long mode, const EngineChoice& choose) {
   int nprow = 0, npcol = 0, myrow = -1, mycol = -1;
   Cblacs_gridinfo(ictxt, &nprow, &npcol, &myrow, &mycol);
   if (myrow < 0 || myrow >= nprow || mycol < 0 || mycol >= npcol)
@@ -108,7 +134,7 @@ const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node) {
                             world_group, world.data());
 
   Cache& c = the_cache();
-  CacheKey key{world, engine_ranks_per_node};
+  CacheKey key{world, mode};
   auto it = c.entries.find(key);
   if (it != c.entries.end()) {
     MPI_Group_free(&comm_group);
@@ -126,12 +152,8 @@ const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node) {
 
   int rank = 0;
   MPI_Comm_rank(ec->caller, &rank);
-  MPI_Comm node;
-  MPI_Comm_split_type(ec->caller, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  int node_rank = 0;
-  MPI_Comm_rank(node, &node_rank);
-  MPI_Comm_free(&node);
-  const bool engine = node_rank < engine_ranks_per_node;
+  ec->device = choose(ec->caller, rank);
+  const bool engine = ec->device >= 0;
   MPI_Comm_split(ec->caller, engine ? 0 : MPI_UNDEFINED, rank, &ec->engine);
   if (engine) MPI_Comm_rank(ec->engine, &ec->engine_rank);
 
@@ -146,6 +168,74 @@ const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node) {
   const EngineComm& result = *ec;
   c.entries.emplace(std::move(key), std::move(ec));
   return result;
+}
+
+// The caller ranks on this rank's node, as a communicator (to be freed).
+MPI_Comm node_of(MPI_Comm caller, int caller_rank) {
+  MPI_Comm node;
+  MPI_Comm_split_type(caller, MPI_COMM_TYPE_SHARED, caller_rank, MPI_INFO_NULL, &node);
+  return node;
+}
+
+}  // namespace
+
+const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node) {
+  if (engine_ranks_per_node < 1) throw std::invalid_argument("engine_ranks_per_node must be >= 1");
+  return cached_engine_comm(ictxt, engine_ranks_per_node, [&](MPI_Comm caller, int rank) {
+    MPI_Comm node = node_of(caller, rank);
+    int node_rank = 0;
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_free(&node);
+    return node_rank < engine_ranks_per_node ? 0 : -1;
+  });
+}
+
+const EngineComm& engine_comm_for_gpus(int ictxt, const std::vector<GpuUuid>& visible,
+                                       int max_engines, bool sharing) {
+  // Modes <= 0 are GPU assignments (engine_comm_for's are >= 1); this rank's visible GPUs do not
+  // change within a process, so they need no place in the key.
+  const long mode = -(2L * std::max(0, max_engines) + (sharing ? 1 : 0));
+  return cached_engine_comm(ictxt, mode, [&](MPI_Comm caller, int rank) {
+    MPI_Comm node = node_of(caller, rank);
+    int node_rank = 0, node_size = 0;
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_size(node, &node_size);
+    // The launcher's node-local ranks where every member knows them, else the grid's own.
+    auto [local_rank, node_ranks] = launcher_node_rank();
+    int known = local_rank >= 0 ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &known, 1, MPI_INT, MPI_MIN, node);
+    if (!known) local_rank = node_rank, node_ranks = 0;
+    // Each member's record: its node-local rank, its GPU count, its GPUs' UUIDs.
+    constexpr int kMaxGpus = 64;
+    const int count = static_cast<int>(std::min<std::size_t>(visible.size(), kMaxGpus));
+    constexpr int kRecord = 2 * sizeof(int) + kMaxGpus * sizeof(GpuUuid);
+    std::vector<unsigned char> mine(kRecord, 0), all(static_cast<std::size_t>(kRecord) * node_size);
+    std::memcpy(mine.data(), &local_rank, sizeof(int));
+    std::memcpy(mine.data() + sizeof(int), &count, sizeof(int));
+    for (int g = 0; g < count; ++g)
+      std::memcpy(mine.data() + 2 * sizeof(int) + g * sizeof(GpuUuid), visible[g].data(),
+                  sizeof(GpuUuid));
+    MPI_Allgather(mine.data(), kRecord, MPI_BYTE, all.data(), kRecord, MPI_BYTE, node);
+    int highest_node_ranks = node_ranks;
+    MPI_Allreduce(MPI_IN_PLACE, &highest_node_ranks, 1, MPI_INT, MPI_MAX, node);
+    MPI_Comm_free(&node);
+    std::vector<NodeMember> members(node_size);
+    for (int r = 0; r < node_size; ++r) {
+      const unsigned char* rec = all.data() + static_cast<std::size_t>(r) * kRecord;
+      int n_gpus = 0;
+      std::memcpy(&members[r].local_rank, rec, sizeof(int));
+      std::memcpy(&n_gpus, rec + sizeof(int), sizeof(int));
+      members[r].visible.resize(n_gpus);
+      for (int g = 0; g < n_gpus; ++g)
+        std::memcpy(members[r].visible[g].data(), rec + 2 * sizeof(int) + g * sizeof(GpuUuid),
+                    sizeof(GpuUuid));
+    }
+    GpuAssignmentRules rules;
+    rules.node_ranks = highest_node_ranks;
+    rules.max_engines = max_engines;
+    rules.sharing = sharing;
+    return assign_engine_gpus(members, rules)[node_rank];
+  });
 }
 
 }  // namespace pipevd

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "redistribute/engine_layout.hpp"
+#include "redistribute/gpu_assignment.hpp"
 
 namespace pipevd {
 
@@ -12,6 +13,13 @@ namespace pipevd {
 // holds exactly the grid's processes, ranked in BLACS pnum order; engine_ranks_per_node >= 1.
 // The cache is not thread-safe: call from one thread per process (as PDSYEVD is called).
 const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node);
+
+// The same for the GPU engine: engine ranks chosen by assign_engine_gpus from every node member's
+// visible GPUs (`visible`: this rank's, by UUID in device-ordinal order), at most max_engines per
+// node (0: no cap); EngineComm::device is the ordinal this engine rank drives. Collective over the
+// grid's processes; cached like engine_comm_for.
+const EngineComm& engine_comm_for_gpus(int ictxt, const std::vector<GpuUuid>& visible,
+                                       int max_engines, bool sharing);
 
 // Where each grid coordinate lives in the caller communicator of engine_comm_for(ictxt, ...).
 struct GridMap {

@@ -28,6 +28,7 @@ struct EngineComm {
   MPI_Comm engine = MPI_COMM_NULL;    // engine ranks only; MPI_COMM_NULL elsewhere
   int engine_rank = -1;               // rank in `engine`, -1 on ranks that only send and receive
   std::vector<int> engine_to_caller;  // caller rank of engine rank e
+  int device = -1;  // the device ordinal this engine rank drives (engine_comm_for_gpus), else -1
 
   int engine_ranks() const { return static_cast<int>(engine_to_caller.size()); }
 };

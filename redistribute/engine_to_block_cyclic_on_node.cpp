@@ -30,7 +30,8 @@ bool engine_to_block_cyclic_on_node(bool streaming, long n, const double* z_rows
   // Engine rank d's segment: its rows as z_rows, leading dimension max(1, height(d)).
   auto ld_of = [&](int d) { return std::max(1L, layout.height(d)); };
   const long mine_elements = e >= 0 && layout.height(e) > 0 ? ld_of(e) * n : 0;
-  const NodeWindow* shared = node_window(comm.caller, mine_elements, threads);
+  const NodeWindow* shared = node_window(
+      comm.caller, std::max(mine_elements, engine_segment_elements(layout, e)), threads);
   if (!shared) return false;
   const NodeWindow& window = *shared;
   const LocalRuns mine = local_runs(setup.view, setup.grid.myrow, setup.grid.mycol);

@@ -167,6 +167,11 @@ const NodeWindow* node_window(MPI_Comm comm, long elements, int threads) {
   return &s.window;
 }
 
+long engine_segment_elements(const EngineLayout& layout, int e) {
+  if (e < 0) return 0;
+  return layout.n * std::max(layout.width(e), layout.height(e));
+}
+
 void node_window_barrier(const NodeWindow& window, MPI_Comm comm) {
   MPI_Win_sync(window.win);
   MPI_Barrier(comm);

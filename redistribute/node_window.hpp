@@ -12,6 +12,8 @@
 
 #include <vector>
 
+#include "redistribute/engine_layout.hpp"
+
 namespace pipevd {
 
 // Collective over comm the first time for a communicator, cached after: how many of its
@@ -33,5 +35,11 @@ const NodeWindow* node_window(MPI_Comm comm, long elements, int threads);
 // Collective over comm: every process's writes into the window (this thread's and those of
 // threads it joined) done and visible before anyone reads them.
 void node_window_barrier(const NodeWindow& window, MPI_Comm comm);
+
+// What engine rank e's segment holds in either direction of a call: its columns of A (n x width)
+// on the way in, its rows of Z (height x n) on the way out; 0 elsewhere. Both directions ask for
+// at least this much, so the way out finds the window the way in made (a window grown there is a
+// new one, its pages fresh again).
+long engine_segment_elements(const EngineLayout& layout, int e);
 
 }  // namespace pipevd

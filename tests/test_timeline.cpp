@@ -87,8 +87,8 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
   // the host.
   // The engine's release runs in a thread of its own next to Z's redistribution.
   const std::vector<std::string> main_stages = {
-      "redistribute_in", "engine_setup", "dbbr",         "bulge_chasing", "sbr_back",
-      "bc_back",         "dc_wait",      "qd_broadcast", "gemm",          "redistribute_out"};
+      "redistribute_in", "engine_setup", "engine_bind",  "dbbr", "bulge_chasing",   "sbr_back",
+      "bc_back",         "dc_wait",      "qd_broadcast", "gemm", "redistribute_out"};
   for (auto& [r, row] : rows) {
     SCOPED_TRACE("rank " + std::to_string(r));
     std::vector<Interval> main;
@@ -107,11 +107,11 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
       return i.stage == "engine_release" && i.thread == "release";
     });
     ASSERT_NE(release, row.end()) << "every engine rank releases its backend in a thread";
-    EXPECT_GE(release->start, main[8].end - 1e-4) << "the release starts after the final GEMM";
+    EXPECT_GE(release->start, main[9].end - 1e-4) << "the release starts after the final GEMM";
     for (const Interval& i : row)
       if (i.stage == "dc") {
-        EXPECT_GE(i.start, main[3].end - 1e-4) << "D&C starts after bulge chasing";
-        EXPECT_LE(i.end, main[6].end + 1e-4) << "D&C ends within its wait, before Q_d moves";
+        EXPECT_GE(i.start, main[4].end - 1e-4) << "D&C starts after bulge chasing";
+        EXPECT_LE(i.end, main[7].end + 1e-4) << "D&C ends within its wait, before Q_d moves";
       }
   }
 }

@@ -7,6 +7,7 @@ void Cblacs_get(int ictxt, int what, int* val);
 void Cblacs_gridinit(int* ictxt, const char* order, int nprow, int npcol);
 void Cblacs_gridinfo(int ictxt, int* nprow, int* npcol, int* myrow, int* mycol);
 void Cblacs_gridexit(int ictxt);
+void Cblacs_gridmap(int* ictxt, int* usermap, int ldumap, int nprow, int npcol);
 }
 
 namespace pipevd::test {
@@ -20,6 +21,20 @@ BlacsGrid::BlacsGrid(int nprow_, int npcol_, char order) {
   nprow = nprow_;
   npcol = npcol_;
   if (world_rank() < nprow_ * npcol_) Cblacs_gridinfo(ictxt, &nprow, &npcol, &myrow, &mycol);
+}
+
+BlacsGrid::BlacsGrid(int nprow_, int npcol_, const std::vector<int>& usermap)
+    : nprow(nprow_), npcol(npcol_) {
+  int sys = 0;
+  Cblacs_get(0, 0, &sys);
+  int ctxt = sys;
+  std::vector<int> map = usermap;
+  Cblacs_gridmap(&ctxt, map.data(), nprow_, nprow_, npcol_);
+  for (int k = 0; k < nprow_ * npcol_; ++k)
+    if (map[k] == world_rank()) {
+      ictxt = ctxt;
+      Cblacs_gridinfo(ictxt, &nprow, &npcol, &myrow, &mycol);
+    }
 }
 
 BlacsGrid::~BlacsGrid() {

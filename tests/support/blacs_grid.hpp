@@ -1,5 +1,6 @@
 // A BLACS process grid over MPI_COMM_WORLD for tests: created and released with the object.
 #pragma once
+#include <vector>
 
 namespace pipevd::test {
 
@@ -7,6 +8,9 @@ struct BlacsGrid {
   // order 'R' (row-major) or 'C' (column-major), as Cblacs_gridinit takes it. Ranks beyond
   // nprow*npcol are not in the grid (in_grid() false).
   BlacsGrid(int nprow, int npcol, char order = 'R');
+  // A grid of the world ranks usermap[pr + pc * nprow] (Cblacs_gridmap; every world rank calls it,
+  // those not in the map are outside the grid).
+  BlacsGrid(int nprow, int npcol, const std::vector<int>& usermap);
   ~BlacsGrid();
   BlacsGrid(const BlacsGrid&) = delete;
   BlacsGrid& operator=(const BlacsGrid&) = delete;
