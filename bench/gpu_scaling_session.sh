@@ -69,7 +69,7 @@ run() {
   grep -h '^{"solver"' "$out/run.tmp" |
     sed "s/^{/{\"label\":\"$label\",\"card\":\"$card\",\"call\":\"first\",/; s/\"call\":\"first\",\(.*\"repeat\":[1-9]\)/\"call\":\"repeated\",\1/" |
     tee -a "$runs" | cut -c1-220
-  grep -E "engine rank=0/|load balance" "$out/run.tmp" | head -6
+  grep -E "engine rank=0/|redistribution rank=0/|load balance over" "$out/run.tmp" | head -8
   rm -f "$out/run.tmp"
   ((r == 0)) || log "$label: exit $r (124: out of time)"
 }
