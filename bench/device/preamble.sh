@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The one preamble of the device-machine scripts (bench/device/*.sh): every script sources it
 # first, `source "$(dirname "$0")/preamble.sh"`, and keeps only what is its own. It
 # - moves to the repository root (the scripts run from anywhere);
