@@ -3,20 +3,17 @@
 # build, the multi-GPU gpu tests, then whole pipevd calls from host memory (first and repeated call
 # apart, one process each, every run's residual and orthogonality checked) on 4, 2 and 1 GPUs and
 # the peers (cuSOLVERMp one rank per GPU, cuSOLVERMg) on the same GPUs, in one run.
-#   source .gpu-node/env.sh && bash bench/gpu_scaling_session.sh
+#   source .gpu-node/env.sh && bash bench/device/scaling.sh
 # Settings: STEPS ("build test bench"), SIZES ("32768 49152"), GPU_COUNTS ("4 1"), PEERS
 # ("cusolvermp cusolvermg"), PEER_SIZES (32768), TEST_REGEX, BUDGET_S (560), PEER_CAP (100).
 # Logs under $OUT/scaling/ (at most 8 files come back): session.log, build_ctest.log, bench.log,
 # runs.jsonl, timeline_<g>gpu_n<n>.json; prints a summary table last.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-source bench/gpu_node_setup.sh
-build=${BUILD_DIR:-build-gpu}
+source "$(dirname "$0")/preamble.sh"
 budget=${BUDGET_S:-560}
 out=$OUT/scaling
 mkdir -p "$out"
-log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$out/session.log"; }
-left() { echo $((budget - SECONDS)); }
+log_file=$out/session.log
 export NCCL_DEBUG=${NCCL_DEBUG:-WARN}
 export OMPI_MCA_rmaps_base_oversubscribe=1
 ngpu=$( (nvidia-smi -L 2>/dev/null || true) | grep -c "^GPU" || true)

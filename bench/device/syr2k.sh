@@ -1,17 +1,13 @@
 #!/usr/bin/env bash
-# One device-machine session: build pipevd with CUDA (sm_90 only, to keep the build short), run the
-# gpu tests (a skip there is a failure: PIPEVD_REQUIRE_GPU=1), then the GPU benchmarks. Logs go to
-# $OUT (the device tool brings that folder back). Run from the repository root or anywhere:
-#   source .gpu-node/env.sh && bash bench/gpu_session.sh [bench args...]
+# The first device session (syr2k, panel QR): build pipevd with CUDA, run the gpu tests (a skip
+# there is a failure: PIPEVD_REQUIRE_GPU=1), then syr2k_bench (our syr2k against cuBLAS Dsyr2k,
+# the copy and GEMM ceilings, tuning) and the panel QR alone. Logs go to $OUT (the device tool
+# brings that folder back). From anywhere:
+#   source .gpu-node/env.sh && bash bench/device/syr2k.sh
 # SESSION_STEPS (default "build test bench qr") picks the steps; SYR2K_BENCH_ARGS adds bench args.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/preamble.sh"
 steps=${SESSION_STEPS:-build test bench qr}
-build=${BUILD_DIR:-build-gpu}
-log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$OUT/session.log"; }
-
-source bench/gpu_node_setup.sh
-
 session_header || true
 
 rc=0
@@ -19,10 +15,9 @@ if [[ " $steps " == *" build "* ]]; then
   log "configure"
   configure_gpu_build "$build" || exit 1
   log "build the GPU targets"
-  cmake --build "$build" -j16 --target test_gpu_syr2k syr2k_bench >"$OUT/build.log" 2>&1 ||
-    { log "build FAILED"; grep -E -A3 "error" "$OUT/build.log" | head -40; exit 1; }
+  build_gpu "$OUT/build.log" test_gpu_syr2k syr2k_bench || exit 1
   log "build everything else"
-  cmake --build "$build" -j16 >>"$OUT/build.log" 2>&1 || { log "full build FAILED (see build.log)"; rc=1; }
+  cmake --build "$build" -j "$(nproc)" >>"$OUT/build.log" 2>&1 || { log "full build FAILED (see build.log)"; rc=1; }
 fi
 if [[ " $steps " == *" test "* ]]; then
   log "ctest -L gpu"

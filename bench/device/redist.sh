@@ -2,27 +2,23 @@
 # Device-machine session for the redistribution (issue 3; CPU only, the GPU is not used): the
 # redistribute tests, then redistribute_bench at n = 16384 on 4 ranks x 4 cores: both ways through
 # a node window (pull, push: redistribute/*_on_node.hpp) next to the best settings before (packed,
-# packedc4) and a plain MPI_Alltoall of the same bytes, in the same run. From the repository root,
-# after `source bench/gpu_node_setup.sh` and the lead's build of $BUILD_DIR:
-#   bash bench/gpu_redist_session.sh
+# packedc4) and a plain MPI_Alltoall of the same bytes, in the same run. After the lead's build of
+# $BUILD_DIR (or alone: it builds what it needs), from anywhere:
+#   bash bench/device/redist.sh
 # REDIST_BUDGET_S (default: BUDGET_S, else 150): wall-clock budget of the whole script. REDIST_N
 # (16384), REDIST_REPS (7), REDIST_VARIANTS (packed,packedc4,push,pull,pullplain; syntax in
 # bench/redistribute_bench.cpp; pullplain: pull without non-temporal stores). Logs: $OUT/redist/.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-source bench/gpu_node_setup.sh
-build=${BUILD_DIR:-build-gpu}
+source "$(dirname "$0")/preamble.sh"
 budget=${REDIST_BUDGET_S:-${BUDGET_S:-150}}
 n=${REDIST_N:-16384}
 reps=${REDIST_REPS:-7}
 variants=${REDIST_VARIANTS:-packed,packedc4,push,pull,pullplain}
 out=$OUT/redist
 mkdir -p "$out"
-log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$out/session.log"; }
-left() { echo $((budget - SECONDS)); }
+log_file=$out/session.log
 
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # (nproc obeys OMP_NUM_THREADS)
 pe=$((cores / 4))
 bind=(--map-by "slot:PE=$pe" --bind-to core --report-bindings)

@@ -2,21 +2,24 @@
 # A comparison campaign on the GPU machine, in one device call: builds pipevd-bench, runs pipevd and
 # its peers on the same matrices at growing n (1 GPU, all GPUs, and the CPU baseline on every
 # core), writes the JSON lines, and regenerates the tables (and plots, where matplotlib is
-# importable) of bench/RESULTS.md.
+# importable) of bench/RESULTS.md's gpu-campaign section.
 #
 # On the GPU machine (from the checkout; carry .gpu-node and .deps/wheels):
 #   bash ../shared/gpu-node/bundle.sh && scripts/fetch-cusolvermp.sh     # here, once
-#   bench/campaign.sh                                                      # there
+#   bench/device/campaign.sh                                               # there
 # It writes to ${OUT:-bench/results}/campaign-<stamp>/: runs.jsonl, RESULTS.md, plots/*.png, log.
 # Back here, where Debian's python3-matplotlib is, regenerate bench/RESULTS.md and its plots:
-#   bench/campaign.sh --report <that campaign directory>
+#   bench/device/campaign.sh --report <that campaign directory>
+# As the topic "campaign" of bench/device/round.sh (campaign.sh --topic): that call's build folder
+# (BUILD_DIR, default build-gpu) without configuring again, BUDGET_S less 20 s, output under
+# $OUT/campaign.
 #
 # Settings (environment): SIZES ("2000 4000 8000 16000"), CPU_SIZES ("2000 4000 8000"),
 # NB (128), REPEAT (2), SPECTRUM (random; or a Table 2 spectrum where tests/support/spectra is),
 # REF_MAX_N (8000: reference eigenvalues from ScaLAPACK up to this n; exact for Table 2 spectra),
 # BUDGET_S (500: no new run starts after this many seconds), GPUS (all visible).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 
 pick_python() {  # one that has matplotlib if any does
@@ -33,15 +36,23 @@ report() {  # report <campaign dir> <RESULTS.md> <plots dir>
   "$py" bench/report.py --jsonl "$dir/runs.jsonl" --section gpu-campaign --results "$results" \
     --plots "$plots" --title "Spectrum ${SPECTRUM:-random}" --device "$(cat "$dir/device.txt" 2>/dev/null)" \
     --date "$(cat "$dir/date.txt" 2>/dev/null || date -u '+%Y-%m-%d %H:%M UTC')" \
-    --command "$(cat "$dir/command.txt" 2>/dev/null || echo bench/campaign.sh)"
+    --command "$(cat "$dir/command.txt" 2>/dev/null || echo bench/device/campaign.sh)"
   "$py" -c 'import matplotlib' 2>/dev/null ||
-    echo "matplotlib missing: tables only; run 'bench/campaign.sh --report $dir' where it is" >&2
+    echo "matplotlib missing: tables only; run 'bench/device/campaign.sh --report $dir' where it is" >&2
 }
 
 if [ "${1:-}" = --report ]; then
   report "$2" bench/RESULTS.md bench/plots
   exit 0
 fi
+if [ "${1:-}" = --topic ]; then
+  export BUILD_DIR=${BUILD_DIR:-build-gpu} SKIP_CONFIGURE=1 BUDGET_S=$(( ${BUDGET_S:-300} - 20 ))
+  export OUT=${OUT:-$root/gpu-out}/campaign
+fi
+results_dir=${OUT:-$root/bench/results}
+# The device machine's environment (MPI, ScaLAPACK and BLAS from the carried Debian packages, CUDA,
+# NVLink multicast off); it sets OUT for itself, so the campaign's own default is kept above.
+source bench/device/preamble.sh
 
 start=$(date +%s)
 budget=${BUDGET_S:-500}
@@ -51,24 +62,22 @@ nb=${NB:-128}
 repeat=${REPEAT:-2}
 ref_max=${REF_MAX_N:-8000}
 stamp=$(date -u +%Y%m%d-%H%M%S)
-out=${OUT:-$root/bench/results}/campaign-$stamp
+out=$results_dir/campaign-$stamp
 mkdir -p "$out"
 log=$out/log
 exec > >(tee -a "$log") 2>&1
 
-# MPI, ScaLAPACK and BLAS from the carried Debian packages; cuSOLVERMp from the carried wheel.
-[ -f .gpu-node/env.sh ] && source .gpu-node/env.sh
+# cuSOLVERMp from the carried wheel.
 mp_root=
 if ls .deps/wheels/nvidia_cusolvermp_cu13-*.whl >/dev/null 2>&1; then
   scripts/fetch-cusolvermp.sh --unpack >/dev/null && mp_root=$root/.deps/cusolvermp
   export LD_LIBRARY_PATH=$mp_root/lib:${LD_LIBRARY_PATH:-}
 fi
-[ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
 
 build=${BUILD_DIR:-build-campaign}
-# SKIP_CONFIGURE=1 reuses a build folder configured elsewhere (bench/gpu_round_session.sh).
+# SKIP_CONFIGURE=1 reuses a build folder configured elsewhere (bench/device/round.sh).
 if [ "${SKIP_CONFIGURE:-0}" != 1 ]; then
   cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DPIPEVD_BUILD_TESTS=OFF -DPIPEVD_BUILD_EXAMPLES=OFF \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DPIPEVD_CUSOLVERMP_ROOT="$mp_root" | grep -E "pipevd:" || true
@@ -82,7 +91,7 @@ gpu_name=$( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || tr
 cpu_name=$( (lscpu 2>/dev/null || true) | sed -n 's/^Model name: *//p' | head -1)
 echo "${ngpu} x ${gpu_name:-no GPU}; ${cores} cores ${cpu_name}; $(hostname)" >"$out/device.txt"
 date -u '+%Y-%m-%d %H:%M UTC' >"$out/date.txt"
-echo "SIZES='$sizes' CPU_SIZES='$cpu_sizes' NB=$nb REPEAT=$repeat SPECTRUM=${SPECTRUM:-random} REF_MAX_N=$ref_max bench/campaign.sh" >"$out/command.txt"
+echo "SIZES='$sizes' CPU_SIZES='$cpu_sizes' NB=$nb REPEAT=$repeat SPECTRUM=${SPECTRUM:-random} REF_MAX_N=$ref_max bench/device/campaign.sh" >"$out/command.txt"
 "$bench" --list | tee "$out/solvers.jsonl" || echo "pipevd-bench does not start (exit $?)"
 
 common=(--nb "$nb" --spectrum "${SPECTRUM:-random}" --reference scalapack --reference-max-n "$ref_max")

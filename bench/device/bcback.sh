@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Device session for BC-back (issue 7): the gpu BC-back tests, then bc_back_bench (a tuning sweep
 # of the BLAS2 variants at n = 16384, m = n and n/4, then BLAS2 vs BLAS3 at n = m in {8192, 16384,
-# 32768} and m = n/4, b = 32). Run by bench/gpu_round_session.sh (TOPICS="bcback:200") from the
-# repository root with bench/gpu_node_setup.sh sourced and $BUILD_DIR (default build-gpu) built;
-# alone: source .gpu-node/env.sh && BUDGET_S=200 bash bench/gpu_bcback_session.sh
+# 32768} and m = n/4, b = 32). Run by bench/device/round.sh (TOPICS="bcback:200") with $BUILD_DIR
+# (default build-gpu) built; alone: source .gpu-node/env.sh && BUDGET_S=200 bash bench/device/bcback.sh
 # Logs under $OUT/bcback/. BUDGET_S (default 200): the whole script's wall-clock budget.
 # BCBACK_TESTS=0: no tests (gpu_bc_back takes some 75 s on an H100).
 # BCBACK_ARGS: bc_back_bench's arguments instead of the sweep above (--seconds is added).
@@ -11,18 +10,15 @@
 # default at n = m = 8192 (launch statistics, pipes, warp stalls; clocks left alone; the bench's
 # warm-up launches 20 bc_back_rows kernels first).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-build=${BUILD_DIR:-build-gpu}
+source "$(dirname "$0")/preamble.sh"
 budget=${BUDGET_S:-200}
-source bench/gpu_node_setup.sh
 dir="$OUT/bcback"
 mkdir -p "$dir"
-log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$dir/session.log"; }
+log_file=$dir/session.log
 
 rc=0
 # Already built by the master script; this only catches a missing target (a no-op otherwise).
-timeout $((budget / 3)) cmake --build "$build" -j16 --target test_gpu_bc_back bc_back_bench \
-  >"$dir/build.log" 2>&1 || { log "build FAILED"; grep -E -A3 "error" "$dir/build.log" | head -30; exit 1; }
+build_timeout=$((budget / 3)) build_gpu "$dir/build.log" test_gpu_bc_back bc_back_bench || exit 1
 
 if [ "${BCBACK_TESTS:-1}" = 1 ]; then
 log "ctest -L gpu -R 'gpu_bc_back|gpu_backend' (bc_back cases)"

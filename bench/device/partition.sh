@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Topic of bench/gpu_round_session.sh (issues 5, 7): where the GPU's SMs go when two stages share it,
+# Topic of bench/device/round.sh (issues 5, 7): where the GPU's SMs go when two stages share it,
 # and the fused panel QR's block shape.
 #   1. bc_bench at n = PART_N (default 16384), b = 32, with the bulge chasing on fewer blocks and
 #      more sweeps per block (PIPEVD_GPU_BC_BLOCKS / PIPEVD_GPU_BC_SWEEPS_PER_BLOCK), each entry of
@@ -12,8 +12,7 @@
 #      each of PART_QR_BLOCKS blocks (PIPEVD_GPU_PANEL_QR_BLOCKS; 0 = one per SM).
 # BUDGET_S (default 300). Logs go to $OUT/partition/.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-build=${BUILD_DIR:-build-gpu}
+source "$(dirname "$0")/preamble.sh"
 budget=${BUDGET_S:-300}
 out=$OUT/partition
 mkdir -p "$out"

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Topic of bench/gpu_round_session.sh: pdsyevd_ through the route on one GPU: the engine's gpu
+# Topic of bench/device/round.sh: pdsyevd_ through the route on one GPU: the engine's gpu
 # tests (ctest -R ROUTE_TESTS, default "gpu_engine_e2e|gpu_memory|gpu_backend"), then the
 # multi-GPU end-to-end test with 2 caller ranks on 1 engine rank (PIPEVD_ENGINE_RANKS=1,
 # PIPEVD_TEST_GPUS=1): redistribution both ways, the engine's release next to it. BUDGET_S
 # (default 300). Logs under $OUT/route/.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-build=${BUILD_DIR:-build-gpu}
+source "$(dirname "$0")/preamble.sh"
 budget=${BUDGET_S:-300}
 out=$OUT/route
 mkdir -p "$out"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device session for the multi-GPU engine (issue 8), for a machine of 2 (or more) GPUs, e.g.
-# nvidia-h200-x2. Assumes the repository root as cwd, `source bench/gpu_node_setup.sh` done and
-# $BUILD_DIR (default build-gpu) configured and fully built by the master script (configure_gpu_build
+# nvidia-h200-x2, run by bench/device/round.sh (TOPICS="multigpu:400"): $BUILD_DIR (default
+# build-gpu) configured and fully built by that master script (configure_gpu_build
 # enables the cuSOLVERMp adapter where .deps/wheels holds its wheel). Steps, within $BUDGET_S
 # (default 400 s) of wall clock:
 #   1 the multi-GPU gpu tests (a skip for lack of any GPU is a failure: PIPEVD_REQUIRE_GPU=1; the
@@ -17,19 +17,13 @@
 # ctest.log, bench.log, runs.jsonl, timeline_2gpu_n<n>.{json,png}; prints a summary (test
 # verdicts, one line per run).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-build=${BUILD_DIR:-build-gpu}
+source "$(dirname "$0")/preamble.sh"
 budget=${BUDGET_S:-400}
-OUT=${OUT:-$PWD/gpu-out}
 out=$OUT/multigpu
 mkdir -p "$out"
-log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "$out/session.log"; }
-left() { echo $((budget - SECONDS)); }
-
-# NVLink multicast stays off (it can take the host's GPUs out of service): NCCL, PyTorch, NVSHMEM.
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+log_file=$out/session.log
 export NCCL_DEBUG=${NCCL_DEBUG:-WARN}  # NCCL's own warnings into the logs
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
 [ -d .deps/cusolvermp/lib ] && export LD_LIBRARY_PATH=$PWD/.deps/cusolvermp/lib:${LD_LIBRARY_PATH:-}
 ngpu=$( (nvidia-smi -L 2>/dev/null || true) | grep -c "^GPU" || true)
 cores=$(nproc)

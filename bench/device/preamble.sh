@@ -1,0 +1,101 @@
+# shellcheck shell=bash
+# The one preamble of the device-machine scripts (bench/device/*.sh): every script sources it
+# first, `source "$(dirname "$0")/preamble.sh"`, and keeps only what is its own. It
+# - moves to the repository root (the scripts run from anywhere);
+# - brings the environment of a GPU machine that has CUDA but no MPI, ScaLAPACK or GoogleTest:
+#   .gpu-node/env.sh the first two (scripts/gpu-node-bundle.sh prepares it), a libgtest-dev .deb
+#   (Debian's static libgtest.a with its CMake config) in .deps/ or .gpu-node/debs/ the third;
+# - keeps NVLink multicast off (NCCL, PyTorch, NVSHMEM): on the multi-GPU machines a program using
+#   it can take the host's shared GPUs out of service;
+# - sets OUT (default ./gpu-out, exported: the topics of round.sh write under it) and build
+#   (BUILD_DIR, default build-gpu);
+# - defines log, left (seconds of $budget left), session_header, configure_gpu_build, build_gpu
+#   and ncu_one_launch.
+# A script sets `budget` (its wall-clock seconds) and, to log elsewhere than $OUT/session.log,
+# `log_file`.
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || return 1
+export OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+build=${BUILD_DIR:-build-gpu}
+if [ -z "${OPAL_PREFIX:-}" ]; then
+  for d in .gpu-node ../.gpu-node; do
+    if [ -f "$d/env.sh" ]; then source "$d/env.sh"; break; fi
+  done
+fi
+if [[ ":${CMAKE_PREFIX_PATH:-}:" != *":/tmp/gtest/usr:"* ]]; then
+  for deb in .deps/libgtest-dev_*.deb .gpu-node/debs/libgtest-dev_*.deb ../.gpu-node/debs/libgtest-dev_*.deb; do
+    if [ -f "$deb" ] && mkdir -p /tmp/gtest && dpkg -x "$deb" /tmp/gtest; then
+      export CMAKE_PREFIX_PATH=/tmp/gtest/usr:${CMAKE_PREFIX_PATH:-}
+      break
+    fi
+  done
+fi
+export PATH=/usr/local/cuda/bin:$PATH
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# log MESSAGE...: the time, the script's seconds so far and the message, to the console and the log.
+log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "${log_file:-$OUT/session.log}"; }
+# left: seconds of the script's budget left.
+left() { echo $((budget - SECONDS)); }
+
+# The machine, the GPU's state and the compiler, into the session log.
+session_header() {
+  echo "host $(hostname), $(nproc) cores; $(git rev-parse --short HEAD 2>/dev/null || echo 'no git')" |
+    tee -a "$OUT/session.log"
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+    --format=csv 2>&1 | tee -a "$OUT/session.log"
+  nvcc --version | tail -1 | tee -a "$OUT/session.log"
+}
+
+# Configures the build folder $1 for the device (Release, sm_90 only to keep the build short, no
+# examples; further arguments go to cmake); the log goes to $OUT/configure.log, its tail to the
+# terminal on failure.
+configure_gpu_build() {
+  local dir=$1 gen=() mp=()
+  shift
+  command -v ninja >/dev/null && gen=(-G Ninja)
+  # cuSOLVERMp's adapter (the comparisons) where its wheel was carried in .deps/wheels.
+  if [ ! -f .deps/cusolvermp/include/cusolverMp.h ] &&
+    ls .deps/wheels/nvidia_cusolvermp_cu13-*.whl >/dev/null 2>&1; then
+    scripts/fetch-cusolvermp.sh --unpack >>"$OUT/configure.log" 2>&1 || echo "cuSOLVERMp wheel not unpacked"
+  fi
+  if [ -f .deps/cusolvermp/include/cusolverMp.h ]; then
+    mp=(-DPIPEVD_CUSOLVERMP_ROOT="$PWD/.deps/cusolvermp")
+    export LD_LIBRARY_PATH=$PWD/.deps/cusolvermp/lib:${LD_LIBRARY_PATH:-}
+  fi
+  cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DPIPEVD_BUILD_EXAMPLES=OFF "${mp[@]}" "$@" >>"$OUT/configure.log" 2>&1 ||
+    { echo "configure FAILED"; tail -30 "$OUT/configure.log"; return 1; }
+}
+
+# build_gpu LOG [TARGET...]: the build step. Builds $build (everything, or the targets) on every
+# core, the output to LOG; on failure logs it, shows the errors and returns 1. build_timeout
+# (seconds; unset: none) caps it.
+build_gpu() {
+  local logf=$1 targets=() cap=()
+  shift
+  for t in "$@"; do targets+=(--target "$t"); done
+  [ -n "${build_timeout:-}" ] && cap=(timeout "$build_timeout")
+  "${cap[@]}" cmake --build "$build" -j "$(nproc)" "${targets[@]}" >"$logf" 2>&1 && return 0
+  log "build FAILED"
+  grep -E -B2 -A6 "error|Error" "$logf" | head -60
+  return 1
+}
+
+# ncu_one_launch NAME REGEX SKIP BUDGET SECTIONS -- COMMAND...: Nsight Compute on launch SKIP + 1
+# of the kernels matching REGEX in COMMAND (the SECTIONS, a space-separated list, plus source
+# counters), clocks left alone, within BUDGET - 10 seconds; then writes $out/ncu_details.log and
+# $out/ncu_source.csv (SASS lines with their warp samples) and deletes the report.
+ncu_one_launch() {
+  local name=$1 regex=$2 skip=$3 budget=$4 sections=$5
+  shift 6
+  local args=()
+  for s in $sections SourceCounters; do args+=(--section "$s"); done
+  timeout $((budget - 10)) ncu --clock-control none -k "regex:$regex" --launch-skip "$skip" \
+    --launch-count 1 "${args[@]}" -o "$out/$name" -f "$@" >"$out/ncu.log" 2>&1 ||
+    echo "ncu failed or cut"
+  ncu -i "$out/$name.ncu-rep" --page details >"$out/ncu_details.log" 2>&1
+  ncu -i "$out/$name.ncu-rep" --page source --csv --print-source sass >"$out/ncu_source.csv" 2>&1
+  rm -f "$out/$name.ncu-rep"
+}
