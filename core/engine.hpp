@@ -10,10 +10,10 @@
 #pragma once
 #include <mpi.h>
 
+#include "base/engine_layout.hpp"
 #include "core/backend.hpp"
 #include "core/timeline.hpp"
 #include "core/tridiagonal_dc.hpp"
-#include "redistribute/engine_layout.hpp"
 
 namespace pipevd {
 

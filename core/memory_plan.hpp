@@ -18,7 +18,7 @@
 #pragma once
 #include <cstddef>
 
-#include "redistribute/engine_layout.hpp"
+#include "base/engine_layout.hpp"
 
 namespace pipevd {
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "adapters/cuda_check.hpp"
-#include "adapters/scalapack/scalapack_api.hpp"
 #include "adapters/solver.hpp"
 #include "adapters/stage_clock.hpp"
+#include "base/scalapack_api.hpp"
 
 namespace pipevd::solvers {
 namespace {
