@@ -261,7 +261,7 @@ void build_panel(const Merge& m, long c0, long c1, double* out, int threads) {
 // Page-locked host memory from the backend (for asynchronous uploads), released with it.
 class HostStaging {
  public:
-  // pinned false: ordinary host memory, uploaded synchronously (the path measured on a device).
+  // pinned false: ordinary host memory, uploaded synchronously.
   HostStaging(EngineBackend& be, long count, bool pinned)
       : be_(be), pinned_(pinned), p_(pinned ? be.allocate_host_staging(count) : nullptr) {
     if (!pinned_) plain_.resize(static_cast<std::size_t>(std::max(1L, count)));

@@ -16,8 +16,8 @@ namespace pipevd {
 #if defined(__SSE2__)
 
 // Whole 64-byte lines only go through non-temporal stores: a partly streamed line is written to
-// memory in pieces, several times slower than the cached store (measured: 2-3x for a transpose
-// into a destination 16 bytes off a line), so the partial lines at the ends are stored plainly.
+// memory in pieces, several times slower than the cached store, so the partial lines at the ends
+// are stored plainly.
 constexpr long kLine = 8;  // doubles per line
 
 // Doubles from p to the next line boundary (0..7).
