@@ -1,4 +1,4 @@
-#include "adapters/root_copy.hpp"
+#include "bench/peers/root_copy.hpp"
 
 #include <algorithm>
 

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "adapters/cuda_check.hpp"
-#include "adapters/root_copy.hpp"
-#include "adapters/solver.hpp"
-#include "adapters/stage_clock.hpp"
+#include "bench/peers/cuda_check.hpp"
+#include "bench/peers/root_copy.hpp"
+#include "bench/peers/solver.hpp"
+#include "bench/peers/stage_clock.hpp"
 
 namespace pipevd::solvers {
 
