@@ -1,6 +1,7 @@
 // Work shared over threads: the one parallel_for of the library (redistribution's packing and
 // copies, the D&C's merges, the engine rank's scaling), its chunked and timed forms, and a copy in
-// pieces. The calling thread is always one of the workers.
+// pieces. The calling thread is always one of the workers; f must not throw (a throw on a worker
+// thread ends the process).
 #pragma once
 #include <algorithm>
 #include <atomic>
