@@ -1,6 +1,6 @@
-// pipevd-bench: runs eigensolvers (pipevd and its peers, adapters/) on the same generated matrices
-// in one MPI job and prints one JSON line per run on rank 0. Every run's accuracy is measured by
-// the same distributed code; a run that fails it is reported without a time.
+// pipevd-bench: runs eigensolvers (pipevd and its peers, bench/peers/) on the same generated
+// matrices in one MPI job and prints one JSON line per run on rank 0. Every run's accuracy is
+// measured by the same distributed code; a run that fails it is reported without a time.
 //
 //   mpirun -n 4 pipevd-bench --solver pipevd,scalapack,elpa2 --n 1000,2000 --nb 64 --grid 2x2
 //          [--jobz V|N] [--spectrum random|cluster0|cluster1|geometric|arithmetic|normal|uniform]
@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "adapters/root_copy.hpp"
-#include "adapters/solver.hpp"
+#include "bench/peers/root_copy.hpp"
+#include "bench/peers/solver.hpp"
 #ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
 #include "bench/gpu_accuracy.hpp"
 #endif

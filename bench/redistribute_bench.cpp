@@ -42,7 +42,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/scalapack/scalapack_api.hpp"
+#include "base/scalapack_api.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/solver.hpp"
+#include "bench/peers/solver.hpp"
 
 namespace pipevd::bench {
 

@@ -157,7 +157,7 @@ class EngineBackend {
   // this device's: this backend may use it once the companion has synchronised. Not bound.
   // urgent: its work goes ahead of this backend's where both wait for the device (GPU: a stream
   // of the highest priority), for the D&C, whose kernels otherwise queue behind BC-back's
-  // long-running blocks (one H200, n = 32768: its leaf stage waited 3.5 s, one BC-back wave).
+  // long-running blocks (a whole BC-back wave can run before a queued kernel gets an SM).
   virtual std::unique_ptr<EngineBackend> companion(bool urgent) const = 0;
   // True where backend memory is host memory (the reference backend).
   virtual bool host_memory() const { return false; }

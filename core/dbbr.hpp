@@ -7,8 +7,8 @@
 // the FULL matrix, so it forms its own rows of A W from its own columns; only W, Y, Z of each
 // panel (and the rows of A W, to the panel's owner) travel.
 #pragma once
+#include "base/engine_layout.hpp"
 #include "core/reflector_panels.hpp"
-#include "redistribute/engine_layout.hpp"
 
 namespace pipevd {
 

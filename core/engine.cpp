@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "base/joining_thread.hpp"
 #include "core/dbbr.hpp"
-#include "core/joining_thread.hpp"
 #include "core/reflector_store.hpp"
 #include "core/sbr_back.hpp"
 #include "core/tridiagonal_dc.hpp"

@@ -10,10 +10,10 @@
 #pragma once
 #include <mpi.h>
 
+#include "base/engine_layout.hpp"
 #include "core/backend.hpp"
 #include "core/timeline.hpp"
 #include "core/tridiagonal_dc.hpp"
-#include "redistribute/engine_layout.hpp"
 
 namespace pipevd {
 
@@ -34,16 +34,15 @@ struct EngineOptions {
   // JOBZ = 'V': SBR-back queued on a companion backend (its own stream) before bulge chasing, so
   // its GEMMs run next to the latency-bound bulge-chasing kernel (they need only DBBR's panels),
   // which then keeps half of the SMs to itself where twice its sweeps per block fit a block
-  // (EngineBackend::bulge_chase's beside_companion; b <= 32 and n / b < 2048 on an H100).
-  // The route sets it on a GPU where the memory plan with it fits: on an H100 it made the engine
-  // 1.494 s against 1.614 s at n = 16384 and 9.48 s against 9.70 s at 32768 (bench/RESULTS.md,
-  // eighth session, evd_bench --bc-split).
+  // (EngineBackend::bulge_chase's beside_companion; b <= 32 and n / b < 2048). Bulge chasing
+  // alone leaves most of the device idle, so SBR-back's GEMMs fill it; the route sets this on a
+  // GPU where the memory plan with it fits (SBR-back's merged blocks are then alive during BC).
   bool overlap_sbr_back = false;
   // D&C on the device (rank 0): start it before SBR-back instead of after. Its Q_d and work copy
   // (2 n^2) then sit next to SBR-back's merged blocks, so the route sets it only where the memory
-  // plan with it fits. With several engine ranks each rank's back transformation is short and the
-  // D&C, started after SBR-back, outlasted rank 0's BC-back (2 H200s, n = 32768: D&C 4.33 s
-  // against 3.55 s of BC-back, bench/RESULTS.md 2026-11-23).
+  // plan with it fits. With several engine ranks each rank's back transformation is short, so a
+  // D&C started after SBR-back would outlast rank 0's BC-back and hold up the final GEMM; started
+  // earlier it is hidden behind SBR-back as well.
   bool dc_at_sbr_back = false;
 
   // Auto: dc on a device backend; dstedc on the host backend (the reference stays LAPACK), dc

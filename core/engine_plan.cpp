@@ -29,8 +29,8 @@ std::vector<long> back_transformation_heights(long n, int ranks, double slack, l
   if (ranks <= 0) return h;
   if (wave_rows > 0 && ranks > 1) {
     // The waves the equal share needs; the other ranks fill theirs up to (1 + slack) n / E, or
-    // completely where that takes a whole wave off rank 0 (the D&C's GPU time is about one wave's
-    // BC-back: 2.8 s against 3.7 s on 2 H200s at n = 49152, bench/RESULTS.md 2026-11-23).
+    // completely where that takes a whole wave off rank 0 (rank 0 also runs the D&C on its GPU,
+    // which costs about as much as one wave of BC-back, so it should have a wave fewer).
     const long share = (n + ranks - 1) / ranks;
     const long cap = (share + wave_rows - 1) / wave_rows * wave_rows;
     const long others = ranks - 1;

@@ -5,17 +5,16 @@
 // earlier and starts bulge chasing and the back transformation earlier. Here bulge chasing is
 // replicated and starts once the whole band is gathered, so every rank starts the back
 // transformation at the same time: DBBR's imbalance ends in a wait, not in an early start. Equal
-// shares are the default: BC-back runs in waves of rows (on a 132-SM H100/H200, 2 blocks of 64
-// rows per SM: 16896 rows a wave), so a rank a few percent over n / E can take twice as long. On
-// two H200s at n = 32768 (bench/RESULTS.md, 2026-11-23): 17204 rows took 6.49 s (two waves), 15564
-// rows 3.55 s (one wave) on the rank that also ran the D&C on its GPU; the D&C next to it cost
-// nothing measurable there. A slack > 0 gives rank 0 (the D&C's) fewer rows. Where the device's
-// wave is known (the route, several GPUs), the other ranks fill their waves and rank 0 takes the
-// rest (back_transformation_heights).
+// shares are the default: BC-back runs in waves of rows (a fixed number of resident blocks, each
+// holding a fixed number of rows), so a rank a few rows over a whole wave pays for a second, nearly
+// empty wave and can take twice as long as one just under it; the D&C running beside BC-back on
+// rank 0's GPU does not change that. A slack > 0 gives rank 0 (the D&C's) fewer rows. Where the
+// device's wave is known (the route, several GPUs), the other ranks fill their waves and rank 0
+// takes the rest (back_transformation_heights).
 #pragma once
 #include <vector>
 
-#include "redistribute/engine_layout.hpp"
+#include "base/engine_layout.hpp"
 
 namespace pipevd {
 

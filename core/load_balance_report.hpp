@@ -6,8 +6,8 @@
 
 #include <string>
 
+#include "base/engine_layout.hpp"
 #include "core/engine.hpp"
-#include "redistribute/engine_layout.hpp"
 
 namespace pipevd {
 

@@ -12,13 +12,13 @@
 //   BC-back  U (0.52) + X (1) + the D&C's Q_d and work copy (2, rank 0)          ~ 3.5 n^2
 //   GEMM     X (1) + Q_d (1) + Z (1)      (U's device copy released before)      ~ 3.0 n^2
 // so BC-back next to the D&C (started after SBR-back for this reason), 3.5 n^2 = 63 GiB, is the
-// peak: it fits an 80 GB H100 with about 15 GiB to spare. With the D&C started at SBR-back
+// peak, and fits an 80 GB device at n = 49152. With the D&C started at SBR-back
 // (EngineOptions::dc_at_sbr_back) its 2 n^2 come on top of SBR-back's 2.5: the route chooses that
 // only where the plan with it fits.
 #pragma once
 #include <cstddef>
 
-#include "redistribute/engine_layout.hpp"
+#include "base/engine_layout.hpp"
 
 namespace pipevd {
 

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/parallel_for.hpp"
 #include "core/lapack_prototypes.hpp"
 
 namespace pipevd {
@@ -25,29 +26,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// f(begin, end) over [0, count) in chunks of `grain`, on up to `threads` threads (the caller is
-// one of them). f must not throw.
-template <class F>
-void parallel_for(int threads, long count, long grain, F&& f) {
-  if (count <= 0) return;
-  grain = std::max(1L, grain);
-  const long chunks = (count + grain - 1) / grain;
-  const int t = static_cast<int>(std::min<long>(std::max(1, threads), chunks));
-  if (t <= 1) {
-    f(0L, count);
-    return;
-  }
-  std::atomic<long> next{0};
-  auto work = [&] {
-    for (long c; (c = next.fetch_add(1)) < chunks;) f(c * grain, std::min(count, (c + 1) * grain));
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(t - 1);
-  for (int i = 0; i + 1 < t; ++i) pool.emplace_back(work);
-  work();
-  for (auto& th : pool) th.join();
 }
 
 // mpirun binds each rank to one core by default, and the D&C thread inherits that binding, so its
@@ -198,7 +176,7 @@ void plan_roots(Merge& m, int threads) {
     m.dorig.resize(kk);
     std::vector<int> infos(kk, 0);
     const int ik = static_cast<int>(kk);
-    parallel_for(threads, kk, 64, [&](long b, long e) {
+    parallel_for_ranges(kk, threads, 64, [&](long b, long e) {
       std::vector<double> delta(kk);
       for (long i = b; i < e; ++i) {
         int ii = static_cast<int>(i + 1), info = 0;
@@ -214,7 +192,7 @@ void plan_roots(Merge& m, int threads) {
     // z-hat from the computed roots (Gu-Eisenstat): D + rho zhat zhat^T has exactly these
     // eigenvalues, so the eigenvectors below are orthogonal to working precision.
     m.zh.resize(kk);
-    parallel_for(threads, kk, 64, [&](long b, long e) {
+    parallel_for_ranges(kk, threads, 64, [&](long b, long e) {
       for (long j = b; j < e; ++j) {
         double p = -pole_gap(m, j, j) / rho;
         for (long i = 0; i < kk; ++i)
@@ -249,7 +227,7 @@ void plan_output(Merge& m) {
 // column order of diag(Q1, Q2), so Q_new(:, c0:c1) = diag(Q1, Q2) M.
 void build_panel(const Merge& m, long c0, long c1, double* out, int threads) {
   const long k = m.k(), kk = m.kk();
-  parallel_for(threads, c1 - c0, 16, [&](long b, long e) {
+  parallel_for_ranges(c1 - c0, threads, 16, [&](long b, long e) {
     std::vector<double> y(k);
     for (long c = c0 + b; c < c0 + e; ++c) {
       std::fill(y.begin(), y.end(), 0.0);
@@ -283,7 +261,7 @@ void build_panel(const Merge& m, long c0, long c1, double* out, int threads) {
 // Page-locked host memory from the backend (for asynchronous uploads), released with it.
 class HostStaging {
  public:
-  // pinned false: ordinary host memory, uploaded synchronously (the path measured on a device).
+  // pinned false: ordinary host memory, uploaded synchronously.
   HostStaging(EngineBackend& be, long count, bool pinned)
       : be_(be), pinned_(pinned), p_(pinned ? be.allocate_host_staging(count) : nullptr) {
     if (!pinned_) plain_.resize(static_cast<std::size_t>(std::max(1L, count)));
@@ -398,7 +376,7 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
         off[i] + (leaves[i].second - leaves[i].first) * (leaves[i].second - leaves[i].first);
   std::vector<double> packed(off.back());
   std::vector<int> leaf_info(leaves.size(), 0);
-  parallel_for(cx.threads, static_cast<long>(leaves.size()), 1, [&](long b, long en) {
+  parallel_for_ranges(static_cast<long>(leaves.size()), cx.threads, 1, [&](long b, long en) {
     for (long i = b; i < en; ++i) {
       const auto [a, c] = leaves[i];
       const int ml = static_cast<int>(c - a);
@@ -464,7 +442,7 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
       for (long i = 0; i < count; ++i) moff[i + 1] = moff[i] + level[i].k() * level[i].k();
       HostStaging mh(be, moff.back(), cx.pinned);
       const int inner = std::max(1, cx.threads / static_cast<int>(count));
-      parallel_for(cx.threads, count, 1, [&](long b, long en) {
+      parallel_for_ranges(count, cx.threads, 1, [&](long b, long en) {
         for (long i = b; i < en; ++i) {
           plan_merge(cx, level[i], dd.data() + level[i].lo, inner, false);
           build_panel(level[i], 0, level[i].k(), mh.get() + moff[i], inner);

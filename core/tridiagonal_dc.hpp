@@ -15,10 +15,10 @@ struct DcOptions {
   int threads = 0;       // host threads; 0: every CPU of the node
   bool verbose = false;  // stage times to stderr
   // Secular roots and M made by the backend (EngineBackend::secular_merge) for merges of order
-  // >= device_merge_min: -1 on device backends (11.6x faster than the host merge at n = 16384 on
-  // an H100) and off on the host backend, 0 never (roots by LAPACK's dlaed4, M built on the host
-  // and uploaded), 1 wherever the backend offers it (the host backend runs the same per-root code
-  // serially).
+  // >= device_merge_min: -1 on device backends (a merge's roots and M are O(k^2) independent work,
+  // far faster on the device than on the host's cores) and off on the host backend, 0 never
+  // (roots by LAPACK's dlaed4, M built on the host and uploaded), 1 wherever the backend offers it
+  // (the host backend runs the same per-root code serially).
   int merge_on_device = -1;
   long device_merge_min = 512;
   // M's panels built in page-locked memory and uploaded asynchronously, double-buffered: 1 on,

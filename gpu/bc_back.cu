@@ -280,18 +280,18 @@ std::vector<BcBackTunables> bc_back_variants() {
   return out;
 }
 
-// Reasoning (to be re-tuned on the device): per reflector and row a lane does 2 (b / lanes + 2)
+// Reasoning: per reflector and row a lane does 2 (b / lanes + 2)
 // FMAs on 2 log2(lanes) shuffled words and b / (2 lanes) + 1 shared double2 loads that serve all
-// of its rows, so 4 lanes keep the FMA pipe ahead of the shuffle and load pipes. An H100 wants
+// of its rows, so 4 lanes keep the FMA pipe ahead of the shuffle and load pipes. A 132-SM GPU wants
 // some 132 SMs x 16 warps = 67584 threads: one row per thread gives m * 4 threads (enough from
 // m ~ 16384 on), two rows per thread where m is large enough to fill the SMs anyway (more FMAs in
 // flight per thread); below, 8 lanes per row trade shuffles for threads (rows are the only
 // parallelism: the groups of one row block run one after the other). With the window sliding,
-// G = 32 streams X n / 32 times, ~0.4 s of HBM at n = m = 16384, under the FMA time.
+// G = 32 streams X n / 32 times, less memory traffic than the FMAs take time.
 BcBackTunables default_bc_back_tunables(long m, long b, BcBackKernel kernel) {
   BcBackTunables t;
-  // The tensor-core kernel for 16 < b <= 32 (2.09x the BLAS2 kernel on an H100 at n = m = 32768:
-  // bench/RESULTS.md 2026-11-23, fifth session); under Auto, devices without DMMA or with less
+  // The tensor-core kernel for 16 < b <= 32 (it runs at the DMMA rate where BLAS2 is bound by
+  // shared-memory bandwidth: bc_back_tensor.cuh); under Auto, devices without DMMA or with less
   // shared memory per block than the kernel's take BLAS2.
   if (kernel != BcBackKernel::Blas2 && b > 16 && b <= 32) {
     const BcBackTensorShape s;
@@ -299,10 +299,9 @@ BcBackTunables default_bc_back_tunables(long m, long b, BcBackKernel kernel) {
     PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
     if (kernel == BcBackKernel::Tensor || bc_back_tensor_fits(s, device)) return tensor_tunables(s);
   }
-  // Measured on an H100 (bench/RESULTS.md, BC-back): groups of 64 sweeps won at every size (X is
-  // streamed half as often as with 32); 2 lanes per row at m >= 8192 (0.19 / 0.88 / 7.0 s at
-  // m = n = 8192 / 16384 / 32768), 4 lanes below, where rows alone do not fill the GPU (0.17 / 0.70
-  // s at m = 2048 / 4096, n = 4m).
+  // Groups of 64 sweeps (X is streamed half as often as with 32, and the group still fits shared
+  // memory); 2 lanes per row at m >= 8192, where the rows alone fill the GPU and fewer lanes mean
+  // fewer shuffles; 4 lanes below, where they do not.
   t.lanes = m >= 8192 ? 2 : 4;
   t.rows = 1;
   t.group = 64;

@@ -56,8 +56,8 @@ size_t bc_back_workspace_bytes(const ReflectorLayout& L, const BcBackTunables& t
 
 // Rows of X that bc_back with the default tunables for m rows and bandwidth b processes at once on
 // `device` (its resident blocks on all SMs); more rows take further waves of about the same time
-// each (2 H200s, n = 32768: 17204 rows 6.49 s, 15564 rows 3.55 s; 16896 rows a wave there).
-// 0 where not modelled (b <= 16 or b > 32).
+// each, so a few rows over a wave cost nearly a whole wave. 0 where not modelled (b <= 16 or
+// b > 32).
 long bc_back_wave_rows(long m, long b, int device, BcBackKernel kernel = BcBackKernel::Auto);
 
 // X (m x L.n, leading dimension ldx >= max(1, m), device) := X * Q_b, with the reflectors of

@@ -1,5 +1,5 @@
 // BC-back in MAGMA's BLAS3 formulation, the baseline that the BLAS2 kernel (bc_back.cuh) is
-// measured against (benchmarks and tests only; the engine does not call it).
+// compared with (benchmarks and tests only; the engine does not call it).
 //
 // The reflectors of G consecutive sweeps s0 .. s0+G-1 at one step t form a block: V (W x G, W =
 // b + G - 1, column g the vector of (s0+g, t) starting at row g: each shifted one row down from the

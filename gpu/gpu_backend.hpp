@@ -34,9 +34,10 @@ bool gpu_sharing_allowed();
 // Free bytes on `device` now (cudaMemGetInfo; -1 when it cannot be asked).
 long device_free_bytes(int device);
 
-// Whether DBBR's A W can go through gpu/symmetric_product on `device`: a Hopper or newer (the
-// kernel was measured there only; older devices take its m8n8k4 fallback) whose shared memory
-// holds the default shape with at least 3 stages (fewer were slower than the GEMMs).
+// Whether DBBR's A W can go through gpu/symmetric_product on `device`: a Hopper or newer (its
+// shapes are tuned for Hopper's m16n8k8 DMMA; on older devices the m8n8k4 fallback gives no gain
+// over the GEMMs) whose shared memory holds the default shape with at least 3 stages (with fewer
+// the loads are not hidden behind the products, and the GEMMs win).
 bool symmetric_product_available(int device);
 
 class GpuBackend final : public EngineBackend {
@@ -93,7 +94,7 @@ class GpuBackend final : public EngineBackend {
   // whose shared memory holds its default shape), else, or with set_symmetric_product(false)
   // (PIPEVD_GPU_AW=gemm), the two GEMMs over full columns. Its workspace (at most
   // kSymmetricProductWorkspace doubles, core/memory_plan.hpp) comes from the pool per call, not
-  // zero-filled (the fill had cost what the kernel gained inside DBBR, bench/RESULTS.md).
+  // zero-filled (the kernel writes all of it, and a fill would cost about what it gains).
   void symmetric_product(long m, long k, long split, const double* s1, long ld1, const double* s2,
                          long ld2, const double* w, long ldw, double* z, long ldz) override;
   static constexpr long kSymmetricProductMinRows = pipevd::kSymmetricProductMinRows;
@@ -108,9 +109,10 @@ class GpuBackend final : public EngineBackend {
                 long ldy) override;
   // Which panel QR to use: Auto (the fused kernel where it applies) or Cusolver (always
   // cusolverDnXgeqrf, for comparisons). The route sets PIPEVD_GPU_PANEL_QR's choice (Auto default).
-  // Auto: the fused kernel where it is measured faster (nb <= 32, m >= 8192: 1.2-2.1x over
-  // cuSOLVER's path on an H100 with one grid sync per column), cuSOLVER elsewhere. Fused: the
-  // fused kernel wherever it fits (tests). Cusolver: always cuSOLVER.
+  // Auto: the fused kernel where it beats cuSOLVER's path (nb <= 32, m >= 8192: tall, narrow
+  // panels, where cuSOLVER's many small launches dominate and one grid sync per column is cheap),
+  // cuSOLVER elsewhere. Fused: the fused kernel wherever it fits (tests). Cusolver: always
+  // cuSOLVER.
   enum class PanelQrPath { Auto, Fused, Cusolver };
   void set_panel_qr_path(PanelQrPath path);
   PanelQrPath panel_qr_path() const;

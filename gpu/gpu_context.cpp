@@ -3,27 +3,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 
 namespace pipevd::gpu {
-namespace {
-
-std::string where(const char* expr, const char* file, int line) {
-  std::ostringstream os;
-  os << expr << " at " << file << ":" << line;
-  return os.str();
-}
-
-}  // namespace
-
-void throw_cuda_error(cudaError_t e, const char* expr, const char* file, int line) {
-  throw GpuError("pipevd: CUDA error " + std::string(cudaGetErrorName(e)) + " (" +
-                 cudaGetErrorString(e) + ") in " + where(expr, file, line));
-}
 
 void throw_cublas_error(cublasStatus_t s, const char* expr, const char* file, int line) {
   throw GpuError("pipevd: cuBLAS error " + std::string(cublasGetStatusName(s)) + " (" +
-                 cublasGetStatusString(s) + ") in " + where(expr, file, line));
+                 cublasGetStatusString(s) + ") in " + gpu_call_site(expr, file, line));
 }
 
 const char* cusolver_status_name(cusolverStatus_t s) {
@@ -59,7 +44,7 @@ const char* cusolver_status_name(cusolverStatus_t s) {
 
 void throw_cusolver_error(cusolverStatus_t s, const char* expr, const char* file, int line) {
   throw GpuError("pipevd: cuSOLVER error " + std::string(cusolver_status_name(s)) + " (" +
-                 std::to_string(static_cast<int>(s)) + ") in " + where(expr, file, line));
+                 std::to_string(static_cast<int>(s)) + ") in " + gpu_call_site(expr, file, line));
 }
 
 ScopedDevice::ScopedDevice(int device) {

@@ -1,6 +1,7 @@
 // Per-device GPU resources (streams, cuBLAS/cuSOLVER handles), created once on first
 // use and reused by every later call; and error checking that turns every CUDA, cuBLAS and cuSOLVER
-// failure into an exception naming the call, the error and the source line.
+// failure into an exception naming the call, the error and the source line (CUDA's check and the
+// error type are base/cuda_check.hpp's).
 #pragma once
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -11,15 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "base/cuda_check.hpp"
+
 namespace pipevd::gpu {
 
-// A failed CUDA, cuBLAS or cuSOLVER call.
-class GpuError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using ::pipevd::GpuError;
 
-[[noreturn]] void throw_cuda_error(cudaError_t e, const char* expr, const char* file, int line);
 [[noreturn]] void throw_cublas_error(cublasStatus_t s, const char* expr, const char* file,
                                      int line);
 [[noreturn]] void throw_cusolver_error(cusolverStatus_t s, const char* expr, const char* file,
@@ -28,14 +26,6 @@ const char* cusolver_status_name(cusolverStatus_t s);
 
 }  // namespace pipevd::gpu
 
-#define PIPEVD_CUDA_CHECK(expr)                                              \
-  do {                                                                       \
-    const cudaError_t pipevd_e_ = (expr);                                    \
-    if (pipevd_e_ != cudaSuccess)                                            \
-      ::pipevd::gpu::throw_cuda_error(pipevd_e_, #expr, __FILE__, __LINE__); \
-  } while (0)
-// After a kernel launch: launch-configuration errors surface here, not at some later call.
-#define PIPEVD_CUDA_CHECK_LAUNCH() PIPEVD_CUDA_CHECK(cudaGetLastError())
 #define PIPEVD_CUBLAS_CHECK(expr)                                              \
   do {                                                                         \
     const cublasStatus_t pipevd_s_ = (expr);                                   \

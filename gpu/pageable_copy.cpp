@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
+#include "base/parallel_for.hpp"
 #include "gpu/gpu_context.hpp"
-#include "redistribute/stream_copy.hpp"
 
 namespace pipevd::gpu {
 namespace {
@@ -52,7 +52,7 @@ void copy_from_pageable(const double* host, double* dev, long count, const Pinne
     const Chunk c = chunk(i, count, stage.size);
     // Chunk i - 2's DMA must have read this pinned chunk; chunk i - 1's runs meanwhile.
     if (i >= 2) PIPEVD_CUDA_CHECK(cudaEventSynchronize(ev.done[c.buffer]));
-    copy_on_threads(Copier{false}, stage.chunk[c.buffer], host + c.off, c.len, threads);
+    parallel_memcpy(stage.chunk[c.buffer], host + c.off, c.len, threads);
     PIPEVD_CUDA_CHECK(cudaMemcpyAsync(dev + c.off, stage.chunk[c.buffer], sizeof(double) * c.len,
                                       cudaMemcpyHostToDevice, stream));
     PIPEVD_CUDA_CHECK(cudaEventRecord(ev.done[c.buffer], stream));
@@ -75,7 +75,7 @@ void copy_to_pageable(const double* dev, double* host, long count, const PinnedC
     const Chunk c = chunk(i, count, stage.size);
     PIPEVD_CUDA_CHECK(cudaEventSynchronize(ev.done[c.buffer]));
     // Chunk i + 1's DMA runs meanwhile.
-    copy_on_threads(Copier{false}, host + c.off, stage.chunk[c.buffer], c.len, threads);
+    parallel_memcpy(host + c.off, stage.chunk[c.buffer], c.len, threads);
     if (i + 2 < chunks) queue(i + 2);
   }
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));

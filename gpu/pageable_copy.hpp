@@ -1,10 +1,9 @@
 // Copies between device memory and pageable host memory at pinned speed. cudaMemcpy from or to
 // pageable memory goes through the driver's own small pinned buffers on one thread, and into
-// pages never touched it also takes every first-touch fault on that thread: on two H200s at
-// n = 32768 the engine's 4.3 GB of Z rows per rank took 3.4-3.6 s to reach fresh host memory
-// (bench/RESULTS.md, 2026-11-23), against some 0.2 s over PCIe from pinned memory. Here the data
-// goes through two pinned chunks: the DMA of one overlaps `threads` host threads copying the
-// other (and faulting its pages in parallel).
+// pages never touched it also takes every first-touch fault on that thread, so a large copy into
+// fresh host memory runs at the page-fault rate of one thread, many times slower than PCIe. Here
+// the data goes through two pinned chunks: the DMA of one overlaps `threads` host threads copying
+// the other (and faulting its pages in parallel).
 #pragma once
 #include <cuda_runtime.h>
 

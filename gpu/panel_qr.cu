@@ -336,9 +336,9 @@ FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long n
   // Tuning: fewer blocks make each grid sync cheaper and each slab taller.
   if (const char* v = std::getenv("PIPEVD_GPU_PANEL_QR_BLOCKS"); v && std::atol(v) > 0)
     sms = std::min(sms, std::atol(v));
-  // Measured on an H100 (bench/RESULTS.md, eighth session): 512 threads per block from m = 32768
-  // (0.236 / 0.260 ms against 0.242 / 0.278 at m = 32768 / 49152), 256 below (0.215 against 0.229
-  // at 16384); 1024 were slower everywhere (0.30 ms).
+  // Tall panels give each block a tall slab, whose column reductions want more threads: 512
+  // threads per block from m = 32768, 256 below, where the larger block's reduction costs more
+  // than it shares; 1024 never pays (its grid syncs and reductions are the slowest).
   int threads = m >= 32768 ? 512 : kDefaultThreads;
   if (const char* v = std::getenv("PIPEVD_GPU_PANEL_QR_THREADS"); v && std::atoi(v) > 0)
     threads = std::atoi(v);

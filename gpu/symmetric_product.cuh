@@ -35,8 +35,8 @@ namespace pipevd::gpu {
 // S (and 16 x 32 of W) each, i.e. stages - 1 tiles in flight while one is multiplied; k16: pairs of
 // k = 8 DMMA steps as one m16n8k16 (sm_90; the same instructions as k8 on sm_80).
 struct SymmetricProductShape {
-  // 4 stages of m16n8k8 steps with warp roles: among the fastest shapes on an H100 at m = 16384
-  // and 32768, with 3 stages within 1.5% (bench/RESULTS.md, ninth session).
+  // 4 stages of m16n8k8 steps with warp roles: three tiles in flight hide the loads of S behind the
+  // products (3 stages nearly do; symmetric_product_available asks for at least 3).
   int stages = 4;
   bool k16 = false;
   // Warp roles: 4 warps take the direct product of 64 rows each, 4 the transposed one (4
@@ -66,7 +66,7 @@ struct SymmetricProductParams {
   // cross `split` always take 8-byte copies.
   bool vector_loads = true;
   // S's tiles copied with the L2 evict-first policy (they are read once), to keep W in L2. Off by
-  // default: 6% slower at m = 32768 (2.225 against 2.098 ms, roles, H100, ninth session).
+  // default: W stays in L2 anyway, and the policy slows S's loads.
   bool evict_first = false;
   // Benchmarks only: 1 = products kernel only, 2 = sums only (Z then is not S W), 3 = both.
   int phases = 3;

@@ -6,10 +6,10 @@
 #include <exception>
 #include <string>
 
-#include "adapters/scalapack/forward.hpp"
 #include "interface/argument_checks.hpp"
 #include "interface/decision.hpp"
 #include "interface/engine_route.hpp"
+#include "interface/forward.hpp"
 #include "interface/memory_check.hpp"
 
 namespace pipevd {

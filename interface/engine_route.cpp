@@ -13,10 +13,10 @@
 #include <system_error>
 #include <vector>
 
+#include "base/joining_thread.hpp"
 #include "core/dbbr.hpp"
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
-#include "core/joining_thread.hpp"
 #include "core/load_balance_report.hpp"
 #include "core/memory_plan.hpp"
 #include "core/timeline.hpp"

@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/engine_layout.hpp"
 #include "core/memory_plan.hpp"
-#include "redistribute/engine_layout.hpp"
 
 namespace pipevd {
 

@@ -1,7 +1,7 @@
 // One PDSYEVD call's arguments, as the caller passed them (Fortran conventions: 1-based
 // IA/JA/IZ/JZ, BLACS descriptors), bundled so the stages after the entry point take one value.
 #pragma once
-#include "adapters/scalapack/scalapack_api.hpp"
+#include "base/scalapack_api.hpp"
 
 namespace pipevd {
 

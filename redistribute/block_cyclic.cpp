@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "adapters/scalapack/scalapack_api.hpp"
+#include "base/scalapack_api.hpp"
 
 namespace pipevd {
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "adapters/scalapack/scalapack_api.hpp"
+#include "base/scalapack_api.hpp"
 #include "redistribute/block_cyclic_to_engine_on_node.hpp"
 #include "redistribute/exchange_setup.hpp"
 #include "redistribute/kept_buffer.hpp"

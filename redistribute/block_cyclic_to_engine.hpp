@@ -1,7 +1,7 @@
 // Block-cyclic A (any grid, MB/NB, RSRC/CSRC, IA/JA, LLD) -> the engine's column blocks of the
 // full symmetric matrix, rebuilt from the triangle UPLO names (the other one is never read).
 #pragma once
-#include "redistribute/engine_layout.hpp"
+#include "base/engine_layout.hpp"
 #include "redistribute/exchange.hpp"
 
 namespace pipevd {

@@ -10,7 +10,7 @@
 //    engine ranks work in the second copy.
 // No counts, so no 2^31 limit either.
 #pragma once
-#include "redistribute/engine_layout.hpp"
+#include "base/engine_layout.hpp"
 #include "redistribute/exchange.hpp"
 #include "redistribute/exchange_setup.hpp"
 

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "adapters/scalapack/scalapack_api.hpp"
+#include "base/scalapack_api.hpp"
 #include "redistribute/kept_buffer.hpp"
 
 namespace pipevd {

@@ -4,7 +4,7 @@
 #pragma once
 #include <vector>
 
-#include "redistribute/engine_layout.hpp"
+#include "base/engine_layout.hpp"
 #include "redistribute/gpu_assignment.hpp"
 
 namespace pipevd {

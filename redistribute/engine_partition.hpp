@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "redistribute/engine_layout.hpp"
+#include "base/engine_layout.hpp"
 
 namespace pipevd {
 

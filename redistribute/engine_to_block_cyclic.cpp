@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "adapters/scalapack/scalapack_api.hpp"
+#include "base/scalapack_api.hpp"
 #include "redistribute/engine_to_block_cyclic_on_node.hpp"
 #include "redistribute/exchange_setup.hpp"
 #include "redistribute/kept_buffer.hpp"

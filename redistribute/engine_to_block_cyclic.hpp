@@ -1,6 +1,6 @@
 // The engine's row blocks of Z -> the caller's block-cyclic Z (any grid, MB/NB, RSRC/CSRC, IZ/JZ).
 #pragma once
-#include "redistribute/engine_layout.hpp"
+#include "base/engine_layout.hpp"
 #include "redistribute/exchange.hpp"
 
 namespace pipevd {

@@ -4,7 +4,7 @@
 // into z (each piece a contiguous run on both sides). Two copies of each element, on all of each
 // process's threads, the second on every process; no counts, so no 2^31 limit.
 #pragma once
-#include "redistribute/engine_layout.hpp"
+#include "base/engine_layout.hpp"
 #include "redistribute/exchange.hpp"
 #include "redistribute/exchange_setup.hpp"
 

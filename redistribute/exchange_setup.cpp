@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "adapters/scalapack/scalapack_api.hpp"
+#include "base/scalapack_api.hpp"
 
 namespace pipevd {
 

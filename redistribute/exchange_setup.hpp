@@ -4,9 +4,9 @@
 #pragma once
 #include <mpi.h>
 
+#include "base/engine_layout.hpp"
 #include "redistribute/block_cyclic.hpp"
 #include "redistribute/engine_comm.hpp"
-#include "redistribute/engine_layout.hpp"
 #include "redistribute/exchange.hpp"
 
 namespace pipevd {

@@ -2,8 +2,8 @@
 // of A and rows of Z. Uninitialised (every element is written before it is read), large ones on
 // transparent huge pages where the kernel offers them. The memory of finished buffers is kept for
 // the next call (an application calls PDSYEVD again and again), so that a call does not pay the
-// kernel for fresh zeroed pages each time: at n = 32768 with 4 callers on one engine rank, the
-// engine's fresh A and Z cost seconds of page faults (bench/RESULTS.md, tenth session).
+// kernel for fresh zeroed pages each time: for a large matrix the engine's fresh A and Z are
+// gigabytes of page faults, a cost of the same order as the solve's own stages.
 // release_kept_buffers() hands the kept memory back.
 #pragma once
 #include <cstddef>

@@ -12,7 +12,7 @@
 
 #include <vector>
 
-#include "redistribute/engine_layout.hpp"
+#include "base/engine_layout.hpp"
 
 namespace pipevd {
 

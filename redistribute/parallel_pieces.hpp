@@ -8,12 +8,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "base/parallel_for.hpp"
 #include "redistribute/redistribution_plan.hpp"
 
 namespace pipevd {
@@ -23,41 +23,6 @@ namespace pipevd {
 // `ranks_on_node` processes on it, node_window.hpp's ranks_on_this_node). A cap (PIPEVD_THREADS,
 // interface/policy) is the caller's: it passes the capped count as `requested`.
 int redistribution_threads(int requested, int ranks_on_node);
-
-// f(i) for i in [0, count) on up to `threads` threads (this one included), dynamically shared.
-template <class F>
-void parallel_for(long count, int threads, F&& f) {
-  if (threads <= 1 || count <= 1) {
-    for (long i = 0; i < count; ++i) f(i);
-    return;
-  }
-  std::atomic<long> next{0};
-  auto work = [&] {
-    for (long i = next++; i < count; i = next++) f(i);
-  };
-  std::vector<std::thread> pool;
-  const long extra = std::min<long>(threads, count) - 1;
-  for (long t = 0; t < extra; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-}
-
-// A clock for worker threads (MPI_Wtime belongs to the thread that initialised MPI).
-inline double seconds_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// parallel_for with, where `timed`, each f(k)'s wall seconds in the result (zeros otherwise).
-template <class F>
-std::vector<double> timed_parallel_for(long count, int threads, bool timed, F&& f) {
-  std::vector<double> seconds(static_cast<size_t>(count), 0.0);
-  parallel_for(count, threads, [&](long k) {
-    const double t0 = timed ? seconds_now() : 0;
-    f(k);
-    if (timed) seconds[k] = seconds_now() - t0;
-  });
-  return seconds;
-}
 
 // f(k) for k in [0, count) on `threads` threads while this thread drives `req` to completion (an
 // exchange in flight moves only inside MPI calls of this thread: the others never call MPI); once

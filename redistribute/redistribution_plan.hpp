@@ -15,9 +15,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/engine_layout.hpp"
 #include "redistribute/block_cyclic.hpp"
 #include "redistribute/engine_comm.hpp"
-#include "redistribute/engine_layout.hpp"
 
 namespace pipevd {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "redistribute/parallel_pieces.hpp"
+#include "base/parallel_for.hpp"
 #include "redistribute/tile_transpose.hpp"
 
 #if defined(__SSE2__)
@@ -16,8 +16,8 @@ namespace pipevd {
 #if defined(__SSE2__)
 
 // Whole 64-byte lines only go through non-temporal stores: a partly streamed line is written to
-// memory in pieces, several times slower than the cached store (measured: 2-3x for a transpose
-// into a destination 16 bytes off a line), so the partial lines at the ends are stored plainly.
+// memory in pieces, several times slower than the cached store, so the partial lines at the ends
+// are stored plainly.
 constexpr long kLine = 8;  // doubles per line
 
 // Doubles from p to the next line boundary (0..7).
@@ -92,11 +92,8 @@ void stream_fence() {}
 #endif
 
 void copy_on_threads(const Copier& out, double* dst, const double* src, long len, int threads) {
-  constexpr long kPiece = 1L << 18;  // 2 MiB
-  if (len <= 0) return;
-  parallel_for((len + kPiece - 1) / kPiece, threads, [&](long k) {
-    const long begin = k * kPiece;
-    out.copy(dst + begin, src + begin, std::min(kPiece, len - begin));
+  for_each_copy_piece(len, threads, [&](long begin, long count) {
+    out.copy(dst + begin, src + begin, count);
     out.fence();
   });
 }

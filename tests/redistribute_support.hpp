@@ -9,8 +9,8 @@
 #include <limits>
 #include <vector>
 
-#include "adapters/scalapack/scalapack_api.hpp"
-#include "redistribute/engine_layout.hpp"
+#include "base/engine_layout.hpp"
+#include "base/scalapack_api.hpp"
 #include "tests/support/distributed_matrix.hpp"
 
 extern "C" {

@@ -10,8 +10,8 @@
 #include <tuple>
 #include <vector>
 
-#include "adapters/root_copy.hpp"
-#include "adapters/solver.hpp"
+#include "bench/peers/root_copy.hpp"
+#include "bench/peers/solver.hpp"
 #include "bench/run_record.hpp"
 #include "tests/support/accuracy.hpp"
 #include "tests/support/blacs_grid.hpp"

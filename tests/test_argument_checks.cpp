@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/peers/scalapack/scalapack_reference.hpp"
 #include "include/pipevd.h"
 #include "tests/support/blacs_grid.hpp"
-#include "tests/support/scalapack_reference.hpp"
 
 namespace pipevd::test {
 namespace {

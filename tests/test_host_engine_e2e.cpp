@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/peers/scalapack/scalapack_reference.hpp"
 #include "tests/support/accuracy.hpp"
 #include "tests/support/distributed_matrix.hpp"
 #include "tests/support/e2e_pdsyevd_check.hpp"
 #include "tests/support/interposed_pdsyevd.hpp"
-#include "tests/support/scalapack_reference.hpp"
 #include "tests/support/spectra.hpp"
 
 namespace pipevd::test {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 
-#include "adapters/scalapack/scalapack_api.hpp"
+#include "base/scalapack_api.hpp"
 #include "tests/support/distributed_matrix.hpp"
 
 extern "C" {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "adapters/scalapack/scalapack_api.hpp"
+#include "base/scalapack_api.hpp"
 
 namespace pipevd::test {
 

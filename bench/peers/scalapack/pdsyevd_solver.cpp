@@ -1,12 +1,12 @@
 // ScaLAPACK's PDSYEVD (CPU) as a comparison solver: the real routine, reached past pipevd's
-// interposed pdsyevd_ (tests/support/scalapack_reference). JOBZ = 'N', which PDSYEVD lacks, runs
+// interposed pdsyevd_ (scalapack/scalapack_reference). JOBZ = 'N', which PDSYEVD lacks, runs
 // PDSYEV 'N' (QR iteration on the tridiagonal), ScaLAPACK's eigenvalues-only path.
 #include <algorithm>
 #include <memory>
 #include <vector>
 
-#include "adapters/solver.hpp"
-#include "tests/support/scalapack_reference.hpp"
+#include "bench/peers/scalapack/scalapack_reference.hpp"
+#include "bench/peers/solver.hpp"
 
 extern "C" void pdsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* ia,
                         const int* ja, const int* desca, double* w, double* z, const int* iz,

@@ -2,7 +2,7 @@
 #pragma once
 #include <mpi.h>
 
-#include "adapters/solver.hpp"
+#include "bench/peers/solver.hpp"
 
 namespace pipevd::solvers {
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <vector>
 
-#include "adapters/solver.hpp"
+#include "bench/peers/solver.hpp"
 
 namespace pipevd::solvers {
 

@@ -8,8 +8,8 @@
 #include <mutex>
 #include <string>
 
-#include "adapters/scalapack/scalapack_api.hpp"
-#include "adapters/solver.hpp"
+#include "base/scalapack_api.hpp"
+#include "bench/peers/solver.hpp"
 
 namespace pipevd::solvers {
 namespace {

@@ -1,7 +1,7 @@
 // ScaLAPACK's own PDSYEVD, reached through its library file so that pipevd's interposed pdsyevd_
 // is bypassed: the oracle that pipevd's answers are compared with.
 #pragma once
-#include "adapters/scalapack/scalapack_api.hpp"
+#include "base/scalapack_api.hpp"
 
 namespace pipevd::test {
 

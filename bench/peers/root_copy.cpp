@@ -1,8 +1,8 @@
-#include "adapters/root_copy.hpp"
+#include "bench/peers/root_copy.hpp"
 
 #include <algorithm>
 
-#include "adapters/scalapack/scalapack_api.hpp"
+#include "base/scalapack_api.hpp"
 
 extern "C" {
 void Cblacs_gridmap(int* ictxt, int* usermap, int ldumap, int nprow, int npcol);

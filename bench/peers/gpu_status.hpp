@@ -1,22 +1,18 @@
-// Status checks for the CUDA library adapters: a failed call becomes an Outcome error naming it.
+// The GPU peers' checks: CUDA calls through base/cuda_check.hpp's PIPEVD_CUDA_CHECK (the library's
+// own), cuSOLVER (Dn, Mg, Mp) and NCCL statuses here; both throw pipevd::GpuError, which a peer
+// turns into an Outcome error naming the call.
 #pragma once
 #include <cuda_runtime.h>
 
-#include <stdexcept>
 #include <string>
+
+#include "base/cuda_check.hpp"
 
 namespace pipevd::solvers {
 
-struct CudaFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-inline void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw CudaFailure(std::string(what) + ": " + cudaGetErrorString(e));
-}
 // cuSOLVER (Dn, Mg, Mp) and NCCL status: 0 is success in all of them.
 inline void status_check(int s, const char* what) {
-  if (s != 0) throw CudaFailure(std::string(what) + " returned status " + std::to_string(s));
+  if (s != 0) throw GpuError(std::string(what) + " returned status " + std::to_string(s));
 }
 
 // GPU model of device `dev`, or why there is none.

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "adapters/solver.hpp"
+#include "bench/peers/solver.hpp"
 #include "pipevd.h"
 
 #ifdef PIPEVD_SOLVERS_HAVE_CUDA

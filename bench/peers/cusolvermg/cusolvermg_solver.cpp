@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
-#include "adapters/cuda_check.hpp"
-#include "adapters/root_solve.hpp"
-#include "adapters/solver.hpp"
-#include "adapters/stage_clock.hpp"
+#include "bench/peers/gpu_status.hpp"
+#include "bench/peers/root_solve.hpp"
+#include "bench/peers/solver.hpp"
+#include "bench/peers/stage_clock.hpp"
 
 namespace pipevd::solvers {
 namespace {
@@ -49,7 +49,7 @@ class CusolverMgSolver final : public Solver {
     for (int d = 0; d < ngpu_; ++d) devices_[d] = d;
     // cuSOLVERMg reads and writes other GPUs' tiles directly.
     for (int d = 0; d < ngpu_; ++d) {
-      cuda_check(cudaSetDevice(d), "cudaSetDevice");
+      PIPEVD_CUDA_CHECK(cudaSetDevice(d));
       for (int e = 0; e < ngpu_; ++e) {
         int can = 0;
         if (e != d && cudaDeviceCanAccessPeer(&can, d, e) == cudaSuccess && can) {
@@ -57,7 +57,7 @@ class CusolverMgSolver final : public Solver {
           if (err == cudaErrorPeerAccessAlreadyEnabled)
             cudaGetLastError();
           else
-            cuda_check(err, "cudaDeviceEnablePeerAccess");
+            PIPEVD_CUDA_CHECK(err);
         }
       }
     }
@@ -76,9 +76,9 @@ class CusolverMgSolver final : public Solver {
       const size_t count = static_cast<size_t>(n) * width;
       double* h = host + static_cast<size_t>(j) * kTile * n;
       double* d = dev[j % ngpu_] + static_cast<size_t>(j / ngpu_) * kTile * n;
-      cuda_check(kind == cudaMemcpyHostToDevice ? cudaMemcpy(d, h, count * sizeof(double), kind)
-                                                : cudaMemcpy(h, d, count * sizeof(double), kind),
-                 "copy tile");
+      PIPEVD_CUDA_CHECK(kind == cudaMemcpyHostToDevice
+                            ? cudaMemcpy(d, h, count * sizeof(double), kind)
+                            : cudaMemcpy(h, d, count * sizeof(double), kind));
     }
   }
 
@@ -106,9 +106,9 @@ class CusolverMgSolver final : public Solver {
     try {
       for (int d = 0; d < ngpu_; ++d) {
         const long local_tiles = tiles / ngpu_ + (d < tiles % ngpu_ ? 1 : 0);
-        cuda_check(cudaSetDevice(d), "cudaSetDevice");
-        cuda_check(cudaMalloc(&d_a[d], sizeof(double) * std::max<long>(1, local_tiles * kTile * n)),
-                   "cudaMalloc A tiles");
+        PIPEVD_CUDA_CHECK(cudaSetDevice(d));
+        PIPEVD_CUDA_CHECK(
+            cudaMalloc(&d_a[d], sizeof(double) * std::max<long>(1, local_tiles * kTile * n)));
       }
       copy_tiles(n, full.data(), d_a, cudaMemcpyHostToDevice);
       lap(out, "h2d", t);
@@ -119,13 +119,12 @@ class CusolverMgSolver final : public Solver {
                                               CUDA_R_64F, CUDA_R_64F, &lwork),
                    "cusolverMgSyevd_bufferSize");
       for (int d = 0; d < ngpu_; ++d) {
-        cuda_check(cudaSetDevice(d), "cudaSetDevice");
-        cuda_check(cudaMalloc(&d_work[d], sizeof(double) * std::max<int64_t>(1, lwork)),
-                   "cudaMalloc work");
+        PIPEVD_CUDA_CHECK(cudaSetDevice(d));
+        PIPEVD_CUDA_CHECK(cudaMalloc(&d_work[d], sizeof(double) * std::max<int64_t>(1, lwork)));
       }
       for (int d = 0; d < ngpu_; ++d) {
-        cuda_check(cudaSetDevice(d), "cudaSetDevice");
-        cuda_check(cudaDeviceSynchronize(), "sync before cusolverMgSyevd");
+        PIPEVD_CUDA_CHECK(cudaSetDevice(d));
+        PIPEVD_CUDA_CHECK(cudaDeviceSynchronize());
       }
       // W and info are host memory for cuSOLVERMg.
       status_check(
@@ -134,8 +133,8 @@ class CusolverMgSolver final : public Solver {
                           CUDA_R_64F, reinterpret_cast<void**>(d_work.data()), lwork, &out.info),
           "cusolverMgSyevd");
       for (int d = 0; d < ngpu_; ++d) {
-        cuda_check(cudaSetDevice(d), "cudaSetDevice");
-        cuda_check(cudaDeviceSynchronize(), "cusolverMgSyevd (sync)");
+        PIPEVD_CUDA_CHECK(cudaSetDevice(d));
+        PIPEVD_CUDA_CHECK(cudaDeviceSynchronize());
       }
       lap(out, "syevd", t);
       if (jobz == 'V') copy_tiles(n, full.data(), d_a, cudaMemcpyDeviceToHost);

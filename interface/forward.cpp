@@ -1,4 +1,4 @@
-#include "adapters/scalapack/forward.hpp"
+#include "interface/forward.hpp"
 
 #include <dlfcn.h>
 

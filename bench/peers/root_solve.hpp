@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "adapters/cuda_check.hpp"
-#include "adapters/root_copy.hpp"
-#include "adapters/solver.hpp"
-#include "adapters/stage_clock.hpp"
+#include "bench/peers/gpu_status.hpp"
+#include "bench/peers/root_copy.hpp"
+#include "bench/peers/solver.hpp"
+#include "bench/peers/stage_clock.hpp"
 
 namespace pipevd::solvers {
 
@@ -27,7 +27,7 @@ Outcome solve_at_root(const Problem& p, char jobz, const double* a, double* w, d
   if (copy.is_root()) {
     try {
       on_root(full, out);
-    } catch (const CudaFailure& e) {
+    } catch (const GpuError& e) {
       out.error = e.what();
       failed = 1;
     }

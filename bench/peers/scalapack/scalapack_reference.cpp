@@ -1,4 +1,4 @@
-#include "tests/support/scalapack_reference.hpp"
+#include "bench/peers/scalapack/scalapack_reference.hpp"
 
 #include <dlfcn.h>
 

@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
-#include "adapters/cuda_check.hpp"
-#include "adapters/scalapack/scalapack_api.hpp"
-#include "adapters/solver.hpp"
-#include "adapters/stage_clock.hpp"
+#include "base/scalapack_api.hpp"
+#include "bench/peers/gpu_status.hpp"
+#include "bench/peers/solver.hpp"
+#include "bench/peers/stage_clock.hpp"
 
 namespace pipevd::solvers {
 namespace {
@@ -62,7 +62,7 @@ class CusolverMpSolver final : public Solver {
     int failed = 0;
     try {
       solve_here(p, jobz, a, w, z, out);
-    } catch (const CudaFailure& e) {
+    } catch (const GpuError& e) {
       out.error = e.what();
       failed = 1;
     }
@@ -80,8 +80,8 @@ class CusolverMpSolver final : public Solver {
   void setup(const Problem& p) {
     if (handle_ && nprow_ == p.nprow && npcol_ == p.npcol) return;
     release_grid();
-    cuda_check(cudaSetDevice(device_id_), "cudaSetDevice");
-    cuda_check(cudaStreamCreate(&stream_), "cudaStreamCreate");
+    PIPEVD_CUDA_CHECK(cudaSetDevice(device_id_));
+    PIPEVD_CUDA_CHECK(cudaStreamCreate(&stream_));
     status_check(cusolverMpCreate(&handle_, device_id_, stream_), "cusolverMpCreate");
     const int nccl_rank = p.myrow * p.npcol + p.mycol, nranks = p.nprow * p.npcol;
     // The unique id travels from the rank that will be NCCL rank 0 (grid process (0, 0)).
@@ -135,13 +135,13 @@ class CusolverMpSolver final : public Solver {
         status_check(cusolverMpCreateMatrixDesc(d, grid_, CUDA_R_64F, p.n, p.n, p.desc[MB_],
                                                 p.desc[NB_], p.desc[RSRC_], p.desc[CSRC_], lld),
                      "cusolverMpCreateMatrixDesc");
-      cuda_check(cudaMalloc(&d_a, sizeof(double) * local), "cudaMalloc A");
-      cuda_check(cudaMalloc(&d_q, sizeof(double) * local), "cudaMalloc Q");
-      cuda_check(cudaMalloc(&d_d, sizeof(double) * std::max(1, p.n)), "cudaMalloc D");
-      cuda_check(cudaMalloc(&d_info, sizeof(int)), "cudaMalloc info");
-      cuda_check(cudaMemcpyAsync(d_a, a, sizeof(double) * local, cudaMemcpyHostToDevice, stream_),
-                 "copy A to GPU");
-      cuda_check(cudaStreamSynchronize(stream_), "copy A to GPU (sync)");
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_a, sizeof(double) * local));
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_q, sizeof(double) * local));
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_d, sizeof(double) * std::max(1, p.n)));
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_info, sizeof(int)));
+      PIPEVD_CUDA_CHECK(
+          cudaMemcpyAsync(d_a, a, sizeof(double) * local, cudaMemcpyHostToDevice, stream_));
+      PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream_));
       MPI_Barrier(p.comm);
       lap(out, "h2d", t);
       char compz[2] = {jobz, 0};
@@ -150,19 +150,19 @@ class CusolverMpSolver final : public Solver {
           cusolverMpSyevd_bufferSize(handle_, compz, CUBLAS_FILL_MODE_LOWER, p.n, d_a, 1, 1, desc_a,
                                      d_d, d_q, 1, 1, desc_q, CUDA_R_64F, &dev_bytes, &host_bytes),
           "cusolverMpSyevd_bufferSize");
-      cuda_check(cudaMalloc(&d_work, std::max<size_t>(1, dev_bytes)), "cudaMalloc work");
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_work, std::max<size_t>(1, dev_bytes)));
       h_work.resize(std::max<size_t>(1, host_bytes));
       status_check(cusolverMpSyevd(handle_, compz, CUBLAS_FILL_MODE_LOWER, p.n, d_a, 1, 1, desc_a,
                                    d_d, d_q, 1, 1, desc_q, CUDA_R_64F, d_work, dev_bytes,
                                    h_work.data(), host_bytes, d_info),
                    "cusolverMpSyevd");
-      cuda_check(cudaStreamSynchronize(stream_), "cusolverMpSyevd (sync)");
+      PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream_));
       MPI_Barrier(p.comm);
       lap(out, "syevd", t);
-      cuda_check(cudaMemcpy(&out.info, d_info, sizeof(int), cudaMemcpyDeviceToHost), "copy info");
-      cuda_check(cudaMemcpy(w, d_d, sizeof(double) * p.n, cudaMemcpyDeviceToHost), "copy W");
+      PIPEVD_CUDA_CHECK(cudaMemcpy(&out.info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+      PIPEVD_CUDA_CHECK(cudaMemcpy(w, d_d, sizeof(double) * p.n, cudaMemcpyDeviceToHost));
       if (jobz == 'V')
-        cuda_check(cudaMemcpy(z, d_q, sizeof(double) * local, cudaMemcpyDeviceToHost), "copy Z");
+        PIPEVD_CUDA_CHECK(cudaMemcpy(z, d_q, sizeof(double) * local, cudaMemcpyDeviceToHost));
       lap(out, "d2h", t);
       if (out.info != 0) out.error = "cusolverMpSyevd info = " + std::to_string(out.info);
     } catch (...) {

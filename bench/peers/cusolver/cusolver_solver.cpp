@@ -5,10 +5,10 @@
 #include <memory>
 #include <vector>
 
-#include "adapters/cuda_check.hpp"
-#include "adapters/root_solve.hpp"
-#include "adapters/solver.hpp"
-#include "adapters/stage_clock.hpp"
+#include "bench/peers/gpu_status.hpp"
+#include "bench/peers/root_solve.hpp"
+#include "bench/peers/solver.hpp"
+#include "bench/peers/stage_clock.hpp"
 
 namespace pipevd::solvers {
 namespace {
@@ -37,7 +37,7 @@ class CusolverSolver final : public Solver {
 
  private:
   void solve_on_root(int n, char jobz, std::vector<double>& full, double* w, Outcome& out) {
-    cuda_check(cudaSetDevice(0), "cudaSetDevice");
+    PIPEVD_CUDA_CHECK(cudaSetDevice(0));
     if (!handle_) {
       status_check(cusolverDnCreate(&handle_), "cusolverDnCreate");
       status_check(cusolverDnCreateParams(&params_), "cusolverDnCreateParams");
@@ -56,28 +56,28 @@ class CusolverSolver final : public Solver {
       cudaFree(d_work);
     };
     try {
-      cuda_check(cudaMalloc(&d_a, std::max<size_t>(bytes, 8)), "cudaMalloc A");
-      cuda_check(cudaMalloc(&d_w, sizeof(double) * std::max(n, 1)), "cudaMalloc W");
-      cuda_check(cudaMalloc(&d_info, sizeof(int)), "cudaMalloc info");
-      cuda_check(cudaMemcpy(d_a, full.data(), bytes, cudaMemcpyHostToDevice), "copy A to GPU");
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_a, std::max<size_t>(bytes, 8)));
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_w, sizeof(double) * std::max(n, 1)));
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_info, sizeof(int)));
+      PIPEVD_CUDA_CHECK(cudaMemcpy(d_a, full.data(), bytes, cudaMemcpyHostToDevice));
       lap(out, "h2d", t);
       size_t dev_bytes = 0, host_bytes = 0;
       status_check(
           cusolverDnXsyevd_bufferSize(handle_, params_, mode, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
                                       d_a, n, CUDA_R_64F, d_w, CUDA_R_64F, &dev_bytes, &host_bytes),
           "cusolverDnXsyevd_bufferSize");
-      cuda_check(cudaMalloc(&d_work, std::max<size_t>(dev_bytes, 1)), "cudaMalloc work");
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_work, std::max<size_t>(dev_bytes, 1)));
       h_work.resize(std::max<size_t>(host_bytes, 1));
       status_check(cusolverDnXsyevd(handle_, params_, mode, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
                                     d_a, n, CUDA_R_64F, d_w, CUDA_R_64F, d_work, dev_bytes,
                                     h_work.data(), host_bytes, d_info),
                    "cusolverDnXsyevd");
-      cuda_check(cudaDeviceSynchronize(), "cusolverDnXsyevd (sync)");
+      PIPEVD_CUDA_CHECK(cudaDeviceSynchronize());
       lap(out, "syevd", t);
-      cuda_check(cudaMemcpy(&out.info, d_info, sizeof(int), cudaMemcpyDeviceToHost), "copy info");
-      cuda_check(cudaMemcpy(w, d_w, sizeof(double) * n, cudaMemcpyDeviceToHost), "copy W");
+      PIPEVD_CUDA_CHECK(cudaMemcpy(&out.info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
+      PIPEVD_CUDA_CHECK(cudaMemcpy(w, d_w, sizeof(double) * n, cudaMemcpyDeviceToHost));
       if (jobz == 'V')
-        cuda_check(cudaMemcpy(full.data(), d_a, bytes, cudaMemcpyDeviceToHost), "copy Z");
+        PIPEVD_CUDA_CHECK(cudaMemcpy(full.data(), d_a, bytes, cudaMemcpyDeviceToHost));
       lap(out, "d2h", t);
       if (out.info != 0) out.error = "cusolverDnXsyevd info = " + std::to_string(out.info);
     } catch (...) {
