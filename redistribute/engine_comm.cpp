@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "base/scalapack_api.hpp"
+#include "redistribute/node_split.hpp"
 #include "redistribute/kept_buffer.hpp"
 
 namespace pipevd {
@@ -171,11 +172,7 @@ const EngineComm& cached_engine_comm(int ictxt, long mode, const EngineChoice& c
 }
 
 // The caller ranks on this rank's node, as a communicator (to be freed).
-MPI_Comm node_of(MPI_Comm caller, int caller_rank) {
-  MPI_Comm node;
-  MPI_Comm_split_type(caller, MPI_COMM_TYPE_SHARED, caller_rank, MPI_INFO_NULL, &node);
-  return node;
-}
+MPI_Comm node_of(MPI_Comm caller, int caller_rank) { return split_by_node(caller, caller_rank); }
 
 }  // namespace
 
@@ -201,7 +198,8 @@ const EngineComm& engine_comm_for_gpus(int ictxt, const std::vector<GpuUuid>& vi
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_size(node, &node_size);
     // The launcher's node-local ranks where every member knows them, else the grid's own.
-    auto [local_rank, node_ranks] = launcher_node_rank();
+    auto [local_rank, node_ranks] =
+        pretend_nodes_active() ? std::pair<int, int>{-1, 0} : launcher_node_rank();
     int known = local_rank >= 0 ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &known, 1, MPI_INT, MPI_MIN, node);
     if (!known) local_rank = node_rank, node_ranks = 0;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "redistribute/node_split.hpp"
 #include "redistribute/parallel_pieces.hpp"
 
 namespace pipevd {
@@ -84,8 +85,7 @@ NodeState& state_of(MPI_Comm comm) {
   MPI_Comm_get_attr(comm, keyval(), &value, &found);
   if (found) return *static_cast<NodeState*>(value);
   auto* s = new NodeState;
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm node = split_by_node(comm, 0);
   MPI_Comm_size(node, &s->ranks_on_node);
   MPI_Comm_free(&node);
   MPI_Comm_set_attr(comm, keyval(), s);

@@ -7,12 +7,12 @@
 
 #include <vector>
 
+#include "bench/peers/scalapack/scalapack_reference.hpp"
 #include "tests/support/accuracy.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_accuracy.hpp"
 #include "tests/support/distributed_matrix.hpp"
 #include "tests/support/interposed_pdsyevd.hpp"
-#include "tests/support/scalapack_reference.hpp"
 
 namespace pipevd::test {
 namespace {
