@@ -1,8 +1,6 @@
 #include "interface/decision.hpp"
 
-#ifdef PIPEVD_HAVE_CUDA
-#include "gpu/gpu_backend.hpp"
-#endif
+#include "core/backend_factory.hpp"
 
 namespace pipevd {
 
@@ -77,10 +75,7 @@ EngineAvailability engine_availability() {
   // Stage 3 by core/tridiagonal_dc has no 32-bit limit (the host engine takes it over dstedc's
   // n <= 46340); ScaLAPACK's descriptors hold int, and memory is the practical limit.
   a.max_n = 0;
-
-#ifdef PIPEVD_HAVE_CUDA
-  a.gpu = gpu::visible_device_count() > 0;  // the device count is asked once per process
-#endif
+  a.gpu = gpu_visible_devices() > 0;  // the device count is asked once per process
   return a;
 }
 

@@ -7,10 +7,10 @@
 #include <string>
 
 #include "adapters/scalapack/forward.hpp"
+#include "core/memory_check.hpp"
 #include "interface/argument_checks.hpp"
 #include "interface/decision.hpp"
 #include "interface/engine_route.hpp"
-#include "interface/memory_check.hpp"
 
 namespace pipevd {
 namespace {

@@ -17,4 +17,13 @@ EngineOptions engine_options(const Policy& policy, bool want_vectors) {
   return opt;
 }
 
+GpuBackendSettings gpu_backend_settings(const Policy& policy, int host_threads) {
+  GpuBackendSettings s;
+  s.panel_qr_cusolver = policy.panel_qr_cusolver;
+  s.bc_back_kernel = policy.bc_back_kernel;
+  s.symmetric_product = policy.aw_symm;
+  s.host_threads = host_threads;
+  return s;
+}
+
 }  // namespace pipevd

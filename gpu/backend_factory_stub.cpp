@@ -1,0 +1,21 @@
+// core/backend_factory.hpp's GPU half in a build without CUDA: no devices, no GPU backend.
+#include <stdexcept>
+
+#include "core/backend_factory.hpp"
+
+namespace pipevd {
+
+bool gpu_engine_built() { return false; }
+int gpu_visible_devices() { return 0; }
+bool gpu_sharing_allowed() { return false; }
+long gpu_free_bytes(int) { return -1; }
+bool gpu_symmetric_product_available(int) { return false; }
+long gpu_wave_rows(int, long, long, const std::string&) { return 0; }
+
+std::unique_ptr<EngineBackend> make_gpu_backend(int, const GpuBackendSettings&) {
+  throw std::runtime_error("no GPU engine in this build");
+}
+
+void gpu_make_current(int) {}
+
+}  // namespace pipevd
