@@ -75,7 +75,8 @@ EngineAvailability engine_availability() {
   // Stage 3 by core/tridiagonal_dc has no 32-bit limit (the host engine takes it over dstedc's
   // n <= 46340); ScaLAPACK's descriptors hold int, and memory is the practical limit.
   a.max_n = 0;
-  a.gpu = gpu_visible_devices() > 0;  // the device count is asked once per process
+  a.gpu_devices = gpu_visible_devices();  // the device count is asked once per process
+  a.gpu = a.gpu_devices > 0;
   return a;
 }
 

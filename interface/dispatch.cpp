@@ -8,9 +8,11 @@
 
 #include "adapters/scalapack/forward.hpp"
 #include "core/memory_check.hpp"
+#include "interface/agreement.hpp"
 #include "interface/argument_checks.hpp"
 #include "interface/decision.hpp"
 #include "interface/engine_route.hpp"
+#include "redistribute/engine_comm.hpp"
 
 namespace pipevd {
 namespace {
@@ -37,13 +39,28 @@ void report(const PdsyevdCall& c, const Decision& d, double seconds) {
       seconds);
 }
 
+// The call's grid as a communicator where this process takes part in a call that communicates
+// (N != 0, inside DESCZ's grid); MPI_COMM_NULL elsewhere, where the checks answer alone.
+MPI_Comm call_grid(const PdsyevdCall& c) {
+  if (*c.n == 0) return MPI_COMM_NULL;
+  int nprow, npcol, myrow, mycol;
+  blacs_gridinfo_(&c.descz[CTXT_], &nprow, &npcol, &myrow, &mycol);
+  if (nprow < 1 || npcol < 1 || myrow < 0 || myrow >= nprow || mycol < 0 || mycol >= npcol)
+    return MPI_COMM_NULL;
+  return grid_comm(c.descz[CTXT_]);
+}
+
 }  // namespace
 
 void run_pdsyevd(const PdsyevdCall& c) {
-  const PolicyOrError& pol = process_policy();
+  // One decision over the grid before any path splits (interface/agreement.hpp).
+  const MPI_Comm grid = call_grid(c);
+  const bool agreed = grid != MPI_COMM_NULL;
+  const PolicyOrError pol = agreed ? agreed_policy(grid) : process_policy();
   if (!pol.error.empty()) fatal(pol.error);
   const double t0 = MPI_Wtime();
-  const Decision d = decide(pol.policy, *c.n, engine_availability());
+  const EngineAvailability available = agreed ? agreed_availability(grid) : engine_availability();
+  const Decision d = decide(pol.policy, *c.n, available);
 
   const PdsyevdCheck chk = check_pdsyevd_arguments(c, d.route != Route::Scalapack);
   if (chk.quick_return) return;
@@ -68,7 +85,7 @@ void run_pdsyevd(const PdsyevdCall& c) {
     case Route::Host:
     case Route::Gpu:
       try {
-        run_engine_route(c, pol.policy, d.route == Route::Gpu);
+        run_engine_route(c, pol.policy, d.route == Route::Gpu, available.gpu_devices);
       } catch (const EngineMemoryShortage& e) {
         // Every caller rank is here alike (memory_check.hpp): auto forwards, an explicit engine
         // stops with the bytes required and usable.

@@ -69,12 +69,12 @@ bool is_out_of_memory(const std::exception& e) {
          std::string(e.what()).find("cannot allocate") != std::string::npos;
 }
 
-// Engine ranks per node: one per visible GPU (capped by PIPEVD_ENGINE_RANKS when set); on the
-// host, PIPEVD_ENGINE_RANKS or every node-local rank.
-int engine_ranks_per_node(const Policy& policy, bool on_gpu) {
+// Engine ranks per node: one per visible GPU (the fewest any caller rank sees, so that every rank
+// splits alike; capped by PIPEVD_ENGINE_RANKS when set); on the host, PIPEVD_ENGINE_RANKS or every
+// node-local rank.
+int engine_ranks_per_node(const Policy& policy, bool on_gpu, int devices) {
   const int asked = policy.engine_ranks > 0 ? policy.engine_ranks : INT_MAX;
   if (!on_gpu) return asked;
-  const int devices = gpu_visible_devices();
   // More engine ranks than GPUs only where sharing is allowed (and PIPEVD_ENGINE_RANKS asks).
   if (devices > 0) return gpu_sharing_allowed() ? asked : std::min(asked, devices);
   throw std::runtime_error("no GPU engine in this build or no visible device");
@@ -95,11 +95,12 @@ int engine_device(MPI_Comm engine) {
 
 // One call along the route: what the steps below decide and the later ones read.
 struct RouteCall {
-  RouteCall(const PdsyevdCall& call, const Policy& pol, bool gpu)
-      : c(call), policy(pol), on_gpu(gpu) {}
+  RouteCall(const PdsyevdCall& call, const Policy& pol, bool gpu, int devices)
+      : c(call), policy(pol), on_gpu(gpu), gpu_devices(devices) {}
   const PdsyevdCall& c;
   const Policy& policy;
   const bool on_gpu;
+  const int gpu_devices;  // per rank, agreed over the grid
   long n = 0;
   bool vectors = false;
   char uplo = 'L';
@@ -137,7 +138,8 @@ void start_route(RouteCall& r) {
   r.n = *r.c.n;
   r.vectors = std::toupper(static_cast<unsigned char>(r.c.jobz)) == 'V';
   r.uplo = static_cast<char>(std::toupper(static_cast<unsigned char>(r.c.uplo)));
-  r.ec = &engine_comm_for(r.c.desca[CTXT_], engine_ranks_per_node(r.policy, r.on_gpu));
+  r.ec =
+      &engine_comm_for(r.c.desca[CTXT_], engine_ranks_per_node(r.policy, r.on_gpu, r.gpu_devices));
   r.ranks = static_cast<int>(r.ec->engine_to_caller.size());
   r.engine = r.ec->engine_rank >= 0;
   r.opt = engine_options(r.policy, r.vectors);
@@ -363,8 +365,8 @@ void report(RouteCall& r, const EngineRun& run) {
 
 }  // namespace
 
-int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
-  RouteCall r(c, policy, on_gpu);
+int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices) {
+  RouteCall r(c, policy, on_gpu, gpu_devices);
   start_route(r);
   plan_route(r);
 

@@ -9,7 +9,8 @@ namespace pipevd {
 
 // Collective over the grid of DESCA. Arguments have passed check_pdsyevd_arguments (N > 0, not a
 // query). Sets *call.info (0, or the D&C failure code > 0 as PDSYEVD reports it) and returns it.
-// on_gpu: the GPU backend (engine rank r of a node on device r; built with CUDA only).
-int run_engine_route(const PdsyevdCall& call, const Policy& policy, bool on_gpu);
+// on_gpu: the GPU backend (engine rank r of a node on device r; built with CUDA only), with
+// gpu_devices the devices per rank agreed over the grid (interface/agreement.hpp).
+int run_engine_route(const PdsyevdCall& call, const Policy& policy, bool on_gpu, int gpu_devices);
 
 }  // namespace pipevd

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <string>
 #include <utility>
+
+extern "C" char** environ;
 
 namespace pipevd {
 
@@ -169,6 +173,36 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
 const PolicyOrError& process_policy() {
   static const PolicyOrError p = parse_policy([](const char* name) { return std::getenv(name); });
   return p;
+}
+
+const std::string& environment_snapshot() {
+  static const std::string snapshot = [] {
+    std::string s;
+    for (char** e = environ; *e; ++e) {
+      const char* eq = std::strchr(*e, '=');
+      if (!eq || std::strncmp(*e, "PIPEVD_", 7) != 0) continue;
+      s.append(*e, eq - *e).push_back('\0');
+      s.append(eq + 1).push_back('\0');
+    }
+    return s;
+  }();
+  return snapshot;
+}
+
+PolicyOrError parse_policy_snapshot(const std::string& snapshot) {
+  std::map<std::string, std::string> env;
+  for (std::size_t at = 0; at < snapshot.size();) {
+    const std::size_t name_end = snapshot.find('\0', at);
+    const std::size_t value_end = snapshot.find('\0', name_end + 1);
+    if (name_end == std::string::npos || value_end == std::string::npos) break;
+    env[snapshot.substr(at, name_end - at)] =
+        snapshot.substr(name_end + 1, value_end - name_end - 1);
+    at = value_end + 1;
+  }
+  return parse_policy([&](const char* name) -> const char* {
+    const auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
 }
 
 }  // namespace pipevd

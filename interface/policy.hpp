@@ -47,4 +47,11 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
 // The policy of this process, parsed from the real environment on first use.
 const PolicyOrError& process_policy();
 
+// This process's PIPEVD_* variables, read once: "NAME\0VALUE\0" for each, in environment order.
+// One rank's snapshot is what the caller ranks agree on (interface/agreement.hpp).
+const std::string& environment_snapshot();
+
+// Parses the policy from a snapshot (environment_snapshot's format).
+PolicyOrError parse_policy_snapshot(const std::string& snapshot);
+
 }  // namespace pipevd

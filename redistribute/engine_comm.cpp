@@ -88,7 +88,7 @@ GridMap grid_map(int ictxt) {
 }
 
 const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node) {
-  if (engine_ranks_per_node < 1) throw std::invalid_argument("engine_ranks_per_node must be >= 1");
+  if (engine_ranks_per_node < 0) throw std::invalid_argument("engine_ranks_per_node must be >= 0");
   int nprow = 0, npcol = 0, myrow = -1, mycol = -1;
   Cblacs_gridinfo(ictxt, &nprow, &npcol, &myrow, &mycol);
   if (myrow < 0 || myrow >= nprow || mycol < 0 || mycol >= npcol)
@@ -147,5 +147,7 @@ const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node) {
   c.entries.emplace(std::move(key), std::move(ec));
   return result;
 }
+
+MPI_Comm grid_comm(int ictxt) { return engine_comm_for(ictxt, 0).caller; }
 
 }  // namespace pipevd
