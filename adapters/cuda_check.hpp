@@ -1,22 +1,21 @@
-// Status checks for the CUDA library adapters: a failed call becomes an Outcome error naming it.
+// Status checks for the CUDA library adapters: a failed call throws a typed error naming it.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <stdexcept>
 #include <string>
 
+#include "gpu/gpu_context.hpp"
+
 namespace pipevd::solvers {
 
-struct CudaFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
+// gpu/gpu_context.hpp's CUDA check (typed: OutOfMemory or DeviceError).
 inline void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw CudaFailure(std::string(what) + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess) ::pipevd::gpu::throw_cuda_error(e, what, __FILE__, __LINE__);
 }
 // cuSOLVER (Dn, Mg, Mp) and NCCL status: 0 is success in all of them.
 inline void status_check(int s, const char* what) {
-  if (s != 0) throw CudaFailure(std::string(what) + " returned status " + std::to_string(s));
+  if (s != 0) throw DeviceError(std::string(what) + " returned status " + std::to_string(s));
 }
 
 // GPU model of device `dev`, or why there is none.

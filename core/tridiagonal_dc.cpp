@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/worker_pool.hpp"
 #include "core/lapack_prototypes.hpp"
 
 namespace pipevd {
@@ -28,7 +29,7 @@ double since(Clock::time_point t0) {
 }
 
 // f(begin, end) over [0, count) in chunks of `grain`, on up to `threads` threads (the caller is
-// one of them). f must not throw.
+// one of them). A throwing f is rethrown here once every thread is joined (base/worker_pool.hpp).
 template <class F>
 void parallel_for(int threads, long count, long grain, F&& f) {
   if (count <= 0) return;
@@ -40,14 +41,14 @@ void parallel_for(int threads, long count, long grain, F&& f) {
     return;
   }
   std::atomic<long> next{0};
+  WorkerPool pool;
   auto work = [&] {
-    for (long c; (c = next.fetch_add(1)) < chunks;) f(c * grain, std::min(count, (c + 1) * grain));
+    for (long c; !pool.failed() && (c = next.fetch_add(1)) < chunks;)
+      f(c * grain, std::min(count, (c + 1) * grain));
   };
-  std::vector<std::thread> pool;
-  pool.reserve(t - 1);
-  for (int i = 0; i + 1 < t; ++i) pool.emplace_back(work);
-  work();
-  for (auto& th : pool) th.join();
+  pool.start(t - 1, work);
+  pool.guarded(work);
+  pool.join();
 }
 
 // mpirun binds each rank to one core by default, and the D&C thread inherits that binding, so its

@@ -36,12 +36,12 @@ namespace pipevd::gpu {
 namespace {
 
 #ifdef PIPEVD_GPU_NCCL
-#define PIPEVD_NCCL_CHECK(expr)                                                           \
-  do {                                                                                    \
-    const ncclResult_t pipevd_r_ = (expr);                                                \
-    if (pipevd_r_ != ncclSuccess)                                                         \
-      throw GpuError(std::string("pipevd: NCCL error ") + ncclGetErrorString(pipevd_r_) + \
-                     " in " #expr);                                                       \
+#define PIPEVD_NCCL_CHECK(expr)                                               \
+  do {                                                                        \
+    const ncclResult_t pipevd_r_ = (expr);                                    \
+    if (pipevd_r_ != ncclSuccess)                                             \
+      throw CommunicationError(std::string("pipevd: NCCL error ") +           \
+                               ncclGetErrorString(pipevd_r_) + " in " #expr); \
   } while (0)
 
 // One NCCL communicator per (MPI communicator, device), made once: rank 0's unique id travels
@@ -291,7 +291,7 @@ void GpuBackend::State::out_of_memory(std::size_t bytes, cudaError_t e) {
                 "%.3f GiB): the problem is too large for this GPU's memory",
                 bytes / 1073741824.0, device, cudaGetErrorName(e), free_b / 1073741824.0,
                 total_b / 1073741824.0);
-  throw GpuError(msg);
+  throw OutOfMemory(msg);
 }
 
 double* GpuBackend::State::grow(GrowBuffer& g, std::size_t bytes) {

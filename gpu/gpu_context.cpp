@@ -16,14 +16,11 @@ std::string where(const char* expr, const char* file, int line) {
 
 }  // namespace
 
-void throw_cuda_error(cudaError_t e, const char* expr, const char* file, int line) {
-  throw GpuError("pipevd: CUDA error " + std::string(cudaGetErrorName(e)) + " (" +
-                 cudaGetErrorString(e) + ") in " + where(expr, file, line));
-}
-
 void throw_cublas_error(cublasStatus_t s, const char* expr, const char* file, int line) {
-  throw GpuError("pipevd: cuBLAS error " + std::string(cublasGetStatusName(s)) + " (" +
-                 cublasGetStatusString(s) + ") in " + where(expr, file, line));
+  const std::string what = "pipevd: cuBLAS error " + std::string(cublasGetStatusName(s)) + " (" +
+                           cublasGetStatusString(s) + ") in " + where(expr, file, line);
+  if (s == CUBLAS_STATUS_ALLOC_FAILED) throw OutOfMemory(what);
+  throw DeviceError(what);
 }
 
 const char* cusolver_status_name(cusolverStatus_t s) {
@@ -58,8 +55,10 @@ const char* cusolver_status_name(cusolverStatus_t s) {
 }
 
 void throw_cusolver_error(cusolverStatus_t s, const char* expr, const char* file, int line) {
-  throw GpuError("pipevd: cuSOLVER error " + std::string(cusolver_status_name(s)) + " (" +
-                 std::to_string(static_cast<int>(s)) + ") in " + where(expr, file, line));
+  const std::string what = "pipevd: cuSOLVER error " + std::string(cusolver_status_name(s)) + " (" +
+                           std::to_string(static_cast<int>(s)) + ") in " + where(expr, file, line);
+  if (s == CUSOLVER_STATUS_ALLOC_FAILED) throw OutOfMemory(what);
+  throw DeviceError(what);
 }
 
 ScopedDevice::ScopedDevice(int device) {

@@ -11,15 +11,24 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.hpp"
+
 namespace pipevd::gpu {
 
-// A failed CUDA, cuBLAS or cuSOLVER call.
-class GpuError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A failed CUDA, cuBLAS or cuSOLVER call: base/errors.hpp's DeviceError, or OutOfMemory where the
+// call ran out of memory (cudaErrorMemoryAllocation, the libraries' ALLOC_FAILED).
+using GpuError = DeviceError;
 
-[[noreturn]] void throw_cuda_error(cudaError_t e, const char* expr, const char* file, int line);
+// The one CUDA check (the comparison adapters' too, adapters/cuda_check.hpp): inline, so code
+// outside libpipevd throws the same types.
+[[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* expr, const char* file,
+                                          int line) {
+  const std::string what = "pipevd: CUDA error " + std::string(cudaGetErrorName(e)) + " (" +
+                           cudaGetErrorString(e) + ") in " + expr + " at " + file + ":" +
+                           std::to_string(line);
+  if (e == cudaErrorMemoryAllocation) throw OutOfMemory(what);
+  throw DeviceError(what);
+}
 [[noreturn]] void throw_cublas_error(cublasStatus_t s, const char* expr, const char* file,
                                      int line);
 [[noreturn]] void throw_cusolver_error(cusolverStatus_t s, const char* expr, const char* file,

@@ -7,11 +7,12 @@
 #include <string>
 
 #include "adapters/scalapack/forward.hpp"
-#include "core/memory_check.hpp"
+#include "base/errors.hpp"
 #include "interface/agreement.hpp"
 #include "interface/argument_checks.hpp"
 #include "interface/decision.hpp"
 #include "interface/engine_route.hpp"
+#include "interface/info_codes.hpp"
 #include "redistribute/engine_comm.hpp"
 
 namespace pipevd {
@@ -19,13 +20,22 @@ namespace {
 
 using namespace scalapack;
 
-// Configuration errors (bad environment, missing ScaLAPACK) cannot be told through INFO: stop the
-// job with a message that names the problem rather than run something the user did not ask for.
-[[noreturn]] void fatal(const std::string& message) {
-  std::fprintf(stderr, "pipevd: error: %s\n", message.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();
+// Whether this process speaks for the call on stderr: grid process (0, 0), or any process outside
+// the grid (where nothing was agreed).
+bool speaks(const PdsyevdCall& c) {
+  int nprow, npcol, myrow, mycol;
+  blacs_gridinfo_(&c.descz[CTXT_], &nprow, &npcol, &myrow, &mycol);
+  return nprow < 1 || (myrow == 0 && mycol == 0);
+}
+
+// A call pipevd cannot serve as asked: INFO `info` (info_codes.hpp) on every rank that gets here
+// (all of them alike, since what led here was agreed), and a message on stderr. The job goes on.
+void refuse(const PdsyevdCall& c, int info, const std::string& message) {
+  if (speaks(c)) {
+    std::fprintf(stderr, "pipevd: error: %s (pdsyevd returns INFO = %d)\n", message.c_str(), info);
+    std::fflush(stderr);
+  }
+  *c.info = info;
 }
 
 void report(const PdsyevdCall& c, const Decision& d, double seconds) {
@@ -50,6 +60,19 @@ MPI_Comm call_grid(const PdsyevdCall& c) {
   return grid_comm(c.descz[CTXT_]);
 }
 
+// ScaLAPACK's PDSYEVD on the caller's arguments; false (INFO set) where it cannot be reached.
+bool forward(const PdsyevdCall& c, const PdsyevdCheck& chk, const std::string& why) {
+  const RealPdsyevd& real = real_pdsyevd();
+  if (!real.fn) {
+    refuse(c, kInfoConfiguration, why.empty() ? real.error : why + ", and " + real.error);
+    return false;
+  }
+  forward_pdsyevd(c);
+  c.work[0] = chk.lwmin;  // PDSYEVD's WORK(1) on exit, whatever the copy path used
+  c.iwork[0] = chk.liwmin;
+  return true;
+}
+
 }  // namespace
 
 void run_pdsyevd(const PdsyevdCall& c) {
@@ -57,7 +80,7 @@ void run_pdsyevd(const PdsyevdCall& c) {
   const MPI_Comm grid = call_grid(c);
   const bool agreed = grid != MPI_COMM_NULL;
   const PolicyOrError pol = agreed ? agreed_policy(grid) : process_policy();
-  if (!pol.error.empty()) fatal(pol.error);
+  if (!pol.error.empty()) return refuse(c, kInfoConfiguration, pol.error);
   const double t0 = MPI_Wtime();
   const EngineAvailability available = agreed ? agreed_availability(grid) : engine_availability();
   const Decision d = decide(pol.policy, *c.n, available);
@@ -71,47 +94,42 @@ void run_pdsyevd(const PdsyevdCall& c) {
     return;
   }
   if (chk.query) return;
-  if (!d.error.empty()) fatal(d.error);
+  if (!d.error.empty()) return refuse(c, kInfoConfiguration, d.error);
 
-  switch (d.route) {
-    case Route::Scalapack: {
-      const RealPdsyevd& real = real_pdsyevd();
-      if (!real.fn) fatal(real.error);
-      forward_pdsyevd(c);
-      c.work[0] = chk.lwmin;  // PDSYEVD's WORK(1) on exit, whatever the copy path used
-      c.iwork[0] = chk.liwmin;
-      break;
-    }
-    case Route::Host:
-    case Route::Gpu:
-      try {
-        run_engine_route(c, pol.policy, d.route == Route::Gpu, available.gpu_devices);
-      } catch (const EngineMemoryShortage& e) {
-        // Every caller rank is here alike (memory_check.hpp): auto forwards, an explicit engine
-        // stops with the bytes required and usable.
-        const bool jobz_n = c.jobz == 'N' || c.jobz == 'n';  // ScaLAPACK's PDSYEVD has no 'N'
-        if (pol.policy.backend != Backend::Auto || jobz_n)
-          fatal(std::string(to_string(d.route)) + " engine: " + e.what() +
-                (jobz_n ? "; ScaLAPACK's PDSYEVD takes no JOBZ = 'N' to forward it to"
-                        : "; PIPEVD_BACKEND=auto forwards such calls to ScaLAPACK"));
-        const RealPdsyevd& real = real_pdsyevd();
-        if (!real.fn) fatal(std::string(e.what()) + ", and " + real.error);
-        Decision fwd = d;
-        fwd.route = Route::Scalapack;
-        fwd.why = std::string("auto: ") + e.what() + "; forwarded";
-        forward_pdsyevd(c);
-        c.work[0] = chk.lwmin;
-        c.iwork[0] = chk.liwmin;
-        if (pol.policy.verbose >= 1) report(c, fwd, MPI_Wtime() - t0);
-        return;
-      } catch (const std::exception& e) {
-        fatal(std::string(to_string(d.route)) + " engine: " + e.what());
-      }
-      c.work[0] = chk.lwmin;
-      c.iwork[0] = chk.liwmin;
-      break;
+  if (d.route == Route::Scalapack) {
+    if (!forward(c, chk, "")) return;
+    if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
+    return;
   }
-  if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
+  // The engine. Its failures reach here on every caller rank alike (engine_route.cpp's
+  // agree_on_failure): auto forwards (A is intact), an explicit engine returns pipevd's INFO.
+  std::string failure;
+  int info = kInfoEngineFailure;
+  try {
+    run_engine_route(c, pol.policy, d.route == Route::Gpu, available.gpu_devices);
+    c.work[0] = chk.lwmin;
+    c.iwork[0] = chk.liwmin;
+    if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
+    return;
+  } catch (const OutOfMemory& e) {
+    failure = e.what();
+    info = kInfoOutOfMemory;
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  const std::string engine = std::string(to_string(d.route)) + " engine: " + failure;
+  const bool jobz_n = c.jobz == 'N' || c.jobz == 'n';  // ScaLAPACK's PDSYEVD has no 'N'
+  if (pol.policy.backend != Backend::Auto || jobz_n)
+    return refuse(c, info,
+                  engine + (jobz_n ? "; ScaLAPACK's PDSYEVD takes no JOBZ = 'N' to forward it to"
+                                   : "; PIPEVD_BACKEND=auto forwards such calls to ScaLAPACK"));
+  if (!forward(c, chk, engine)) return;
+  if (pol.policy.verbose >= 1) {
+    Decision fwd = d;
+    fwd.route = Route::Scalapack;
+    fwd.why = "auto: " + failure + "; forwarded";
+    report(c, fwd, MPI_Wtime() - t0);
+  }
 }
 
 }  // namespace pipevd

@@ -13,6 +13,7 @@
 #include <system_error>
 #include <vector>
 
+#include "base/errors.hpp"
 #include "core/backend_factory.hpp"
 #include "core/call_plan.hpp"
 #include "core/dbbr.hpp"
@@ -64,9 +65,25 @@ double max_norm(char part, long n, long cols, const double* a, long lda, int thr
   return *std::max_element(block_max.begin(), block_max.end());
 }
 
-bool is_out_of_memory(const std::exception& e) {
-  return dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
-         std::string(e.what()).find("cannot allocate") != std::string::npos;
+// An engine failure's kind, ordered so that the agreement (the largest kind over the ranks) keeps
+// the most telling one: 1 out of memory, 2 communication, 3 device, 4 anything else.
+int failure_kind(const std::exception& e) {
+  if (dynamic_cast<const OutOfMemory*>(&e) || dynamic_cast<const std::bad_alloc*>(&e)) return 1;
+  if (dynamic_cast<const CommunicationError*>(&e)) return 2;
+  if (dynamic_cast<const DeviceError*>(&e)) return 3;
+  return 4;
+}
+
+[[noreturn]] void throw_failure(int kind, const std::string& what) {
+  switch (kind) {
+    case 1:
+      throw OutOfMemory(what);
+    case 2:
+      throw CommunicationError(what);
+    case 3:
+      throw DeviceError(what);
+  }
+  throw Error(what);
 }
 
 // Engine ranks per node: one per visible GPU (the fewest any caller rank sees, so that every rank
@@ -119,13 +136,14 @@ struct RouteCall {
   double redistribute_s = 0;
 };
 
-// The engine's side of the call: its results, failure and the release of its memory.
+// The engine's side of the call: its backend, results, failure and the release of its memory.
 struct EngineRun {
+  std::unique_ptr<EngineBackend> backend;
   std::vector<double> w;
   int info = 0;
   EngineStats stats;
   std::string failure;
-  int failure_kind = 0;  // 1: out of memory, 2: another engine error (one engine rank only)
+  int failure_kind = 0;  // failure_kind(): 0 none
   double sigma = 1;      // PDSYEVD's scaling of A
   // The backend's and A's copy's release runs in a thread next to W's broadcast and Z's
   // redistribution (mostly the device pool's trim), joined before the call returns.
@@ -270,60 +288,81 @@ std::unique_ptr<EngineBackend> make_backend(const RouteCall& r) {
   return make_gpu_backend(r.device, gpu_backend_settings(r.policy, r.threads));
 }
 
-// Run: the engine on this engine rank, then its memory released in a thread. A failure is kept
-// in `run` where a lone engine rank can report it; with several engine ranks the others may wait
-// in a collective, so it is rethrown.
-void run_on_engine(RouteCall& r, KeptBuffer& a_cols, KeptBuffer& z_rows, EngineRun& run) {
+// Set-up on this engine rank: PDSYEVD's scaling of its copy of A, and the backend. A failure is
+// kept in `run` for agree_on_failure.
+void set_up_engine(RouteCall& r, KeptBuffer& a_cols, EngineRun& run) {
   run.w.assign(r.n, 0.0);
   if (!r.engine) return;
   // Verbose 2: the engine's set-up (A's norm, the backend) and release get intervals of their own.
   const double setup_begin = MPI_Wtime();
   if (!r.direct) run.sigma = scale_engine_copy(r, a_cols.data());
   try {
-    std::unique_ptr<EngineBackend> backend = make_backend(r);
-    if (r.timed) r.timeline.add("engine_setup", setup_begin, MPI_Wtime());
-    run.info = run_engine(*backend, r.ec->engine, r.plan.layout, r.direct ? r.c.a : a_cols.data(),
-                          run.w.data(), r.direct ? r.c.z : z_rows.data(), r.opt, &run.stats);
-    // No MPI in the thread (MPI_THREAD_SINGLE callers). A's copy goes first (the host's peak
-    // memory); the backend's device is made current there first, since a new thread's current
-    // device is 0, and the backend's destructor restores the device it found (on a node of
-    // several GPUs, a context on GPU 0 for every rank otherwise).
-    auto release_all = [&run, device = r.device](std::unique_ptr<EngineBackend> be, KeptBuffer a) {
-      run.release_begin = std::chrono::steady_clock::now();
-      a.release();
-      gpu_make_current(device);
-      be.reset();
-      run.release_end = std::chrono::steady_clock::now();
-    };
-    try {
-      run.release = JoiningThread(release_all, std::move(backend), std::move(a_cols));
-    } catch (const std::system_error&) {
-      // No thread to be had: the backend and A's copy went with the failed start, in this
-      // thread (the engine's result stands; no release interval on the timeline).
-    }
+    run.backend = make_backend(r);
   } catch (const std::exception& e) {
-    if (r.ranks > 1) throw;
     run.failure = e.what();
-    run.failure_kind = is_out_of_memory(e) ? 1 : 2;
+    run.failure_kind = failure_kind(e);
+  }
+  if (r.timed) r.timeline.add("engine_setup", setup_begin, MPI_Wtime());
+}
+
+// Collective over the caller ranks, at points every one of them reaches with no collective of the
+// engine pending (after the set-up, after the engine): the worst failure of any engine rank, thrown
+// as its type on every caller rank alike. The caller's A is untouched (the engine scales a copy),
+// so PIPEVD_BACKEND=auto can still forward the call.
+void agree_on_failure(const RouteCall& r, const EngineRun& run) {
+  int rank = 0;
+  MPI_Comm_rank(r.ec->caller, &rank);
+  struct {
+    int kind, rank;
+  } mine{run.failure_kind, rank}, worst{0, 0};
+  MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, r.ec->caller);
+  if (worst.kind == 0) return;
+  char text[512] = {0};
+  if (rank == worst.rank) run.failure.copy(text, sizeof text - 1);
+  MPI_Bcast(text, sizeof text, MPI_CHAR, worst.rank, r.ec->caller);
+  throw_failure(worst.kind, text);
+}
+
+// Run: the engine on this engine rank, then its memory released in a thread. A failure is kept in
+// `run` for agree_on_failure. The remaining window: with several engine ranks, one that fails
+// inside run_engine while the others wait in one of its collectives (NCCL or MPI) leaves them
+// waiting; only failures that every engine rank meets before its next collective (the dstedc
+// limit, the same allocation on every rank) or a lone engine rank's reach the agreement.
+void run_on_engine(RouteCall& r, KeptBuffer& a_cols, KeptBuffer& z_rows, EngineRun& run) {
+  if (!r.engine) return;
+  try {
+    run.info =
+        run_engine(*run.backend, r.ec->engine, r.plan.layout, r.direct ? r.c.a : a_cols.data(),
+                   run.w.data(), r.direct ? r.c.z : z_rows.data(), r.opt, &run.stats);
+  } catch (const std::exception& e) {
+    run.failure = e.what();
+    run.failure_kind = failure_kind(e);
+    return;
   }
   if (run.sigma != 1)
     for (double& v : run.w) v /= run.sigma;
+  // No MPI in the thread (MPI_THREAD_SINGLE callers). A's copy goes first (the host's peak
+  // memory); the backend's device is made current there first, since a new thread's current
+  // device is 0, and the backend's destructor restores the device it found (on a node of
+  // several GPUs, a context on GPU 0 for every rank otherwise).
+  auto release_all = [&run, device = r.device](std::unique_ptr<EngineBackend> be, KeptBuffer a) {
+    run.release_begin = std::chrono::steady_clock::now();
+    a.release();
+    gpu_make_current(device);
+    be.reset();
+    run.release_end = std::chrono::steady_clock::now();
+  };
+  try {
+    run.release = JoiningThread(release_all, std::move(run.backend), std::move(a_cols));
+  } catch (const std::system_error&) {
+    // No thread to be had: the backend and A's copy went with the failed start, in this
+    // thread (the engine's result stands; no release interval on the timeline).
+  }
 }
 
-// W and INFO from engine rank 0 to every caller rank, and a lone engine rank's failure, thrown on
-// every caller rank alike (A is untouched, so auto may still forward).
+// W and INFO from engine rank 0 to every caller rank.
 void deliver_eigenvalues(RouteCall& r, EngineRun& run) {
   const int root = r.ec->engine_to_caller[0];
-  if (r.ranks == 1) {
-    MPI_Bcast(&run.failure_kind, 1, MPI_INT, root, r.ec->caller);
-    if (run.failure_kind != 0) {
-      char text[512] = {0};
-      if (r.engine) run.failure.copy(text, sizeof text - 1);
-      MPI_Bcast(text, sizeof text, MPI_CHAR, root, r.ec->caller);
-      if (run.failure_kind == 1) throw EngineMemoryShortage(text);
-      throw std::runtime_error(text);
-    }
-  }
   MPI_Bcast(&run.info, 1, MPI_INT, root, r.ec->caller);
   MPI_Bcast(run.w.data(), static_cast<int>(r.n), MPI_DOUBLE, root, r.ec->caller);
   std::copy(run.w.begin(), run.w.end(), r.c.w);
@@ -378,8 +417,11 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, in
   KeptBuffer z_rows(copies && r.vectors ? static_cast<std::size_t>(std::max(1L, r.height) * r.n)
                                         : 0);
   EngineRun run;
+  set_up_engine(r, a_cols, run);
+  agree_on_failure(r, run);
   run_on_engine(r, a_cols, z_rows, run);
   a_cols.release();
+  agree_on_failure(r, run);
   deliver_eigenvalues(r, run);
   redistribute_out(r, run, z_rows);
 
