@@ -13,7 +13,10 @@
 #include "interface/decision.hpp"
 #include "interface/engine_route.hpp"
 #include "interface/info_codes.hpp"
+#include "interface/non_finite_check.hpp"
 #include "redistribute/engine_comm.hpp"
+#include "redistribute/node_window.hpp"
+#include "redistribute/parallel_pieces.hpp"
 
 namespace pipevd {
 namespace {
@@ -95,6 +98,11 @@ void run_pdsyevd(const PdsyevdCall& c) {
   }
   if (chk.query) return;
   if (!d.error.empty()) return refuse(c, kInfoConfiguration, d.error);
+  // Before any route, forwarding included (ScaLAPACK's DLASCL stops the job on a NaN).
+  const int threads = redistribution_threads(pol.policy.threads, ranks_on_this_node(grid));
+  if (agreed && agreed_non_finite(c, grid, threads))
+    return refuse(c, info_non_finite(*c.n),
+                  "A holds a NaN or an infinity in the triangle UPLO names; nothing was computed");
 
   if (d.route == Route::Scalapack) {
     if (!forward(c, chk, "")) return;

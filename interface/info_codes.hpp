@@ -14,4 +14,9 @@ constexpr int kInfoOutOfMemory = -1002;
 // The engine asked for failed (a device, communication or other error); auto forwards instead.
 constexpr int kInfoEngineFailure = -1003;
 
+// A NaN or an infinity in the referenced triangle of sub(A), whatever the route: INFO = N + 1 on
+// every rank, with A, W and Z untouched. As a D&C code it would read "submatrix 0", which PDSYEVD
+// never reports (its submatrix indices are 1-based), and dsterf's counts stay below N.
+constexpr int info_non_finite(int n) { return n + 1; }
+
 }  // namespace pipevd
