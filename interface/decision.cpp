@@ -60,11 +60,10 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
   } else if (available.gpu) {
     d.route = Route::Gpu;
     d.why = "auto: GPU engine";
-  } else if (available.host) {
-    d.route = Route::Host;
-    d.why = "auto: no GPU engine, host engine";
   } else {
-    d.why = "auto: no engine in this build";
+    // The host engine is the GPU engine's reference, not a CPU solver: slower than ScaLAPACK and
+    // several times its memory per rank. It runs only where asked for (PIPEVD_BACKEND=host).
+    d.why = "auto: no GPU engine on every rank";
   }
   return d;
 }

@@ -25,6 +25,7 @@ struct EngineAvailability {
 };
 
 // Pure function of the policy, the problem size and what is available; the same on every rank.
+// auto: the GPU engine where available, else ScaLAPACK (the host engine only when asked for).
 Decision decide(const Policy& policy, int n, const EngineAvailability& available);
 
 // What this build and this process offer.

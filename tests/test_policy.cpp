@@ -122,11 +122,17 @@ TEST(Policy, BandAndBlock) {
       << q.error;
 }
 
-TEST(Decision, AutoPrefersGpuThenHostThenScalapack) {
+// auto never takes the host engine: without a GPU a relinked code keeps ScaLAPACK's speed and
+// memory.
+TEST(Decision, AutoTakesTheGpuElseScalapack) {
   Policy p;
   EXPECT_EQ(decide(p, 1000, {true, true}).route, Route::Gpu);
-  EXPECT_EQ(decide(p, 1000, {true, false}).route, Route::Host);
+  EXPECT_EQ(decide(p, 1000, {true, false}).route, Route::Scalapack);
   EXPECT_EQ(decide(p, 1000, {false, false}).route, Route::Scalapack);
+  p.backend = Backend::Host;
+  EXPECT_EQ(decide(p, 1000, {true, false}).route, Route::Host);
+  EXPECT_EQ(decide(p, 1000, {true, true}).route, Route::Host);
+  p.backend = Backend::Auto;
   p.min_n = 2000;
   EXPECT_EQ(decide(p, 1000, {true, true}).route, Route::Scalapack);
   EXPECT_EQ(decide(p, 2000, {true, true}).route, Route::Gpu);
@@ -135,8 +141,7 @@ TEST(Decision, AutoPrefersGpuThenHostThenScalapack) {
 TEST(Decision, EnginesOnlyUpToTheirLimit) {
   Policy p;
   EngineAvailability host_only{true, false, 46340}, both{true, true, 46340};
-  EXPECT_EQ(decide(p, 46340, host_only).route, Route::Host);
-  EXPECT_EQ(decide(p, 46341, host_only).route, Route::Scalapack);
+  EXPECT_EQ(decide(p, 46340, host_only).route, Route::Scalapack);  // auto: no GPU
   EXPECT_EQ(decide(p, 46340, both).route, Route::Gpu);
   EXPECT_EQ(decide(p, 46341, both).route, Route::Scalapack);
   p.backend = Backend::Host;
