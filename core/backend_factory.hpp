@@ -15,6 +15,11 @@ struct GpuBackendSettings {
   std::string bc_back_kernel = "auto";  // PIPEVD_GPU_BC_BACK: auto, blas2, tensor
   bool symmetric_product = true;        // PIPEVD_GPU_AW=symm
   int host_threads = 1;                 // threads of the copies of the caller's pageable arrays
+  // Kernel tuning (0 / -1: defaults): PIPEVD_GPU_PANEL_QR_BLOCKS / _THREADS and
+  // PIPEVD_GPU_BC_BLOCKS / _SWEEPS_PER_BLOCK / _EXCLUSIVE.
+  int panel_qr_blocks = 0, panel_qr_threads = 0;
+  int bc_blocks = -1, bc_sweeps_per_block = -1, bc_exclusive = -1;
+  bool sharing = false;  // PIPEVD_GPU_SHARING: engine ranks may share a GPU
 };
 
 std::unique_ptr<EngineBackend> make_host_backend();
@@ -23,8 +28,6 @@ std::unique_ptr<EngineBackend> make_host_backend();
 bool gpu_engine_built();
 // CUDA devices visible to this process (0 without the GPU engine, a driver or a device).
 int gpu_visible_devices();
-// PIPEVD_GPU_SHARING: several engine ranks may drive one GPU.
-bool gpu_sharing_allowed();
 // Free bytes of `device` (-1: unknown).
 long gpu_free_bytes(int device);
 // Whether DBBR's A W may take the one-triangle kernel on `device`.

@@ -19,7 +19,6 @@ gpu::BcBackKernel bc_back_kernel_named(const std::string& name) {
 
 bool gpu_engine_built() { return true; }
 int gpu_visible_devices() { return gpu::visible_device_count(); }
-bool gpu_sharing_allowed() { return gpu::gpu_sharing_allowed(); }
 long gpu_free_bytes(int device) { return gpu::device_free_bytes(device); }
 bool gpu_symmetric_product_available(int device) {
   return gpu::symmetric_product_available(device);
@@ -35,6 +34,12 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSett
   be->set_bc_back_kernel(bc_back_kernel_named(s.bc_back_kernel));
   be->set_symmetric_product(s.symmetric_product);
   be->set_host_threads(s.host_threads);
+  gpu::GpuTuning t;
+  t.panel_qr_blocks = s.panel_qr_blocks;
+  t.panel_qr_threads = s.panel_qr_threads;
+  t.bulge_chasing = {s.bc_sweeps_per_block, s.bc_blocks, s.bc_exclusive};
+  t.sharing = s.sharing;
+  be->set_tuning(t);
   return be;
 }
 

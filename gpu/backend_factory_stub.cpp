@@ -7,7 +7,6 @@ namespace pipevd {
 
 bool gpu_engine_built() { return false; }
 int gpu_visible_devices() { return 0; }
-bool gpu_sharing_allowed() { return false; }
 long gpu_free_bytes(int) { return -1; }
 bool gpu_symmetric_product_available(int) { return false; }
 long gpu_wave_rows(int, long, long, const std::string&) { return 0; }

@@ -10,8 +10,8 @@ namespace pipevd {
 
 EngineOptions engine_options(const Policy& policy, bool want_vectors);
 
-// A GPU backend's settings (PIPEVD_GPU_PANEL_QR, PIPEVD_GPU_BC_BACK, PIPEVD_GPU_AW) and the host
-// threads of its copies of the caller's arrays.
+// A GPU backend's settings (every PIPEVD_GPU_* value) and the host threads of its copies of the
+// caller's arrays.
 GpuBackendSettings gpu_backend_settings(const Policy& policy, int host_threads);
 
 }  // namespace pipevd

@@ -93,7 +93,7 @@ int engine_ranks_per_node(const Policy& policy, bool on_gpu, int devices) {
   const int asked = policy.engine_ranks > 0 ? policy.engine_ranks : INT_MAX;
   if (!on_gpu) return asked;
   // More engine ranks than GPUs only where sharing is allowed (and PIPEVD_ENGINE_RANKS asks).
-  if (devices > 0) return gpu_sharing_allowed() ? asked : std::min(asked, devices);
+  if (devices > 0) return policy.gpu_sharing ? asked : std::min(asked, devices);
   throw std::runtime_error("no GPU engine in this build or no visible device");
 }
 
@@ -398,8 +398,8 @@ void report(RouteCall& r, const EngineRun& run) {
     if (e == 0) std::fputs(lb.text.c_str(), stderr);
   }
   if (r.timed)
-    r.timeline.write(r.ec->engine, Timeline::default_path(), r.device, r.on_gpu ? "gpu" : "host",
-                     r.n);
+    r.timeline.write(r.ec->engine, Timeline::default_path(r.policy.timeline_path), r.device,
+                     r.on_gpu ? "gpu" : "host", r.n);
 }
 
 }  // namespace
