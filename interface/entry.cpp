@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <exception>
+#include <mutex>
 
 #include "include/pipevd.h"
 #include "interface/dispatch.hpp"
@@ -18,6 +19,11 @@ void entry(const char* jobz, const char* uplo, const int* n, double* a, const in
            const int* descz, double* work, const int* lwork, int* iwork, const int* liwork,
            int* info) {
   const char* what = "unknown exception";
+  // One call at a time per process: the communicator and window caches, the kept buffers and each
+  // device's stream and handles are shared by every call. Threads that call on different grids at
+  // once must still enter in the same order on every process (as for any MPI collective).
+  static std::mutex one_call_at_a_time;
+  const std::lock_guard<std::mutex> lock(one_call_at_a_time);
   try {
     // Like LSAME, only the first character counts; the hidden Fortran lengths are not needed.
     pipevd::run_pdsyevd(pipevd::PdsyevdCall{*jobz, *uplo, n, a, ia, ja, desca, w, z, iz, jz, descz,
