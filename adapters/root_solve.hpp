@@ -27,7 +27,7 @@ Outcome solve_at_root(const Problem& p, char jobz, const double* a, double* w, d
   if (copy.is_root()) {
     try {
       on_root(full, out);
-    } catch (const CudaFailure& e) {
+    } catch (const ::pipevd::Error& e) {  // adapters/cuda_check.hpp's typed errors
       out.error = e.what();
       failed = 1;
     }

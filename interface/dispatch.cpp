@@ -15,6 +15,7 @@
 #include "interface/info_codes.hpp"
 #include "interface/non_finite_check.hpp"
 #include "redistribute/engine_comm.hpp"
+#include "redistribute/kept_buffer.hpp"
 #include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 
@@ -115,6 +116,7 @@ void run_pdsyevd(const PdsyevdCall& c) {
   int info = kInfoEngineFailure;
   try {
     run_engine_route(c, pol.policy, d.route == Route::Gpu, available.gpu_devices);
+    if (!pol.policy.keep_memory) release_kept_buffers();
     c.work[0] = chk.lwmin;
     c.iwork[0] = chk.liwmin;
     if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
@@ -125,6 +127,7 @@ void run_pdsyevd(const PdsyevdCall& c) {
   } catch (const std::exception& e) {
     failure = e.what();
   }
+  if (!pol.policy.keep_memory) release_kept_buffers();
   const std::string engine = std::string(to_string(d.route)) + " engine: " + failure;
   const bool jobz_n = c.jobz == 'N' || c.jobz == 'n';  // ScaLAPACK's PDSYEVD has no 'N'
   if (pol.policy.backend != Backend::Auto || jobz_n)

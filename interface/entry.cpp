@@ -7,8 +7,17 @@
 #include "include/pipevd.h"
 #include "interface/dispatch.hpp"
 #include "interface/info_codes.hpp"
+#include "redistribute/kept_buffer.hpp"
 
 namespace {
+
+// One call at a time per process: the communicator and window caches, the kept buffers and each
+// device's stream and handles are shared by every call. Threads that call on different grids at
+// once must still enter in the same order on every process (as for any MPI collective).
+std::mutex& one_call_at_a_time() {
+  static std::mutex m;
+  return m;
+}
 
 // No exception leaves the library: the route agrees its failures over the grid and answers with
 // INFO itself (interface/dispatch.cpp); one that still arrives here was met by this process alone
@@ -19,11 +28,7 @@ void entry(const char* jobz, const char* uplo, const int* n, double* a, const in
            const int* descz, double* work, const int* lwork, int* iwork, const int* liwork,
            int* info) {
   const char* what = "unknown exception";
-  // One call at a time per process: the communicator and window caches, the kept buffers and each
-  // device's stream and handles are shared by every call. Threads that call on different grids at
-  // once must still enter in the same order on every process (as for any MPI collective).
-  static std::mutex one_call_at_a_time;
-  const std::lock_guard<std::mutex> lock(one_call_at_a_time);
+  const std::lock_guard<std::mutex> lock(one_call_at_a_time());
   try {
     // Like LSAME, only the first character counts; the hidden Fortran lengths are not needed.
     pipevd::run_pdsyevd(pipevd::PdsyevdCall{*jobz, *uplo, n, a, ia, ja, desca, w, z, iz, jz, descz,
@@ -70,4 +75,9 @@ __attribute__((visibility("default"))) void pipevd_pdsyevd_(
 }
 
 __attribute__((visibility("default"))) const char* pipevd_version(void) { return PIPEVD_VERSION; }
+
+__attribute__((visibility("default"))) void pipevd_release(void) {
+  const std::lock_guard<std::mutex> lock(one_call_at_a_time());
+  pipevd::release_kept_buffers();
+}
 }

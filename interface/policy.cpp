@@ -174,6 +174,9 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
   if (!flag("PIPEVD_GPU_AW", "symm", "gemm", aw_gemm)) return r;
   r.policy.aw_symm = !aw_gemm;
   if (!flag("PIPEVD_GPU_SHARING", "0", "1", r.policy.gpu_sharing)) return r;
+  bool release_after_call = false;
+  if (!flag("PIPEVD_KEEP_MEMORY", "1", "0", release_after_call)) return r;
+  r.policy.keep_memory = !release_after_call;
   std::string threads = "0";
   if (!choice("PIPEVD_GPU_PANEL_QR_THREADS", "256, 512, 1024", threads)) return r;
   r.policy.panel_qr_threads = std::stoi(threads);

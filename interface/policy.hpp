@@ -43,6 +43,9 @@ struct Policy {
   int bc_exclusive = -1;         // PIPEVD_GPU_BC_EXCLUSIVE: blocks keep their SM (0 or 1)
   bool gpu_sharing = false;      // PIPEVD_GPU_SHARING=1: engine ranks may share a GPU
   std::string timeline_path;     // PIPEVD_TIMELINE: the verbose-2 timeline's file
+  // PIPEVD_KEEP_MEMORY=0: the large host buffers go back after each call instead of being kept for
+  // the next one (redistribute/kept_buffer.hpp).
+  bool keep_memory = true;
 };
 
 struct PolicyOrError {

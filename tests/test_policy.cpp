@@ -178,13 +178,18 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
   EXPECT_TRUE(parse({{"PIPEVD_GPU_SHARING", "1"}}).policy.gpu_sharing);
   EXPECT_FALSE(parse({{"PIPEVD_GPU_SHARING", "0"}}).policy.gpu_sharing);
   EXPECT_EQ(parse({{"PIPEVD_TIMELINE", "/tmp/t.json"}}).policy.timeline_path, "/tmp/t.json");
+  EXPECT_TRUE(d.keep_memory);
+  EXPECT_FALSE(parse({{"PIPEVD_KEEP_MEMORY", "0"}}).policy.keep_memory);
+  EXPECT_TRUE(parse({{"PIPEVD_KEEP_MEMORY", "1"}}).policy.keep_memory);
+  EXPECT_TRUE(parse({{"PIPEVD_KEEP_MEMORY", ""}}).policy.keep_memory);
   for (const auto& [var, bad] :
        std::map<std::string, std::string>{{"PIPEVD_GPU_PANEL_QR_BLOCKS", "0"},
                                           {"PIPEVD_GPU_PANEL_QR_THREADS", "384"},
                                           {"PIPEVD_GPU_BC_BLOCKS", "-1"},
                                           {"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", "0"},
                                           {"PIPEVD_GPU_BC_EXCLUSIVE", "yes"},
-                                          {"PIPEVD_GPU_SHARING", "true"}}) {
+                                          {"PIPEVD_GPU_SHARING", "true"},
+                                          {"PIPEVD_KEEP_MEMORY", "no"}}) {
     const PolicyOrError p = parse({{var, bad}});
     EXPECT_NE(p.error.find(var), std::string::npos) << var << "=" << bad << ": " << p.error;
   }
