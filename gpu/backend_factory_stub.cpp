@@ -1,6 +1,5 @@
 // core/backend_factory.hpp's GPU half in a build without CUDA: no devices, no GPU backend.
-#include <stdexcept>
-
+#include "base/errors.hpp"
 #include "core/backend_factory.hpp"
 
 namespace pipevd {
@@ -12,7 +11,7 @@ bool gpu_symmetric_product_available(int) { return false; }
 long gpu_wave_rows(int, long, long, const std::string&) { return 0; }
 
 std::unique_ptr<EngineBackend> make_gpu_backend(int, const GpuBackendSettings&) {
-  throw std::runtime_error("no GPU engine in this build");
+  throw ConfigurationError("no GPU engine in this build");
 }
 
 void gpu_make_current(int) {}

@@ -18,6 +18,7 @@
 #include "core/call_plan.hpp"
 #include "core/dbbr.hpp"
 #include "core/engine.hpp"
+#include "core/fault_injection.hpp"
 #include "core/joining_thread.hpp"
 #include "core/load_balance_report.hpp"
 #include "core/memory_check.hpp"
@@ -94,7 +95,7 @@ int engine_ranks_per_node(const Policy& policy, bool on_gpu, int devices) {
   if (!on_gpu) return asked;
   // More engine ranks than GPUs only where sharing is allowed (and PIPEVD_ENGINE_RANKS asks).
   if (devices > 0) return policy.gpu_sharing ? asked : std::min(asked, devices);
-  throw std::runtime_error("no GPU engine in this build or no visible device");
+  throw ConfigurationError("no GPU engine in this build or no visible device");
 }
 
 // The device of this engine rank: that of its node-local rank among the node's engine ranks
@@ -298,6 +299,7 @@ void set_up_engine(RouteCall& r, KeptBuffer& a_cols, EngineRun& run) {
   if (!r.direct) run.sigma = scale_engine_copy(r, a_cols.data());
   try {
     run.backend = make_backend(r);
+    inject_fault("setup", r.ec->engine_rank);
   } catch (const std::exception& e) {
     run.failure = e.what();
     run.failure_kind = failure_kind(e);
@@ -331,6 +333,7 @@ void agree_on_failure(const RouteCall& r, const EngineRun& run) {
 void run_on_engine(RouteCall& r, KeptBuffer& a_cols, KeptBuffer& z_rows, EngineRun& run) {
   if (!r.engine) return;
   try {
+    inject_fault("engine", r.ec->engine_rank);
     run.info =
         run_engine(*run.backend, r.ec->engine, r.plan.layout, r.direct ? r.c.a : a_cols.data(),
                    run.w.data(), r.direct ? r.c.z : z_rows.data(), r.opt, &run.stats);
