@@ -77,8 +77,45 @@ bool forward(const PdsyevdCall& c, const PdsyevdCheck& chk, const std::string& w
   return true;
 }
 
+// The engine's route. Its failures reach here on every caller rank alike (engine_route.cpp's
+// agree_on_failure): auto forwards (A is intact), an explicit engine returns pipevd's INFO.
+void take_engine_route(const PdsyevdCall& c, const PdsyevdCheck& chk, const Policy& policy,
+                       const Decision& d, int gpu_devices, double t0) {
+  std::string failure;
+  int info = kInfoEngineFailure;
+  try {
+    run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices);
+    if (!policy.keep_memory) release_kept_buffers();
+    c.work[0] = chk.lwmin;
+    c.iwork[0] = chk.liwmin;
+    if (policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
+    return;
+  } catch (const OutOfMemory& e) {
+    failure = e.what();
+    info = kInfoOutOfMemory;
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  if (!policy.keep_memory) release_kept_buffers();
+  const std::string engine = std::string(to_string(d.route)) + " engine: " + failure;
+  const bool jobz_n = c.jobz == 'N' || c.jobz == 'n';  // ScaLAPACK's PDSYEVD has no 'N'
+  if (policy.backend != Backend::Auto || jobz_n)
+    return refuse(c, info,
+                  engine + (jobz_n ? "; ScaLAPACK's PDSYEVD takes no JOBZ = 'N' to forward it to"
+                                   : "; PIPEVD_BACKEND=auto forwards such calls to ScaLAPACK"));
+  if (!forward(c, chk, engine)) return;
+  if (policy.verbose >= 1) {
+    Decision fwd = d;
+    fwd.route = Route::Scalapack;
+    fwd.why = "auto: " + failure + "; forwarded";
+    report(c, fwd, MPI_Wtime() - t0);
+  }
+}
+
 }  // namespace
 
+// decide (agreed over the grid) -> check the arguments as PDSYEVD does -> refuse non-finite A ->
+// ScaLAPACK or the engine.
 void run_pdsyevd(const PdsyevdCall& c) {
   // One decision over the grid before any path splits (interface/agreement.hpp).
   const MPI_Comm grid = call_grid(c);
@@ -99,48 +136,17 @@ void run_pdsyevd(const PdsyevdCall& c) {
   }
   if (chk.query) return;
   if (!d.error.empty()) return refuse(c, kInfoConfiguration, d.error);
-  // Before any route, forwarding included (ScaLAPACK's DLASCL stops the job on a NaN).
-  const int threads = redistribution_threads(pol.policy.threads, ranks_on_this_node(grid));
-  if (agreed && agreed_non_finite(c, grid, threads))
+  // Before any route, forwarding included (ScaLAPACK's DLASCL stops the job on a NaN). The checks
+  // passed with N > 0, so this process is in the grid (agreed).
+  if (agreed && agreed_non_finite(
+                    c, grid, redistribution_threads(pol.policy.threads, ranks_on_this_node(grid))))
     return refuse(c, info_non_finite(*c.n),
                   "A holds a NaN or an infinity in the triangle UPLO names; nothing was computed");
 
-  if (d.route == Route::Scalapack) {
-    if (!forward(c, chk, "")) return;
-    if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
-    return;
-  }
-  // The engine. Its failures reach here on every caller rank alike (engine_route.cpp's
-  // agree_on_failure): auto forwards (A is intact), an explicit engine returns pipevd's INFO.
-  std::string failure;
-  int info = kInfoEngineFailure;
-  try {
-    run_engine_route(c, pol.policy, d.route == Route::Gpu, available.gpu_devices);
-    if (!pol.policy.keep_memory) release_kept_buffers();
-    c.work[0] = chk.lwmin;
-    c.iwork[0] = chk.liwmin;
-    if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
-    return;
-  } catch (const OutOfMemory& e) {
-    failure = e.what();
-    info = kInfoOutOfMemory;
-  } catch (const std::exception& e) {
-    failure = e.what();
-  }
-  if (!pol.policy.keep_memory) release_kept_buffers();
-  const std::string engine = std::string(to_string(d.route)) + " engine: " + failure;
-  const bool jobz_n = c.jobz == 'N' || c.jobz == 'n';  // ScaLAPACK's PDSYEVD has no 'N'
-  if (pol.policy.backend != Backend::Auto || jobz_n)
-    return refuse(c, info,
-                  engine + (jobz_n ? "; ScaLAPACK's PDSYEVD takes no JOBZ = 'N' to forward it to"
-                                   : "; PIPEVD_BACKEND=auto forwards such calls to ScaLAPACK"));
-  if (!forward(c, chk, engine)) return;
-  if (pol.policy.verbose >= 1) {
-    Decision fwd = d;
-    fwd.route = Route::Scalapack;
-    fwd.why = "auto: " + failure + "; forwarded";
-    report(c, fwd, MPI_Wtime() - t0);
-  }
+  if (d.route != Route::Scalapack)
+    return take_engine_route(c, chk, pol.policy, d, available.gpu_devices, t0);
+  if (!forward(c, chk, "")) return;
+  if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
 }
 
 }  // namespace pipevd
