@@ -1,20 +1,15 @@
-// The one check of CUDA runtime calls: a failed call throws GpuError naming the call, the error and
-// the source line. Header-only, so that the library's GPU code (gpu/, which adds the cuBLAS and
+// The one check of CUDA runtime calls: a failed call throws OutOfMemory (cudaErrorMemoryAllocation)
+// or DeviceError (base/errors.hpp), naming the call, the error and the source line. Header-only, so that the library's GPU code (gpu/, which adds the cuBLAS and
 // cuSOLVER checks in gpu_context.hpp) and the comparison peers (bench/peers/, which see only
 // libpipevd's public entry) use the same check. Include it only where CUDA is compiled.
 #pragma once
 #include <cuda_runtime.h>
 
-#include <stdexcept>
 #include <string>
 
-namespace pipevd {
+#include "base/errors.hpp"
 
-// A failed CUDA, cuBLAS, cuSOLVER or NCCL call.
-class GpuError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace pipevd {
 
 // "expr at file:line", for the message of a failed call.
 inline std::string gpu_call_site(const char* expr, const char* file, int line) {
@@ -23,8 +18,10 @@ inline std::string gpu_call_site(const char* expr, const char* file, int line) {
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* expr, const char* file,
                                           int line) {
-  throw GpuError("pipevd: CUDA error " + std::string(cudaGetErrorName(e)) + " (" +
-                 cudaGetErrorString(e) + ") in " + gpu_call_site(expr, file, line));
+  const std::string what = "pipevd: CUDA error " + std::string(cudaGetErrorName(e)) + " (" +
+                           cudaGetErrorString(e) + ") in " + gpu_call_site(expr, file, line);
+  if (e == cudaErrorMemoryAllocation) throw OutOfMemory(what);
+  throw DeviceError(what);
 }
 
 }  // namespace pipevd

@@ -1,7 +1,7 @@
 // Work shared over threads: the one parallel_for of the library (redistribution's packing and
 // copies, the D&C's merges, the engine rank's scaling), its chunked and timed forms, and a copy in
-// pieces. The calling thread is always one of the workers; f must not throw (a throw on a worker
-// thread ends the process).
+// pieces. The calling thread is always one of the workers; an exception of f on any thread stops
+// the loop and is rethrown in the calling thread once every worker has been joined.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -9,6 +9,8 @@
 #include <cstring>
 #include <thread>
 #include <vector>
+
+#include "base/worker_pool.hpp"
 
 namespace pipevd {
 
@@ -20,14 +22,13 @@ void parallel_for(long count, int threads, F&& f) {
     return;
   }
   std::atomic<long> next{0};
+  WorkerPool pool;
   auto work = [&] {
-    for (long i = next++; i < count; i = next++) f(i);
+    for (long i = next++; i < count && !pool.failed(); i = next++) f(i);
   };
-  std::vector<std::thread> pool;
-  const long extra = std::min<long>(threads, count) - 1;
-  for (long t = 0; t < extra; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  pool.start(std::min<long>(threads, count) - 1, work);
+  pool.guarded(work);
+  pool.join();  // rethrows a worker's exception
 }
 
 // f(begin, end) over [0, count) in chunks of `grain` (the last one shorter), on up to `threads`

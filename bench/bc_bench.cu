@@ -56,6 +56,7 @@
 #include "core/reflector_store.hpp"
 #include "gpu/bulge_chasing.cuh"
 #include "gpu/gpu_context.hpp"
+#include "interface/gpu_options.hpp"
 
 namespace {
 
@@ -279,8 +280,9 @@ int main(int argc, char** argv) {
   for (long n : ns)
     for (long b : bs)
       if (!chosen.count({n, b}))
-        chosen[{n, b}] = pipevd::gpu::bulge_chasing_tunables_from_environment(
-            pipevd::gpu::default_bulge_chasing_tunables(device, n, b));
+        chosen[{n, b}] = pipevd::gpu::with_overrides(
+            pipevd::gpu::default_bulge_chasing_tunables(device, n, b),
+            pipevd::gpu_tuning(pipevd::process_policy().policy).bulge_chasing);
 
   struct Row {
     long n, b;

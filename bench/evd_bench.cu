@@ -307,15 +307,15 @@ int run(int argc, char** argv) {
       }
       for (long overlap : vectors ? overlaps : std::vector<long>{0})
         for (const std::string& split : bc_splits) {
+          // The split's bulge-chasing tuning in place of the policy's PIPEVD_GPU_BC_* values.
+          pipevd::gpu::GpuTuning tuning = pipevd::gpu_tuning(pol.policy);
           if (!split.empty()) {
             std::stringstream parts(split);
             std::string blocks, spb, exclusive;
             std::getline(parts, blocks, ':');
             std::getline(parts, spb, ':');
             std::getline(parts, exclusive, ':');
-            setenv("PIPEVD_GPU_BC_BLOCKS", blocks.c_str(), 1);
-            setenv("PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", spb.c_str(), 1);
-            setenv("PIPEVD_GPU_BC_EXCLUSIVE", exclusive.c_str(), 1);
+            tuning.bulge_chasing = {std::stoi(spb), std::stoi(blocks), std::stoi(exclusive)};
           }
           pipevd::EngineOptions opt;
           opt.dc = from_policy.dc;
@@ -331,6 +331,7 @@ int run(int argc, char** argv) {
           {
             pipevd::gpu::GpuBackend be(device);  // its memory pool is trimmed when it goes
             pipevd::configure_gpu_backend(be, pol.policy);
+            be.set_tuning(tuning);
             for (int r = 0; r < reps; ++r) {
               pipevd::EngineStats st;
               const auto t0 = Clock::now();

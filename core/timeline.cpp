@@ -27,9 +27,8 @@ void Timeline::add(const char* stage, std::chrono::steady_clock::time_point t0,
       {stage, thread, sec(t0 - steady_origin_).count(), sec(t1 - steady_origin_).count()});
 }
 
-std::string Timeline::default_path() {
-  const char* p = std::getenv("PIPEVD_TIMELINE");
-  if (p && *p) return p;
+std::string Timeline::default_path(const std::string& asked) {
+  if (!asked.empty()) return asked;
   return "pipevd-timeline-" + std::to_string(static_cast<long>(getpid())) + ".json";
 }
 

@@ -33,8 +33,9 @@ class Timeline {
   void write(MPI_Comm comm, const std::string& path, int device, const std::string& backend,
              long n) const;
 
-  // The file name: PIPEVD_TIMELINE, or pipevd-timeline-<pid>.json in the working directory.
-  static std::string default_path();
+  // The file name: `asked` (the policy's PIPEVD_TIMELINE), or pipevd-timeline-<pid>.json in the
+  // working directory where it is empty.
+  static std::string default_path(const std::string& asked);
 
  private:
   double origin_ = 0;

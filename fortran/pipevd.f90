@@ -13,7 +13,7 @@ module pipevd
   use, intrinsic :: iso_c_binding, only: c_char, c_int, c_double, c_ptr
   implicit none
   private
-  public :: pipevd_pdsyevd, pipevd_version
+  public :: pipevd_pdsyevd, pipevd_version, pipevd_release
 
   interface
     ! PDSYEVD through pipevd; the same call a plain `CALL PDSYEVD(...)` reaches after relinking.
@@ -37,5 +37,9 @@ module pipevd
       import :: c_ptr
       type(c_ptr) :: version
     end function pipevd_version
+
+    ! Frees the host memory pipevd keeps between calls (call between calls, on any rank).
+    subroutine pipevd_release() bind(c, name='pipevd_release')
+    end subroutine pipevd_release
   end interface
 end module pipevd

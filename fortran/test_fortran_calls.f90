@@ -22,6 +22,8 @@ program test_fortran_calls
   solves = 0
   call run_grid(nprocs, 1)
   if (nprocs > 1) call run_grid(1, nprocs)
+  call pipevd_release()  ! the kept host memory back, through the module's interface
+  call run_grid(nprocs, 1)  ! and calls after it still work
   call MPI_Allreduce(failures, total_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (iam == 0) write (*, '(a,i0,a,i0)') 'solves=', solves, ' failures=', total_failures
   call MPI_Finalize(ierr)

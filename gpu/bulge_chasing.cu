@@ -625,19 +625,10 @@ BulgeChasingTunables bulge_chasing_beside_other_work(BulgeChasingTunables tun, i
   return tun;
 }
 
-BulgeChasingTunables bulge_chasing_tunables_from_environment(BulgeChasingTunables tun) {
-  // Tuning overrides (bench/): each variable that is set replaces its field.
-  auto env_int = [](const char* name, int fallback) {  // a non-negative integer, else unset
-    const char* v = std::getenv(name);
-    if (!v || !*v) return fallback;
-    char* end = nullptr;
-    const long x = std::strtol(v, &end, 10);
-    return *end == '\0' && x >= 0 && x <= 1 << 20 ? static_cast<int>(x) : fallback;
-  };
-  tun.sweeps_per_block =
-      std::max(1, env_int("PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", tun.sweeps_per_block));
-  tun.max_blocks = env_int("PIPEVD_GPU_BC_BLOCKS", tun.max_blocks);
-  tun.exclusive_sms = env_int("PIPEVD_GPU_BC_EXCLUSIVE", tun.exclusive_sms ? 1 : 0) != 0;
+BulgeChasingTunables with_overrides(BulgeChasingTunables tun, const BulgeChasingOverrides& o) {
+  if (o.sweeps_per_block >= 0) tun.sweeps_per_block = std::max(1, o.sweeps_per_block);
+  if (o.max_blocks >= 0) tun.max_blocks = o.max_blocks;
+  if (o.exclusive_sms >= 0) tun.exclusive_sms = o.exclusive_sms != 0;
   return tun;
 }
 

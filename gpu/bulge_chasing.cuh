@@ -67,9 +67,13 @@ BulgeChasingTunables default_bulge_chasing_tunables(int device, long b);
 // half the SMs, each block holding all of its SM's shared memory so that no other block shares it
 // (tun unchanged where the doubled blocks would not fit).
 BulgeChasingTunables bulge_chasing_beside_other_work(BulgeChasingTunables tun, int device, long b);
-// PIPEVD_GPU_BC_SWEEPS_PER_BLOCK, PIPEVD_GPU_BC_BLOCKS and PIPEVD_GPU_BC_EXCLUSIVE (tuning), each
-// where set, in place of tun's field.
-BulgeChasingTunables bulge_chasing_tunables_from_environment(BulgeChasingTunables tun);
+// Tuning overrides (the policy's PIPEVD_GPU_BC_SWEEPS_PER_BLOCK, PIPEVD_GPU_BC_BLOCKS and
+// PIPEVD_GPU_BC_EXCLUSIVE; < 0: unset).
+struct BulgeChasingOverrides {
+  int sweeps_per_block = -1, max_blocks = -1, exclusive_sms = -1;
+};
+// tun with each override that is set in place of its field.
+BulgeChasingTunables with_overrides(BulgeChasingTunables tun, const BulgeChasingOverrides& o);
 
 // Device workspace bytes for bulge_chase (working band with room for the bulge, progress flags).
 std::size_t bulge_chase_workspace_bytes(long n, long b);

@@ -36,12 +36,12 @@ namespace pipevd::gpu {
 namespace {
 
 #ifdef PIPEVD_GPU_NCCL
-#define PIPEVD_NCCL_CHECK(expr)                                                           \
-  do {                                                                                    \
-    const ncclResult_t pipevd_r_ = (expr);                                                \
-    if (pipevd_r_ != ncclSuccess)                                                         \
-      throw GpuError(std::string("pipevd: NCCL error ") + ncclGetErrorString(pipevd_r_) + \
-                     " in " #expr);                                                       \
+#define PIPEVD_NCCL_CHECK(expr)                                               \
+  do {                                                                        \
+    const ncclResult_t pipevd_r_ = (expr);                                    \
+    if (pipevd_r_ != ncclSuccess)                                             \
+      throw CommunicationError(std::string("pipevd: NCCL error ") +           \
+                               ncclGetErrorString(pipevd_r_) + " in " #expr); \
   } while (0)
 
 // One NCCL communicator per (MPI communicator, device), made once: rank 0's unique id travels
@@ -114,13 +114,6 @@ constexpr long kMpiChunk = 1L << 28;
 template <class F>
 void for_each_piece(long count, long chunk, F&& f) {
   for (long off = 0; off < count; off += chunk) f(off, std::min(chunk, count - off));
-}
-
-// True when PIPEVD_GPU_SHARING=1: engine ranks may share a GPU (they then talk through MPI with
-// host staging, since NCCL refuses two ranks of one communicator on one device).
-bool sharing_allowed() {
-  const char* v = std::getenv("PIPEVD_GPU_SHARING");
-  return v && std::strcmp(v, "1") == 0;
 }
 
 constexpr int kThreads = 256;
@@ -258,6 +251,7 @@ struct GpuBackend::State {
   long symmetric_product_min_rows = GpuBackend::kSymmetricProductMinRows;
   bool poison_unfilled = false;
   BcBackKernel bc_back_kernel = BcBackKernel::Auto;
+  GpuTuning tuning;
   // The last fused panel QR plan and its (m, nb): DBBR asks for the same shapes again and again.
   long plan_m = -1, plan_nb = -1;
   FusedPanelQrPlan plan;
@@ -271,7 +265,8 @@ struct GpuBackend::State {
   }
   const FusedPanelQrPlan& fused_plan(long m, long nb) {
     if (m != plan_m || nb != plan_nb) {
-      plan = plan_fused_panel_qr(ctx->properties(), m, nb);
+      plan = plan_fused_panel_qr(ctx->properties(), m, nb, tuning.panel_qr_blocks,
+                                 tuning.panel_qr_threads);
       plan_m = m;
       plan_nb = nb;
     }
@@ -306,7 +301,7 @@ void GpuBackend::State::out_of_memory(std::size_t bytes, cudaError_t e) {
                 "%.3f GiB): the problem is too large for this GPU's memory",
                 bytes / 1073741824.0, device, cudaGetErrorName(e), free_b / 1073741824.0,
                 total_b / 1073741824.0);
-  throw GpuError(msg);
+  throw OutOfMemory(msg);
 }
 
 double* GpuBackend::State::grow(GrowBuffer& g, std::size_t bytes) {
@@ -357,6 +352,10 @@ void GpuBackend::set_panel_qr_path(PanelQrPath path) { s_->panel_qr_path = path;
 void GpuBackend::set_bc_back_kernel(BcBackKernel kernel) { s_->bc_back_kernel = kernel; }
 
 void GpuBackend::set_host_threads(int threads) { s_->host_threads = std::max(1, threads); }
+void GpuBackend::set_tuning(const GpuTuning& tuning) {
+  s_->tuning = tuning;
+  s_->plan_m = s_->plan_nb = -1;  // the fused panel QR's plan follows the new tuning
+}
 GpuBackend::PanelQrPath GpuBackend::panel_qr_path() const { return s_->panel_qr_path; }
 bool GpuBackend::panel_qr_fused(long m, long nb) const {
   ScopedDevice guard(s_->device);
@@ -441,7 +440,7 @@ void GpuBackend::bind(MPI_Comm engine) {
         sharer = j;
         break;
       }
-  if (sharer >= 0 && !sharing_allowed())
+  if (sharer >= 0 && !s_->tuning.sharing)
     throw GpuError("pipevd: GPU engine ranks " + std::to_string(shared_with) + " and " +
                    std::to_string(sharer) +
                    " drive the same GPU (one engine rank per GPU; set PIPEVD_ENGINE_RANKS to the "
@@ -811,7 +810,7 @@ void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double
   BulgeChasingTunables tun = default_bulge_chasing_tunables(s.device, n, bw);
   if (beside_companion) tun = bulge_chasing_beside_other_work(tun, s.device, bw);
   gpu::bulge_chase(n, b, ab, ldab, dd.get(), de.get(), v, tau, work.get(),
-                   bulge_chasing_tunables_from_environment(tun), s.stream);
+                   with_overrides(tun, s.tuning.bulge_chasing), s.stream);
   // The host store (zero-filled, n^2 / 2 doubles) is made while the kernel runs: a copy into
   // pageable memory returns only when done, so the copies come after. Without host_copy only the
   // layout: the reflectors stay here for bc_back.
@@ -850,7 +849,7 @@ void GpuBackend::bulge_chase_values(long n, long b, const double* ab, long ldab,
   pipevd::DeviceBuffer work(*this, static_cast<long>((bulge_chase_workspace_bytes(n, b) + 7) / 8));
   gpu::bulge_chase(
       n, b, ab, ldab, dd.get(), de.get(), nullptr, nullptr, work.get(),
-      bulge_chasing_tunables_from_environment(default_bulge_chasing_tunables(s.device, n, bw)),
+      with_overrides(default_bulge_chasing_tunables(s.device, n, bw), s.tuning.bulge_chasing),
       s.stream);
   PIPEVD_CUDA_CHECK(
       cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
@@ -993,8 +992,6 @@ void GpuBackend::recv(double* buf, long count, int source, int tag) {
 }
 
 bool GpuBackend::uses_nccl() const { return s_->nccl; }
-
-bool gpu_sharing_allowed() { return sharing_allowed(); }
 
 void GpuBackend::synchronize() {
   ScopedDevice guard(s_->device);

@@ -17,6 +17,7 @@
 #include "core/backend.hpp"
 #include "core/memory_plan.hpp"
 #include "gpu/bc_back.cuh"
+#include "gpu/bulge_chasing.cuh"
 
 namespace pipevd::gpu {
 
@@ -27,9 +28,15 @@ int visible_device_count();
 // process, whatever CUDA_VISIBLE_DEVICES numbers it); asked once.
 const std::vector<std::array<unsigned char, 16>>& visible_gpu_uuids();
 
-// PIPEVD_GPU_SHARING=1: several engine ranks may drive one GPU (they then communicate through MPI
-// with host staging; NCCL needs one GPU per rank). Without it, bind() refuses a shared GPU.
-bool gpu_sharing_allowed();
+// A backend's tuning, from the policy (interface/policy: the PIPEVD_GPU_* settings), given at
+// construction; 0 / -1: the kernels' defaults.
+struct GpuTuning {
+  int panel_qr_blocks = 0, panel_qr_threads = 0;  // fused panel QR (plan_fused_panel_qr)
+  BulgeChasingOverrides bulge_chasing;
+  // PIPEVD_GPU_SHARING: several engine ranks may drive one GPU (they then communicate through MPI
+  // with host staging; NCCL needs one GPU per rank). Without it, bind() refuses a shared GPU.
+  bool sharing = false;
+};
 
 // Free bytes on `device` now (cudaMemGetInfo; -1 when it cannot be asked).
 long device_free_bytes(int device);
@@ -74,6 +81,7 @@ class GpuBackend final : public EngineBackend {
                     double* c, long ldc) override;
   // Host threads for those pageable copies (default 1): the engine rank's share of the CPUs.
   void set_host_threads(int threads);
+  void set_tuning(const GpuTuning& tuning);
   // Pinned (cudaMallocHost) blocks, kept by the backend once released and handed out again.
   double* allocate_host_staging(long count) override;
   void release_host_staging(double* p) override;

@@ -5,10 +5,11 @@
 #include <mutex>
 
 namespace pipevd::gpu {
-
 void throw_cublas_error(cublasStatus_t s, const char* expr, const char* file, int line) {
-  throw GpuError("pipevd: cuBLAS error " + std::string(cublasGetStatusName(s)) + " (" +
-                 cublasGetStatusString(s) + ") in " + gpu_call_site(expr, file, line));
+  const std::string what = "pipevd: cuBLAS error " + std::string(cublasGetStatusName(s)) + " (" +
+                           cublasGetStatusString(s) + ") in " + gpu_call_site(expr, file, line);
+  if (s == CUBLAS_STATUS_ALLOC_FAILED) throw OutOfMemory(what);
+  throw DeviceError(what);
 }
 
 const char* cusolver_status_name(cusolverStatus_t s) {
@@ -43,8 +44,10 @@ const char* cusolver_status_name(cusolverStatus_t s) {
 }
 
 void throw_cusolver_error(cusolverStatus_t s, const char* expr, const char* file, int line) {
-  throw GpuError("pipevd: cuSOLVER error " + std::string(cusolver_status_name(s)) + " (" +
-                 std::to_string(static_cast<int>(s)) + ") in " + gpu_call_site(expr, file, line));
+  const std::string what = "pipevd: cuSOLVER error " + std::string(cusolver_status_name(s)) + " (" +
+                           std::to_string(static_cast<int>(s)) + ") in " + gpu_call_site(expr, file, line);
+  if (s == CUSOLVER_STATUS_ALLOC_FAILED) throw OutOfMemory(what);
+  throw DeviceError(what);
 }
 
 ScopedDevice::ScopedDevice(int device) {

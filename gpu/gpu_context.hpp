@@ -16,7 +16,9 @@
 
 namespace pipevd::gpu {
 
-using ::pipevd::GpuError;
+// A failed CUDA, cuBLAS or cuSOLVER call: base/errors.hpp's DeviceError, or OutOfMemory where the
+// call ran out of memory (cudaErrorMemoryAllocation, the libraries' ALLOC_FAILED).
+using GpuError = DeviceError;
 
 [[noreturn]] void throw_cublas_error(cublasStatus_t s, const char* expr, const char* file,
                                      int line);

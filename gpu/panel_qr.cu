@@ -330,18 +330,17 @@ FusedPanelQrPlan plan_for(const cudaDeviceProp& props, long m, long nb, long sms
 }
 }  // namespace
 
-FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long nb) {
+FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long nb, int max_blocks,
+                                     int threads_asked) {
   if (m <= 0 || nb <= 0 || nb > kFusedPanelQrMaxCols || !props.cooperativeLaunch) return {};
   long sms = std::max(1, props.multiProcessorCount);
   // Tuning: fewer blocks make each grid sync cheaper and each slab taller.
-  if (const char* v = std::getenv("PIPEVD_GPU_PANEL_QR_BLOCKS"); v && std::atol(v) > 0)
-    sms = std::min(sms, std::atol(v));
+  if (max_blocks > 0) sms = std::min(sms, static_cast<long>(max_blocks));
   // Tall panels give each block a tall slab, whose column reductions want more threads: 512
   // threads per block from m = 32768, 256 below, where the larger block's reduction costs more
   // than it shares; 1024 never pays (its grid syncs and reductions are the slowest).
   int threads = m >= 32768 ? 512 : kDefaultThreads;
-  if (const char* v = std::getenv("PIPEVD_GPU_PANEL_QR_THREADS"); v && std::atoi(v) > 0)
-    threads = std::atoi(v);
+  if (threads_asked > 0) threads = threads_asked;
   switch (threads) {
     case 512:
       return plan_for<512>(props, m, nb, sms);

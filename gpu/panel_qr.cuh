@@ -23,10 +23,11 @@ struct FusedPanelQrPlan {
 };
 constexpr long kFusedPanelQrMaxCols = 64;
 
-// One block per SM (at most PIPEVD_GPU_PANEL_QR_BLOCKS where set), at least half a row per thread
-// 256 threads per block below m = 32768, 512 from there (PIPEVD_GPU_PANEL_QR_THREADS: 256, 512
-// or 1024 in their place).
-FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long nb);
+// One block per SM (at most max_blocks where > 0: PIPEVD_GPU_PANEL_QR_BLOCKS), at least half a
+// row per thread; 256 threads per block below m = 32768, 512 from there (threads: 256, 512 or 1024
+// in their place where > 0, PIPEVD_GPU_PANEL_QR_THREADS).
+FusedPanelQrPlan plan_fused_panel_qr(const cudaDeviceProp& props, long m, long nb,
+                                     int max_blocks = 0, int threads = 0);
 // Doubles of global scratch the plan needs (partials of the grid-wide reductions, row j).
 std::int64_t fused_panel_qr_scratch(const FusedPanelQrPlan& plan, long nb);
 

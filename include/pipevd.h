@@ -12,6 +12,8 @@
  *   PIPEVD_BACKEND = auto | gpu | host | scalapack   (default auto)
  *   PIPEVD_MIN_N   = non-negative integer: below it calls go to ScaLAPACK
  *   PIPEVD_VERBOSE = 0 | 1 | 2: one line per call on rank 0 (1), plus per-rank timelines (2)
+ *   PIPEVD_KEEP_MEMORY = 0 | 1: keep the large host buffers between calls (1, default) or not
+ * (README has them all). Calls from several threads of a process are serialised.
  */
 #ifndef PIPEVD_H
 #define PIPEVD_H
@@ -27,6 +29,10 @@ void pipevd_pdsyevd(const char* jobz, const char* uplo, const int* n, double* a,
 
 /* Version string of the library, e.g. "0.1.0". */
 const char* pipevd_version(void);
+
+/* Frees the host memory pipevd keeps between calls (the engine's copies of A and Z, message
+ * buffers); the next call allocates again. Local to the calling process; call it between calls. */
+void pipevd_release(void);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,6 @@
 #include "interface/decision.hpp"
 
-#ifdef PIPEVD_HAVE_CUDA
-#include "gpu/gpu_backend.hpp"
-#endif
+#include "core/backend_factory.hpp"
 
 namespace pipevd {
 
@@ -62,11 +60,10 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
   } else if (available.gpu) {
     d.route = Route::Gpu;
     d.why = "auto: GPU engine";
-  } else if (available.host) {
-    d.route = Route::Host;
-    d.why = "auto: no GPU engine, host engine";
   } else {
-    d.why = "auto: no engine in this build";
+    // The host engine is the GPU engine's reference, not a CPU solver: slower than ScaLAPACK and
+    // several times its memory per rank. It runs only where asked for (PIPEVD_BACKEND=host).
+    d.why = "auto: no GPU engine on every rank";
   }
   return d;
 }
@@ -77,10 +74,8 @@ EngineAvailability engine_availability() {
   // Stage 3 by core/tridiagonal_dc has no 32-bit limit (the host engine takes it over dstedc's
   // n <= 46340); ScaLAPACK's descriptors hold int, and memory is the practical limit.
   a.max_n = 0;
-
-#ifdef PIPEVD_HAVE_CUDA
-  a.gpu = gpu::visible_device_count() > 0;  // the device count is asked once per process
-#endif
+  a.gpu_devices = gpu_visible_devices();  // the device count is asked once per process
+  a.gpu = a.gpu_devices > 0;
   return a;
 }
 

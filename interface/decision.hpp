@@ -21,9 +21,11 @@ struct EngineAvailability {
   // Largest n either engine takes (0: no limit). Stage 3 by dstedc stops at 46340 (its 32-bit
   // workspace 1 + 4n + n^2); core/tridiagonal_dc, which both engines use beyond it, has no limit.
   long max_n = 0;
+  int gpu_devices = 0;  // visible devices (agreed: the fewest any caller rank sees)
 };
 
 // Pure function of the policy, the problem size and what is available; the same on every rank.
+// auto: the GPU engine where available, else ScaLAPACK (the host engine only when asked for).
 Decision decide(const Policy& policy, int n, const EngineAvailability& available);
 
 // What this build and this process offer.

@@ -6,24 +6,41 @@
 #include <exception>
 #include <string>
 
+#include "base/errors.hpp"
+#include "interface/agreement.hpp"
 #include "interface/argument_checks.hpp"
 #include "interface/decision.hpp"
 #include "interface/engine_route.hpp"
 #include "interface/forward.hpp"
-#include "interface/memory_check.hpp"
+#include "interface/info_codes.hpp"
+#include "interface/non_finite_check.hpp"
+#include "redistribute/engine_comm.hpp"
+#include "redistribute/kept_buffer.hpp"
+#include "redistribute/node_split.hpp"
+#include "redistribute/node_window.hpp"
+#include "redistribute/parallel_pieces.hpp"
 
 namespace pipevd {
 namespace {
 
 using namespace scalapack;
 
-// Configuration errors (bad environment, missing ScaLAPACK) cannot be told through INFO: stop the
-// job with a message that names the problem rather than run something the user did not ask for.
-[[noreturn]] void fatal(const std::string& message) {
-  std::fprintf(stderr, "pipevd: error: %s\n", message.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();
+// Whether this process speaks for the call on stderr: grid process (0, 0), or any process outside
+// the grid (where nothing was agreed).
+bool speaks(const PdsyevdCall& c) {
+  int nprow, npcol, myrow, mycol;
+  blacs_gridinfo_(&c.descz[CTXT_], &nprow, &npcol, &myrow, &mycol);
+  return nprow < 1 || (myrow == 0 && mycol == 0);
+}
+
+// A call pipevd cannot serve as asked: INFO `info` (info_codes.hpp) on every rank that gets here
+// (all of them alike, since what led here was agreed), and a message on stderr. The job goes on.
+void refuse(const PdsyevdCall& c, int info, const std::string& message) {
+  if (speaks(c)) {
+    std::fprintf(stderr, "pipevd: error: %s (pdsyevd returns INFO = %d)\n", message.c_str(), info);
+    std::fflush(stderr);
+  }
+  *c.info = info;
 }
 
 void report(const PdsyevdCall& c, const Decision& d, double seconds) {
@@ -37,13 +54,95 @@ void report(const PdsyevdCall& c, const Decision& d, double seconds) {
       seconds);
 }
 
+// The call's grid as a communicator where this process takes part in a call that communicates
+// (N != 0, inside DESCZ's grid); MPI_COMM_NULL elsewhere, where the checks answer alone.
+MPI_Comm call_grid(const PdsyevdCall& c) {
+  if (*c.n == 0) return MPI_COMM_NULL;
+  int nprow, npcol, myrow, mycol;
+  blacs_gridinfo_(&c.descz[CTXT_], &nprow, &npcol, &myrow, &mycol);
+  if (nprow < 1 || npcol < 1 || myrow < 0 || myrow >= nprow || mycol < 0 || mycol >= npcol)
+    return MPI_COMM_NULL;
+  return grid_comm(c.descz[CTXT_]);
+}
+
+// ScaLAPACK's PDSYEVD on the caller's arguments; false (INFO set) where it cannot be reached.
+bool forward(const PdsyevdCall& c, const PdsyevdCheck& chk, const std::string& why) {
+  const RealPdsyevd& real = real_pdsyevd();
+  if (!real.fn) {
+    refuse(c, kInfoConfiguration, why.empty() ? real.error : why + ", and " + real.error);
+    return false;
+  }
+  forward_pdsyevd(c);
+  c.work[0] = chk.lwmin;  // PDSYEVD's WORK(1) on exit, whatever the copy path used
+  c.iwork[0] = chk.liwmin;
+  return true;
+}
+
+// The engine's route. Its failures reach here on every caller rank alike (engine_route.cpp's
+// agree_on_failure): auto forwards (A is intact), an explicit engine returns pipevd's INFO.
+void take_engine_route(const PdsyevdCall& c, const PdsyevdCheck& chk, const Policy& policy,
+                       const Decision& d, int gpu_devices, double t0) {
+  std::string failure;
+  int info = kInfoEngineFailure;
+  try {
+    run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices);
+    if (!policy.keep_memory) release_kept_buffers();
+    c.work[0] = chk.lwmin;
+    c.iwork[0] = chk.liwmin;
+    if (policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
+    return;
+  } catch (const OutOfMemory& e) {
+    failure = e.what();
+    info = kInfoOutOfMemory;
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  if (!policy.keep_memory) release_kept_buffers();
+  const std::string engine = std::string(to_string(d.route)) + " engine: " + failure;
+  const bool jobz_n = c.jobz == 'N' || c.jobz == 'n';  // ScaLAPACK's PDSYEVD has no 'N'
+  if (policy.backend != Backend::Auto || jobz_n)
+    return refuse(c, info,
+                  engine + (jobz_n ? "; ScaLAPACK's PDSYEVD takes no JOBZ = 'N' to forward it to"
+                                   : "; PIPEVD_BACKEND=auto forwards such calls to ScaLAPACK"));
+  if (!forward(c, chk, engine)) return;
+  if (policy.verbose >= 1) {
+    Decision fwd = d;
+    fwd.route = Route::Scalapack;
+    fwd.why = "auto: " + failure + "; forwarded";
+    report(c, fwd, MPI_Wtime() - t0);
+  }
+}
+
+
+// PIPEVD_TEST_NODES, taken at the first call (node communicators are cached after it); the error
+// that names a bad spec, or "".
+std::string use_pretend_nodes(const std::string& spec) {
+  static bool set = false;
+  if (set) return "";
+  try {
+    set_pretend_nodes(spec);
+  } catch (const std::invalid_argument& e) {
+    return std::string("PIPEVD_TEST_NODES: ") + e.what();
+  }
+  set = true;
+  return "";
+}
+
 }  // namespace
 
+// decide (agreed over the grid) -> check the arguments as PDSYEVD does -> refuse non-finite A ->
+// ScaLAPACK or the engine.
 void run_pdsyevd(const PdsyevdCall& c) {
-  const PolicyOrError& pol = process_policy();
-  if (!pol.error.empty()) fatal(pol.error);
+  // One decision over the grid before any path splits (interface/agreement.hpp).
+  const MPI_Comm grid = call_grid(c);
+  const bool agreed = grid != MPI_COMM_NULL;
+  const PolicyOrError pol = agreed ? agreed_policy(grid) : process_policy();
+  if (!pol.error.empty()) return refuse(c, kInfoConfiguration, pol.error);
+  if (const std::string bad = use_pretend_nodes(pol.policy.test_nodes); !bad.empty())
+    return refuse(c, kInfoConfiguration, bad);
   const double t0 = MPI_Wtime();
-  const Decision d = decide(pol.policy, *c.n, engine_availability());
+  const EngineAvailability available = agreed ? agreed_availability(grid) : engine_availability();
+  const Decision d = decide(pol.policy, *c.n, available);
 
   const PdsyevdCheck chk = check_pdsyevd_arguments(c, d.route != Route::Scalapack);
   if (chk.quick_return) return;
@@ -54,46 +153,17 @@ void run_pdsyevd(const PdsyevdCall& c) {
     return;
   }
   if (chk.query) return;
-  if (!d.error.empty()) fatal(d.error);
+  if (!d.error.empty()) return refuse(c, kInfoConfiguration, d.error);
+  // Before any route, forwarding included (ScaLAPACK's DLASCL stops the job on a NaN). The checks
+  // passed with N > 0, so this process is in the grid (agreed).
+  if (agreed && agreed_non_finite(
+                    c, grid, redistribution_threads(pol.policy.threads, ranks_on_this_node(grid))))
+    return refuse(c, info_non_finite(*c.n),
+                  "A holds a NaN or an infinity in the triangle UPLO names; nothing was computed");
 
-  switch (d.route) {
-    case Route::Scalapack: {
-      const RealPdsyevd& real = real_pdsyevd();
-      if (!real.fn) fatal(real.error);
-      forward_pdsyevd(c);
-      c.work[0] = chk.lwmin;  // PDSYEVD's WORK(1) on exit, whatever the copy path used
-      c.iwork[0] = chk.liwmin;
-      break;
-    }
-    case Route::Host:
-    case Route::Gpu:
-      try {
-        run_engine_route(c, pol.policy, d.route == Route::Gpu);
-      } catch (const EngineMemoryShortage& e) {
-        // Every caller rank is here alike (memory_check.hpp): auto forwards, an explicit engine
-        // stops with the bytes required and usable.
-        const bool jobz_n = c.jobz == 'N' || c.jobz == 'n';  // ScaLAPACK's PDSYEVD has no 'N'
-        if (pol.policy.backend != Backend::Auto || jobz_n)
-          fatal(std::string(to_string(d.route)) + " engine: " + e.what() +
-                (jobz_n ? "; ScaLAPACK's PDSYEVD takes no JOBZ = 'N' to forward it to"
-                        : "; PIPEVD_BACKEND=auto forwards such calls to ScaLAPACK"));
-        const RealPdsyevd& real = real_pdsyevd();
-        if (!real.fn) fatal(std::string(e.what()) + ", and " + real.error);
-        Decision fwd = d;
-        fwd.route = Route::Scalapack;
-        fwd.why = std::string("auto: ") + e.what() + "; forwarded";
-        forward_pdsyevd(c);
-        c.work[0] = chk.lwmin;
-        c.iwork[0] = chk.liwmin;
-        if (pol.policy.verbose >= 1) report(c, fwd, MPI_Wtime() - t0);
-        return;
-      } catch (const std::exception& e) {
-        fatal(std::string(to_string(d.route)) + " engine: " + e.what());
-      }
-      c.work[0] = chk.lwmin;
-      c.iwork[0] = chk.liwmin;
-      break;
-  }
+  if (d.route != Route::Scalapack)
+    return take_engine_route(c, chk, pol.policy, d, available.gpu_devices, t0);
+  if (!forward(c, chk, "")) return;
   if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
 }
 

@@ -17,4 +17,19 @@ EngineOptions engine_options(const Policy& policy, bool want_vectors) {
   return opt;
 }
 
+GpuBackendSettings gpu_backend_settings(const Policy& policy, int host_threads) {
+  GpuBackendSettings s;
+  s.panel_qr_cusolver = policy.panel_qr_cusolver;
+  s.bc_back_kernel = policy.bc_back_kernel;
+  s.symmetric_product = policy.aw_symm;
+  s.host_threads = host_threads;
+  s.panel_qr_blocks = policy.panel_qr_blocks;
+  s.panel_qr_threads = policy.panel_qr_threads;
+  s.bc_blocks = policy.bc_blocks;
+  s.bc_sweeps_per_block = policy.bc_sweeps_per_block;
+  s.bc_exclusive = policy.bc_exclusive;
+  s.sharing = policy.gpu_sharing;
+  return s;
+}
+
 }  // namespace pipevd

@@ -2,11 +2,16 @@
 // are read and checked): DBBR's b and k, the stage-3 solver and the D&C's threads, merge path,
 // staging and verbosity. The route and the benches that call run_engine directly both use it.
 #pragma once
+#include "core/backend_factory.hpp"
 #include "core/engine.hpp"
 #include "interface/policy.hpp"
 
 namespace pipevd {
 
 EngineOptions engine_options(const Policy& policy, bool want_vectors);
+
+// A GPU backend's settings (every PIPEVD_GPU_* value) and the host threads of its copies of the
+// caller's arrays.
+GpuBackendSettings gpu_backend_settings(const Policy& policy, int host_threads);
 
 }  // namespace pipevd

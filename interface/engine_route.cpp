@@ -13,27 +13,23 @@
 #include <system_error>
 #include <vector>
 
-#include "base/joining_thread.hpp"
+#include "base/errors.hpp"
+#include "core/backend_factory.hpp"
+#include "core/call_plan.hpp"
 #include "core/dbbr.hpp"
 #include "core/engine.hpp"
-#include "core/engine_plan.hpp"
+#include "core/fault_injection.hpp"
+#include "base/joining_thread.hpp"
 #include "core/load_balance_report.hpp"
-#include "core/memory_plan.hpp"
+#include "core/memory_check.hpp"
 #include "core/timeline.hpp"
-#include "host/host_backend.hpp"
 #include "interface/engine_options.hpp"
-#include "interface/memory_check.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
 #include "redistribute/kept_buffer.hpp"
 #include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
-#ifdef PIPEVD_HAVE_CUDA
-#include "gpu/bc_back.cuh"
-#include "gpu/gpu_backend.hpp"
-#include "interface/gpu_options.hpp"
-#endif
 
 extern "C" double dlamch_(const char*, std::size_t);
 
@@ -54,75 +50,6 @@ double scaling_factor(double anrm) {
   return 1.0;
 }
 
-// The caller and engine communicators: on the host, PIPEVD_ENGINE_RANKS or every node-local rank
-// as engine ranks; on GPUs, one engine rank per GPU the node's ranks see (redistribute/
-// gpu_assignment.hpp), with EngineComm::device the GPU it drives.
-const EngineComm& engine_comm(int ictxt, const Policy& policy, bool on_gpu) {
-  if (!on_gpu)
-    return engine_comm_for(ictxt, policy.engine_ranks > 0 ? policy.engine_ranks : INT_MAX);
-#ifdef PIPEVD_HAVE_CUDA
-  if (gpu::visible_device_count() > 0)
-    return engine_comm_for_gpus(ictxt, gpu::visible_gpu_uuids(), policy.engine_ranks,
-                                gpu::gpu_sharing_allowed());
-#endif
-  throw std::runtime_error("no GPU engine in this build or no visible device");
-}
-
-// The backend of this engine rank: the host's, or the GPU's on `device` (EngineComm::device), its
-// settings from the policy (interface/gpu_options), `threads` host threads for its copies of the
-// caller's (pageable) arrays.
-std::unique_ptr<EngineBackend> make_backend(int device, bool on_gpu, const Policy& policy,
-                                            int threads) {
-  if (!on_gpu) return std::make_unique<HostBackend>();
-#ifdef PIPEVD_HAVE_CUDA
-  auto be = std::make_unique<gpu::GpuBackend>(device);
-  configure_gpu_backend(*be, policy);
-  be->set_host_threads(threads);
-  return be;
-#else
-  (void)device, (void)policy, (void)threads;
-  throw std::runtime_error("no GPU engine in this build");
-#endif
-}
-
-// Rows BC-back (the policy's kernel) processes at once on `device` for m rows of bandwidth b (0:
-// not known).
-long engine_wave_rows(int device, long m, long b, const Policy& policy) {
-#ifdef PIPEVD_HAVE_CUDA
-  return gpu::bc_back_wave_rows(m, b, device, bc_back_kernel(policy));
-#else
-  (void)device, (void)m, (void)b, (void)policy;
-  return 0;
-#endif
-}
-
-// How far above n / E the other ranks' heights may go to fill their BC-back waves, the paper's
-// load-balance slack (§3.4).
-constexpr double kWaveSlack = 0.05;
-
-// Whether this engine rank's backend runs DBBR's A W through the one-triangle kernel (its
-// workspace then counts in the memory plan).
-bool engine_symmetric_product(const Policy& policy, int device, bool on_gpu) {
-  if (!on_gpu || !policy.aw_symm) return false;
-#ifdef PIPEVD_HAVE_CUDA
-  return gpu::symmetric_product_available(device);
-#else
-  (void)device;
-  return false;
-#endif
-}
-
-// Free memory of this engine rank's device (-1: unlimited, the host engine).
-long engine_free_bytes(int device, bool on_gpu) {
-  if (!on_gpu) return -1;
-#ifdef PIPEVD_HAVE_CUDA
-  return gpu::device_free_bytes(device);
-#else
-  (void)device;
-  return -1;
-#endif
-}
-
 // Max-norm of columns [0, cols) of a (leading dimension lda): rows [j, n) of column j for the
 // triangle 'L', [0, j] for 'U', all n rows for 'A'. On `threads` threads, a column block each.
 double max_norm(char part, long n, long cols, const double* a, long lda, int threads) {
@@ -139,244 +66,367 @@ double max_norm(char part, long n, long cols, const double* a, long lda, int thr
   return *std::max_element(block_max.begin(), block_max.end());
 }
 
-bool is_out_of_memory(const std::exception& e) {
-  return dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
-         std::string(e.what()).find("cannot allocate") != std::string::npos;
+// An engine failure's kind, ordered so that the agreement (the largest kind over the ranks) keeps
+// the most telling one: 1 out of memory, 2 communication, 3 device, 4 anything else.
+int failure_kind(const std::exception& e) {
+  if (dynamic_cast<const OutOfMemory*>(&e) || dynamic_cast<const std::bad_alloc*>(&e)) return 1;
+  if (dynamic_cast<const CommunicationError*>(&e)) return 2;
+  if (dynamic_cast<const DeviceError*>(&e)) return 3;
+  return 4;
 }
 
-}  // namespace
-
-int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu) {
-  const long n = *c.n;
-  const bool vectors = std::toupper(static_cast<unsigned char>(c.jobz)) == 'V';
-  const EngineComm& ec = engine_comm(c.desca[CTXT_], policy, on_gpu);
-  const int ranks = static_cast<int>(ec.engine_to_caller.size());
-
-  EngineOptions opt = engine_options(policy, vectors);
-  const bool engine = ec.engine_rank >= 0;
-
-  // Verbose 2: the stage timeline, from an origin common to all caller ranks.
-  Timeline timeline;
-  const bool timed = policy.verbose >= 2;
-  if (timed) timeline.start(ec.caller);
-
-  const int device = engine && on_gpu ? ec.device : -1;  // this engine rank's GPU
-  // Several GPUs with eigenvectors: the back-transformation heights follow BC-back's waves on
-  // engine rank 0's device (core/engine_plan.hpp), the same numbers on every caller rank.
-  // The wave is the one of the kernel variant chosen for n / E rows; a height on the other side of
-  // the tunables' switch (gpu/bc_back.cu, 8192 rows) runs another variant, whose wave is not
-  // modelled (there the ranks are below one wave of either). A failed query (-1) stops every
-  // caller rank alike, not rank 0 alone.
-  long wave_rows = 0;
-  if (on_gpu && vectors && ranks > 1) {
-    std::string query_error;
-    if (ec.engine_rank == 0) {
-      try {
-        wave_rows = engine_wave_rows(device, (n + ranks - 1) / ranks, effective_bandwidth(n, opt.b),
-                                     policy);
-      } catch (const std::exception& e) {
-        query_error = e.what();
-        wave_rows = -1;
-      }
-    }
-    MPI_Bcast(&wave_rows, 1, MPI_LONG, ec.engine_to_caller[0], ec.caller);
-    if (wave_rows < 0)
-      throw std::runtime_error(
-          query_error.empty() ? "engine rank 0 could not query BC-back's occupancy" : query_error);
+[[noreturn]] void throw_failure(int kind, const std::string& what) {
+  switch (kind) {
+    case 1:
+      throw OutOfMemory(what);
+    case 2:
+      throw CommunicationError(what);
+    case 3:
+      throw DeviceError(what);
   }
-  const EngineLayout layout =
-      plan_engine_layout(n, ranks, opt.b, wave_rows > 0 ? kWaveSlack : 0.0, wave_rows);
-  const long width = engine ? layout.width(ec.engine_rank) : 0;
-  const long height = engine ? layout.height(ec.engine_rank) : 0;
-  // Before anything moves: the engine's predicted device memory must fit on every engine rank.
-  const long free_bytes = engine ? engine_free_bytes(device, on_gpu) : -1;
-  const bool symm = engine && engine_symmetric_product(policy, device, on_gpu);
-  check_engine_memory(ec.caller, layout, engine ? ec.engine_rank : -1, opt.b, opt.k, vectors,
-                      on_gpu, free_bytes, policy.gpu_memory_limit, symm);
-  // Whether this engine rank's plan with eigenvectors, with these options, fits its memory.
-  auto plan_fits = [&](bool overlap_sbr_back, bool dc_at_sbr_back) {
-    const long need =
-        static_cast<long>(plan_engine_memory(layout, ec.engine_rank, opt.b, opt.k, true, true,
-                                             overlap_sbr_back, dc_at_sbr_back, symm)
-                              .peak_bytes());
-    return engine_memory_fits(need, usable_engine_bytes(free_bytes, policy.gpu_memory_limit));
-  };
-  // JOBZ = 'V' on a GPU: SBR-back next to bulge chasing (EngineOptions::overlap_sbr_back) where
-  // this rank's plan with it (DBBR's panels kept until SBR-back is done) fits.
-  if (on_gpu && vectors && engine) opt.overlap_sbr_back = plan_fits(true, false);
-  // Several GPUs: the D&C (engine rank 0's) starts before SBR-back where its buffers fit next to
-  // SBR-back's (EngineOptions::dc_at_sbr_back). One GPU keeps it after: there BC-back outlasts it.
-  if (on_gpu && vectors && ranks > 1 && ec.engine_rank == 0)
-    opt.dc_at_sbr_back = plan_fits(opt.overlap_sbr_back, true);
+  throw Error(what);
+}
 
-  // Host threads of the redistribution and of A's norm (PIPEVD_THREADS caps them). Measured at
-  // n = 16384 on 4 ranks of 4 cores (bench/RESULTS.md, redistribution): with threads, packing
-  // every message beats datatypes both ways, and 4 chunks (packing overlapping the transfer) the
-  // way out; with one thread per rank the datatypes stay (packing costs 8% there). The chunk count
-  // must agree on every rank (the chunks are collectives): the fewest threads wins.
-  int threads = redistribution_threads(0, ranks_on_this_node(ec.caller));
-  if (policy.threads > 0) threads = std::min(threads, policy.threads);
-  MPI_Allreduce(MPI_IN_PLACE, &threads, 1, MPI_INT, MPI_MIN, ec.caller);
-  const bool threaded = threads > 1;
+// The caller and engine communicators: on the host, PIPEVD_ENGINE_RANKS or every node-local rank
+// as engine ranks; on GPUs, one engine rank per GPU the node's ranks see (redistribute/
+// gpu_assignment.hpp, at most PIPEVD_ENGINE_RANKS per node), EngineComm::device the GPU it drives.
+const EngineComm& engine_comm(int ictxt, const Policy& policy, bool on_gpu, int devices) {
+  if (!on_gpu) return engine_comm_for(ictxt, policy.engine_ranks > 0 ? policy.engine_ranks : INT_MAX);
+  if (devices <= 0) throw ConfigurationError("no GPU engine in this build or no visible device");
+  return engine_comm_for_gpus(ictxt, gpu_visible_uuids(), policy.engine_ranks, policy.gpu_sharing);
+}
 
-  // One caller rank that is the engine, with the whole matrix in its local array at leading
-  // dimension n (and Z likewise): the engine reads the caller's triangle (mirrored on the device)
-  // and writes Z straight into the caller's array; nothing to redistribute. A scaled A (PDSYEVD's
-  // sigma != 1, rare) takes the general path, which scales a copy, so the caller's A stays intact
-  // for a forward after a failure.
-  int caller_size = 0;
-  MPI_Comm_size(ec.caller, &caller_size);
-  const char uplo = static_cast<char>(std::toupper(static_cast<unsigned char>(c.uplo)));
-  double sigma = 1;
-  bool direct = caller_size == 1 && engine && n >= 1 && *c.ia == 1 && *c.ja == 1 &&
-                c.desca[LLD_] == n &&
-                (!vectors || (*c.iz == 1 && *c.jz == 1 && c.descz[LLD_] == n));
-  if (direct) direct = scaling_factor(max_norm(uplo, n, n, c.a, n, threads)) == 1;
-
-  double t = MPI_Wtime();
-  // Not zero-filled: the redistribution writes every entry. A's columns and, once the engine has
-  // copied them to its memory, Z's rows share one buffer kept from the last call
-  // (redistribute/kept_buffer.hpp): fresh pages cost seconds of page faults, and one buffer for
-  // both halves the host memory the engine rank holds.
-  const std::size_t engine_elements =
-      engine && !direct
-          ? static_cast<std::size_t>(std::max(1L, n * std::max(width, vectors ? height : 0L)))
-          : 0;
-  KeptBuffer a_cols(engine_elements);
+// One call along the route: what the steps below decide and the later ones read.
+struct RouteCall {
+  RouteCall(const PdsyevdCall& call, const Policy& pol, bool gpu, int devices)
+      : c(call), policy(pol), on_gpu(gpu), gpu_devices(devices) {}
+  const PdsyevdCall& c;
+  const Policy& policy;
+  const bool on_gpu;
+  const int gpu_devices;  // the fewest any caller rank sees, agreed over the grid
+  long n = 0;
+  bool vectors = false;
+  char uplo = 'L';
+  const EngineComm* ec = nullptr;
+  int ranks = 0;        // engine ranks
+  bool engine = false;  // this caller rank is one of them
+  int device = -1;      // its GPU
+  EngineOptions opt;
+  CallPlan plan;
+  long width = 0, height = 0;  // this engine rank's columns of A and rows of Z
+  int threads = 1;             // host threads of the redistribution and of A's norm
+  bool direct = false;         // the engine works on the caller's arrays (no redistribution)
   ExchangeOptions in_options, out_options;
   PhaseTimes in_phases, out_phases;  // verbose 2: where the redistribution's time goes
-  in_options.threads = out_options.threads = threads;
-  if (threaded) {
-    in_options.min_typed_segment = out_options.min_typed_segment = 1L << 40;
-    out_options.chunks = 4;
-  }
-  // Callers on one node copy through a shared-memory window instead (redistribute/node_window;
-  // the message path above where the ranks span nodes or MPI refuses the window). Measured at
-  // n = 16384 on the GPU node (bench/RESULTS.md): pull 0.58x the all-to-all both ways with 4
-  // cores per rank (packed 1.82x in), 1.69x / 1.81x with one core per rank (packed 3.3x / 3.0x);
-  // with one engine rank for 4 callers push is faster on the way in (1.11x against 1.66x).
-  in_options.node_memory = ranks == 1 && caller_size > 1 ? NodeMemory::push : NodeMemory::pull;
-  out_options.node_memory = NodeMemory::pull;
-  if (!direct)
-    block_cyclic_to_engine(c.uplo, n, c.a, *c.ia, *c.ja, c.desca, layout, ec, a_cols.data(),
-                           in_options, timed ? &in_phases : nullptr);
-  double redistribute_s = MPI_Wtime() - t;
-  if (timed) timeline.add("redistribute_in", t, t + redistribute_s);
+  bool timed = false;
+  Timeline timeline;
+  double redistribute_s = 0;
+};
 
-  std::vector<double> w(n, 0.0);
-  double* const z_rows = vectors ? a_cols.data() : nullptr;  // A is in the engine's memory then
-  EngineStats stats;
+// The engine's side of the call: its backend, results, failure and the release of its memory.
+struct EngineRun {
+  std::unique_ptr<EngineBackend> backend;
+  std::vector<double> w;
   int info = 0;
-  if (timed) opt.timeline = &timeline;
+  EngineStats stats;
   std::string failure;
-  int failure_kind = 0;  // 1: out of memory, 2: another engine error (one engine rank only)
-  // Verbose 2: the engine's set-up (A's norm, the backend) and release (the backend's buffers,
-  // pool and pinned blocks, the engine's copy of A) get intervals of their own on the timeline.
-  // The release runs in a thread next to W's broadcast and Z's redistribution (2 H200s,
-  // n = 32768: 0.45 s, mostly the device pool's trim) and is joined before the call returns.
+  int failure_kind = 0;  // failure_kind(): 0 none
+  double sigma = 1;      // PDSYEVD's scaling of A
+  // The backend's and A's copy's release runs in a thread next to W's broadcast and Z's
+  // redistribution (mostly the device pool's trim), joined before the call returns.
   std::chrono::steady_clock::time_point release_begin, release_end;
   JoiningThread release;
-  if (engine) {
-    const double setup_begin = MPI_Wtime();
-    if (!direct) {
-      const double local = max_norm('A', n, width, a_cols.data(), n, threads);
-      double anrm = 0;
-      MPI_Allreduce(&local, &anrm, 1, MPI_DOUBLE, MPI_MAX, ec.engine);
-      sigma = scaling_factor(anrm);
-      if (sigma != 1)
-        parallel_for(width, threads, [&](long j) {
-          for (long i = 0; i < n; ++i) a_cols.data()[i + j * n] *= sigma;
-        });
-    } else {
-      opt.symmetrize = uplo;
-    }
+};
+
+// Decide: the engine ranks among the caller ranks, this one's device, the engine's options.
+void start_route(RouteCall& r) {
+  r.n = *r.c.n;
+  r.vectors = std::toupper(static_cast<unsigned char>(r.c.jobz)) == 'V';
+  r.uplo = static_cast<char>(std::toupper(static_cast<unsigned char>(r.c.uplo)));
+  r.ec = &engine_comm(r.c.desca[CTXT_], r.policy, r.on_gpu, r.gpu_devices);
+  r.ranks = static_cast<int>(r.ec->engine_to_caller.size());
+  r.engine = r.ec->engine_rank >= 0;
+  r.opt = engine_options(r.policy, r.vectors);
+  // Verbose 2: the stage timeline, from an origin common to all caller ranks.
+  r.timed = r.policy.verbose >= 2;
+  if (r.timed) {
+    r.timeline.start(r.ec->caller);
+    r.opt.timeline = &r.timeline;
+  }
+  if (r.engine && r.on_gpu) r.device = r.ec->device;
+}
+
+// Several GPUs with eigenvectors: the back-transformation heights follow BC-back's waves on engine
+// rank 0's device (core/engine_plan.hpp), the same numbers on every caller rank. The wave is the
+// one of the kernel variant chosen for n / E rows; a height on the other side of the tunables'
+// switch (gpu/bc_back.cu, 8192 rows) runs another variant, whose wave is not modelled (there the
+// ranks are below one wave of either). A failed query stops every caller rank alike.
+long agreed_wave_rows(const RouteCall& r) {
+  if (!(r.on_gpu && r.vectors && r.ranks > 1)) return 0;
+  long wave_rows = 0;
+  std::string query_error;
+  if (r.ec->engine_rank == 0) {
     try {
-      std::unique_ptr<EngineBackend> backend = make_backend(device, on_gpu, policy, threads);
-      if (timed) timeline.add("engine_setup", setup_begin, MPI_Wtime());
-      info = run_engine(*backend, ec.engine, layout, direct ? c.a : a_cols.data(), w.data(),
-                        direct ? c.z : z_rows, opt, &stats);
-      // No MPI in the thread (MPI_THREAD_SINGLE callers). The backend's device is made current
-      // there first, since a new thread's current device is 0, and the backend's destructor
-      // restores the device it found (on a node of several GPUs, a context on GPU 0 for every
-      // rank otherwise). A's buffer holds Z now: it goes after Z's redistribution.
-      auto release_all = [&release_begin, &release_end, device](std::unique_ptr<EngineBackend> be) {
-        release_begin = std::chrono::steady_clock::now();
-#ifdef PIPEVD_HAVE_CUDA
-        if (device >= 0) cudaSetDevice(device);
-#endif
-        be.reset();
-        release_end = std::chrono::steady_clock::now();
-      };
-      try {
-        release = JoiningThread(release_all, std::move(backend));
-      } catch (const std::system_error&) {
-        // No thread to be had: the backend went with the failed start, in this thread (the
-        // engine's result stands; no release interval on the timeline).
-      }
+      wave_rows = gpu_wave_rows(r.device, (r.n + r.ranks - 1) / r.ranks,
+                                effective_bandwidth(r.n, r.opt.b), r.policy.bc_back_kernel);
     } catch (const std::exception& e) {
-      // With several engine ranks the others may wait in a collective: only a lone engine rank
-      // can report its failure to the caller ranks (A is untouched, so auto may still forward).
-      if (ranks > 1) throw;
-      failure = e.what();
-      failure_kind = is_out_of_memory(e) ? 1 : 2;
-    }
-    if (sigma != 1)
-      for (double& v : w) v /= sigma;
-  }
-  if (!vectors) a_cols.release();
-
-  // W and INFO from engine rank 0 to every caller rank.
-  const int root = ec.engine_to_caller[0];
-  if (ranks == 1) {
-    MPI_Bcast(&failure_kind, 1, MPI_INT, root, ec.caller);
-    if (failure_kind != 0) {
-      char text[512] = {0};
-      if (engine) failure.copy(text, sizeof text - 1);
-      MPI_Bcast(text, sizeof text, MPI_CHAR, root, ec.caller);
-      if (failure_kind == 1) throw EngineMemoryShortage(text);
-      throw std::runtime_error(text);
+      query_error = e.what();
+      wave_rows = -1;
     }
   }
-  MPI_Bcast(&info, 1, MPI_INT, root, ec.caller);
-  MPI_Bcast(w.data(), static_cast<int>(n), MPI_DOUBLE, root, ec.caller);
-  std::copy(w.begin(), w.end(), c.w);
-  t = MPI_Wtime();
-  if (info == 0 && vectors && !direct)
-    engine_to_block_cyclic(n, z_rows, layout, ec, c.z, *c.iz, *c.jz, c.descz, out_options,
-                           timed ? &out_phases : nullptr);
-  if (timed) timeline.add("redistribute_out", t, MPI_Wtime());
-  redistribute_s += MPI_Wtime() - t;
-  a_cols.release();
-  const bool released = release.joinable();
-  release.join();
-  if (timed && released) timeline.add("engine_release", release_begin, release_end, "release");
+  MPI_Bcast(&wave_rows, 1, MPI_LONG, r.ec->engine_to_caller[0], r.ec->caller);
+  if (wave_rows < 0)
+    throw std::runtime_error(
+        query_error.empty() ? "engine rank 0 could not query BC-back's occupancy" : query_error);
+  return wave_rows;
+}
 
-  // Verbose 1: engine rank 0's stage times; 2: every engine rank's (with its rows and columns).
-  if (engine && (policy.verbose >= 2 || (policy.verbose >= 1 && ec.engine_rank == 0)))
+// Host threads of the redistribution and of A's norm (PIPEVD_THREADS caps them), and the exchange
+// options they imply. With threads, packing every message beats datatypes both ways, and 4 chunks
+// (packing overlapping the transfer) the way out; with one thread per rank the datatypes stay.
+// The chunk count must agree on every rank (the chunks are collectives): the fewest threads wins.
+// Callers on one node copy through a shared-memory window instead (redistribute/node_window; the
+// message path where the ranks span nodes or MPI refuses the window); with one engine rank for
+// several callers push is faster on the way in.
+void plan_redistribution(RouteCall& r) {
+  int threads = redistribution_threads(0, ranks_on_this_node(r.ec->caller));
+  if (r.policy.threads > 0) threads = std::min(threads, r.policy.threads);
+  MPI_Allreduce(MPI_IN_PLACE, &threads, 1, MPI_INT, MPI_MIN, r.ec->caller);
+  r.threads = threads;
+  r.in_options.threads = r.out_options.threads = threads;
+  if (threads > 1) {
+    r.in_options.min_typed_segment = r.out_options.min_typed_segment = 1L << 40;
+    r.out_options.chunks = 4;
+  }
+  int caller_size = 0;
+  MPI_Comm_size(r.ec->caller, &caller_size);
+  r.in_options.node_memory = r.ranks == 1 && caller_size > 1 ? NodeMemory::push : NodeMemory::pull;
+  r.out_options.node_memory = NodeMemory::pull;
+}
+
+// One caller rank that is the engine, with the whole matrix in its local array at leading
+// dimension n (and Z likewise): the engine reads the caller's triangle (mirrored on the device)
+// and writes Z straight into the caller's array; nothing to redistribute. A scaled A (PDSYEVD's
+// sigma != 1, rare) takes the general path, which scales a copy, so the caller's A stays intact
+// for a forward after a failure.
+bool direct_path(const RouteCall& r) {
+  int caller_size = 0;
+  MPI_Comm_size(r.ec->caller, &caller_size);
+  const PdsyevdCall& c = r.c;
+  const long n = r.n;
+  const bool direct = caller_size == 1 && r.engine && n >= 1 && *c.ia == 1 && *c.ja == 1 &&
+                      c.desca[LLD_] == n &&
+                      (!r.vectors || (*c.iz == 1 && *c.jz == 1 && c.descz[LLD_] == n));
+  return direct && scaling_factor(max_norm(r.uplo, n, n, c.a, n, r.threads)) == 1;
+}
+
+// Plan: layout, memory fit and overlaps (core/call_plan), threads, the direct path.
+void plan_route(RouteCall& r) {
+  CallPlanInput in;
+  in.n = r.n;
+  in.engine_ranks = r.ranks;
+  in.engine_rank = r.engine ? r.ec->engine_rank : -1;
+  in.b = r.opt.b;
+  in.k = r.opt.k;
+  in.want_vectors = r.vectors;
+  in.on_gpu = r.on_gpu;
+  in.wave_rows = agreed_wave_rows(r);
+  in.free_bytes = r.engine && r.on_gpu ? gpu_free_bytes(r.device) : -1;
+  in.memory_limit = r.policy.gpu_memory_limit;
+  in.symmetric_product =
+      r.engine && r.on_gpu && r.policy.aw_symm && gpu_symmetric_product_available(r.device);
+  r.plan = plan_call(r.ec->caller, in);
+  r.opt.overlap_sbr_back = r.plan.overlap_sbr_back;
+  r.opt.dc_at_sbr_back = r.plan.dc_at_sbr_back;
+  r.width = r.engine ? r.plan.layout.width(r.ec->engine_rank) : 0;
+  r.height = r.engine ? r.plan.layout.height(r.ec->engine_rank) : 0;
+  plan_redistribution(r);
+  r.direct = direct_path(r);
+  if (r.direct) r.opt.symmetrize = r.uplo;
+}
+
+// Redistribute in: the caller's block-cyclic A to the engine ranks' columns (both triangles).
+void redistribute_in(RouteCall& r, KeptBuffer& a_cols) {
+  const double t = MPI_Wtime();
+  if (!r.direct)
+    block_cyclic_to_engine(r.c.uplo, r.n, r.c.a, *r.c.ia, *r.c.ja, r.c.desca, r.plan.layout, *r.ec,
+                           a_cols.data(), r.in_options, r.timed ? &r.in_phases : nullptr);
+  r.redistribute_s = MPI_Wtime() - t;
+  if (r.timed) r.timeline.add("redistribute_in", t, t + r.redistribute_s);
+}
+
+// PDSYEVD's scaling of this engine rank's copy of A (the max-norm agreed over the engine ranks).
+double scale_engine_copy(RouteCall& r, double* a_cols) {
+  const double local = max_norm('A', r.n, r.width, a_cols, r.n, r.threads);
+  double anrm = 0;
+  MPI_Allreduce(&local, &anrm, 1, MPI_DOUBLE, MPI_MAX, r.ec->engine);
+  const double sigma = scaling_factor(anrm);
+  if (sigma != 1)
+    parallel_for(r.width, r.threads, [&](long j) {
+      for (long i = 0; i < r.n; ++i) a_cols[i + j * r.n] *= sigma;
+    });
+  return sigma;
+}
+
+std::unique_ptr<EngineBackend> make_backend(const RouteCall& r) {
+  if (!r.on_gpu) return make_host_backend();
+  return make_gpu_backend(r.device, gpu_backend_settings(r.policy, r.threads));
+}
+
+// Set-up on this engine rank: PDSYEVD's scaling of its copy of A, and the backend. A failure is
+// kept in `run` for agree_on_failure.
+void set_up_engine(RouteCall& r, KeptBuffer& a_cols, EngineRun& run) {
+  run.w.assign(r.n, 0.0);
+  if (!r.engine) return;
+  // Verbose 2: the engine's set-up (A's norm, the backend) and release get intervals of their own.
+  const double setup_begin = MPI_Wtime();
+  if (!r.direct) run.sigma = scale_engine_copy(r, a_cols.data());
+  try {
+    run.backend = make_backend(r);
+    inject_fault("setup", r.ec->engine_rank);
+  } catch (const std::exception& e) {
+    run.failure = e.what();
+    run.failure_kind = failure_kind(e);
+  }
+  if (r.timed) r.timeline.add("engine_setup", setup_begin, MPI_Wtime());
+}
+
+// Collective over the caller ranks, at points every one of them reaches with no collective of the
+// engine pending (after the set-up, after the engine): the worst failure of any engine rank, thrown
+// as its type on every caller rank alike. The caller's A is untouched (the engine scales a copy),
+// so PIPEVD_BACKEND=auto can still forward the call.
+void agree_on_failure(const RouteCall& r, const EngineRun& run) {
+  int rank = 0;
+  MPI_Comm_rank(r.ec->caller, &rank);
+  struct {
+    int kind, rank;
+  } mine{run.failure_kind, rank}, worst{0, 0};
+  MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, r.ec->caller);
+  if (worst.kind == 0) return;
+  char text[512] = {0};
+  if (rank == worst.rank) run.failure.copy(text, sizeof text - 1);
+  MPI_Bcast(text, sizeof text, MPI_CHAR, worst.rank, r.ec->caller);
+  throw_failure(worst.kind, text);
+}
+
+// Run: the engine on this engine rank, then its memory released in a thread. A failure is kept in
+// `run` for agree_on_failure. The remaining window: with several engine ranks, one that fails
+// inside run_engine while the others wait in one of its collectives (NCCL or MPI) leaves them
+// waiting; only failures that every engine rank meets before its next collective (the dstedc
+// limit, the same allocation on every rank) or a lone engine rank's reach the agreement.
+void run_on_engine(RouteCall& r, KeptBuffer& a_cols, double* z_rows, EngineRun& run) {
+  if (!r.engine) return;
+  try {
+    inject_fault("engine", r.ec->engine_rank);
+    run.info =
+        run_engine(*run.backend, r.ec->engine, r.plan.layout, r.direct ? r.c.a : a_cols.data(),
+                   run.w.data(), r.direct ? r.c.z : z_rows, r.opt, &run.stats);
+  } catch (const std::exception& e) {
+    run.failure = e.what();
+    run.failure_kind = failure_kind(e);
+    return;
+  }
+  if (run.sigma != 1)
+    for (double& v : run.w) v /= run.sigma;
+  // No MPI in the thread (MPI_THREAD_SINGLE callers). The backend's device is made current there
+  // first, since a new thread's current device is 0, and the backend's destructor restores the
+  // device it found (on a node of several GPUs, a context on GPU 0 for every rank otherwise).
+  // A's buffer holds Z now: it goes after Z's redistribution.
+  auto release_all = [&run, device = r.device](std::unique_ptr<EngineBackend> be) {
+    run.release_begin = std::chrono::steady_clock::now();
+    gpu_make_current(device);
+    be.reset();
+    run.release_end = std::chrono::steady_clock::now();
+  };
+  try {
+    run.release = JoiningThread(release_all, std::move(run.backend));
+  } catch (const std::system_error&) {
+    // No thread to be had: the backend went with the failed start, in this thread (the
+    // engine's result stands; no release interval on the timeline).
+  }
+}
+
+// W and INFO from engine rank 0 to every caller rank.
+void deliver_eigenvalues(RouteCall& r, EngineRun& run) {
+  const int root = r.ec->engine_to_caller[0];
+  MPI_Bcast(&run.info, 1, MPI_INT, root, r.ec->caller);
+  MPI_Bcast(run.w.data(), static_cast<int>(r.n), MPI_DOUBLE, root, r.ec->caller);
+  std::copy(run.w.begin(), run.w.end(), r.c.w);
+}
+
+// Redistribute out: the engine ranks' rows of Z to the caller's DESCZ.
+void redistribute_out(RouteCall& r, const EngineRun& run, const double* z_rows) {
+  const double t = MPI_Wtime();
+  if (run.info == 0 && r.vectors && !r.direct)
+    engine_to_block_cyclic(r.n, z_rows, r.plan.layout, *r.ec, r.c.z, *r.c.iz, *r.c.jz, r.c.descz,
+                           r.out_options, r.timed ? &r.out_phases : nullptr);
+  if (r.timed) r.timeline.add("redistribute_out", t, MPI_Wtime());
+  r.redistribute_s += MPI_Wtime() - t;
+}
+
+// Report. Verbose 1: engine rank 0's stage times and the load balance over the engine ranks
+// (collective over them); 2: every engine rank's line and the timeline file.
+void report(RouteCall& r, const EngineRun& run) {
+  if (!r.engine) return;
+  const int e = r.ec->engine_rank;
+  const EngineStats& s = run.stats;
+  if (r.policy.verbose >= 2 || (r.policy.verbose >= 1 && e == 0))
     std::fprintf(stderr,
                  "pipevd: %s engine rank=%d/%d device=%d cols=%ld rows=%ld b=%ld k=%ld stages: "
                  "redistribute=%.4f%s dbbr=%.4f bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f "
                  "gemm=%.4f engine=%.4f s\n",
-                 on_gpu ? "gpu" : "host", ec.engine_rank, ranks, device, width, height,
-                 effective_bandwidth(n, opt.b), opt.k, redistribute_s,
-                 direct ? " (none: caller's arrays)" : "", stats.dbbr, stats.bulge_chasing,
-                 stats.dc, stats.sbr_back, stats.bc_back, stats.gemm, stats.total);
-  if (engine && timed)
+                 r.on_gpu ? "gpu" : "host", e, r.ranks, r.device, r.width, r.height,
+                 effective_bandwidth(r.n, r.opt.b), r.opt.k, r.redistribute_s,
+                 r.direct ? " (none: caller's arrays)" : "", s.dbbr, s.bulge_chasing, s.dc,
+                 s.sbr_back, s.bc_back, s.gemm, s.total);
+  if (r.timed)
     std::fprintf(stderr,
                  "pipevd: redistribution rank=%d/%d in: plan=%.4f pack=%.4f exchange=%.4f "
                  "unpack=%.4f out: plan=%.4f pack=%.4f exchange=%.4f unpack=%.4f bind=%.4f s\n",
-                 ec.engine_rank, ranks, in_phases.plan, in_phases.pack, in_phases.exchange,
-                 in_phases.unpack, out_phases.plan, out_phases.pack, out_phases.exchange,
-                 out_phases.unpack, stats.bind);
-  // The load balance over the engine ranks (collective over them), and the timeline file.
-  if (engine && policy.verbose >= 1) {
-    const LoadBalance lb = load_balance_report(ec.engine, layout, stats);
-    if (ec.engine_rank == 0) std::fputs(lb.text.c_str(), stderr);
+                 e, r.ranks, r.in_phases.plan, r.in_phases.pack, r.in_phases.exchange,
+                 r.in_phases.unpack, r.out_phases.plan, r.out_phases.pack, r.out_phases.exchange,
+                 r.out_phases.unpack, s.bind);
+  if (r.policy.verbose >= 1) {
+    const LoadBalance lb = load_balance_report(r.ec->engine, r.plan.layout, s);
+    if (e == 0) std::fputs(lb.text.c_str(), stderr);
   }
-  if (engine && timed)
-    timeline.write(ec.engine, Timeline::default_path(), device, on_gpu ? "gpu" : "host", n);
-  *c.info = info;
-  return info;
+  if (r.timed)
+    r.timeline.write(r.ec->engine, Timeline::default_path(r.policy.timeline_path), r.device,
+                     r.on_gpu ? "gpu" : "host", r.n);
+}
+
+}  // namespace
+
+int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices) {
+  RouteCall r(c, policy, on_gpu, gpu_devices);
+  start_route(r);
+  plan_route(r);
+
+  // Not zero-filled: the redistribution and the engine write every entry. A's columns and, once
+  // the engine has copied them to its memory, Z's rows share one buffer kept from the last call
+  // (redistribute/kept_buffer.hpp): fresh pages cost seconds of page faults, and one buffer for
+  // both halves the host memory an engine rank holds.
+  const bool copies = r.engine && !r.direct;
+  const long engine_part = r.n * std::max(r.width, r.vectors ? r.height : 0L);
+  KeptBuffer a_cols(copies ? static_cast<std::size_t>(std::max(1L, engine_part)) : 0);
+  double* const z_rows = r.vectors ? a_cols.data() : nullptr;
+  redistribute_in(r, a_cols);
+  EngineRun run;
+  set_up_engine(r, a_cols, run);
+  agree_on_failure(r, run);
+  run_on_engine(r, a_cols, z_rows, run);
+  agree_on_failure(r, run);
+  deliver_eigenvalues(r, run);
+  redistribute_out(r, run, z_rows);
+  a_cols.release();
+
+  const bool released = run.release.joinable();
+  run.release.join();
+  if (r.timed && released)
+    r.timeline.add("engine_release", run.release_begin, run.release_end, "release");
+  report(r, run);
+  *c.info = run.info;
+  return run.info;
 }
 
 }  // namespace pipevd

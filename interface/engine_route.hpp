@@ -9,7 +9,10 @@ namespace pipevd {
 
 // Collective over the grid of DESCA. Arguments have passed check_pdsyevd_arguments (N > 0, not a
 // query). Sets *call.info (0, or the D&C failure code > 0 as PDSYEVD reports it) and returns it.
-// on_gpu: the GPU backend (engine rank r of a node on device r; built with CUDA only).
-int run_engine_route(const PdsyevdCall& call, const Policy& policy, bool on_gpu);
+// on_gpu: the GPU backend (engine rank r of a node on device r; built with CUDA only), with
+// gpu_devices the devices per rank agreed over the grid (interface/agreement.hpp). A failure that
+// stops the engine (the memory plan, the set-up, the engine itself) is thrown as its base/errors
+// type on every caller rank alike, with the caller's A untouched (see agree_on_failure).
+int run_engine_route(const PdsyevdCall& call, const Policy& policy, bool on_gpu, int gpu_devices);
 
 }  // namespace pipevd

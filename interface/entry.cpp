@@ -1,18 +1,48 @@
 // The exported symbols: the C API and the Fortran names a relinked code reaches.
 #include <cstddef>
+#include <cstdio>
+#include <exception>
+#include <mutex>
 
 #include "include/pipevd.h"
 #include "interface/dispatch.hpp"
+#include "interface/info_codes.hpp"
+#include "redistribute/kept_buffer.hpp"
 
 namespace {
 
+// One call at a time per process: the communicator and window caches, the kept buffers and each
+// device's stream and handles are shared by every call. Threads that call on different grids at
+// once must still enter in the same order on every process (as for any MPI collective).
+std::mutex& one_call_at_a_time() {
+  static std::mutex m;
+  return m;
+}
+
+// No exception leaves the library: the route agrees its failures over the grid and answers with
+// INFO itself (interface/dispatch.cpp); one that still arrives here was met by this process alone
+// (the other ranks may then wait in a collective), and is told through INFO and stderr rather than
+// by ending the caller's job.
 void entry(const char* jobz, const char* uplo, const int* n, double* a, const int* ia,
            const int* ja, const int* desca, double* w, double* z, const int* iz, const int* jz,
            const int* descz, double* work, const int* lwork, int* iwork, const int* liwork,
            int* info) {
-  // Like LSAME, only the first character counts; the hidden Fortran lengths are not needed.
-  pipevd::run_pdsyevd(pipevd::PdsyevdCall{*jobz, *uplo, n, a, ia, ja, desca, w, z, iz, jz, descz,
-                                          work, lwork, iwork, liwork, info});
+  const char* what = "unknown exception";
+  const std::lock_guard<std::mutex> lock(one_call_at_a_time());
+  try {
+    // Like LSAME, only the first character counts; the hidden Fortran lengths are not needed.
+    pipevd::run_pdsyevd(pipevd::PdsyevdCall{*jobz, *uplo, n, a, ia, ja, desca, w, z, iz, jz, descz,
+                                            work, lwork, iwork, liwork, info});
+    return;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pipevd: error: %s (pdsyevd returns INFO = %d)\n", e.what(),
+                 pipevd::kInfoEngineFailure);
+  } catch (...) {
+    std::fprintf(stderr, "pipevd: error: %s (pdsyevd returns INFO = %d)\n", what,
+                 pipevd::kInfoEngineFailure);
+  }
+  std::fflush(stderr);
+  *info = pipevd::kInfoEngineFailure;
 }
 
 }  // namespace
@@ -45,4 +75,9 @@ __attribute__((visibility("default"))) void pipevd_pdsyevd_(
 }
 
 __attribute__((visibility("default"))) const char* pipevd_version(void) { return PIPEVD_VERSION; }
+
+__attribute__((visibility("default"))) void pipevd_release(void) {
+  const std::lock_guard<std::mutex> lock(one_call_at_a_time());
+  pipevd::release_kept_buffers();
+}
 }

@@ -8,7 +8,17 @@ gpu::BcBackKernel bc_back_kernel(const Policy& policy) {
   return gpu::BcBackKernel::Auto;
 }
 
+gpu::GpuTuning gpu_tuning(const Policy& policy) {
+  gpu::GpuTuning t;
+  t.panel_qr_blocks = policy.panel_qr_blocks;
+  t.panel_qr_threads = policy.panel_qr_threads;
+  t.bulge_chasing = {policy.bc_sweeps_per_block, policy.bc_blocks, policy.bc_exclusive};
+  t.sharing = policy.gpu_sharing;
+  return t;
+}
+
 void configure_gpu_backend(gpu::GpuBackend& be, const Policy& policy) {
+  be.set_tuning(gpu_tuning(policy));
   if (policy.panel_qr_cusolver) be.set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Cusolver);
   be.set_bc_back_kernel(bc_back_kernel(policy));
   be.set_symmetric_product(policy.aw_symm);

@@ -3,8 +3,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <string>
+#include <tuple>
 #include <utility>
+
+extern "C" char** environ;
 
 namespace pipevd {
 
@@ -46,7 +51,12 @@ bool is_one_of(const std::string& v, const std::string& choices) {
 
 }  // namespace
 
-PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv_fn) {
+PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup) {
+  // An empty value is unset (a launcher's `-x VAR=` or a script's `export VAR=`).
+  const auto getenv_fn = [&](const char* name) -> const char* {
+    const char* s = lookup(name);
+    return s && *s ? s : nullptr;
+  };
   PolicyOrError r;
   // A setting that names one of `choices`, kept as that name (false: r.error says why not).
   auto choice = [&](const char* name, const std::string& choices, std::string& field) {
@@ -163,12 +173,66 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv
   bool aw_gemm = false;
   if (!flag("PIPEVD_GPU_AW", "symm", "gemm", aw_gemm)) return r;
   r.policy.aw_symm = !aw_gemm;
+  if (!flag("PIPEVD_GPU_SHARING", "0", "1", r.policy.gpu_sharing)) return r;
+  bool release_after_call = false;
+  if (!flag("PIPEVD_KEEP_MEMORY", "1", "0", release_after_call)) return r;
+  r.policy.keep_memory = !release_after_call;
+  std::string threads = "0";
+  if (!choice("PIPEVD_GPU_PANEL_QR_THREADS", "256, 512, 1024", threads)) return r;
+  r.policy.panel_qr_threads = std::stoi(threads);
+  // Tuning counts: an integer in [lo, 2^20].
+  for (auto [name, lo, field] :
+       {std::tuple{"PIPEVD_GPU_PANEL_QR_BLOCKS", 1L, &r.policy.panel_qr_blocks},
+        std::tuple{"PIPEVD_GPU_BC_BLOCKS", 0L, &r.policy.bc_blocks},
+        std::tuple{"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", 1L, &r.policy.bc_sweeps_per_block},
+        std::tuple{"PIPEVD_GPU_BC_EXCLUSIVE", 0L, &r.policy.bc_exclusive}})
+    if (const char* s = getenv_fn(name)) {
+      const auto v = parse_integer(s, lo, 1 << 20);
+      if (!v) {
+        r.error = std::string(name) + "='" + s + "' is not an integer in [" + std::to_string(lo) +
+                  ", 1048576]";
+        return r;
+      }
+      *field = static_cast<int>(*v);
+    }
+  if (const char* s = getenv_fn("PIPEVD_TIMELINE")) r.policy.timeline_path = s;
+  if (const char* s = getenv_fn("PIPEVD_TEST_NODES")) r.policy.test_nodes = s;
   return r;
 }
 
 const PolicyOrError& process_policy() {
   static const PolicyOrError p = parse_policy([](const char* name) { return std::getenv(name); });
   return p;
+}
+
+const std::string& environment_snapshot() {
+  static const std::string snapshot = [] {
+    std::string s;
+    for (char** e = environ; *e; ++e) {
+      const char* eq = std::strchr(*e, '=');
+      if (!eq || std::strncmp(*e, "PIPEVD_", 7) != 0) continue;
+      s.append(*e, eq - *e).push_back('\0');
+      s.append(eq + 1).push_back('\0');
+    }
+    return s;
+  }();
+  return snapshot;
+}
+
+PolicyOrError parse_policy_snapshot(const std::string& snapshot) {
+  std::map<std::string, std::string> env;
+  for (std::size_t at = 0; at < snapshot.size();) {
+    const std::size_t name_end = snapshot.find('\0', at);
+    const std::size_t value_end = snapshot.find('\0', name_end + 1);
+    if (name_end == std::string::npos || value_end == std::string::npos) break;
+    env[snapshot.substr(at, name_end - at)] =
+        snapshot.substr(name_end + 1, value_end - name_end - 1);
+    at = value_end + 1;
+  }
+  return parse_policy([&](const char* name) -> const char* {
+    const auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
 }
 
 }  // namespace pipevd

@@ -34,6 +34,21 @@ struct Policy {
   // PIPEVD_DC_DEVICE_MERGE, PIPEVD_DC_PINNED (0 or 1; -1 unset): the D&C's merges on the device
   // (default on) and its pinned uploads (default off), core/tridiagonal_dc.hpp.
   int dc_device_merge = -1, dc_pinned = -1;
+
+  // GPU kernels' tuning (bench/), given to the GPU backend at construction; 0 / -1: defaults.
+  int panel_qr_blocks = 0;       // PIPEVD_GPU_PANEL_QR_BLOCKS: at most that many blocks
+  int panel_qr_threads = 0;      // PIPEVD_GPU_PANEL_QR_THREADS: 256, 512 or 1024 per block
+  int bc_blocks = -1;            // PIPEVD_GPU_BC_BLOCKS: bulge chasing's blocks (0: every SM)
+  int bc_sweeps_per_block = -1;  // PIPEVD_GPU_BC_SWEEPS_PER_BLOCK
+  int bc_exclusive = -1;         // PIPEVD_GPU_BC_EXCLUSIVE: blocks keep their SM (0 or 1)
+  bool gpu_sharing = false;      // PIPEVD_GPU_SHARING=1: engine ranks may share a GPU
+  std::string timeline_path;     // PIPEVD_TIMELINE: the verbose-2 timeline's file
+  // PIPEVD_TEST_NODES (tests only): one host split into pretend nodes, redistribute/node_split's
+  // spec ("2+2", "0,2|1,3"), so the across-node route runs on one machine; empty: real nodes.
+  std::string test_nodes;
+  // PIPEVD_KEEP_MEMORY=0: the large host buffers go back after each call instead of being kept for
+  // the next one (redistribute/kept_buffer.hpp).
+  bool keep_memory = true;
 };
 
 struct PolicyOrError {
@@ -41,10 +56,19 @@ struct PolicyOrError {
   std::string error;  // empty when the environment was valid; otherwise names the variable
 };
 
-// Parses the policy from an environment lookup (nullptr for unset). Pure, for tests.
+// Parses the policy from an environment lookup (nullptr, or an empty value, for unset): every
+// PIPEVD_* setting of the library is read here, and a bad value is an error naming the variable.
+// Pure, for tests.
 PolicyOrError parse_policy(const std::function<const char*(const char*)>& getenv_fn);
 
 // The policy of this process, parsed from the real environment on first use.
 const PolicyOrError& process_policy();
+
+// This process's PIPEVD_* variables, read once: "NAME\0VALUE\0" for each, in environment order.
+// One rank's snapshot is what the caller ranks agree on (interface/agreement.hpp).
+const std::string& environment_snapshot();
+
+// Parses the policy from a snapshot (environment_snapshot's format).
+PolicyOrError parse_policy_snapshot(const std::string& snapshot);
 
 }  // namespace pipevd

@@ -177,7 +177,7 @@ MPI_Comm node_of(MPI_Comm caller, int caller_rank) { return split_by_node(caller
 }  // namespace
 
 const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node) {
-  if (engine_ranks_per_node < 1) throw std::invalid_argument("engine_ranks_per_node must be >= 1");
+  if (engine_ranks_per_node < 0) throw std::invalid_argument("engine_ranks_per_node must be >= 0");
   return cached_engine_comm(ictxt, engine_ranks_per_node, [&](MPI_Comm caller, int rank) {
     MPI_Comm node = node_of(caller, rank);
     int node_rank = 0;
@@ -189,9 +189,9 @@ const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node) {
 
 const EngineComm& engine_comm_for_gpus(int ictxt, const std::vector<GpuUuid>& visible,
                                        int max_engines, bool sharing) {
-  // Modes <= 0 are GPU assignments (engine_comm_for's are >= 1); this rank's visible GPUs do not
-  // change within a process, so they need no place in the key.
-  const long mode = -(2L * std::max(0, max_engines) + (sharing ? 1 : 0));
+  // Negative modes are GPU assignments (engine_comm_for's are >= 0); this rank's visible GPUs do
+  // not change within a process, so they need no place in the key.
+  const long mode = -(1 + 2L * std::max(0, max_engines) + (sharing ? 1 : 0));
   return cached_engine_comm(ictxt, mode, [&](MPI_Comm caller, int rank) {
     MPI_Comm node = node_of(caller, rank);
     int node_rank = 0, node_size = 0;
@@ -235,5 +235,7 @@ const EngineComm& engine_comm_for_gpus(int ictxt, const std::vector<GpuUuid>& vi
     return assign_engine_gpus(members, rules)[node_rank];
   });
 }
+
+MPI_Comm grid_comm(int ictxt) { return engine_comm_for(ictxt, 0).caller; }
 
 }  // namespace pipevd

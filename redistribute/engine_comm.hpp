@@ -10,8 +10,9 @@
 namespace pipevd {
 
 // Collective over the processes of the grid `ictxt` (only they call it). The caller communicator
-// holds exactly the grid's processes, ranked in BLACS pnum order; engine_ranks_per_node >= 1.
-// The cache is not thread-safe: call from one thread per process (as PDSYEVD is called).
+// holds exactly the grid's processes, ranked in BLACS pnum order; engine_ranks_per_node >= 0
+// (0: no engine ranks, the caller communicator alone). The cache is not thread-safe: call from one
+// thread per process (as PDSYEVD is called).
 const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node);
 
 // The same for the GPU engine: engine ranks chosen by assign_engine_gpus from every node member's
@@ -20,6 +21,10 @@ const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node);
 // grid's processes; cached like engine_comm_for.
 const EngineComm& engine_comm_for_gpus(int ictxt, const std::vector<GpuUuid>& visible,
                                        int max_engines, bool sharing);
+
+// The grid's processes as a communicator (engine_comm_for's caller), cached likewise. Collective
+// over the grid's processes the first time.
+MPI_Comm grid_comm(int ictxt);
 
 // Where each grid coordinate lives in the caller communicator of engine_comm_for(ictxt, ...).
 struct GridMap {

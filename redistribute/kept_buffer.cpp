@@ -95,4 +95,11 @@ void release_kept_buffers() {
     }
 }
 
+std::size_t kept_bytes() {
+  std::lock_guard<std::mutex> lock(slots_mutex);
+  std::size_t total = 0;
+  for (const Slot& s : slots) total += s.bytes;
+  return total;
+}
+
 }  // namespace pipevd

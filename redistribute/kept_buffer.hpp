@@ -32,5 +32,7 @@ class KeptBuffer {
 
 // Frees the memory kept between calls (buffers in use stay).
 void release_kept_buffers();
+// Bytes kept between calls now (the slots' memory, busy or not).
+std::size_t kept_bytes();
 
 }  // namespace pipevd

@@ -30,23 +30,26 @@ int redistribution_threads(int requested, int ranks_on_node);
 template <class F>
 void parallel_for_during(long count, int threads, MPI_Request* req, F&& f) {
   std::atomic<long> next{0};
+  WorkerPool pool;
   auto work = [&] {
-    for (long i = next++; i < count; i = next++) f(i);
+    for (long i = next++; i < count && !pool.failed(); i = next++) f(i);
   };
-  std::vector<std::thread> pool;
-  for (long t = 0; t < std::min<long>(threads - 1, count); ++t) pool.emplace_back(work);
+  pool.start(std::min<long>(threads - 1, count), work);
+  // The request is driven to completion whatever the work does (a failed piece is rethrown after).
   for (int done = 0; !done;) {
     MPI_Test(req, &done, MPI_STATUS_IGNORE);
     if (done) break;
-    if (threads > 1 && next < count) continue;
+    if (threads > 1 && next < count && !pool.failed()) continue;
     const long i = next++;  // one thread, or nothing left to share: work here between tests
-    if (i < count)
-      f(i);
-    else
+    if (i < count && !pool.failed()) {
+      auto one = [&] { f(i); };
+      pool.guarded(one);
+    } else {
       MPI_Wait(req, MPI_STATUS_IGNORE), done = 1;
+    }
   }
-  work();
-  for (std::thread& t : pool) t.join();
+  pool.guarded(work);
+  pool.join();
 }
 
 // A packed exchange in `chunks` steps, each one MPI_Ialltoallv of every message's chunk c, so that

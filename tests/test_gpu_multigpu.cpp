@@ -26,6 +26,7 @@
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
 #include "host/host_backend.hpp"
+#include "interface/gpu_options.hpp"
 #include "tests/support/accuracy.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_matrix.hpp"
@@ -67,6 +68,7 @@ MPI_Comm first_ranks(int e) {
 TEST(MultiGpu, NcclMovesExactData) {
   if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
   gpu::GpuBackend be(my_device());
+  be.set_tuning(gpu_tuning(process_policy().policy));  // PIPEVD_GPU_SHARING where set
   be.bind(MPI_COMM_WORLD);
   ASSERT_TRUE(be.uses_nccl());
   const int rank = world_rank(), size = world_size();
@@ -97,6 +99,7 @@ TEST(MultiGpu, NcclMovesExactData) {
 TEST(MultiGpu, BroadcastOverTwoToTheThirtyElements) {
   if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
   gpu::GpuBackend be(my_device());
+  be.set_tuning(gpu_tuning(process_policy().policy));  // PIPEVD_GPU_SHARING where set
   be.bind(MPI_COMM_WORLD);
   const long count = (1L << 30) + 5;  // 8 GiB: cut into two NCCL pieces
   DeviceBuffer buf(be, count);
@@ -116,16 +119,17 @@ TEST(MultiGpu, BroadcastOverTwoToTheThirtyElements) {
 
 TEST(MultiGpu, TwoEngineRanksOnOneGpuAreRefusedUnlessShared) {
   if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
-  unsetenv("PIPEVD_GPU_SHARING");
   MPI_Comm pair = first_ranks(2);
   if (pair == MPI_COMM_NULL) return;
   {
     gpu::GpuBackend be(0);
     EXPECT_THROW(be.bind(pair), gpu::GpuError);
   }
-  setenv("PIPEVD_GPU_SHARING", "1", 1);
   {
     gpu::GpuBackend be(0);
+    gpu::GpuTuning shared;
+    shared.sharing = true;  // PIPEVD_GPU_SHARING=1
+    be.set_tuning(shared);
     be.bind(pair);
     EXPECT_FALSE(be.uses_nccl());
     DeviceBuffer buf(be, 777);
@@ -135,7 +139,6 @@ TEST(MultiGpu, TwoEngineRanksOnOneGpuAreRefusedUnlessShared) {
     be.copy_to_host(buf.get(), got.data(), 777);
     EXPECT_EQ(std::count(got.begin(), got.end(), 4.0), 777);
   }
-  unsetenv("PIPEVD_GPU_SHARING");
   MPI_Comm_free(&pair);
 }
 
@@ -182,6 +185,7 @@ TEST(MultiGpu, BandAndQsbRowsEqualHostOnTheSameRanks) {
     const Mat a = random_symmetric(n, static_cast<unsigned>(n + 5));
     HostBackend host;
     gpu::GpuBackend gpu(my_device());
+    gpu.set_tuning(gpu_tuning(process_policy().policy));
     // The last rank's panels take A W through the one-triangle kernel at these sizes too (the
     // engine's default from 8192 rows on a device that has it).
     gpu.set_symmetric_product_min_rows(1);
@@ -208,6 +212,7 @@ EngineRun engine_on(MPI_Comm comm, const Mat& a, long n) {
   const EngineOptions opt;
   const EngineLayout L = plan_engine_layout(n, size, opt.b);
   gpu::GpuBackend be(my_device());
+  be.set_tuning(gpu_tuning(process_policy().policy));  // PIPEVD_GPU_SHARING where set
   const long h = L.height(rank);
   Mat rows(std::max(1L, h) * n);
   EngineRun r;

@@ -22,6 +22,7 @@
 namespace {
 
 using pipevd::kSyr2kPackMaxK;
+using pipevd::OutOfMemory;
 using pipevd::syr2k_workspace;
 using pipevd::Syr2kWorkspace;
 using pipevd::gpu::GpuContext;
@@ -217,7 +218,7 @@ TEST(GpuContext, ErrorsNameTheCallAndTheError) {
     void* p = nullptr;
     PIPEVD_CUDA_CHECK(cudaMalloc(&p, std::size_t{1} << 62));
     FAIL() << "no error for an impossible allocation";
-  } catch (const GpuError& e) {
+  } catch (const OutOfMemory& e) {  // typed, so the route can forward the call
     const std::string what = e.what();
     EXPECT_NE(what.find("cudaErrorMemoryAllocation"), std::string::npos) << what;
     EXPECT_NE(what.find("cudaMalloc"), std::string::npos) << what;

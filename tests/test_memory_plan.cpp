@@ -1,5 +1,5 @@
 // The engine's device memory plan (core/memory_plan.hpp) and the decision built on it
-// (interface/memory_check.hpp): the prediction grows with n, bounds the peak a counting backend
+// (core/memory_check.hpp): the prediction grows with n, bounds the peak a counting backend
 // (HostBackend's allocate/release accounting) measures while run_engine runs, on every rank count,
 // and is not loose by more than the GPU-only buffers; the usable bytes, margin and fit test; the
 // collective check agrees on every rank; and the n = 49152 plan on one 80 GB H100.
@@ -15,7 +15,7 @@
 #include "core/engine_plan.hpp"
 #include "core/memory_plan.hpp"
 #include "host/host_backend.hpp"
-#include "interface/memory_check.hpp"
+#include "core/memory_check.hpp"
 #include "interface/policy.hpp"
 #include "tests/support/blacs_grid.hpp"
 
@@ -159,7 +159,8 @@ TEST(MemoryCheck, PolicyParsesTheLimit) {
   };
   EXPECT_EQ(with("123456789012").policy.gpu_memory_limit, 123456789012L);
   EXPECT_EQ(with(nullptr).policy.gpu_memory_limit, 0);
-  for (const char* bad : {"0", "-5", "12GB", ""})
+  EXPECT_EQ(with("").policy.gpu_memory_limit, 0);  // empty: unset
+  for (const char* bad : {"0", "-5", "12GB"})
     EXPECT_NE(with(bad).error.find("PIPEVD_GPU_MEMORY_LIMIT"), std::string::npos) << bad;
 }
 

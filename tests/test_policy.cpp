@@ -46,7 +46,6 @@ TEST(Policy, BadValuesNameTheVariable) {
     EXPECT_NE(p.error.find(var), std::string::npos) << p.error;
   }
   EXPECT_FALSE(parse({{"PIPEVD_MIN_N", "12abc"}}).error.empty());
-  EXPECT_FALSE(parse({{"PIPEVD_MIN_N", ""}}).error.empty());
   EXPECT_FALSE(parse({{"PIPEVD_VERBOSE", "3"}}).error.empty());
   EXPECT_EQ(parse({{"PIPEVD_MIN_N", "4096"}}).policy.min_n, 4096);
   EXPECT_EQ(parse({{"PIPEVD_VERBOSE", "2"}}).policy.verbose, 2);
@@ -55,7 +54,7 @@ TEST(Policy, BadValuesNameTheVariable) {
 TEST(Policy, EngineRanksPerNode) {
   EXPECT_EQ(parse({}).policy.engine_ranks, 0);
   EXPECT_EQ(parse({{"PIPEVD_ENGINE_RANKS", "3"}}).policy.engine_ranks, 3);
-  for (const char* bad : {"0", "-1", "two", "", "2x"}) {
+  for (const char* bad : {"0", "-1", "two", "2x"}) {
     const PolicyOrError p = parse({{"PIPEVD_ENGINE_RANKS", bad}});
     EXPECT_NE(p.error.find("PIPEVD_ENGINE_RANKS"), std::string::npos) << bad;
   }
@@ -80,13 +79,13 @@ TEST(Policy, ThreadsAndPanelQr) {
   }
   EXPECT_EQ(parse({{"PIPEVD_GPU_BC_BACK", "blas3"}}).error,
             "PIPEVD_GPU_BC_BACK='blas3' is not one of auto, blas2, tensor");
-  for (const char* bad : {"", "auto, tensor", "tensor,", "Tensor"})
+  for (const char* bad : {"auto, tensor", "tensor,", "Tensor"})
     EXPECT_NE(parse({{"PIPEVD_GPU_BC_BACK", bad}}).error.find("PIPEVD_GPU_BC_BACK"),
               std::string::npos)
         << bad;
   EXPECT_FALSE(parse({{"PIPEVD_GPU_PANEL_QR", "auto"}}).policy.panel_qr_cusolver);
   for (const char* var : {"PIPEVD_DC_THREADS", "PIPEVD_THREADS"})
-    for (const char* bad : {"0", "-2", "many", "", "4x"}) {
+    for (const char* bad : {"0", "-2", "many", "4x"}) {
       const PolicyOrError p = parse({{var, bad}});
       EXPECT_NE(p.error.find(var), std::string::npos) << var << "=" << bad;
     }
@@ -108,11 +107,11 @@ TEST(Policy, BandAndBlock) {
   EXPECT_EQ(p.policy.block, 2048);
   EXPECT_EQ(parse({{"PIPEVD_BLOCK", "100"}}).policy.block, 100);  // any k: DBBR rounds it up to b
   EXPECT_EQ(parse({{"PIPEVD_BAND", "1"}}).policy.band, 1);
-  for (const char* bad : {"0", "-32", "32x", "", "1025", "b"}) {
+  for (const char* bad : {"0", "-32", "32x", "1025", "b"}) {
     const PolicyOrError q = parse({{"PIPEVD_BAND", bad}});
     EXPECT_NE(q.error.find("PIPEVD_BAND"), std::string::npos) << bad;
   }
-  for (const char* bad : {"0", "-1", "1k", "", "65537"}) {
+  for (const char* bad : {"0", "-1", "1k", "65537"}) {
     const PolicyOrError q = parse({{"PIPEVD_BLOCK", bad}});
     EXPECT_NE(q.error.find("PIPEVD_BLOCK"), std::string::npos) << bad;
   }
@@ -122,11 +121,91 @@ TEST(Policy, BandAndBlock) {
       << q.error;
 }
 
-TEST(Decision, AutoPrefersGpuThenHostThenScalapack) {
+// auto never takes the host engine: without a GPU a relinked code keeps ScaLAPACK's speed and
+// memory.
+// An empty value means unset (`export PIPEVD_BAND=`, mpirun -x with an empty value): the default,
+// no error, for every variable.
+TEST(Policy, EmptyIsUnset) {
+  const Policy d = parse({}).policy;
+  for (const char* var : {"PIPEVD_BACKEND",
+                          "PIPEVD_MIN_N",
+                          "PIPEVD_VERBOSE",
+                          "PIPEVD_ENGINE_RANKS",
+                          "PIPEVD_BAND",
+                          "PIPEVD_BLOCK",
+                          "PIPEVD_TRIDIAGONAL",
+                          "PIPEVD_GPU_MEMORY_LIMIT",
+                          "PIPEVD_DC_THREADS",
+                          "PIPEVD_THREADS",
+                          "PIPEVD_DC_DEVICE_MERGE",
+                          "PIPEVD_DC_PINNED",
+                          "PIPEVD_GPU_BC_BACK",
+                          "PIPEVD_GPU_PANEL_QR",
+                          "PIPEVD_GPU_AW",
+                          "PIPEVD_GPU_SHARING",
+                          "PIPEVD_GPU_PANEL_QR_BLOCKS",
+                          "PIPEVD_GPU_PANEL_QR_THREADS",
+                          "PIPEVD_GPU_BC_BLOCKS",
+                          "PIPEVD_GPU_BC_SWEEPS_PER_BLOCK",
+                          "PIPEVD_GPU_BC_EXCLUSIVE",
+                          "PIPEVD_TIMELINE"}) {
+    const PolicyOrError p = parse({{var, ""}});
+    EXPECT_TRUE(p.error.empty()) << var << ": " << p.error;
+    EXPECT_EQ(p.policy.backend, d.backend) << var;
+    EXPECT_EQ(p.policy.band, d.band) << var;
+    EXPECT_EQ(p.policy.min_n, d.min_n) << var;
+    EXPECT_EQ(p.policy.bc_blocks, d.bc_blocks) << var;
+    EXPECT_EQ(p.policy.timeline_path, d.timeline_path) << var;
+  }
+}
+
+// The settings the GPU code and the timeline read, parsed here like every other (they were read
+// where used, bad values ignored): valid, bad (an error naming the variable), unset.
+TEST(Policy, GpuTuningSharingAndTimeline) {
+  const Policy d = parse({}).policy;
+  EXPECT_EQ(d.panel_qr_blocks, 0);
+  EXPECT_EQ(d.panel_qr_threads, 0);
+  EXPECT_EQ(d.bc_blocks, -1);
+  EXPECT_EQ(d.bc_sweeps_per_block, -1);
+  EXPECT_EQ(d.bc_exclusive, -1);
+  EXPECT_FALSE(d.gpu_sharing);
+  EXPECT_TRUE(d.timeline_path.empty());
+  EXPECT_EQ(parse({{"PIPEVD_GPU_PANEL_QR_BLOCKS", "66"}}).policy.panel_qr_blocks, 66);
+  EXPECT_EQ(parse({{"PIPEVD_GPU_PANEL_QR_THREADS", "512"}}).policy.panel_qr_threads, 512);
+  EXPECT_EQ(parse({{"PIPEVD_GPU_BC_BLOCKS", "0"}}).policy.bc_blocks, 0);
+  EXPECT_EQ(parse({{"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", "4"}}).policy.bc_sweeps_per_block, 4);
+  EXPECT_EQ(parse({{"PIPEVD_GPU_BC_EXCLUSIVE", "1"}}).policy.bc_exclusive, 1);
+  EXPECT_TRUE(parse({{"PIPEVD_GPU_SHARING", "1"}}).policy.gpu_sharing);
+  EXPECT_FALSE(parse({{"PIPEVD_GPU_SHARING", "0"}}).policy.gpu_sharing);
+  EXPECT_EQ(parse({{"PIPEVD_TIMELINE", "/tmp/t.json"}}).policy.timeline_path, "/tmp/t.json");
+  EXPECT_TRUE(d.keep_memory);
+  EXPECT_FALSE(parse({{"PIPEVD_KEEP_MEMORY", "0"}}).policy.keep_memory);
+  EXPECT_TRUE(parse({{"PIPEVD_KEEP_MEMORY", "1"}}).policy.keep_memory);
+  EXPECT_TRUE(parse({{"PIPEVD_KEEP_MEMORY", ""}}).policy.keep_memory);
+  for (const auto& [var, bad] :
+       std::map<std::string, std::string>{{"PIPEVD_GPU_PANEL_QR_BLOCKS", "0"},
+                                          {"PIPEVD_GPU_PANEL_QR_THREADS", "384"},
+                                          {"PIPEVD_GPU_BC_BLOCKS", "-1"},
+                                          {"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", "0"},
+                                          {"PIPEVD_GPU_BC_EXCLUSIVE", "yes"},
+                                          {"PIPEVD_GPU_SHARING", "true"},
+                                          {"PIPEVD_KEEP_MEMORY", "no"}}) {
+    const PolicyOrError p = parse({{var, bad}});
+    EXPECT_NE(p.error.find(var), std::string::npos) << var << "=" << bad << ": " << p.error;
+  }
+  EXPECT_NE(parse({{"PIPEVD_GPU_BC_BLOCKS", "2097152"}}).error.find("PIPEVD_GPU_BC_BLOCKS"),
+            std::string::npos);
+}
+
+TEST(Decision, AutoTakesTheGpuElseScalapack) {
   Policy p;
   EXPECT_EQ(decide(p, 1000, {true, true}).route, Route::Gpu);
-  EXPECT_EQ(decide(p, 1000, {true, false}).route, Route::Host);
+  EXPECT_EQ(decide(p, 1000, {true, false}).route, Route::Scalapack);
   EXPECT_EQ(decide(p, 1000, {false, false}).route, Route::Scalapack);
+  p.backend = Backend::Host;
+  EXPECT_EQ(decide(p, 1000, {true, false}).route, Route::Host);
+  EXPECT_EQ(decide(p, 1000, {true, true}).route, Route::Host);
+  p.backend = Backend::Auto;
   p.min_n = 2000;
   EXPECT_EQ(decide(p, 1000, {true, true}).route, Route::Scalapack);
   EXPECT_EQ(decide(p, 2000, {true, true}).route, Route::Gpu);
@@ -135,8 +214,7 @@ TEST(Decision, AutoPrefersGpuThenHostThenScalapack) {
 TEST(Decision, EnginesOnlyUpToTheirLimit) {
   Policy p;
   EngineAvailability host_only{true, false, 46340}, both{true, true, 46340};
-  EXPECT_EQ(decide(p, 46340, host_only).route, Route::Host);
-  EXPECT_EQ(decide(p, 46341, host_only).route, Route::Scalapack);
+  EXPECT_EQ(decide(p, 46340, host_only).route, Route::Scalapack);  // auto: no GPU
   EXPECT_EQ(decide(p, 46340, both).route, Route::Gpu);
   EXPECT_EQ(decide(p, 46341, both).route, Route::Scalapack);
   p.backend = Backend::Host;

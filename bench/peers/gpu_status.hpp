@@ -1,6 +1,6 @@
 // The GPU peers' checks: CUDA calls through base/cuda_check.hpp's PIPEVD_CUDA_CHECK (the library's
-// own), cuSOLVER (Dn, Mg, Mp) and NCCL statuses here; both throw pipevd::GpuError, which a peer
-// turns into an Outcome error naming the call.
+// own), cuSOLVER (Dn, Mg, Mp) and NCCL statuses here; both throw base/errors.hpp's typed errors,
+// which a peer turns into an Outcome error naming the call.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -12,7 +12,7 @@ namespace pipevd::solvers {
 
 // cuSOLVER (Dn, Mg, Mp) and NCCL status: 0 is success in all of them.
 inline void status_check(int s, const char* what) {
-  if (s != 0) throw GpuError(std::string(what) + " returned status " + std::to_string(s));
+  if (s != 0) throw DeviceError(std::string(what) + " returned status " + std::to_string(s));
 }
 
 // GPU model of device `dev`, or why there is none.

@@ -27,7 +27,7 @@ Outcome solve_at_root(const Problem& p, char jobz, const double* a, double* w, d
   if (copy.is_root()) {
     try {
       on_root(full, out);
-    } catch (const GpuError& e) {
+    } catch (const ::pipevd::Error& e) {  // base/errors.hpp: the checks' typed errors
       out.error = e.what();
       failed = 1;
     }

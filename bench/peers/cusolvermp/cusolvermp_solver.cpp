@@ -62,7 +62,7 @@ class CusolverMpSolver final : public Solver {
     int failed = 0;
     try {
       solve_here(p, jobz, a, w, z, out);
-    } catch (const GpuError& e) {
+    } catch (const ::pipevd::Error& e) {
       out.error = e.what();
       failed = 1;
     }

@@ -1,27 +1,25 @@
 // Before the engine runs: does its predicted device memory (core/memory_plan.hpp) fit on every
 // engine rank? Agreed over the caller's ranks, so that all of them run the engine, forward to
-// ScaLAPACK (PIPEVD_BACKEND=auto) or stop with the same message (an explicit engine).
+// ScaLAPACK (PIPEVD_BACKEND=auto) or return the same INFO (an explicit engine).
 //
-// Convention. PDSYEVD has no INFO value for "not enough memory": its workspace is the caller's,
-// checked by INFO = -14/-16 on LWORK/LIWORK, which the caller sized as ScaLAPACK told it; a
-// shortage of GPU memory is the machine's, not an argument's. So under auto the call goes to
-// ScaLAPACK (same results; a line on stderr with PIPEVD_VERBOSE >= 1 says why); under
-// PIPEVD_BACKEND=gpu (or host) the job stops, as for the other configuration errors, with a
-// message naming the bytes required and available, and PIPEVD_BACKEND=auto or scalapack as the
-// remedy, rather than return an INFO that callers read as a bad argument or a D&C failure.
+// PDSYEVD has no INFO value for "not enough memory" (its workspace is the caller's, checked by
+// INFO = -14/-16), so under auto the call goes to ScaLAPACK (same results; a line on stderr with
+// PIPEVD_VERBOSE >= 1 says why); under PIPEVD_BACKEND=gpu (or host) every rank returns pipevd's
+// own INFO for it (README, "INFO codes") with a message naming the bytes required and usable.
 #pragma once
 #include <stdexcept>
 #include <string>
 
 #include "base/engine_layout.hpp"
+#include "base/errors.hpp"
 #include "core/memory_plan.hpp"
 
 namespace pipevd {
 
 // The engine cannot run this call with the memory at hand; thrown on every caller rank alike.
-class EngineMemoryShortage : public std::runtime_error {
+class EngineMemoryShortage : public OutOfMemory {
  public:
-  using std::runtime_error::runtime_error;
+  using OutOfMemory::OutOfMemory;
 };
 
 // Bytes the engine may use on this rank: free device memory (a GPU) or unlimited (the host, < 0),

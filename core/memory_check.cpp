@@ -1,4 +1,4 @@
-#include "interface/memory_check.hpp"
+#include "core/memory_check.hpp"
 
 #include <mpi.h>
 

@@ -1,0 +1,47 @@
+// The engine's backends and the device facts the route plans with, made by the backend folders:
+// host/ makes the host backend; gpu/backend_factory.cpp the GPU one where CUDA is built, and
+// gpu/backend_factory_stub.cpp answers "no GPU" elsewhere. Callers never test PIPEVD_HAVE_CUDA.
+#pragma once
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+
+namespace pipevd {
+
+// A GPU backend's settings, given at construction (the policy's PIPEVD_GPU_* values).
+struct GpuBackendSettings {
+  bool panel_qr_cusolver = false;       // PIPEVD_GPU_PANEL_QR=cusolver
+  std::string bc_back_kernel = "auto";  // PIPEVD_GPU_BC_BACK: auto, blas2, tensor
+  bool symmetric_product = true;        // PIPEVD_GPU_AW=symm
+  int host_threads = 1;                 // threads of the copies of the caller's pageable arrays
+  // Kernel tuning (0 / -1: defaults): PIPEVD_GPU_PANEL_QR_BLOCKS / _THREADS and
+  // PIPEVD_GPU_BC_BLOCKS / _SWEEPS_PER_BLOCK / _EXCLUSIVE.
+  int panel_qr_blocks = 0, panel_qr_threads = 0;
+  int bc_blocks = -1, bc_sweeps_per_block = -1, bc_exclusive = -1;
+  bool sharing = false;  // PIPEVD_GPU_SHARING: engine ranks may share a GPU
+};
+
+std::unique_ptr<EngineBackend> make_host_backend();
+
+// Whether this build has the GPU engine.
+bool gpu_engine_built();
+// CUDA devices visible to this process (0 without the GPU engine, a driver or a device).
+int gpu_visible_devices();
+// Their UUIDs in ordinal order (redistribute/gpu_assignment's GpuUuid), empty where none.
+std::vector<std::array<unsigned char, 16>> gpu_visible_uuids();
+// Free bytes of `device` (-1: unknown).
+long gpu_free_bytes(int device);
+// Whether DBBR's A W may take the one-triangle kernel on `device`.
+bool gpu_symmetric_product_available(int device);
+// Rows BC-back processes at once on `device` for m rows of bandwidth b (0: not known).
+long gpu_wave_rows(int device, long m, long b, const std::string& bc_back_kernel);
+// The GPU backend on `device`; throws where the GPU engine is not built.
+std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSettings& settings);
+// Makes `device` current in the calling thread (a new thread's current device is 0); no-op for
+// device < 0 or without the GPU engine.
+void gpu_make_current(int device);
+
+}  // namespace pipevd

@@ -1,0 +1,28 @@
+#include "core/fault_injection.hpp"
+
+#include "base/errors.hpp"
+
+namespace pipevd {
+namespace {
+FaultInjection injected;
+}  // namespace
+
+void set_fault_injection(const FaultInjection& fault) { injected = fault; }
+
+void inject_fault(const char* step, int engine_rank) {
+  const bool here = injected.engine_rank == kEveryEngineRank || engine_rank == injected.engine_rank;
+  if (injected.engine_rank == -1 || !here || injected.step != step) return;
+  const std::string what =
+      std::string("injected fault at ") + step + " on engine rank " + std::to_string(engine_rank);
+  switch (injected.kind) {
+    case FaultInjection::OutOfMemory:
+      throw pipevd::OutOfMemory(what);
+    case FaultInjection::Communication:
+      throw CommunicationError(what);
+    case FaultInjection::Device:
+      break;
+  }
+  throw DeviceError(what);
+}
+
+}  // namespace pipevd

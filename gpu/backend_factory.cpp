@@ -1,0 +1,51 @@
+// core/backend_factory.hpp's GPU half, where the CUDA backend is built.
+#include "core/backend_factory.hpp"
+
+#include <cuda_runtime.h>
+
+#include "gpu/bc_back.cuh"
+#include "gpu/gpu_backend.hpp"
+
+namespace pipevd {
+namespace {
+
+gpu::BcBackKernel bc_back_kernel_named(const std::string& name) {
+  if (name == "blas2") return gpu::BcBackKernel::Blas2;
+  if (name == "tensor") return gpu::BcBackKernel::Tensor;
+  return gpu::BcBackKernel::Auto;
+}
+
+}  // namespace
+
+bool gpu_engine_built() { return true; }
+int gpu_visible_devices() { return gpu::visible_device_count(); }
+std::vector<std::array<unsigned char, 16>> gpu_visible_uuids() { return gpu::visible_gpu_uuids(); }
+long gpu_free_bytes(int device) { return gpu::device_free_bytes(device); }
+bool gpu_symmetric_product_available(int device) {
+  return gpu::symmetric_product_available(device);
+}
+
+long gpu_wave_rows(int device, long m, long b, const std::string& bc_back_kernel) {
+  return gpu::bc_back_wave_rows(m, b, device, bc_back_kernel_named(bc_back_kernel));
+}
+
+std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSettings& s) {
+  auto be = std::make_unique<gpu::GpuBackend>(device);
+  if (s.panel_qr_cusolver) be->set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Cusolver);
+  be->set_bc_back_kernel(bc_back_kernel_named(s.bc_back_kernel));
+  be->set_symmetric_product(s.symmetric_product);
+  be->set_host_threads(s.host_threads);
+  gpu::GpuTuning t;
+  t.panel_qr_blocks = s.panel_qr_blocks;
+  t.panel_qr_threads = s.panel_qr_threads;
+  t.bulge_chasing = {s.bc_sweeps_per_block, s.bc_blocks, s.bc_exclusive};
+  t.sharing = s.sharing;
+  be->set_tuning(t);
+  return be;
+}
+
+void gpu_make_current(int device) {
+  if (device >= 0) cudaSetDevice(device);
+}
+
+}  // namespace pipevd

@@ -1,0 +1,20 @@
+// core/backend_factory.hpp's GPU half in a build without CUDA: no devices, no GPU backend.
+#include "base/errors.hpp"
+#include "core/backend_factory.hpp"
+
+namespace pipevd {
+
+bool gpu_engine_built() { return false; }
+int gpu_visible_devices() { return 0; }
+std::vector<std::array<unsigned char, 16>> gpu_visible_uuids() { return {}; }
+long gpu_free_bytes(int) { return -1; }
+bool gpu_symmetric_product_available(int) { return false; }
+long gpu_wave_rows(int, long, long, const std::string&) { return 0; }
+
+std::unique_ptr<EngineBackend> make_gpu_backend(int, const GpuBackendSettings&) {
+  throw ConfigurationError("no GPU engine in this build");
+}
+
+void gpu_make_current(int) {}
+
+}  // namespace pipevd

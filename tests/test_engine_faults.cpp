@@ -1,0 +1,64 @@
+// An engine failure (core/fault_injection: out of memory, a device or a communication error) is
+// agreed over the caller ranks: under PIPEVD_BACKEND=host every rank returns the same INFO (-1002
+// out of memory, -1003 otherwise), A and W untouched, nothing aborts or hangs; the next call, fault
+// cleared, is right. After the set-up one engine rank's failure is agreed; at the engine's start
+// only one every engine rank meets (a lone rank's failure there, with the others already in the
+// engine's collectives, is the window engine_route.cpp documents).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "core/fault_injection.hpp"
+#include "interface/info_codes.hpp"
+#include "tests/support/accuracy.hpp"
+#include "tests/support/distributed_matrix.hpp"
+#include "tests/support/interposed_pdsyevd.hpp"
+
+namespace pipevd::test {
+namespace {
+
+TEST(EngineFaults, OneRanksFailureIsEveryRanksInfo) {
+  const GridShape shape = squarest_grid(world_size());
+  BlacsGrid grid(shape.nprow, shape.npcol);
+  const int n = 61, nb = 8;
+  const BlockCyclicLayout layout{n, n, nb, nb, 0, 0, 0};
+  auto entry = [](long i, long j) { return random_symmetric_entry(i, j, 17); };
+  std::vector<double> full(static_cast<std::size_t>(n) * n);
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < n; ++i) full[i + j * n] = entry(i, j);
+  const std::vector<double> w_ref = lapack_eigenvalues(n, full);
+  for (const std::string step : {"setup", "engine"})
+    for (int rank : step == "setup" ? std::vector<int>{0, world_size() - 1}
+                                    : std::vector<int>{kEveryEngineRank})
+      for (auto kind :
+           {FaultInjection::OutOfMemory, FaultInjection::Device, FaultInjection::Communication}) {
+        SCOPED_TRACE(std::string(step) + " on engine rank " + std::to_string(rank) + " kind " +
+                     std::to_string(kind));
+        DistributedMatrix a(grid, layout), z(grid, layout);
+        a.fill(entry);
+        const std::vector<double> a_before = a.local;
+        std::vector<double> w(n, -1.5);
+        set_fault_injection({step, rank, kind});
+        const int info =
+            call_pdsyevd('V', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc);
+        set_fault_injection({});
+        const int want =
+            kind == FaultInjection::OutOfMemory ? kInfoOutOfMemory : kInfoEngineFailure;
+        EXPECT_EQ(info, want);
+        int lo = info, hi = info;
+        MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        EXPECT_EQ(lo, hi) << "ranks returned different INFO";
+        EXPECT_EQ(a.local, a_before) << "A changed";
+        for (double v : w) ASSERT_EQ(v, -1.5) << "W changed";
+        // The next call, without the fault, is right.
+        ASSERT_EQ(
+            call_pdsyevd('V', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc), 0);
+        EXPECT_LE(eigenvalue_difference(w, w_ref), 1e-12);
+      }
+}
+
+}  // namespace
+}  // namespace pipevd::test

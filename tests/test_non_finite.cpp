@@ -1,0 +1,93 @@
+// A NaN or an infinity at one entry of the referenced triangle of sub(A), in either triangle (UPLO
+// L or U), on and off the diagonal: INFO = N + 1 on every rank, A, W and Z untouched, whatever the
+// route (ctest runs it under host, scalapack and auto). The same value in the triangle UPLO does
+// not name, or outside the submatrix, is ignored: INFO = 0 and the eigenvalues of the referenced
+// triangle's matrix.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tests/support/accuracy.hpp"
+#include "tests/support/distributed_matrix.hpp"
+#include "tests/support/interposed_pdsyevd.hpp"
+
+namespace pipevd::test {
+namespace {
+
+constexpr int kN = 37, kNb = 8, kOff = 8;  // sub(A) = A(9:45, 9:45) of a 53 x 53 matrix
+constexpr double kSentinel = -3.25;
+
+struct Case {
+  char uplo;
+  long i, j;  // entry of sub(A) (0-based; may lie outside it) that holds `value`
+  double value;
+  bool referenced;  // inside sub(A) and in the triangle UPLO names
+};
+
+std::string name(const Case& c) {
+  return std::string("uplo=") + c.uplo + " (" + std::to_string(c.i) + "," + std::to_string(c.j) +
+         ")=" + std::to_string(c.value);
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+void run_case(const Case& c) {
+  SCOPED_TRACE(name(c));
+  const GridShape shape = squarest_grid(world_size());
+  BlacsGrid grid(shape.nprow, shape.npcol);
+  const int big = kN + 2 * kOff;
+  const BlockCyclicLayout layout{big, big, kNb, kNb, 0, 0, 0};
+  DistributedMatrix a(grid, layout), z(grid, layout);
+  auto entry = [&](long gi, long gj) {
+    const long i = gi - kOff, j = gj - kOff;
+    return i == c.i && j == c.j ? c.value : random_symmetric_entry(i, j, 3);
+  };
+  a.fill(entry);
+  z.fill([](long, long) { return kSentinel; });
+  const std::vector<double> a_before = a.local, z_before = z.local;
+  std::vector<double> w(kN, kSentinel);
+  const int info = call_pdsyevd('V', c.uplo, kN, a.data(), kOff + 1, kOff + 1, a.desc, w.data(),
+                                z.data(), kOff + 1, kOff + 1, z.desc);
+  int lo = info, hi = info;
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(lo, hi) << "ranks returned different INFO";
+  if (c.referenced) {
+    EXPECT_EQ(info, kN + 1);
+    EXPECT_TRUE(same_bits(a.local, a_before)) << "A changed";
+    EXPECT_TRUE(same_bits(z.local, z_before)) << "Z changed";
+    for (double v : w) EXPECT_EQ(v, kSentinel) << "W changed";
+    return;
+  }
+  ASSERT_EQ(info, 0);
+  std::vector<double> full(static_cast<std::size_t>(kN) * kN);
+  for (long j = 0; j < kN; ++j)
+    for (long i = 0; i < kN; ++i) full[i + j * kN] = random_symmetric_entry(i, j, 3);
+  EXPECT_LE(eigenvalue_difference(w, lapack_eigenvalues(kN, full)), 1e-12);
+}
+
+const double kNan = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+TEST(NonFinite, InTheReferencedTriangleIsRefused) {
+  for (const Case& c :
+       {Case{'L', 30, 5, kNan, true}, Case{'L', 12, 12, kInf, true}, Case{'U', 5, 30, -kInf, true},
+        Case{'U', 36, 36, kNan, true}, Case{'L', 36, 0, kInf, true}, Case{'U', 0, 36, kNan, true}})
+    run_case(c);
+}
+
+TEST(NonFinite, ElsewhereIsIgnored) {
+  for (const Case& c : {Case{'L', 5, 30, kNan, false}, Case{'U', 30, 5, kInf, false},
+                        Case{'L', -3, 4, kNan, false}, Case{'U', 40, 40, kInf, false}})
+    run_case(c);
+}
+
+}  // namespace
+}  // namespace pipevd::test

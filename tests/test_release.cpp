@@ -1,0 +1,56 @@
+// Host memory kept between calls (redistribute/kept_buffer): repeated calls with n growing and
+// shrinking keep some, pipevd_release() hands all of it back (kept bytes zero on every rank), and a
+// call afterwards works; with PIPEVD_KEEP_MEMORY=0 nothing is kept after any call.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "include/pipevd.h"
+#include "redistribute/kept_buffer.hpp"
+#include "tests/support/distributed_matrix.hpp"
+#include "tests/support/interposed_pdsyevd.hpp"
+
+namespace pipevd::test {
+namespace {
+
+// One call at order n (A's copy above the kept buffers' 8 MiB threshold from n = 1100 on one
+// rank); returns INFO.
+int solve(int n) {
+  const GridShape shape = squarest_grid(world_size());
+  BlacsGrid grid(shape.nprow, shape.npcol);
+  // LLD above n: the engine copies A (no direct use of the caller's array).
+  const BlockCyclicLayout layout{n, n, 32, 32, 0, 0, 1};
+  DistributedMatrix a(grid, layout), z(grid, layout);
+  a.fill([](long i, long j) { return random_symmetric_entry(i, j, 9); });
+  std::vector<double> w(n);
+  return call_pdsyevd('N', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc);
+}
+
+long most_kept_bytes() {
+  long mine = static_cast<long>(kept_bytes()), most = 0;
+  MPI_Allreduce(&mine, &most, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  return most;
+}
+
+TEST(Release, KeptMemoryGoesBackOnRequest) {
+  const char* keep = std::getenv("PIPEVD_KEEP_MEMORY");
+  const bool kept = !(keep && std::strcmp(keep, "0") == 0);
+  for (int n : {1600, 1200, 1800}) {
+    ASSERT_EQ(solve(n), 0) << n;
+    if (kept)
+      EXPECT_GT(most_kept_bytes(), 0) << "nothing kept after n = " << n;
+    else
+      EXPECT_EQ(most_kept_bytes(), 0) << "PIPEVD_KEEP_MEMORY=0 kept memory after n = " << n;
+  }
+  pipevd_release();
+  EXPECT_EQ(most_kept_bytes(), 0);
+  ASSERT_EQ(solve(1300), 0);
+  pipevd_release();
+  EXPECT_EQ(most_kept_bytes(), 0);
+}
+
+}  // namespace
+}  // namespace pipevd::test
