@@ -1,7 +1,8 @@
 // The one check of CUDA runtime calls: a failed call throws OutOfMemory (cudaErrorMemoryAllocation)
-// or DeviceError (base/errors.hpp), naming the call, the error and the source line. Header-only, so that the library's GPU code (gpu/, which adds the cuBLAS and
-// cuSOLVER checks in gpu_context.hpp) and the comparison peers (bench/peers/, which see only
-// libpipevd's public entry) use the same check. Include it only where CUDA is compiled.
+// or DeviceError (base/errors.hpp), naming the call, the error and the source line. Header-only, so
+// that the library's GPU code (gpu/, which adds the cuBLAS and cuSOLVER checks in gpu_context.hpp)
+// and the comparison peers (bench/peers/, which see only libpipevd's public entry) use the same
+// check. Include it only where CUDA is compiled.
 #pragma once
 #include <cuda_runtime.h>
 

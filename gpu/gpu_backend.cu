@@ -10,6 +10,8 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -67,24 +69,27 @@ int nccl_keyval() {
   return keyval;
 }
 
-// Collective over `comm` on the first call for (comm, device); `device` must be current.
-ncclComm_t nccl_for(MPI_Comm comm, int device) {
+std::mutex& nccl_mutex() {
   static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
+  return mutex;
+}
+
+// The cache of `comm` (made on first use); under nccl_mutex().
+NcclCache& nccl_cache(MPI_Comm comm) {
   void* value = nullptr;
   int found = 0;
   MPI_Comm_get_attr(comm, nccl_keyval(), &value, &found);
-  auto* cache = found ? static_cast<NcclCache*>(value) : nullptr;
-  if (!cache) {
-    cache = new NcclCache();
-    MPI_Comm_set_attr(comm, nccl_keyval(), cache);
-  }
-  auto it = cache->by_device.find(device);
-  if (it != cache->by_device.end()) return it->second;
-  int rank = 0, size = 1;
+  if (found) return *static_cast<NcclCache*>(value);
+  auto* cache = new NcclCache();
+  MPI_Comm_set_attr(comm, nccl_keyval(), cache);
+  return *cache;
+}
+
+// Rank 0's unique id on every rank of `comm` (collective). The id and rank 0's result travel
+// together, so a failure there stops every rank, not only 0.
+ncclUniqueId nccl_unique_id(MPI_Comm comm) {
+  int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  // The id and rank 0's result travel together, so a failure there stops every rank, not only 0.
   struct {
     ncclUniqueId id;
     int result;
@@ -94,12 +99,72 @@ ncclComm_t nccl_for(MPI_Comm comm, int device) {
   MPI_Bcast(&boot, static_cast<int>(sizeof(boot)), MPI_BYTE, 0, comm);
   const auto ncclGetUniqueId_on_rank_0 = static_cast<ncclResult_t>(boot.result);
   PIPEVD_NCCL_CHECK(ncclGetUniqueId_on_rank_0);
-  const ncclUniqueId& id = boot.id;
+  return boot.id;
+}
+
+// Collective over `comm` on the first call for (comm, device); `device` must be current.
+ncclComm_t nccl_for(MPI_Comm comm, int device) {
+  std::lock_guard<std::mutex> lock(nccl_mutex());
+  NcclCache& cache = nccl_cache(comm);
+  auto it = cache.by_device.find(device);
+  if (it != cache.by_device.end()) return it->second;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const ncclUniqueId id = nccl_unique_id(comm);
   ncclComm_t c = nullptr;
   PIPEVD_NCCL_CHECK(ncclCommInitRank(&c, size, id, rank));
-  cache->by_device.emplace(device, c);
+  cache.by_device.emplace(device, c);
   return c;
 }
+
+// NCCL's set-up for (comm, device) in a thread of its own: its unique id is broadcast (MPI) at
+// construction, the communicator is made next to the caller's work, and finish() joins and caches
+// it where nccl_for finds it. Without a thread to be had, finish() makes it.
+class NcclStart final : public EngineLinkStart {
+ public:
+  NcclStart(MPI_Comm comm, int device) : comm_(comm), device_(device) {
+    MPI_Comm_rank(comm, &rank_);
+    MPI_Comm_size(comm, &size_);
+    id_ = nccl_unique_id(comm);
+    try {
+      thread_ = std::thread([this] { init(); });
+    } catch (const std::system_error&) {
+    }
+  }
+  ~NcclStart() override {
+    try {
+      finish();
+    } catch (...) {  // the failure was the caller's to see through finish()
+    }
+  }
+  void finish() override {
+    if (finished_) return;
+    finished_ = true;
+    if (thread_.joinable())
+      thread_.join();
+    else
+      init();
+    PIPEVD_CUDA_CHECK(device_error_);
+    PIPEVD_NCCL_CHECK(result_);
+    std::lock_guard<std::mutex> lock(nccl_mutex());
+    nccl_cache(comm_).by_device.emplace(device_, nccl_);
+  }
+
+ private:
+  void init() {
+    device_error_ = cudaSetDevice(device_);
+    if (device_error_ == cudaSuccess) result_ = ncclCommInitRank(&nccl_, size_, id_, rank_);
+  }
+  MPI_Comm comm_;
+  int device_, rank_ = 0, size_ = 1;
+  ncclUniqueId id_{};
+  ncclComm_t nccl_ = nullptr;
+  ncclResult_t result_ = ncclSuccess;
+  cudaError_t device_error_ = cudaSuccess;
+  std::thread thread_;
+  bool finished_ = false;
+};
 
 // NCCL takes size_t counts, but messages are cut into pieces of at most 2^30 elements so that no
 // count nears 2^31 inside NCCL or a network plugin; both sides cut the same count the same way.
@@ -418,6 +483,46 @@ long device_free_bytes(int device) {
   return ok ? static_cast<long>(free_b) : -1;
 }
 
+namespace {
+
+// The first two engine ranks of `engine` that drive the same GPU ({-1, -1}: none), from every
+// rank's device UUID (unique across nodes); collective, the same answer on every rank.
+std::pair<int, int> engine_ranks_sharing_a_gpu(MPI_Comm engine, int device) {
+  int size = 1;
+  MPI_Comm_size(engine, &size);
+  const cudaDeviceProp& props = GpuContext::for_device(device).properties();
+  const std::size_t u = sizeof(props.uuid.bytes);
+  std::vector<char> uuids(static_cast<std::size_t>(size) * u);
+  MPI_Allgather(props.uuid.bytes, static_cast<int>(u), MPI_BYTE, uuids.data(), static_cast<int>(u),
+                MPI_BYTE, engine);
+  for (int i = 0; i < size; ++i)
+    for (int j = i + 1; j < size; ++j)
+      if (std::memcmp(&uuids[i * u], &uuids[j * u], u) == 0) return {i, j};
+  return {-1, -1};
+}
+
+}  // namespace
+
+std::unique_ptr<EngineLinkStart> start_engine_link(MPI_Comm engine, int device) {
+#ifdef PIPEVD_GPU_NCCL
+  int size = 1;
+  MPI_Comm_size(engine, &size);
+  if (size <= 1 || engine_ranks_sharing_a_gpu(engine, device).first >= 0) return nullptr;
+  int cached = 0;
+  {
+    std::lock_guard<std::mutex> lock(nccl_mutex());
+    cached = nccl_cache(engine).by_device.count(device) ? 1 : 0;
+  }
+  // The same on every rank (made together), but a rank's own view decides nothing alone.
+  MPI_Allreduce(MPI_IN_PLACE, &cached, 1, MPI_INT, MPI_MIN, engine);
+  if (cached) return nullptr;
+  return std::make_unique<NcclStart>(engine, device);
+#else
+  (void)engine, (void)device;
+  return nullptr;
+#endif
+}
+
 void GpuBackend::bind(MPI_Comm engine) {
   s_->comm = engine;
   MPI_Comm_rank(engine, &s_->rank);
@@ -425,21 +530,7 @@ void GpuBackend::bind(MPI_Comm engine) {
   s_->nccl = false;
   if (s_->size <= 1) return;
   ScopedDevice guard(s_->device);
-  // Which physical GPU every engine rank drives (UUIDs are unique across nodes). Every rank sees
-  // the same list, so every rank takes the same branch below.
-  const cudaDeviceProp& props = s_->ctx->properties();
-  std::vector<char> uuids(static_cast<std::size_t>(s_->size) * sizeof(props.uuid.bytes));
-  MPI_Allgather(props.uuid.bytes, static_cast<int>(sizeof(props.uuid.bytes)), MPI_BYTE,
-                uuids.data(), static_cast<int>(sizeof(props.uuid.bytes)), MPI_BYTE, engine);
-  const std::size_t u = sizeof(props.uuid.bytes);
-  int shared_with = -1, sharer = -1;
-  for (int i = 0; i < s_->size && sharer < 0; ++i)
-    for (int j = i + 1; j < s_->size; ++j)
-      if (std::memcmp(&uuids[i * u], &uuids[j * u], u) == 0) {
-        shared_with = i;
-        sharer = j;
-        break;
-      }
+  const auto [shared_with, sharer] = engine_ranks_sharing_a_gpu(engine, s_->device);
   if (sharer >= 0 && !s_->tuning.sharing)
     throw GpuError("pipevd: GPU engine ranks " + std::to_string(shared_with) + " and " +
                    std::to_string(sharer) +

@@ -113,7 +113,6 @@ void take_engine_route(const PdsyevdCall& c, const PdsyevdCheck& chk, const Poli
   }
 }
 
-
 // PIPEVD_TEST_NODES, taken at the first call (node communicators are cached after it); the error
 // that names a bad spec, or "".
 std::string use_pretend_nodes(const std::string& spec) {

@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "base/scalapack_api.hpp"
-#include "redistribute/node_split.hpp"
 #include "redistribute/kept_buffer.hpp"
+#include "redistribute/node_split.hpp"
 
 namespace pipevd {
 
