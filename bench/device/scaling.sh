@@ -5,7 +5,7 @@
 # the peers (cuSOLVERMp one rank per GPU, cuSOLVERMg) on the same GPUs, in one run.
 #   source .gpu-node/env.sh && bash bench/device/scaling.sh
 # Settings: STEPS ("build test bench"), SIZES ("32768 49152"), GPU_COUNTS ("4 1"), PEERS
-# ("cusolvermp cusolvermg"), PEER_SIZES (32768), TEST_REGEX, BUDGET_S (560), PEER_CAP (100).
+# ("cusolvermp cusolvermg"), PEER_SIZES (32768), TEST_REGEX, TEST_EXCLUDE, BUDGET_S (560), PEER_CAP (100).
 # Logs under $OUT/scaling/ (at most 8 files come back): session.log, build_ctest.log, bench.log,
 # runs.jsonl, timeline_<g>gpu_n<n>.json; prints a summary table last.
 set -uo pipefail
@@ -34,7 +34,7 @@ fi
 
 if [[ $steps == *" test "* ]]; then
   PIPEVD_REQUIRE_GPU=1 timeout "${TEST_BUDGET_S:-200}" ctest --test-dir "$build" -L gpu \
-    -R "${TEST_REGEX:-gpu_multigpu|gpu_peers}" --timeout 150 --output-on-failure \
+    -R "${TEST_REGEX:-gpu_multigpu|gpu_peers}" ${TEST_EXCLUDE:+-E "$TEST_EXCLUDE"} --timeout 150 --output-on-failure \
     >>"$out/build_ctest.log" 2>&1 || { log "gpu tests FAILED"; rc=1; }
   grep -E "^ *[0-9]+/[0-9]+ Test +#|tests passed" "$out/build_ctest.log" | tee -a "$out/session.log"
 fi
