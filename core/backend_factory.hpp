@@ -40,18 +40,6 @@ bool gpu_symmetric_product_available(int device);
 long gpu_wave_rows(int device, long m, long b, const std::string& bc_back_kernel);
 // The GPU backend on `device`; throws where the GPU engine is not built.
 std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSettings& settings);
-// The engine ranks' communicator being made in a thread, next to the caller's other work (NCCL's
-// set-up costs about half a second on a process's first call); finish() waits for it and throws
-// its failure. Destroying it unfinished waits as well.
-class EngineLinkStart {
- public:
-  virtual ~EngineLinkStart() = default;
-  virtual void finish() = 0;
-};
-// Collective over `engine` (every engine rank, on its device): the start of its communicator, or
-// null where there is none to make (one engine rank, shared GPUs, made before, no GPU engine).
-std::unique_ptr<EngineLinkStart> gpu_start_engine_link(MPI_Comm engine, int device);
-
 // Makes `device` current in the calling thread (a new thread's current device is 0); no-op for
 // device < 0 or without the GPU engine.
 void gpu_make_current(int device);

@@ -44,10 +44,6 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSett
   return be;
 }
 
-std::unique_ptr<EngineLinkStart> gpu_start_engine_link(MPI_Comm engine, int device) {
-  return gpu::start_engine_link(engine, device);
-}
-
 void gpu_make_current(int device) {
   if (device >= 0) cudaSetDevice(device);
 }

@@ -15,8 +15,6 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int, const GpuBackendSettings&) 
   throw ConfigurationError("no GPU engine in this build");
 }
 
-std::unique_ptr<EngineLinkStart> gpu_start_engine_link(MPI_Comm, int) { return nullptr; }
-
 void gpu_make_current(int) {}
 
 }  // namespace pipevd

@@ -10,8 +10,6 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -117,54 +115,6 @@ ncclComm_t nccl_for(MPI_Comm comm, int device) {
   cache.by_device.emplace(device, c);
   return c;
 }
-
-// NCCL's set-up for (comm, device) in a thread of its own: its unique id is broadcast (MPI) at
-// construction, the communicator is made next to the caller's work, and finish() joins and caches
-// it where nccl_for finds it. Without a thread to be had, finish() makes it.
-class NcclStart final : public EngineLinkStart {
- public:
-  NcclStart(MPI_Comm comm, int device) : comm_(comm), device_(device) {
-    MPI_Comm_rank(comm, &rank_);
-    MPI_Comm_size(comm, &size_);
-    id_ = nccl_unique_id(comm);
-    try {
-      thread_ = std::thread([this] { init(); });
-    } catch (const std::system_error&) {
-    }
-  }
-  ~NcclStart() override {
-    try {
-      finish();
-    } catch (...) {  // the failure was the caller's to see through finish()
-    }
-  }
-  void finish() override {
-    if (finished_) return;
-    finished_ = true;
-    if (thread_.joinable())
-      thread_.join();
-    else
-      init();
-    PIPEVD_CUDA_CHECK(device_error_);
-    PIPEVD_NCCL_CHECK(result_);
-    std::lock_guard<std::mutex> lock(nccl_mutex());
-    nccl_cache(comm_).by_device.emplace(device_, nccl_);
-  }
-
- private:
-  void init() {
-    device_error_ = cudaSetDevice(device_);
-    if (device_error_ == cudaSuccess) result_ = ncclCommInitRank(&nccl_, size_, id_, rank_);
-  }
-  MPI_Comm comm_;
-  int device_, rank_ = 0, size_ = 1;
-  ncclUniqueId id_{};
-  ncclComm_t nccl_ = nullptr;
-  ncclResult_t result_ = ncclSuccess;
-  cudaError_t device_error_ = cudaSuccess;
-  std::thread thread_;
-  bool finished_ = false;
-};
 
 // NCCL takes size_t counts, but messages are cut into pieces of at most 2^30 elements so that no
 // count nears 2^31 inside NCCL or a network plugin; both sides cut the same count the same way.
@@ -502,26 +452,6 @@ std::pair<int, int> engine_ranks_sharing_a_gpu(MPI_Comm engine, int device) {
 }
 
 }  // namespace
-
-std::unique_ptr<EngineLinkStart> start_engine_link(MPI_Comm engine, int device) {
-#ifdef PIPEVD_GPU_NCCL
-  int size = 1;
-  MPI_Comm_size(engine, &size);
-  if (size <= 1 || engine_ranks_sharing_a_gpu(engine, device).first >= 0) return nullptr;
-  int cached = 0;
-  {
-    std::lock_guard<std::mutex> lock(nccl_mutex());
-    cached = nccl_cache(engine).by_device.count(device) ? 1 : 0;
-  }
-  // The same on every rank (made together), but a rank's own view decides nothing alone.
-  MPI_Allreduce(MPI_IN_PLACE, &cached, 1, MPI_INT, MPI_MIN, engine);
-  if (cached) return nullptr;
-  return std::make_unique<NcclStart>(engine, device);
-#else
-  (void)engine, (void)device;
-  return nullptr;
-#endif
-}
 
 void GpuBackend::bind(MPI_Comm engine) {
   s_->comm = engine;

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "core/backend.hpp"
-#include "core/backend_factory.hpp"
 #include "core/memory_plan.hpp"
 #include "gpu/bc_back.cuh"
 #include "gpu/bulge_chasing.cuh"
@@ -38,11 +37,6 @@ struct GpuTuning {
   // with host staging; NCCL needs one GPU per rank). Without it, bind() refuses a shared GPU.
   bool sharing = false;
 };
-
-// Starts NCCL's set-up for the engine ranks of `engine` on `device` (collective over `engine`;
-// core/backend_factory.hpp's EngineLinkStart), or null where bind() makes no NCCL communicator or
-// it exists already.
-std::unique_ptr<EngineLinkStart> start_engine_link(MPI_Comm engine, int device);
 
 // Free bytes on `device` now (cudaMemGetInfo; -1 when it cannot be asked).
 long device_free_bytes(int device);

@@ -126,7 +126,6 @@ struct RouteCall {
 
 // The engine's side of the call: its backend, results, failure and the release of its memory.
 struct EngineRun {
-  std::unique_ptr<EngineLinkStart> link;  // the engine ranks' communicator, made meanwhile
   std::unique_ptr<EngineBackend> backend;
   std::vector<double> w;
   int info = 0;
@@ -275,19 +274,6 @@ std::unique_ptr<EngineBackend> make_backend(const RouteCall& r) {
   return make_gpu_backend(r.device, gpu_backend_settings(r.policy, r.threads));
 }
 
-// The engine ranks' communicator (NCCL's set-up on a process's first call) started in a thread,
-// so that it runs next to the redistribution; set_up_engine waits for it. A failure is kept in
-// `run` for agree_on_failure.
-void start_engine_link(const RouteCall& r, EngineRun& run) {
-  if (!(r.engine && r.on_gpu && r.ranks > 1)) return;
-  try {
-    run.link = gpu_start_engine_link(r.ec->engine, r.device);
-  } catch (const std::exception& e) {
-    run.failure = e.what();
-    run.failure_kind = failure_kind(e);
-  }
-}
-
 // Set-up on this engine rank: PDSYEVD's scaling of its copy of A, and the backend. A failure is
 // kept in `run` for agree_on_failure.
 void set_up_engine(RouteCall& r, KeptBuffer& a_cols, EngineRun& run) {
@@ -297,7 +283,6 @@ void set_up_engine(RouteCall& r, KeptBuffer& a_cols, EngineRun& run) {
   const double setup_begin = MPI_Wtime();
   if (!r.direct) run.sigma = scale_engine_copy(r, a_cols.data());
   try {
-    if (run.link) run.link->finish();
     run.backend = make_backend(r);
     inject_fault("setup", r.ec->engine_rank);
   } catch (const std::exception& e) {
@@ -427,7 +412,6 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, in
   KeptBuffer a_cols(copies ? static_cast<std::size_t>(std::max(1L, engine_part)) : 0);
   double* const z_rows = r.vectors ? a_cols.data() : nullptr;
   EngineRun run;
-  start_engine_link(r, run);
   redistribute_in(r, a_cols);
   set_up_engine(r, a_cols, run);
   agree_on_failure(r, run);
