@@ -10,9 +10,11 @@ set(PIPEVD_TEST_ENV
     PMIX_MCA_gds=hash)
 set(PIPEVD_SKIP_CODE 77)
 
-# pipevd_add_mpi_test(<name> <target> RANKS 1 2 3 4 [LABELS ...] [ENV ...] [ARGS ...] [TIMEOUT s])
+# pipevd_add_mpi_test(<name> <target> RANKS 1 2 3 4 [LABELS ...] [ENV ...] [ARGS ...] [TIMEOUT s]
+#                     [LAUNCHER script] [FAIL_REGEX regex ...]): LAUNCHER runs each rank through a
+# script (e.g. tests/scripts/own_gpu.sh); a line of output matching a FAIL_REGEX fails the test.
 function(pipevd_add_mpi_test name target)
-  cmake_parse_arguments(T "" "TIMEOUT" "RANKS;LABELS;ENV;ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "TIMEOUT;LAUNCHER" "RANKS;LABELS;ENV;ARGS;FAIL_REGEX" ${ARGN})
   if(NOT T_RANKS)
     set(T_RANKS 1 2 3 4)
   endif()
@@ -23,10 +25,14 @@ function(pipevd_add_mpi_test name target)
     set(tname ${name}.np${np})
     add_test(NAME ${tname}
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${PIPEVD_MPIEXEC_FLAGS}
-                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${T_ARGS})
+                     ${MPIEXEC_PREFLAGS} ${T_LAUNCHER} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS}
+                     ${T_ARGS})
     set_tests_properties(${tname} PROPERTIES ENVIRONMENT "${PIPEVD_TEST_ENV};${T_ENV}"
                          TIMEOUT ${T_TIMEOUT} PROCESSORS ${np} SKIP_RETURN_CODE ${PIPEVD_SKIP_CODE}
                          LABELS "mpi;${T_LABELS}")
+    if(T_FAIL_REGEX)
+      set_tests_properties(${tname} PROPERTIES FAIL_REGULAR_EXPRESSION "${T_FAIL_REGEX}")
+    endif()
   endforeach()
 endfunction()
 
