@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <climits>
 #include <vector>
 
 namespace pipevd::scalapack {
@@ -33,6 +34,22 @@ RealPdsyevd resolve() {
   return r;
 }
 
+// WORK large enough for what ScaLAPACK 2.2's PDSYEVD does with it, on a grid whose first process
+// row and column hold Z's (1,1) at (rsrc, csrc): LWORK - 2 N goes to its PDORMTR, whose own
+// minimum (SIDE = 'L': max(NB (NB - 1) / 2, (NQ + NP) NB) + NB^2, NP x NQ this process's part of Z)
+// its LWMIN does not cover where NB is large against the local part (n = 64, NB = 32 on a 2 x 2
+// grid: PDORMTR refuses its LWORK and Z comes back wrong). At least `lwork`.
+int forward_lwork(int n, const int* descz, int rsrc, int csrc, int lwork) {
+  int nprow, npcol, myrow, mycol;
+  blacs_gridinfo_(&descz[CTXT_], &nprow, &npcol, &myrow, &mycol);
+  const int nb = descz[NB_];
+  const long np = numroc_(&n, &descz[MB_], &myrow, &rsrc, &nprow);
+  const long nq = numroc_(&n, &nb, &mycol, &csrc, &npcol);
+  const long ormtr = std::max<long>(static_cast<long>(nb) * (nb - 1) / 2, (nq + np) * nb) +
+                     static_cast<long>(nb) * nb;
+  return static_cast<int>(std::min<long>(INT_MAX, std::max<long>(lwork, 2L * n + ormtr)));
+}
+
 }  // namespace
 
 const RealPdsyevd& real_pdsyevd() {
@@ -46,8 +63,15 @@ void forward_pdsyevd(const PdsyevdCall& c) {
   // ScaLAPACK 2.2's PDSYEVD returns wrong eigenpairs when CSRC != 0 (RSRC != 0 is fine), so
   // such calls take the copy path below, whose copy starts on process (0, 0).
   if (*c.ia == 1 && *c.ja == 1 && *c.iz == 1 && *c.jz == 1 && c.desca[CSRC_] == 0) {
-    fn(jobz, uplo, c.n, c.a, c.ia, c.ja, c.desca, c.w, c.z, c.iz, c.jz, c.descz, c.work, c.lwork,
-       c.iwork, c.liwork, c.info, 1, 1);
+    const int lwork = forward_lwork(*c.n, c.descz, c.descz[RSRC_], 0, *c.lwork);
+    if (lwork == *c.lwork) {
+      fn(jobz, uplo, c.n, c.a, c.ia, c.ja, c.desca, c.w, c.z, c.iz, c.jz, c.descz, c.work, c.lwork,
+         c.iwork, c.liwork, c.info, 1, 1);
+      return;
+    }
+    std::vector<double> work(static_cast<std::size_t>(lwork));
+    fn(jobz, uplo, c.n, c.a, c.ia, c.ja, c.desca, c.w, c.z, c.iz, c.jz, c.descz, work.data(),
+       &lwork, c.iwork, c.liwork, c.info, 1, 1);
     return;
   }
   // Submatrix: solve a copy at (1,1) on the same grid and blocking, then copy Z back.
@@ -68,7 +92,7 @@ void forward_pdsyevd(const PdsyevdCall& c) {
   const int query = -1;
   fn(jobz, uplo, &n, a1.data(), &one, &one, desc1, c.w, z1.data(), &one, &one, desc1, &wq, &query,
      &iwq, &query, &qinfo, 1, 1);
-  int lwork1 = static_cast<int>(wq), liwork1 = iwq;
+  int lwork1 = forward_lwork(n, desc1, 0, 0, static_cast<int>(wq)), liwork1 = iwq;
   std::vector<double> work1(std::max(1, lwork1));
   std::vector<int> iwork1(std::max(1, liwork1));
   fn(jobz, uplo, &n, a1.data(), &one, &one, desc1, c.w, z1.data(), &one, &one, desc1, work1.data(),

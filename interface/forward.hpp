@@ -12,7 +12,8 @@ struct RealPdsyevd {
 };
 const RealPdsyevd& real_pdsyevd();
 
-// Calls ScaLAPACK's PDSYEVD with the caller's arguments untouched when IA = JA = IZ = JZ = 1.
+// Calls ScaLAPACK's PDSYEVD with the caller's arguments when IA = JA = IZ = JZ = 1, with a WORK of
+// its own where the caller's LWORK (ScaLAPACK's LWMIN) is too small for PDSYEVD's own PDORMTR.
 // ScaLAPACK 2.2's PDSYEVD mishandles submatrices (it initialises Z at (1,1) instead of (IZ,JZ)),
 // so for offsets the submatrix is copied with PDGEMR2D to a fresh IA = JA = 1 matrix on the same
 // grid and blocking, solved there, and Z copied back into the caller's (IZ, JZ).
