@@ -550,12 +550,23 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
   const int per_sm = tun.blocks_per_sm > 0 ? std::min(tun.blocks_per_sm, resident) : resident;
   long wanted = (L.sweeps() + per_block - 1) / per_block;  // more groups than sweeps idle
   if (tun.max_blocks > 0) wanted = std::min<long>(wanted, tun.max_blocks);
-  const int grid = static_cast<int>(std::max(1L, std::min<long>(wanted, 1L * per_sm * sms)));
+  int grid = static_cast<int>(std::max(1L, std::min<long>(wanted, 1L * per_sm * sms)));
   ReflectorLayout layout = L;
   void* args[] = {&layout, &a, &ld, &v, &tau, &progress};
   // Cooperative: every block resident at once (or an error), which the flags' waits rely on.
-  PIPEVD_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(grid),
-                                                dim3(threads), args, smem, stream));
+  // Where fewer SMs are ours than the occupancy query saw (MPS, a GPU shared with other engine
+  // ranks or programs) the runtime refuses the grid: half as many blocks, each looping over more
+  // sweep groups, until it fits (the schedule, not the results, changes).
+  for (;;) {
+    const cudaError_t e = cudaLaunchCooperativeKernel(
+        reinterpret_cast<const void*>(kernel), dim3(grid), dim3(threads), args, smem, stream);
+    if (e != cudaErrorCooperativeLaunchTooLarge || grid == 1) {
+      PIPEVD_CUDA_CHECK(e);
+      break;
+    }
+    cudaGetLastError();
+    grid = (grid + 1) / 2;
+  }
   PIPEVD_CUDA_CHECK_LAUNCH();
 }
 
