@@ -78,34 +78,6 @@ for np in 1 2; do
   grep -hE "NCCL INFO .* via |NCCL INFO Using network" "$out/run.tmp" | sort -u | head -8 |
     tee -a "$out/session.log"
 done
-# run <label> <ranks> <visible GPUs> <solver> <n> [env assignments...]
-run() {
-  local label=$1 ranks=$2 gpus=$3 solver=$4 n=$5
-  shift 5
-  local t=$(($(left) - 5))
-  # CAP (seconds): at most this long for this run (a peer that stalls keeps the rest of the budget).
-  ((${CAP:-0} > 0 && CAP < t)) && t=$CAP
-  if ((t < 20)); then
-    log "budget spent: skipped $label"
-    return 0
-  fi
-  local threads=$((cores / ranks))
-  log "$label: mpirun -n $ranks, GPUs [$gpus], $solver, n = $n (${t} s left)"
-  echo "=== $label" >>"$out/bench.log"
-  # Every variable that -x names is set (empty where unused), then the run's own settings.
-  env CUDA_VISIBLE_DEVICES="$gpus" OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
-    PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=0 PIPEVD_TIMELINE= "$@" \
-    timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
-    -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND -x PIPEVD_VERBOSE \
-    -x PIPEVD_TIMELINE "$bench" --solver "$solver" --n "$n" --nb 256 --repeat 1 --warmup "${WARM:-0}" \
-    --reference none >"$out/run.tmp" 2>&1
-  local r=$?
-  cat "$out/run.tmp" >>"$out/bench.log"
-  grep -h '^{"solver"' "$out/run.tmp" | sed "s/^{/{\"label\":\"$label\",/" | tee -a "$runs"
-  grep -E "load balance|gpu engine rank=|timeline" "$out/run.tmp" | head -8
-  rm -f "$out/run.tmp"
-  ((r == 0)) || log "$label: exit $r (124: out of time)"
-}
 two=$(seq -s, 0 $((ngpu > 1 ? 1 : 0)))
 # Most telling first (the budget cuts the rest): pipevd on 2 GPUs with its timeline, on 1 GPU, then
 # the peers on 2 GPUs, then on 1.
@@ -120,16 +92,16 @@ plot() {
 }
 for n in ${MULTIGPU_SIZES:-16384 32768}; do
   if ((ngpu > 1)); then
-    WARM=1 run "pipevd_2gpu_n$n" 2 "$two" pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=2 \
+    WARM=1 pipevd_bench_run "pipevd_2gpu_n$n" 2 "$two" pipevd "$n" 1 PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=2 \
       PIPEVD_TIMELINE="$out/timeline_2gpu_n$n.json"
     plot "$out/timeline_2gpu_n$n.json"
   fi
   [ "${MULTIGPU_ONE_GPU:-1}" = 1 ] &&
-    WARM=1 run "pipevd_1gpu_n$n" 1 0 pipevd "$n" PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE=
+    WARM=1 pipevd_bench_run "pipevd_1gpu_n$n" 1 0 pipevd "$n" 1 PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE=
   # MULTIGPU_CALLERS (e.g. "4 8"): that many caller ranks on GPU 0, one engine rank serving them
   # all through the redistribution (the many-ranks-per-GPU case), with the timeline.
   for r in ${MULTIGPU_CALLERS:-}; do
-    WARM=1 run "pipevd_${r}callers_1gpu_n$n" "$r" 0 pipevd "$n" PIPEVD_VERBOSE=2 \
+    WARM=1 pipevd_bench_run "pipevd_${r}callers_1gpu_n$n" "$r" 0 pipevd "$n" 1 PIPEVD_VERBOSE=2 \
       PIPEVD_TIMELINE="$out/timeline_${r}callers_n$n.json"
     plot "$out/timeline_${r}callers_n$n.json"
   done
@@ -139,8 +111,8 @@ for n in ${MULTIGPU_SIZES:-16384 32768}; do
   for peer in ${MULTIGPU_PEERS-cusolvermg cusolvermp}; do
     ranks=1
     [ "$peer" = cusolvermp ] && ranks=2
-    ((ngpu > 1)) && CAP=${PEER_CAP:-120} run "${peer}_2gpu_n$n" $ranks "$two" "$peer" "$n"
-    [ "${MULTIGPU_ONE_GPU:-1}" = 1 ] && CAP=${PEER_CAP:-120} run "${peer}_1gpu_n$n" 1 0 "$peer" "$n"
+    ((ngpu > 1)) && CAP=${PEER_CAP:-120} pipevd_bench_run "${peer}_2gpu_n$n" $ranks "$two" "$peer" "$n" 1
+    [ "${MULTIGPU_ONE_GPU:-1}" = 1 ] && CAP=${PEER_CAP:-120} pipevd_bench_run "${peer}_1gpu_n$n" 1 0 "$peer" "$n" 1
   done
 done
 

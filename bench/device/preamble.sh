@@ -99,3 +99,40 @@ ncu_one_launch() {
   ncu -i "$out/$name.ncu-rep" --page source --csv --print-source sass >"$out/ncu_source.csv" 2>&1
   rm -f "$out/$name.ncu-rep"
 }
+
+# pipevd_bench_run <label> <ranks> <visible GPUs> <solver> <n> <calls> [env assignments...]: one
+# pipevd-bench process (one rank per GPU of the list, or as many as asked), `calls` timed calls
+# after WARM (default 0) warm-up calls, within the budget (CAP seconds at most). Its JSON lines go
+# to $runs with the label, the card and whether the call was the process's first or a repeated
+# one; its log to $out/bench.log. Needs $bench, $runs and $out.
+pipevd_bench_run() {
+  local label=$1 ranks=$2 gpus=$3 solver=$4 n=$5 calls=$6 warm=${WARM:-0}
+  shift 6
+  local t=$(($(left) - 5))
+  ((${CAP:-0} > 0 && CAP < t)) && t=$CAP
+  if ((t < 20)); then
+    log "budget spent: skipped $label"
+    return 0
+  fi
+  local threads=$(($(nproc) / ranks))
+  local card
+  card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -d ',')
+  log "$label: $ranks ranks, GPUs [$gpus], $solver, n = $n, $warm + $calls calls (${t} s left)"
+  echo "=== $label" >>"$out/bench.log"
+  # Every variable that -x names is set (empty where unused), then the run's own settings.
+  env CUDA_VISIBLE_DEVICES="$gpus" OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
+    PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE= "$@" \
+    timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
+    -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND \
+    -x PIPEVD_VERBOSE -x PIPEVD_TIMELINE "$bench" --solver "$solver" --n "$n" --nb 256 \
+    --repeat "$calls" --warmup "$warm" --reference none >"$out/run.tmp" 2>&1
+  local r=$? first=first
+  ((warm > 0)) && first=repeated
+  cat "$out/run.tmp" >>"$out/bench.log"
+  grep -h '^{"solver"' "$out/run.tmp" |
+    sed "s/^{/{\"label\":\"$label\",\"card\":\"$card\",\"call\":\"$first\",/; s/\"call\":\"first\",\(.*\"repeat\":[1-9]\)/\"call\":\"repeated\",\1/" |
+    tee -a "$runs" | cut -c1-220
+  grep -E "engine rank=0/|redistribution rank=0/|load balance over" "$out/run.tmp" | head -8
+  rm -f "$out/run.tmp"
+  ((r == 0)) || log "$label: exit $r (124: out of time)"
+}

@@ -41,43 +41,13 @@ fi
 
 bench=$build/bench/pipevd-bench
 runs=$out/runs.jsonl
-# run <label> <ranks> <visible GPUs> <solver> <n> <calls> [env assignments...]: one process, the
-# first call is repeat 0, later calls repeat 1.. (a first call pays the process's set-up).
-run() {
-  local label=$1 ranks=$2 gpus=$3 solver=$4 n=$5 calls=$6
-  shift 6
-  local t=$(($(left) - 5))
-  ((${CAP:-0} > 0 && CAP < t)) && t=$CAP
-  if ((t < 20)); then
-    log "budget spent: skipped $label"
-    return 0
-  fi
-  local threads=$((cores / ranks))
-  log "$label: $ranks ranks, GPUs [$gpus], $solver, n = $n, $calls calls (${t} s left)"
-  echo "=== $label" >>"$out/bench.log"
-  env CUDA_VISIBLE_DEVICES="$gpus" OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
-    PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE= "$@" \
-    timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
-    -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND \
-    -x PIPEVD_VERBOSE -x PIPEVD_TIMELINE "$bench" --solver "$solver" --n "$n" --nb 256 \
-    --repeat "$calls" --warmup 0 --reference none >"$out/run.tmp" 2>&1
-  local r=$?
-  cat "$out/run.tmp" >>"$out/bench.log"
-  grep -h '^{"solver"' "$out/run.tmp" |
-    sed "s/^{/{\"label\":\"$label\",\"card\":\"$card\",\"call\":\"first\",/; s/\"call\":\"first\",\(.*\"repeat\":[1-9]\)/\"call\":\"repeated\",\1/" |
-    tee -a "$runs" | cut -c1-220
-  grep -E "engine rank=0/|redistribution rank=0/|load balance over" "$out/run.tmp" | head -8
-  rm -f "$out/run.tmp"
-  ((r == 0)) || log "$label: exit $r (124: out of time)"
-}
-card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -d ',')
 gpu_list() { seq -s, 0 $(($1 - 1)); }
 
 if [[ $steps == *" bench "* && -x $bench ]]; then
   for n in ${SIZES:-32768 49152}; do
     for g in ${GPU_COUNTS:-4 1}; do
       ((g > ngpu)) && continue
-      run "pipevd_${g}gpu_n$n" "$g" "$(gpu_list "$g")" pipevd "$n" 2 PIPEVD_VERBOSE=2 \
+      pipevd_bench_run "pipevd_${g}gpu_n$n" "$g" "$(gpu_list "$g")" pipevd "$n" 2 PIPEVD_VERBOSE=2 \
         PIPEVD_TIMELINE="$out/timeline_${g}gpu_n$n.json"
     done
   done
@@ -85,7 +55,7 @@ if [[ $steps == *" bench "* && -x $bench ]]; then
     for peer in ${PEERS-cusolvermp cusolvermg}; do
       ranks=$ngpu
       [ "$peer" = cusolvermg ] && ranks=1
-      CAP=${PEER_CAP:-100} run "${peer}_${ngpu}gpu_n$n" "$ranks" "$(gpu_list "$ngpu")" "$peer" "$n" 1
+      CAP=${PEER_CAP:-100} pipevd_bench_run "${peer}_${ngpu}gpu_n$n" "$ranks" "$(gpu_list "$ngpu")" "$peer" "$n" 1
     done
   done
 fi
