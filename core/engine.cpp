@@ -9,6 +9,7 @@
 
 #include "base/joining_thread.hpp"
 #include "core/dbbr.hpp"
+#include "core/failure_agreement.hpp"
 #include "core/reflector_store.hpp"
 #include "core/sbr_back.hpp"
 #include "core/tridiagonal_dc.hpp"
@@ -69,7 +70,11 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     panels = reduce_to_band(be, layout, rank, a.get(), DbbrOptions{b, opt.k, opt.want_vectors});
     band = gather_band(be, layout, rank, a.get(), b);
   }
-  be.synchronize();
+  // Each stage ends where every engine rank agrees on a failure of any (core/failure_agreement):
+  // the stage's local work (all of it where the stage sends no message) and its synchronisation,
+  // where an asynchronous device error surfaces. A failure inside a stage's collectives (DBBR's
+  // panels, Q_d's broadcast) is not covered: the others would wait for the failed rank.
+  finish_stage(engine, "dbbr", [&] { be.synchronize(); });
   st.dbbr = MPI_Wtime() - t;
   timeline_add(opt.timeline, "dbbr", t, t + st.dbbr);
 
@@ -102,19 +107,23 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   t = MPI_Wtime();
   std::vector<double> d(std::max(1L, n)), e(std::max(1L, n));
   ReflectorStore u;
-  if (opt.want_vectors)
-    be.bulge_chase(n, b, band.get(), b + 1, d.data(), e.data(), u, /*host_copy=*/false,
-                   /*beside_companion=*/sbr_be != nullptr);
-  else
-    be.bulge_chase_values(n, b, band.get(), b + 1, d.data(), e.data());
-  band.reset();
+  finish_stage(engine, "bulge_chasing", [&] {
+    if (opt.want_vectors)
+      be.bulge_chase(n, b, band.get(), b + 1, d.data(), e.data(), u, /*host_copy=*/false,
+                     /*beside_companion=*/sbr_be != nullptr);
+    else
+      be.bulge_chase_values(n, b, band.get(), b + 1, d.data(), e.data());
+    band.reset();
+  });
   st.bulge_chasing = MPI_Wtime() - t;
   timeline_add(opt.timeline, "bulge_chasing", t, t + st.bulge_chasing);
 
   int info = 0;
   if (!opt.want_vectors) {
     t = MPI_Wtime();
-    if (rank == 0) info = be.tridiagonal_eigenvalues(n, d.data(), e.data(), w);
+    finish_stage(engine, "eigenvalues", [&] {
+      if (rank == 0) info = be.tridiagonal_eigenvalues(n, d.data(), e.data(), w);
+    });
     MPI_Bcast(&info, 1, MPI_INT, 0, engine);
     MPI_Bcast(w, static_cast<int>(n), MPI_DOUBLE, 0, engine);
     st.dc = MPI_Wtime() - t;
@@ -168,12 +177,14 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
 
   // 4b SBR-back (or, overlapped, what is left of it after bulge chasing), then BC-back.
   t = MPI_Wtime();
-  if (sbr_be) {
-    sbr_be->synchronize();
-  } else {
-    start_sbr_back(be, /*release_panels=*/true);
-    be.synchronize();
-  }
+  finish_stage(engine, "sbr_back", [&] {
+    if (sbr_be) {
+      sbr_be->synchronize();
+    } else {
+      start_sbr_back(be, /*release_panels=*/true);
+      be.synchronize();
+    }
+  });
   blocks.clear();
   panels.panels.clear();
   sbr_be.reset();
@@ -181,9 +192,11 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   timeline_add(opt.timeline, "sbr_back", t, t + st.sbr_back);
   if (!dc_early) start_dc();
   t = MPI_Wtime();
-  if (h > 0) be.bc_back(u, h, x.get(), ldx);
-  be.release_reflectors();  // U's device copy (n^2 / 2) makes room for Q_d and Z
-  be.synchronize();
+  finish_stage(engine, "bc_back", [&] {
+    if (h > 0) be.bc_back(u, h, x.get(), ldx);
+    be.release_reflectors();  // U's device copy (n^2 / 2) makes room for Q_d and Z
+    be.synchronize();
+  });
   st.bc_back = MPI_Wtime() - t;
   timeline_add(opt.timeline, "bc_back", t, t + st.bc_back);
   // dc_wait: from here (rank 0 joins the D&C, the others wait in the broadcasts) to INFO's arrival.
@@ -211,11 +224,11 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     timeline_add(opt.timeline, name, part, now);
     part = now;
   };
+  DeviceBuffer q;
+  double* qp = qd_dev.get();  // dc on rank 0: already in this device's memory
   if (info == 0) {
     MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
     std::copy(d.begin(), d.begin() + n, w);
-    DeviceBuffer q;
-    double* qp = qd_dev.get();  // dc on rank 0: already in this device's memory
     if (!qp) {
       q = DeviceBuffer(be, n * n);
       qp = q.get();
@@ -224,11 +237,15 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     std::vector<double>().swap(qd);
     be.broadcast(qp, n * n, 0);
     part_done("qd_broadcast");
-    // The GEMM and Z's copy to the host, overlapped panel by panel where the backend can.
-    be.gemm_to_host(h, n, n, x.get(), ldx, qp, n, z_rows, ldx);
-    part_done("gemm");
   }
-  be.synchronize();
+  finish_stage(engine, "gemm", [&] {
+    // The GEMM and Z's copy to the host, overlapped panel by panel where the backend can.
+    if (info == 0) {
+      be.gemm_to_host(h, n, n, x.get(), ldx, qp, n, z_rows, ldx);
+      part_done("gemm");
+    }
+    be.synchronize();
+  });
   qd_dev.reset();                      // after `be` is done with it
   st.gemm = MPI_Wtime() - wait_begin;  // the wait for the D&C included (dc_wait)
   st.total = MPI_Wtime() - t_start;

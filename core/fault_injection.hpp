@@ -10,7 +10,10 @@ namespace pipevd {
 constexpr int kEveryEngineRank = -2;
 
 struct FaultInjection {
-  std::string step;      // "setup" (after the backend is made) or "engine" (before run_engine)
+  // "setup" (after the backend is made), "engine" (before run_engine), or the end of an engine
+  // stage: "dbbr", "bulge_chasing", "eigenvalues" (JOBZ = 'N'), "sbr_back", "bc_back", "gemm"
+  // (core/failure_agreement's finish_stage).
+  std::string step;
   int engine_rank = -1;  // -1: none; kEveryEngineRank: all of them
   enum Kind { OutOfMemory, Device, Communication } kind = Device;
 };

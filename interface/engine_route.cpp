@@ -19,6 +19,7 @@
 #include "core/call_plan.hpp"
 #include "core/dbbr.hpp"
 #include "core/engine.hpp"
+#include "core/failure_agreement.hpp"
 #include "core/fault_injection.hpp"
 #include "core/load_balance_report.hpp"
 #include "core/memory_check.hpp"
@@ -64,27 +65,6 @@ double max_norm(char part, long n, long cols, const double* a, long lda, int thr
     block_max[k] = m;
   });
   return *std::max_element(block_max.begin(), block_max.end());
-}
-
-// An engine failure's kind, ordered so that the agreement (the largest kind over the ranks) keeps
-// the most telling one: 1 out of memory, 2 communication, 3 device, 4 anything else.
-int failure_kind(const std::exception& e) {
-  if (dynamic_cast<const OutOfMemory*>(&e) || dynamic_cast<const std::bad_alloc*>(&e)) return 1;
-  if (dynamic_cast<const CommunicationError*>(&e)) return 2;
-  if (dynamic_cast<const DeviceError*>(&e)) return 3;
-  return 4;
-}
-
-[[noreturn]] void throw_failure(int kind, const std::string& what) {
-  switch (kind) {
-    case 1:
-      throw OutOfMemory(what);
-    case 2:
-      throw CommunicationError(what);
-    case 3:
-      throw DeviceError(what);
-  }
-  throw Error(what);
 }
 
 // The caller and engine communicators: on the host, PIPEVD_ENGINE_RANKS or every node-local rank
@@ -297,24 +277,14 @@ void set_up_engine(RouteCall& r, KeptBuffer& a_cols, EngineRun& run) {
 // as its type on every caller rank alike. The caller's A is untouched (the engine scales a copy),
 // so PIPEVD_BACKEND=auto can still forward the call.
 void agree_on_failure(const RouteCall& r, const EngineRun& run) {
-  int rank = 0;
-  MPI_Comm_rank(r.ec->caller, &rank);
-  struct {
-    int kind, rank;
-  } mine{run.failure_kind, rank}, worst{0, 0};
-  MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, r.ec->caller);
-  if (worst.kind == 0) return;
-  char text[512] = {0};
-  if (rank == worst.rank) run.failure.copy(text, sizeof text - 1);
-  MPI_Bcast(text, sizeof text, MPI_CHAR, worst.rank, r.ec->caller);
-  throw_failure(worst.kind, text);
+  pipevd::agree_on_failure(r.ec->caller, Failure{run.failure_kind, run.failure});
 }
 
 // Run: the engine on this engine rank, then its memory released in a thread. A failure is kept in
-// `run` for agree_on_failure. The remaining window: with several engine ranks, one that fails
-// inside run_engine while the others wait in one of its collectives (NCCL or MPI) leaves them
-// waiting; only failures that every engine rank meets before its next collective (the dstedc
-// limit, the same allocation on every rank) or a lone engine rank's reach the agreement.
+// `run` for agree_on_failure. Inside run_engine each stage's end agrees on a failure over the
+// engine ranks (core/failure_agreement), which covers the stages' local work and their
+// synchronisation. The remaining window: with several engine ranks, one that fails inside a
+// stage's collectives (DBBR's panel broadcasts, Q_d's) leaves the others waiting for it.
 void run_on_engine(RouteCall& r, KeptBuffer& a_cols, double* z_rows, EngineRun& run) {
   if (!r.engine) return;
   try {

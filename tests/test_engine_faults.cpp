@@ -1,9 +1,10 @@
 // An engine failure (core/fault_injection: out of memory, a device or a communication error) is
 // agreed over the caller ranks: under PIPEVD_BACKEND=host every rank returns the same INFO (-1002
 // out of memory, -1003 otherwise), A and W untouched, nothing aborts or hangs; the next call, fault
-// cleared, is right. After the set-up one engine rank's failure is agreed; at the engine's start
-// only one every engine rank meets (a lone rank's failure there, with the others already in the
-// engine's collectives, is the window engine_route.cpp documents).
+// cleared, is right. After the set-up, and at the end of each engine stage, one engine rank's
+// failure is agreed; at the engine's start only one every engine rank meets (a lone rank's failure
+// there, with the others already in the engine's collectives, is the window engine_route.cpp
+// documents).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -29,9 +30,10 @@ TEST(EngineFaults, OneRanksFailureIsEveryRanksInfo) {
   for (long j = 0; j < n; ++j)
     for (long i = 0; i < n; ++i) full[i + j * n] = entry(i, j);
   const std::vector<double> w_ref = lapack_eigenvalues(n, full);
-  for (const std::string step : {"setup", "engine"})
-    for (int rank : step == "setup" ? std::vector<int>{0, world_size() - 1}
-                                    : std::vector<int>{kEveryEngineRank})
+  for (const std::string step :
+       {"setup", "engine", "dbbr", "bulge_chasing", "sbr_back", "bc_back", "gemm", "eigenvalues"})
+    for (int rank : step == "engine" ? std::vector<int>{kEveryEngineRank}
+                                     : std::vector<int>{0, world_size() - 1})
       for (auto kind :
            {FaultInjection::OutOfMemory, FaultInjection::Device, FaultInjection::Communication}) {
         SCOPED_TRACE(std::string(step) + " on engine rank " + std::to_string(rank) + " kind " +
@@ -40,9 +42,10 @@ TEST(EngineFaults, OneRanksFailureIsEveryRanksInfo) {
         a.fill(entry);
         const std::vector<double> a_before = a.local;
         std::vector<double> w(n, -1.5);
+        const char jobz = step == "eigenvalues" ? 'N' : 'V';  // that stage is JOBZ = 'N''s
         set_fault_injection({step, rank, kind});
         const int info =
-            call_pdsyevd('V', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc);
+            call_pdsyevd(jobz, 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc);
         set_fault_injection({});
         const int want =
             kind == FaultInjection::OutOfMemory ? kInfoOutOfMemory : kInfoEngineFailure;
@@ -55,7 +58,8 @@ TEST(EngineFaults, OneRanksFailureIsEveryRanksInfo) {
         for (double v : w) ASSERT_EQ(v, -1.5) << "W changed";
         // The next call, without the fault, is right.
         ASSERT_EQ(
-            call_pdsyevd('V', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc), 0);
+            call_pdsyevd(jobz, 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc),
+            0);
         EXPECT_LE(eigenvalue_difference(w, w_ref), 1e-12);
       }
 }
