@@ -29,6 +29,7 @@ struct EngineComm {
   int engine_rank = -1;               // rank in `engine`, -1 on ranks that only send and receive
   std::vector<int> engine_to_caller;  // caller rank of engine rank e
   int device = -1;  // the device ordinal this engine rank drives (engine_comm_for_gpus), else -1
+  int device_sharers = 1;  // engine ranks of this node driving that device (PIPEVD_GPU_SHARING)
 
   int engine_ranks() const { return static_cast<int>(engine_to_caller.size()); }
 };

@@ -213,6 +213,8 @@ void plan_route(RouteCall& r) {
   in.on_gpu = r.on_gpu;
   in.wave_rows = agreed_wave_rows(r);
   in.free_bytes = r.engine && r.on_gpu ? gpu_free_bytes(r.device) : -1;
+  // Engine ranks that share a GPU (PIPEVD_GPU_SHARING) share its free memory too.
+  if (in.free_bytes > 0) in.free_bytes /= r.ec->device_sharers;
   in.memory_limit = r.policy.gpu_memory_limit;
   in.symmetric_product =
       r.engine && r.on_gpu && r.policy.aw_symm && gpu_symmetric_product_available(r.device);

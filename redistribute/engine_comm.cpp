@@ -110,8 +110,12 @@ std::pair<int, int> launcher_node_rank() {
   return {-1, 0};
 }
 
-// This rank's engine flag (its device ordinal, >= 0) on a new caller communicator; collective.
-using EngineChoice = std::function<int(MPI_Comm caller, int caller_rank)>;
+// This rank's part on a new caller communicator (collective): its device ordinal (>= 0: an engine
+// rank) and how many engine ranks of its node drive that device.
+struct EngineChoiceResult {
+  int device = -1, device_sharers = 1;
+};
+using EngineChoice = std::function<EngineChoiceResult(MPI_Comm caller, int caller_rank)>;
 
 // The communicators of the grid `ictxt` for one way of choosing engine ranks (`mode` names it in
 // the cache key), built on first use.
@@ -153,7 +157,9 @@ const EngineComm& cached_engine_comm(int ictxt, long mode, const EngineChoice& c
 
   int rank = 0;
   MPI_Comm_rank(ec->caller, &rank);
-  ec->device = choose(ec->caller, rank);
+  const EngineChoiceResult choice = choose(ec->caller, rank);
+  ec->device = choice.device;
+  ec->device_sharers = choice.device_sharers;
   const bool engine = ec->device >= 0;
   MPI_Comm_split(ec->caller, engine ? 0 : MPI_UNDEFINED, rank, &ec->engine);
   if (engine) MPI_Comm_rank(ec->engine, &ec->engine_rank);
@@ -183,7 +189,7 @@ const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node) {
     int node_rank = 0;
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_free(&node);
-    return node_rank < engine_ranks_per_node ? 0 : -1;
+    return EngineChoiceResult{node_rank < engine_ranks_per_node ? 0 : -1, 1};
   });
 }
 
@@ -232,7 +238,13 @@ const EngineComm& engine_comm_for_gpus(int ictxt, const std::vector<GpuUuid>& vi
     rules.node_ranks = highest_node_ranks;
     rules.max_engines = max_engines;
     rules.sharing = sharing;
-    return assign_engine_gpus(members, rules)[node_rank];
+    const std::vector<int> device = assign_engine_gpus(members, rules);
+    EngineChoiceResult choice{device[node_rank], 0};
+    if (choice.device < 0) return EngineChoiceResult{};
+    const GpuUuid& gpu = members[node_rank].visible[choice.device];
+    for (int r = 0; r < node_size; ++r)
+      if (device[r] >= 0 && members[r].visible[device[r]] == gpu) ++choice.device_sharers;
+    return choice;
   });
 }
 

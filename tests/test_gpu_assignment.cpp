@@ -123,6 +123,22 @@ TEST(EngineCommForGpus, SharedVisibilityOneEngineRankPerGpu) {
   EXPECT_EQ(mask, size >= 2 ? 3 : 1);  // a sum of distinct bits: each GPU driven once
 }
 
+// Sharing (PIPEVD_GPU_SHARING): every rank sees the same one GPU and drives it, and each knows how
+// many engine ranks of its node share it (they split its free memory).
+TEST(EngineCommForGpus, SharedGpuCountsItsEngineRanks) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  BlacsGrid grid(1, size, 'R');
+  const EngineComm& ec = engine_comm_for_gpus(grid.ictxt, gpus(0, 1), 0, true);
+  EXPECT_EQ(ec.engine_ranks(), size);
+  EXPECT_EQ(ec.device, 0);
+  EXPECT_EQ(ec.device_sharers, size);
+  // Without sharing, one engine rank drives it alone.
+  const EngineComm& alone = engine_comm_for_gpus(grid.ictxt, gpus(0, 1), 16, false);
+  EXPECT_EQ(alone.engine_ranks(), 1);
+  if (alone.engine_rank >= 0) EXPECT_EQ(alone.device_sharers, 1);
+}
+
 // Two grids on one node (the ranks' halves, k-point-group style) calling at once, every rank seeing
 // the same 4 GPUs: no GPU driven by both grids, and every GPU driven where each grid has 2 ranks.
 TEST(EngineCommForGpus, TwoGridsOnOneNodeTakeDisjointGpus) {
