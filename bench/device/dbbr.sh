@@ -28,6 +28,20 @@
 #   its outer blocks k (default 1024).
 set -uo pipefail
 source "$(dirname "$0")/preamble.sh"
+
+# gpu_checks <ctest regex> <seconds> <log name> <test_gpu_backend filter> <seconds> <log name>:
+# the gpu-labelled ctests named, then test_gpu_backend's cases of that filter; rc=1 on a failure.
+gpu_checks() {
+  log "ctest -L gpu -R \"$1\""
+  PIPEVD_REQUIRE_GPU=1 timeout "$2" ctest --test-dir "$build" -L gpu -R "$1" --output-on-failure \
+    -V >"$out/$3.log" 2>&1 || { log "$1 tests FAILED"; rc=1; }
+  grep -E "^\s*[0-9]+: \[  FAILED|Failure|Expected|Which is|Value of|m=|tests passed|Total Test|\*\*\*" \
+    "$out/$3.log" | head -40
+  log "test_gpu_backend --gtest_filter=$4"
+  PIPEVD_REQUIRE_GPU=1 timeout "$5" "$build/tests/test_gpu_backend" --gtest_filter="$4" \
+    >"$out/$6.log" 2>&1 || { log "test_gpu_backend $4 FAILED"; rc=1; }
+  grep -E "FAILED|PASSED|Failure" "$out/$6.log" | head -10
+}
 part=${1:-dbbr}
 
 dbbr() {
@@ -38,15 +52,7 @@ dbbr() {
       exit 1
   fi
 
-  log "ctest -L gpu -R \"gpu_dbbr|gpu_syr2k\""
-  PIPEVD_REQUIRE_GPU=1 timeout 150 ctest --test-dir "$build" -L gpu -R "gpu_dbbr|gpu_syr2k" --output-on-failure \
-    -V >"$out/ctest_gpu_dbbr.log" 2>&1 || { log "gpu_dbbr tests FAILED"; rc=1; }
-  grep -E "^\s*[0-9]+: \[  FAILED|Failure|Expected|Which is|Value of|tests passed|Total Test|\*\*\*" \
-    "$out/ctest_gpu_dbbr.log" | head -40
-  log "test_gpu_backend --gtest_filter=*Dbbr*"
-  PIPEVD_REQUIRE_GPU=1 timeout 60 "$build/tests/test_gpu_backend" --gtest_filter='*Dbbr*' \
-    >"$out/gpu_backend_dbbr.log" 2>&1 || { log "test_gpu_backend DBBR FAILED"; rc=1; }
-  grep -E "FAILED|PASSED|Failure" "$out/gpu_backend_dbbr.log" | head -10
+  gpu_checks "gpu_dbbr|gpu_syr2k" 150 ctest_gpu_dbbr '*Dbbr*' 60 gpu_backend_dbbr
 
   bench_s=$(( $(left) - 70 ))
   if [ "$bench_s" -gt 40 ]; then
@@ -89,15 +95,7 @@ panelqr() {
       test_gpu_backend dbbr_bench || exit 1
   fi
 
-  log "ctest -L gpu -R \"gpu_panel_qr|gpu_dbbr\""
-  PIPEVD_REQUIRE_GPU=1 timeout 130 ctest --test-dir "$build" -L gpu -R "gpu_panel_qr|gpu_dbbr" \
-    --output-on-failure -V >"$out/ctest.log" 2>&1 || { log "gpu_panel_qr / gpu_dbbr tests FAILED"; rc=1; }
-  grep -E "^\s*[0-9]+: \[  FAILED|Failure|Expected|Which is|Value of|m=|tests passed|Total Test|\*\*\*" \
-    "$out/ctest.log" | head -40
-  log "test_gpu_backend --gtest_filter=*PanelQr*:*Dbbr*"
-  PIPEVD_REQUIRE_GPU=1 timeout 40 "$build/tests/test_gpu_backend" --gtest_filter='*PanelQr*:*Dbbr*' \
-    >"$out/gpu_backend.log" 2>&1 || { log "test_gpu_backend PanelQr/Dbbr FAILED"; rc=1; }
-  grep -E "FAILED|PASSED|Failure" "$out/gpu_backend.log" | head -10
+  gpu_checks "gpu_panel_qr|gpu_dbbr" 130 ctest '*PanelQr*:*Dbbr*' 40 gpu_backend
 
   bench_s=$(( $(left) - 5 ))
   if [ "$bench_s" -gt 20 ]; then
