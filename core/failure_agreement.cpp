@@ -21,14 +21,16 @@ namespace {
   throw Error(what);
 }
 
-}  // namespace
-
 int failure_kind(const std::exception& e) {
   if (dynamic_cast<const OutOfMemory*>(&e) || dynamic_cast<const std::bad_alloc*>(&e)) return 1;
   if (dynamic_cast<const CommunicationError*>(&e)) return 2;
   if (dynamic_cast<const DeviceError*>(&e)) return 3;
   return 4;
 }
+
+}  // namespace
+
+Failure failure_of(const std::exception& e) { return {failure_kind(e), e.what()}; }
 
 void agree_on_failure(MPI_Comm comm, const Failure& mine) {
   int rank = 0;
@@ -52,7 +54,7 @@ void finish_stage(MPI_Comm engine, const char* stage, const std::function<void()
     finish();
     inject_fault(stage, rank);
   } catch (const std::exception& e) {
-    mine = {failure_kind(e), e.what()};
+    mine = failure_of(e);
   }
   agree_on_failure(engine, mine);
 }

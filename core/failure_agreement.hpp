@@ -11,13 +11,15 @@
 namespace pipevd {
 
 // A failure's kind, ordered so that the agreement (the largest over the ranks) keeps the most
-// telling one: 0 none, 1 out of memory, 2 communication, 3 device, 4 anything else.
-int failure_kind(const std::exception& e);
-
+// telling one: 0 none, 1 out of memory, 2 communication, 3 device, 4 anything else; and its
+// message.
 struct Failure {
   int kind = 0;
   std::string what;
 };
+
+// The failure `e` stands for.
+Failure failure_of(const std::exception& e);
 
 // Collective over comm: throws, on every rank, the worst failure any rank brings (base/errors.hpp
 // type by kind, with that rank's message); returns where none does.

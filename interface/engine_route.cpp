@@ -110,11 +110,10 @@ struct EngineRun {
   std::vector<double> w;
   int info = 0;
   EngineStats stats;
-  std::string failure;
-  int failure_kind = 0;  // failure_kind(): 0 none
-  double sigma = 1;      // PDSYEVD's scaling of A
-  // The backend's and A's copy's release runs in a thread next to W's broadcast and Z's
-  // redistribution (mostly the device pool's trim), joined before the call returns.
+  Failure failure;   // this engine rank's, for agree_on_failure (kind 0: none)
+  double sigma = 1;  // PDSYEVD's scaling of A
+  // The backend's release runs in a thread next to W's broadcast and Z's redistribution (mostly
+  // the device pool's trim), joined before the call returns.
   std::chrono::steady_clock::time_point release_begin, release_end;
   JoiningThread release;
 };
@@ -268,8 +267,7 @@ void set_up_engine(RouteCall& r, KeptBuffer& a_cols, EngineRun& run) {
     run.backend = make_backend(r);
     inject_fault("setup", r.ec->engine_rank);
   } catch (const std::exception& e) {
-    run.failure = e.what();
-    run.failure_kind = failure_kind(e);
+    run.failure = failure_of(e);
   }
   if (r.timed) r.timeline.add("engine_setup", setup_begin, MPI_Wtime());
 }
@@ -279,7 +277,7 @@ void set_up_engine(RouteCall& r, KeptBuffer& a_cols, EngineRun& run) {
 // as its type on every caller rank alike. The caller's A is untouched (the engine scales a copy),
 // so PIPEVD_BACKEND=auto can still forward the call.
 void agree_on_failure(const RouteCall& r, const EngineRun& run) {
-  pipevd::agree_on_failure(r.ec->caller, Failure{run.failure_kind, run.failure});
+  pipevd::agree_on_failure(r.ec->caller, run.failure);
 }
 
 // Run: the engine on this engine rank, then its memory released in a thread. A failure is kept in
@@ -295,8 +293,7 @@ void run_on_engine(RouteCall& r, KeptBuffer& a_cols, double* z_rows, EngineRun& 
         run_engine(*run.backend, r.ec->engine, r.plan.layout, r.direct ? r.c.a : a_cols.data(),
                    run.w.data(), r.direct ? r.c.z : z_rows, r.opt, &run.stats);
   } catch (const std::exception& e) {
-    run.failure = e.what();
-    run.failure_kind = failure_kind(e);
+    run.failure = failure_of(e);
     return;
   }
   if (run.sigma != 1)
