@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -177,6 +177,27 @@ const EngineComm& cached_engine_comm(int ictxt, long mode, const EngineChoice& c
   return result;
 }
 
+// Every member of `node` with its node-local rank and visible GPUs (collective over node).
+std::vector<NodeMember> gather_node_members(MPI_Comm node, int local_rank,
+                                            const std::vector<GpuUuid>& visible) {
+  struct Record {  // plain bytes on the wire
+    int local_rank = 0, count = 0;
+    GpuUuid gpus[64];
+  };
+  Record mine{};
+  mine.local_rank = local_rank;
+  mine.count = static_cast<int>(std::min<std::size_t>(visible.size(), std::size(mine.gpus)));
+  std::copy(visible.begin(), visible.begin() + mine.count, mine.gpus);
+  int size = 0;
+  MPI_Comm_size(node, &size);
+  std::vector<Record> all(static_cast<std::size_t>(size));
+  MPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all.data(), sizeof(Record), MPI_BYTE, node);
+  std::vector<NodeMember> members(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r)
+    members[r] = {all[r].local_rank, std::vector<GpuUuid>(all[r].gpus, all[r].gpus + all[r].count)};
+  return members;
+}
+
 // The caller ranks on this rank's node, as a communicator (to be freed).
 MPI_Comm node_of(MPI_Comm caller, int caller_rank) { return split_by_node(caller, caller_rank); }
 
@@ -209,31 +230,10 @@ const EngineComm& engine_comm_for_gpus(int ictxt, const std::vector<GpuUuid>& vi
     int known = local_rank >= 0 ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &known, 1, MPI_INT, MPI_MIN, node);
     if (!known) local_rank = node_rank, node_ranks = 0;
-    // Each member's record: its node-local rank, its GPU count, its GPUs' UUIDs.
-    constexpr int kMaxGpus = 64;
-    const int count = static_cast<int>(std::min<std::size_t>(visible.size(), kMaxGpus));
-    constexpr int kRecord = 2 * sizeof(int) + kMaxGpus * sizeof(GpuUuid);
-    std::vector<unsigned char> mine(kRecord, 0), all(static_cast<std::size_t>(kRecord) * node_size);
-    std::memcpy(mine.data(), &local_rank, sizeof(int));
-    std::memcpy(mine.data() + sizeof(int), &count, sizeof(int));
-    for (int g = 0; g < count; ++g)
-      std::memcpy(mine.data() + 2 * sizeof(int) + g * sizeof(GpuUuid), visible[g].data(),
-                  sizeof(GpuUuid));
-    MPI_Allgather(mine.data(), kRecord, MPI_BYTE, all.data(), kRecord, MPI_BYTE, node);
+    const std::vector<NodeMember> members = gather_node_members(node, local_rank, visible);
     int highest_node_ranks = node_ranks;
     MPI_Allreduce(MPI_IN_PLACE, &highest_node_ranks, 1, MPI_INT, MPI_MAX, node);
     MPI_Comm_free(&node);
-    std::vector<NodeMember> members(node_size);
-    for (int r = 0; r < node_size; ++r) {
-      const unsigned char* rec = all.data() + static_cast<std::size_t>(r) * kRecord;
-      int n_gpus = 0;
-      std::memcpy(&members[r].local_rank, rec, sizeof(int));
-      std::memcpy(&n_gpus, rec + sizeof(int), sizeof(int));
-      members[r].visible.resize(n_gpus);
-      for (int g = 0; g < n_gpus; ++g)
-        std::memcpy(members[r].visible[g].data(), rec + 2 * sizeof(int) + g * sizeof(GpuUuid),
-                    sizeof(GpuUuid));
-    }
     GpuAssignmentRules rules;
     rules.node_ranks = highest_node_ranks;
     rules.max_engines = max_engines;
