@@ -67,27 +67,24 @@ int nccl_keyval() {
   return keyval;
 }
 
-std::mutex& nccl_mutex() {
+// Collective over `comm` on the first call for (comm, device); `device` must be current.
+ncclComm_t nccl_for(MPI_Comm comm, int device) {
   static std::mutex mutex;
-  return mutex;
-}
-
-// The cache of `comm` (made on first use); under nccl_mutex().
-NcclCache& nccl_cache(MPI_Comm comm) {
+  std::lock_guard<std::mutex> lock(mutex);
   void* value = nullptr;
   int found = 0;
   MPI_Comm_get_attr(comm, nccl_keyval(), &value, &found);
-  if (found) return *static_cast<NcclCache*>(value);
-  auto* cache = new NcclCache();
-  MPI_Comm_set_attr(comm, nccl_keyval(), cache);
-  return *cache;
-}
-
-// Rank 0's unique id on every rank of `comm` (collective). The id and rank 0's result travel
-// together, so a failure there stops every rank, not only 0.
-ncclUniqueId nccl_unique_id(MPI_Comm comm) {
-  int rank = 0;
+  auto* cache = found ? static_cast<NcclCache*>(value) : nullptr;
+  if (!cache) {
+    cache = new NcclCache();
+    MPI_Comm_set_attr(comm, nccl_keyval(), cache);
+  }
+  auto it = cache->by_device.find(device);
+  if (it != cache->by_device.end()) return it->second;
+  int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  // The id and rank 0's result travel together, so a failure there stops every rank, not only 0.
   struct {
     ncclUniqueId id;
     int result;
@@ -97,22 +94,10 @@ ncclUniqueId nccl_unique_id(MPI_Comm comm) {
   MPI_Bcast(&boot, static_cast<int>(sizeof(boot)), MPI_BYTE, 0, comm);
   const auto ncclGetUniqueId_on_rank_0 = static_cast<ncclResult_t>(boot.result);
   PIPEVD_NCCL_CHECK(ncclGetUniqueId_on_rank_0);
-  return boot.id;
-}
-
-// Collective over `comm` on the first call for (comm, device); `device` must be current.
-ncclComm_t nccl_for(MPI_Comm comm, int device) {
-  std::lock_guard<std::mutex> lock(nccl_mutex());
-  NcclCache& cache = nccl_cache(comm);
-  auto it = cache.by_device.find(device);
-  if (it != cache.by_device.end()) return it->second;
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  const ncclUniqueId id = nccl_unique_id(comm);
+  const ncclUniqueId& id = boot.id;
   ncclComm_t c = nullptr;
   PIPEVD_NCCL_CHECK(ncclCommInitRank(&c, size, id, rank));
-  cache.by_device.emplace(device, c);
+  cache->by_device.emplace(device, c);
   return c;
 }
 
