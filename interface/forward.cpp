@@ -64,14 +64,9 @@ void forward_pdsyevd(const PdsyevdCall& c) {
   // such calls take the copy path below, whose copy starts on process (0, 0).
   if (*c.ia == 1 && *c.ja == 1 && *c.iz == 1 && *c.jz == 1 && c.desca[CSRC_] == 0) {
     const int lwork = forward_lwork(*c.n, c.descz, c.descz[RSRC_], 0, *c.lwork);
-    if (lwork == *c.lwork) {
-      fn(jobz, uplo, c.n, c.a, c.ia, c.ja, c.desca, c.w, c.z, c.iz, c.jz, c.descz, c.work, c.lwork,
-         c.iwork, c.liwork, c.info, 1, 1);
-      return;
-    }
-    std::vector<double> work(static_cast<std::size_t>(lwork));
-    fn(jobz, uplo, c.n, c.a, c.ia, c.ja, c.desca, c.w, c.z, c.iz, c.jz, c.descz, work.data(),
-       &lwork, c.iwork, c.liwork, c.info, 1, 1);
+    std::vector<double> own(lwork > *c.lwork ? static_cast<std::size_t>(lwork) : 0);
+    fn(jobz, uplo, c.n, c.a, c.ia, c.ja, c.desca, c.w, c.z, c.iz, c.jz, c.descz,
+       own.empty() ? c.work : own.data(), &lwork, c.iwork, c.liwork, c.info, 1, 1);
     return;
   }
   // Submatrix: solve a copy at (1,1) on the same grid and blocking, then copy Z back.
