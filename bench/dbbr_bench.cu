@@ -428,10 +428,8 @@ int run(int argc, char** argv) {
   }
   for (long n : sizes) {
     {  // what the pool kept from the previous size goes back, so the next size sees it free
-      cudaMemPool_t pool;
       PIPEVD_CUDA_CHECK(cudaDeviceSynchronize());
-      PIPEVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
-      PIPEVD_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+      pipevd::gpu::trim_device_pools();
     }
     const double mem_gib = 8.0 * n * n / 1073741824.0;
     std::size_t free_b = 0, total_b = 0;

@@ -231,13 +231,6 @@ int main(int argc, char** argv) {
   int device = 0;
   PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
   GpuContext& ctx = GpuContext::for_device(device);
-  {  // syr2k_lower's workspace comes from this pool per call: keep it there, as the GPU backend
-     // does
-    cudaMemPool_t pool = nullptr;
-    PIPEVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
-    std::uint64_t keep = UINT64_MAX;
-    PIPEVD_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  }
   cublasHandle_t blas;
   PIPEVD_CUBLAS_CHECK(cublasCreate(&blas));
   const std::string lanes = "; " + std::to_string(ctx.lane_count()) + " lanes in the context";

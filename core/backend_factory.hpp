@@ -40,6 +40,13 @@ bool gpu_symmetric_product_available(int device);
 long gpu_wave_rows(int device, long m, long b, const std::string& bc_back_kernel);
 // The GPU backend on `device`; throws where the GPU engine is not built.
 std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSettings& settings);
+// Readies `device` for a call: its CUDA context, streams and library handles, and pipevd's pool
+// grown to `pool_bytes`, so the engine's first steps find them made. No MPI (it runs in a thread
+// beside the redistribution); best effort: what it could not make, the engine makes or reports.
+void gpu_prepare(int device, long pool_bytes);
+// The NCCL communicators destroyed (collective, see pipevd_release()) and the free memory of
+// pipevd's device pools handed back to the driver.
+void gpu_release_memory();
 // Makes `device` current in the calling thread (a new thread's current device is 0); no-op for
 // device < 0 or without the GPU engine.
 void gpu_make_current(int device);

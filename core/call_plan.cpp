@@ -12,13 +12,18 @@ namespace {
 constexpr double kWaveSlack = 0.05;
 
 // Whether this engine rank's plan with eigenvectors on a GPU, with these overlaps, fits.
+long device_peak(const CallPlanInput& in, const EngineLayout& layout, bool overlap_sbr_back,
+                 bool dc_at_sbr_back) {
+  return static_cast<long>(plan_engine_memory(layout, in.engine_rank, in.b, in.k, in.want_vectors,
+                                              true, overlap_sbr_back, dc_at_sbr_back,
+                                              in.symmetric_product)
+                               .peak_bytes());
+}
+
 bool plan_fits(const CallPlanInput& in, const EngineLayout& layout, bool overlap_sbr_back,
                bool dc_at_sbr_back) {
-  const long need =
-      static_cast<long>(plan_engine_memory(layout, in.engine_rank, in.b, in.k, true, true,
-                                           overlap_sbr_back, dc_at_sbr_back, in.symmetric_product)
-                            .peak_bytes());
-  return engine_memory_fits(need, usable_engine_bytes(in.free_bytes, in.memory_limit));
+  return engine_memory_fits(device_peak(in, layout, overlap_sbr_back, dc_at_sbr_back),
+                            usable_engine_bytes(in.free_bytes, in.memory_limit));
 }
 
 }  // namespace
@@ -34,6 +39,8 @@ CallPlan plan_call(MPI_Comm caller, const CallPlanInput& in) {
     p.overlap_sbr_back = plan_fits(in, p.layout, true, false);
   if (in.on_gpu && in.want_vectors && in.engine_ranks > 1 && in.engine_rank == 0)
     p.dc_at_sbr_back = plan_fits(in, p.layout, p.overlap_sbr_back, true);
+  if (in.on_gpu && engine)
+    p.device_bytes = device_peak(in, p.layout, p.overlap_sbr_back, p.dc_at_sbr_back);
   return p;
 }
 

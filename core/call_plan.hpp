@@ -29,6 +29,8 @@ struct CallPlan {
   // (several GPUs; one GPU keeps it after, where BC-back outlasts it).
   bool overlap_sbr_back = false;
   bool dc_at_sbr_back = false;
+  // This engine rank's planned peak of device memory with those overlaps (0: not on a GPU).
+  long device_bytes = 0;
 };
 
 // Collective over `caller` (every caller rank, engine or not). Throws EngineMemoryShortage on every

@@ -38,7 +38,8 @@ module pipevd
       type(c_ptr) :: version
     end function pipevd_version
 
-    ! Frees the host memory pipevd keeps between calls (call between calls, on any rank).
+    ! Frees what pipevd keeps between calls (host buffers, the node window, NCCL, device pools);
+    ! collective: every process that made calls calls it, between calls (see pipevd.h).
     subroutine pipevd_release() bind(c, name='pipevd_release')
     end subroutine pipevd_release
   end interface

@@ -5,6 +5,7 @@
 
 #include "gpu/bc_back.cuh"
 #include "gpu/gpu_backend.hpp"
+#include "gpu/gpu_context.hpp"
 
 namespace pipevd {
 namespace {
@@ -42,6 +43,29 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSett
   t.sharing = s.sharing;
   be->set_tuning(t);
   return be;
+}
+
+void gpu_prepare(int device, long pool_bytes) {
+  if (device < 0 || cudaSetDevice(device) != cudaSuccess) return;
+  try {
+    gpu::GpuContext& ctx = gpu::GpuContext::for_device(device);
+    if (pool_bytes <= 0) return;
+    // One allocation of the plan's peak, freed at once: the pool keeps its memory (its release
+    // threshold) for the engine's allocations, which then find it mapped.
+    cudaStream_t stream = ctx.lane(0).stream;
+    void* p = nullptr;
+    if (cudaMallocFromPoolAsync(&p, static_cast<std::size_t>(pool_bytes), ctx.pool(), stream) ==
+        cudaSuccess)
+      cudaFreeAsync(p, stream);
+    cudaStreamSynchronize(stream);
+  } catch (const std::exception&) {  // the engine's own start makes the context or reports why
+  }
+  cudaGetLastError();  // an out-of-memory answer here is not the engine's error
+}
+
+void gpu_release_memory() {
+  gpu::release_nccl_communicators();
+  gpu::trim_device_pools();
 }
 
 void gpu_make_current(int device) {

@@ -15,6 +15,8 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int, const GpuBackendSettings&) 
   throw ConfigurationError("no GPU engine in this build");
 }
 
+void gpu_prepare(int, long) {}
+void gpu_release_memory() {}
 void gpu_make_current(int) {}
 
 }  // namespace pipevd

@@ -333,7 +333,7 @@ void bc_back(const ReflectorLayout& L, const double* d_v, const double* d_tau, l
           "gpu::bc_back: no compiled tensor shape group = " + std::to_string(tun.group) +
           ", tiles = " + std::to_string(tun.rows) + ", threads = " + std::to_string(tun.threads));
     void* own = nullptr;  // without the caller's workspace, one from the pool for this call
-    if (!work) PIPEVD_CUDA_CHECK(cudaMallocAsync(&own, bc_back_tensor_workspace_bytes(L), stream));
+    if (!work) PIPEVD_CUDA_CHECK(pool_malloc(&own, bc_back_tensor_workspace_bytes(L), stream));
     try {
       bc_back_tensor(L, d_v, d_tau, m, d_x, ldx, shape, work ? work : own, stream);
     } catch (...) {

@@ -52,13 +52,28 @@ struct NcclCache {
   std::map<int, ncclComm_t> by_device;
 };
 
+std::mutex& nccl_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+// The caches in the order they were made (the same on every process of a communicator), for
+// release_nccl_communicators.
+std::vector<NcclCache*>& nccl_caches() {
+  static std::vector<NcclCache*> all;
+  return all;
+}
+
 int nccl_keyval() {
   static const int keyval = [] {
     int k = MPI_KEYVAL_INVALID;
     MPI_Comm_create_keyval(
         MPI_COMM_NULL_COPY_FN,
         [](MPI_Comm, int, void* value, void*) -> int {
-          delete static_cast<NcclCache*>(value);
+          auto* cache = static_cast<NcclCache*>(value);
+          auto& all = nccl_caches();
+          all.erase(std::remove(all.begin(), all.end(), cache), all.end());
+          delete cache;
           return MPI_SUCCESS;
         },
         &k, nullptr);
@@ -69,8 +84,7 @@ int nccl_keyval() {
 
 // Collective over `comm` on the first call for (comm, device); `device` must be current.
 ncclComm_t nccl_for(MPI_Comm comm, int device) {
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(nccl_mutex());
   void* value = nullptr;
   int found = 0;
   MPI_Comm_get_attr(comm, nccl_keyval(), &value, &found);
@@ -78,6 +92,7 @@ ncclComm_t nccl_for(MPI_Comm comm, int device) {
   if (!cache) {
     cache = new NcclCache();
     MPI_Comm_set_attr(comm, nccl_keyval(), cache);
+    nccl_caches().push_back(cache);
   }
   auto it = cache->by_device.find(device);
   if (it != cache->by_device.end()) return it->second;
@@ -195,6 +210,19 @@ std::uint64_t fingerprint(const ReflectorStore& u) {
 
 }  // namespace
 
+void release_nccl_communicators() {
+#ifdef PIPEVD_GPU_NCCL
+  std::lock_guard<std::mutex> lock(nccl_mutex());
+  for (NcclCache* cache : nccl_caches()) {
+    for (auto& [device, comm] : cache->by_device) {
+      ScopedDevice guard(device);
+      ncclCommDestroy(comm);  // nothing to report: the communicator is gone either way
+    }
+    cache->by_device.clear();
+  }
+#endif
+}
+
 int visible_device_count() {
   static const int count = [] {
     int c = 0;
@@ -310,7 +338,7 @@ double* GpuBackend::State::grow(GrowBuffer& g, std::size_t bytes) {
   g.p = nullptr;
   g.bytes = 0;
   const std::size_t want = std::max<std::size_t>(bytes, 256);
-  const cudaError_t e = cudaMallocAsync(&g.p, want, stream);
+  const cudaError_t e = pool_malloc(&g.p, want, stream);
   if (e != cudaSuccess) out_of_memory(want, e);
   g.bytes = want;
   return static_cast<double*>(g.p);
@@ -339,11 +367,9 @@ GpuBackend::GpuBackend(int device, bool own_stream, bool urgent) : s_(std::make_
   }
   PIPEVD_CUBLAS_CHECK(cublasSetPointerMode(s_->blas, CUBLAS_POINTER_MODE_HOST));
   PIPEVD_CUSOLVER_CHECK(cusolverDnCreateParams(&s_->params));
-  // Stream-ordered allocation from the device's pool, kept between the engine's many small
-  // allocations (no device-wide synchronisation per free); trimmed when the backend goes.
-  PIPEVD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&s_->pool, device));
-  std::uint64_t keep = UINT64_MAX;
-  PIPEVD_CUDA_CHECK(cudaMemPoolSetAttribute(s_->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  // Stream-ordered allocation from pipevd's pool on the device (gpu_context.hpp); trimmed when the
+  // backend goes.
+  s_->pool = s_->ctx->pool();
   s_->symmetric_product_fits = symmetric_product_available(device);
 }
 
@@ -381,8 +407,6 @@ GpuBackend::~GpuBackend() {
     if (previous >= 0) cudaSetDevice(previous);
     return;
   }
-  std::uint64_t zero = 0;
-  cudaMemPoolSetAttribute(s_->pool, cudaMemPoolAttrReleaseThreshold, &zero);
   cudaMemPoolTrimTo(s_->pool, 0);
   if (previous >= 0) cudaSetDevice(previous);
 }
@@ -472,7 +496,7 @@ double* GpuBackend::allocate_unfilled(long count) {
   ScopedDevice guard(s_->device);
   const std::size_t bytes = sizeof(double) * static_cast<std::size_t>(std::max(1L, count));
   void* p = nullptr;
-  const cudaError_t e = cudaMallocAsync(&p, bytes, s_->stream);
+  const cudaError_t e = pool_malloc(&p, bytes, s_->stream);
   if (e != cudaSuccess) s_->out_of_memory(bytes, e);
   if (s_->poison_unfilled) PIPEVD_CUDA_CHECK(cudaMemsetAsync(p, 0xff, bytes, s_->stream));  // NaN
   return static_cast<double*>(p);

@@ -45,7 +45,8 @@ const char* cusolver_status_name(cusolverStatus_t s) {
 
 void throw_cusolver_error(cusolverStatus_t s, const char* expr, const char* file, int line) {
   const std::string what = "pipevd: cuSOLVER error " + std::string(cusolver_status_name(s)) + " (" +
-                           std::to_string(static_cast<int>(s)) + ") in " + gpu_call_site(expr, file, line);
+                           std::to_string(static_cast<int>(s)) + ") in " +
+                           gpu_call_site(expr, file, line);
   if (s == CUSOLVER_STATUS_ALLOC_FAILED) throw OutOfMemory(what);
   throw DeviceError(what);
 }
@@ -62,11 +63,20 @@ ScopedDevice::~ScopedDevice() {
   if (changed_) cudaSetDevice(previous_);  // a destructor must not throw; the set cannot fail here
 }
 
-GpuContext& GpuContext::for_device(int device) {
+namespace {
+std::mutex& contexts_mutex() {
   static std::mutex mutex;
-  // Leaked on purpose: see the class comment.
-  static auto* contexts = new std::map<int, GpuContext*>();
-  std::lock_guard<std::mutex> lock(mutex);
+  return mutex;
+}
+std::map<int, GpuContext*>& contexts() {
+  static auto* all = new std::map<int, GpuContext*>();  // leaked on purpose: see the class comment
+  return *all;
+}
+}  // namespace
+
+GpuContext& GpuContext::for_device(int device) {
+  std::lock_guard<std::mutex> lock(contexts_mutex());
+  auto* contexts = &pipevd::gpu::contexts();
   auto it = contexts->find(device);
   if (it != contexts->end()) return *it->second;
   auto* ctx = new GpuContext(device, kDefaultLanes);
@@ -91,6 +101,27 @@ GpuContext::GpuContext(int device, int nlanes) : device_(device) {
   }
   PIPEVD_CUDA_CHECK(cudaEventCreateWithFlags(&fork_event_, cudaEventDisableTiming));
   PIPEVD_CUSOLVER_CHECK(cusolverDnCreate(&solver_));
+  cudaMemPoolProps pp{};
+  pp.allocType = cudaMemAllocationTypePinned;
+  pp.location.type = cudaMemLocationTypeDevice;
+  pp.location.id = device;
+  PIPEVD_CUDA_CHECK(cudaMemPoolCreate(&pool_, &pp));
+  // Kept between the engine's many allocations of one call (no device-wide synchronisation per
+  // free); trim_device_pools() hands it back.
+  std::uint64_t keep = UINT64_MAX;
+  PIPEVD_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep));
+}
+
+cudaError_t pool_malloc(void** p, std::size_t bytes, cudaStream_t stream) {
+  int device = 0;
+  const cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  return cudaMallocFromPoolAsync(p, bytes, GpuContext::for_device(device).pool(), stream);
+}
+
+void trim_device_pools() {
+  std::lock_guard<std::mutex> lock(contexts_mutex());
+  for (auto& [device, ctx] : contexts()) cudaMemPoolTrimTo(ctx->pool(), 0);
 }
 
 cusolverDnHandle_t GpuContext::solver(cudaStream_t stream) {

@@ -83,6 +83,9 @@ class GpuContext {
   void fork(cudaStream_t from, int nlanes);
   // `into` continues only after all work queued on lanes [0, nlanes).
   void join(cudaStream_t into, int nlanes);
+  // pipevd's own stream-ordered memory pool on this device: the application may own the device's
+  // default pool (its release threshold, its trims), so pipevd neither sets nor trims that one.
+  cudaMemPool_t pool() const { return pool_; }
 
   GpuContext(const GpuContext&) = delete;
   GpuContext& operator=(const GpuContext&) = delete;
@@ -95,6 +98,15 @@ class GpuContext {
   std::vector<Lane> lanes_;
   cudaEvent_t fork_event_ = nullptr;
   cusolverDnHandle_t solver_ = nullptr;
+  cudaMemPool_t pool_ = nullptr;
 };
+
+// `bytes` of device memory for `stream`'s work from pipevd's pool of the current device (the
+// stream's); freed by cudaFreeAsync. Returns CUDA's error (cudaErrorMemoryAllocation when full).
+cudaError_t pool_malloc(void** p, std::size_t bytes, cudaStream_t stream);
+
+// Hands the free memory of pipevd's pools on every device used so far back to the driver
+// (pipevd_release(), and the end of a call that keeps no memory). Memory still in use stays.
+void trim_device_pools();
 
 }  // namespace pipevd::gpu

@@ -134,7 +134,7 @@ class Grow {
       if (p_) PIPEVD_CUDA_CHECK(cudaFreeAsync(p_, stream));
       p_ = nullptr;
       bytes_ = std::max<std::size_t>(bytes, 256);
-      PIPEVD_CUDA_CHECK(cudaMallocAsync(&p_, bytes_, stream));
+      PIPEVD_CUDA_CHECK(pool_malloc(&p_, bytes_, stream));
     }
     return p_;
   }

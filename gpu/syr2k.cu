@@ -141,11 +141,11 @@ void syr2k_lower(GpuContext& ctx, cudaStream_t stream, std::int64_t n, std::int6
   const int nlanes = std::min(params.lanes, ctx.lane_count());
   const bool packed = ws.packed > 0;
 
-  // Stream-ordered from the device's pool for this call only (the GPU backend's pool keeps it for
-  // the next call and is trimmed when the backend goes; core/memory_plan counts it in DBBR).
+  // Stream-ordered from pipevd's pool for this call only (the pool keeps it for the next call and
+  // is trimmed when the GPU backend goes; core/memory_plan counts it in DBBR).
   CallWorkspace work(ctx, stream, nlanes);
-  PIPEVD_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&work.p),
-                                    sizeof(double) * static_cast<std::size_t>(ws.total()), stream));
+  PIPEVD_CUDA_CHECK(pool_malloc(reinterpret_cast<void**>(&work.p),
+                                sizeof(double) * static_cast<std::size_t>(ws.total()), stream));
   double* W = work.p;
   const std::int64_t nblocks = (n + nb - 1) / nb;
   // Packed operands P = [A B] and Q = [B A] (n x 2k, ld n): P_r Q_c^T = A_r B_c^T + B_r A_c^T.

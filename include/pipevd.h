@@ -30,8 +30,11 @@ void pipevd_pdsyevd(const char* jobz, const char* uplo, const int* n, double* a,
 /* Version string of the library, e.g. "0.1.0". */
 const char* pipevd_version(void);
 
-/* Frees the host memory pipevd keeps between calls (the engine's copies of A and Z, message
- * buffers); the next call allocates again. Local to the calling process; call it between calls. */
+/* Frees what pipevd keeps between calls: the engine's host copies of A and Z and message buffers,
+ * the node's shared-memory window (/dev/shm), the NCCL communicators and pipevd's device memory
+ * pools; the next call makes them again. Collective, like MPI_Finalize: every process that made
+ * pipevd calls calls it, between calls (the window and NCCL are freed together with the other
+ * processes that share them). */
 void pipevd_release(void);
 
 #ifdef __cplusplus

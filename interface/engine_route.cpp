@@ -227,6 +227,30 @@ void plan_route(RouteCall& r) {
   if (r.direct) r.opt.symmetrize = r.uplo;
 }
 
+// An engine rank's device readied in a thread beside the redistribution in (the CUDA context, the
+// library handles, pipevd's pool grown to the plan's peak): a first call's seconds of set-up, and
+// every call's growth of the pool, overlap the host copies. Joined before the engine starts.
+struct DevicePreparation {
+  std::chrono::steady_clock::time_point begin, end;  // for the timeline
+  JoiningThread thread;
+};
+void prepare_device(const RouteCall& r, DevicePreparation& p) {
+  if (!r.engine || !r.on_gpu || !r.policy.gpu_prepare) return;
+  try {
+    p.thread = JoiningThread([&p, device = r.device, bytes = r.plan.device_bytes] {
+      p.begin = std::chrono::steady_clock::now();
+      gpu_prepare(device, bytes);
+      p.end = std::chrono::steady_clock::now();
+    });
+  } catch (const std::system_error&) {  // no thread to be had: the engine readies it itself
+  }
+}
+void finish_preparation(RouteCall& r, DevicePreparation& p) {
+  const bool ran = p.thread.joinable();
+  p.thread.join();
+  if (r.timed && ran) r.timeline.add("device_prepare", p.begin, p.end, "prepare");
+}
+
 // Redistribute in: the caller's block-cyclic A to the engine ranks' columns (both triangles).
 void redistribute_in(RouteCall& r, KeptBuffer& a_cols) {
   const double t = MPI_Wtime();
@@ -381,7 +405,10 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, in
   KeptBuffer a_cols(copies ? static_cast<std::size_t>(std::max(1L, engine_part)) : 0);
   double* const z_rows = r.vectors ? a_cols.data() : nullptr;
   EngineRun run;
+  DevicePreparation prepare;
+  prepare_device(r, prepare);
   redistribute_in(r, a_cols);
+  finish_preparation(r, prepare);
   set_up_engine(r, a_cols, run);
   agree_on_failure(r, run);
   run_on_engine(r, a_cols, z_rows, run);
@@ -389,6 +416,7 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, in
   deliver_eigenvalues(r, run);
   redistribute_out(r, run, z_rows);
   a_cols.release();
+  if (!r.policy.keep_memory) release_node_window(r.ec->caller);
 
   const bool released = run.release.joinable();
   run.release.join();

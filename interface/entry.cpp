@@ -4,10 +4,12 @@
 #include <exception>
 #include <mutex>
 
+#include "core/backend_factory.hpp"
 #include "include/pipevd.h"
 #include "interface/dispatch.hpp"
 #include "interface/info_codes.hpp"
 #include "redistribute/kept_buffer.hpp"
+#include "redistribute/node_window.hpp"
 
 namespace {
 
@@ -79,5 +81,7 @@ __attribute__((visibility("default"))) const char* pipevd_version(void) { return
 __attribute__((visibility("default"))) void pipevd_release(void) {
   const std::lock_guard<std::mutex> lock(one_call_at_a_time());
   pipevd::release_kept_buffers();
+  pipevd::release_node_windows();
+  pipevd::gpu_release_memory();
 }
 }

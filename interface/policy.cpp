@@ -177,6 +177,9 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
   bool release_after_call = false;
   if (!flag("PIPEVD_KEEP_MEMORY", "1", "0", release_after_call)) return r;
   r.policy.keep_memory = !release_after_call;
+  bool no_prepare = false;
+  if (!flag("PIPEVD_GPU_PREPARE", "1", "0", no_prepare)) return r;
+  r.policy.gpu_prepare = !no_prepare;
   std::string threads = "0";
   if (!choice("PIPEVD_GPU_PANEL_QR_THREADS", "256, 512, 1024", threads)) return r;
   r.policy.panel_qr_threads = std::stoi(threads);

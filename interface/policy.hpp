@@ -49,6 +49,9 @@ struct Policy {
   // PIPEVD_KEEP_MEMORY=0: the large host buffers go back after each call instead of being kept for
   // the next one (redistribute/kept_buffer.hpp).
   bool keep_memory = true;
+  // PIPEVD_GPU_PREPARE=0: the engine rank's device is not readied (context, handles, pipevd's pool
+  // grown to the plan's peak) in a thread beside the redistribution in, but at the engine's start.
+  bool gpu_prepare = true;
 };
 
 struct PolicyOrError {

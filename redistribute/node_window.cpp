@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "redistribute/node_split.hpp"
 #include "redistribute/parallel_pieces.hpp"
@@ -65,9 +67,19 @@ bool room_in_dev_shm(long bytes) {
   return static_cast<double>(bytes) + (64 << 20) <= free;
 }
 
+// The states in the order their communicators first asked for a window: the same order on every
+// process of a communicator, so freeing them in it (each free collective) cannot cross.
+std::vector<std::pair<MPI_Comm, NodeState*>>& states() {
+  static std::vector<std::pair<MPI_Comm, NodeState*>> all;
+  return all;
+}
+
 int delete_state(MPI_Comm, int, void* value, void*) {
   auto* s = static_cast<NodeState*>(value);
   free_window(s->window);
+  auto& all = states();
+  all.erase(std::remove_if(all.begin(), all.end(), [s](const auto& e) { return e.second == s; }),
+            all.end());
   delete s;
   return MPI_SUCCESS;
 }
@@ -89,6 +101,7 @@ NodeState& state_of(MPI_Comm comm) {
   MPI_Comm_size(node, &s->ranks_on_node);
   MPI_Comm_free(&node);
   MPI_Comm_set_attr(comm, keyval(), s);
+  states().emplace_back(comm, s);
   return *s;
 }
 
@@ -165,6 +178,22 @@ const NodeWindow* node_window(MPI_Comm comm, long elements, int threads) {
     return nullptr;
   }
   return &s.window;
+}
+
+void release_node_window(MPI_Comm comm) {
+  for (auto& [c, s] : states())
+    if (c == comm) free_window(s->window);
+}
+
+void release_node_windows() {
+  for (auto& [c, s] : states()) free_window(s->window);
+}
+
+long node_windows_held() {
+  long held = 0;
+  for (const auto& [c, s] : states())
+    if (s->window.win != MPI_WIN_NULL) ++held;
+  return held;
 }
 
 long engine_segment_elements(const EngineLayout& layout, int e) {

@@ -32,6 +32,15 @@ struct NodeWindow {
 // nullptr on every rank when the MPI gives no shared window.
 const NodeWindow* node_window(MPI_Comm comm, long elements, int threads);
 
+// Collective over comm: its window freed (the /dev/shm pages go back); the next call makes a new
+// one. For a call that keeps no memory (PIPEVD_KEEP_MEMORY=0).
+void release_node_window(MPI_Comm comm);
+// Every window this process holds freed, each collectively over its communicator, in the order
+// they were made: pipevd_release(), called by every process that made calls.
+void release_node_windows();
+// How many windows this process holds (for tests).
+long node_windows_held();
+
 // Collective over comm: every process's writes into the window (this thread's and those of
 // threads it joined) done and visible before anyone reads them.
 void node_window_barrier(const NodeWindow& window, MPI_Comm comm);

@@ -18,6 +18,7 @@
 #include "gpu/bc_back_blas3.cuh"
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
+#include "tests/support/test_size_limit.hpp"
 
 namespace pipevd {
 namespace {
@@ -88,6 +89,7 @@ struct Case {
 std::vector<Case> cases() {
   std::vector<Case> out;
   for (long n : {3L, 33L, 100L, 1000L, 4099L}) {
+    if (test::over_test_order(n)) continue;
     std::vector<long> done;
     for (long b : {2L, 4L, 5L, 8L, 16L, 24L, 32L, 64L}) {
       const long bw = std::max(2L, std::min(b, n - 1));
@@ -166,7 +168,8 @@ TEST(GpuBcBack, Blas3EqualsBlas2AndHost) {
   ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
   for (long n : {3L, 33L, 100L, 1000L, 4099L})
     for (long b : {2L, 8L, 24L, 32L, 64L}) {
-      if ((b > 2 && b > n - 1) || (n > 4000 && b != 32)) continue;  // n = 4099: cuBLAS calls
+      if ((b > 2 && b > n - 1) || (n > 4000 && b != 32) || test::over_test_order(n))
+        continue;  // n = 4099: cuBLAS calls
       const ReflectorStore u = reflectors(n, b);
       const ReflectorLayout& L = u.layout;
       Dev dv(u.v.empty() ? Mat(1, 0.0) : u.v), dtau(u.tau.empty() ? Mat(1, 0.0) : u.tau);

@@ -14,6 +14,7 @@
 #include "core/engine_plan.hpp"
 #include "core/memory_plan.hpp"
 #include "gpu/gpu_backend.hpp"
+#include "gpu/gpu_context.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
 
 namespace pipevd {
@@ -22,8 +23,7 @@ namespace {
 TEST(GpuMemoryPlan, PoolHighWaterMarkWithinPrediction) {
   int device = 0;
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  cudaMemPool_t pool = nullptr;
-  ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, device), cudaSuccess);
+  cudaMemPool_t pool = gpu::GpuContext::for_device(device).pool();
   for (long n : {1000L, 3001L})
     for (bool vectors : {true, false}) {
       std::mt19937_64 gen(n);
@@ -53,6 +53,46 @@ TEST(GpuMemoryPlan, PoolHighWaterMarkWithinPrediction) {
       // The pool rounds each allocation up a little: 1% and 2 MiB of slack.
       EXPECT_LE(used, predicted + predicted / 100 + (2L << 20)) << "n=" << n;
     }
+}
+
+// The device's default pool may be the application's: the engine allocates from its own pool and
+// leaves the default one's settings and contents as it found them.
+TEST(GpuMemoryPlan, DefaultPoolLeftToTheApplication) {
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  cudaMemPool_t app = nullptr;
+  ASSERT_EQ(cudaDeviceGetDefaultMemPool(&app, device), cudaSuccess);
+  std::uint64_t threshold = 3u << 20, zero = 0;
+  ASSERT_EQ(cudaMemPoolSetAttribute(app, cudaMemPoolAttrReleaseThreshold, &threshold), cudaSuccess);
+  void* held = nullptr;  // the application's own allocation, kept across the call
+  ASSERT_EQ(cudaMallocAsync(&held, 1 << 20, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_EQ(cudaMemPoolSetAttribute(app, cudaMemPoolAttrUsedMemHigh, &zero), cudaSuccess);
+  std::uint64_t used_before = 0;
+  ASSERT_EQ(cudaMemPoolGetAttribute(app, cudaMemPoolAttrUsedMemCurrent, &used_before), cudaSuccess);
+  const long n = 1500;
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> a(n * n), w(n), z(n * n);
+  for (long j = 0; j < n; ++j)
+    for (long i = j; i < n; ++i) a[i + j * n] = a[j + i * n] = u(gen);
+  EngineOptions opt;
+  {
+    gpu::GpuBackend be(device);
+    ASSERT_EQ(run_engine(be, MPI_COMM_SELF, plan_engine_layout(n, 1, opt.b), a.data(), w.data(),
+                         z.data(), opt, nullptr),
+              0);
+    be.synchronize();
+  }
+  std::uint64_t got = 0, high = 0, used_after = 0;
+  ASSERT_EQ(cudaMemPoolGetAttribute(app, cudaMemPoolAttrReleaseThreshold, &got), cudaSuccess);
+  ASSERT_EQ(cudaMemPoolGetAttribute(app, cudaMemPoolAttrUsedMemHigh, &high), cudaSuccess);
+  ASSERT_EQ(cudaMemPoolGetAttribute(app, cudaMemPoolAttrUsedMemCurrent, &used_after), cudaSuccess);
+  EXPECT_EQ(got, threshold) << "the default pool's release threshold was changed";
+  EXPECT_EQ(high, used_before) << "the engine allocated from the default pool";
+  EXPECT_EQ(used_after, used_before);
+  EXPECT_EQ(cudaFreeAsync(held, nullptr), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "gpu/gpu_context.hpp"
 #include "gpu/symmetric_product.cuh"
 #include "tests/support/fresh_seed.hpp"
+#include "tests/support/test_size_limit.hpp"
 
 namespace {
 
@@ -172,6 +173,7 @@ class SymmetricProduct : public ::testing::TestWithParam<std::tuple<std::int64_t
 
 TEST_P(SymmetricProduct, AgainstCublasGemm) {
   const auto [m, b] = GetParam();
+  if (pipevd::test::over_test_order(m)) GTEST_SKIP() << "m over PIPEVD_TEST_MAX_N";
   std::mt19937_64 gen(fresh_seed());
   const SymmetricProductPlan p = plan(m, b);
   for (const std::int64_t split : {std::int64_t{0}, odd_third(m), m})

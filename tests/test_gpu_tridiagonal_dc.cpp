@@ -21,6 +21,7 @@
 #include "host/host_backend.hpp"
 #include "tests/support/accuracy.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
+#include "tests/support/test_size_limit.hpp"
 #include "tests/tridiagonal_dc_check.hpp"
 
 namespace pipevd {
@@ -34,6 +35,7 @@ TEST(GpuTridiagonalDc, AgainstDstedc) {
   for (long n : {1000L, 2051L})
     for (TKind k : {TKind::Toeplitz121, TKind::Random, TKind::GluedWilkinson, TKind::Identity,
                     TKind::Splits, TKind::Tiny}) {
+      if (test::over_test_order(n)) continue;
       DcOptions opt;
       if (n > 2000) {  // levels of small merges, then merges in 512-column panels
         opt.leaf = 64;
@@ -105,7 +107,8 @@ TEST(GpuTridiagonalDc, DeviceMergeAgainstHostMerge) {
   const auto be = main_be.companion(/*urgent=*/true);
   for (long n : {1000L, 4099L, 10007L})
     for (TKind k : {TKind::Toeplitz121, TKind::Random, TKind::GluedWilkinson, TKind::Splits}) {
-      if (n > 5000 && k != TKind::Toeplitz121 && k != TKind::Random) continue;
+      if ((n > 5000 && k != TKind::Toeplitz121 && k != TKind::Random) || test::over_test_order(n))
+        continue;
       const std::string what = std::string(test::to_string(k)) + " n=" + std::to_string(n);
       const test::Tridiagonal t = test::make_tridiagonal(k, n, 17);
       DcOptions opt;

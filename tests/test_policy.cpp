@@ -143,6 +143,7 @@ TEST(Policy, EmptyIsUnset) {
                           "PIPEVD_GPU_PANEL_QR",
                           "PIPEVD_GPU_AW",
                           "PIPEVD_GPU_SHARING",
+                          "PIPEVD_GPU_PREPARE",
                           "PIPEVD_GPU_PANEL_QR_BLOCKS",
                           "PIPEVD_GPU_PANEL_QR_THREADS",
                           "PIPEVD_GPU_BC_BLOCKS",
@@ -182,6 +183,9 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
   EXPECT_FALSE(parse({{"PIPEVD_KEEP_MEMORY", "0"}}).policy.keep_memory);
   EXPECT_TRUE(parse({{"PIPEVD_KEEP_MEMORY", "1"}}).policy.keep_memory);
   EXPECT_TRUE(parse({{"PIPEVD_KEEP_MEMORY", ""}}).policy.keep_memory);
+  EXPECT_TRUE(d.gpu_prepare);
+  EXPECT_FALSE(parse({{"PIPEVD_GPU_PREPARE", "0"}}).policy.gpu_prepare);
+  EXPECT_TRUE(parse({{"PIPEVD_GPU_PREPARE", "1"}}).policy.gpu_prepare);
   for (const auto& [var, bad] :
        std::map<std::string, std::string>{{"PIPEVD_GPU_PANEL_QR_BLOCKS", "0"},
                                           {"PIPEVD_GPU_PANEL_QR_THREADS", "384"},
@@ -189,7 +193,8 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
                                           {"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", "0"},
                                           {"PIPEVD_GPU_BC_EXCLUSIVE", "yes"},
                                           {"PIPEVD_GPU_SHARING", "true"},
-                                          {"PIPEVD_KEEP_MEMORY", "no"}}) {
+                                          {"PIPEVD_KEEP_MEMORY", "no"},
+                                          {"PIPEVD_GPU_PREPARE", "off"}}) {
     const PolicyOrError p = parse({{var, bad}});
     EXPECT_NE(p.error.find(var), std::string::npos) << var << "=" << bad << ": " << p.error;
   }

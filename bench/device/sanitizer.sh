@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# compute-sanitizer (memcheck, racecheck, synccheck) on the engine's own kernels at small orders
+# (issue 24): bulge chasing, BC-back, the D&C's device merge (secular roots, z-hat, M), the
+# recursive syr2k and the one-triangle A W product, through their gpu tests with
+# PIPEVD_TEST_MAX_N capping the orders (tests/support/test_size_limit.hpp). The jobs are shared
+# out over the visible GPUs, one job per GPU at a time.
+#   source .gpu-node/env.sh && BUDGET_S=240 bash bench/device/sanitizer.sh
+# Settings: TOOLS ("memcheck racecheck synccheck"), MAX_N (300), JOB_S (the cap of one job, 75),
+# BUDGET_S (the whole script, 240). Expects $BUILD_DIR (default build-gpu) built (scaling.sh or
+# round.sh builds it). Writes $OUT/sanitizer/summary.log: per job its exit, the sanitizer's ERROR
+# SUMMARY and the first reports; the jobs' whole logs stay on the device (/tmp/sanitizer).
+set -uo pipefail
+source "$(dirname "$0")/preamble.sh"
+budget=${BUDGET_S:-240}
+out=$OUT/sanitizer
+mkdir -p "$out" /tmp/sanitizer
+log_file=$out/summary.log
+export PIPEVD_TEST_MAX_N=${MAX_N:-300} PIPEVD_REQUIRE_GPU=1
+ngpu=$( (nvidia-smi -L 2>/dev/null || true) | grep -c "^GPU" || true)
+((ngpu > 0)) || { log "no GPU"; exit 1; }
+command -v compute-sanitizer >/dev/null || { log "compute-sanitizer not found"; exit 1; }
+
+# binary|gtest filter: the kernels' own tests at the capped orders.
+cases=(
+  "test_gpu_bulge_chasing|Sizes/GpuBulgeChasing.*:GpuBulgeChasingSpecial.*"
+  "test_gpu_bc_back|GpuBcBack.Blas2EqualsHostEveryVariantBitwiseRepeatable"
+  "test_gpu_tridiagonal_dc|GpuTridiagonalDc.DeviceMergeAgainstHostMerge"
+  "test_gpu_syr2k|Sizes/Syr2kVsCublas.*"
+  "test_gpu_symmetric_product|Sizes/SymmetricProduct.*"
+)
+jobs=()
+for tool in ${TOOLS:-memcheck racecheck synccheck}; do
+  for c in "${cases[@]}"; do jobs+=("$tool|$c"); done
+done
+log "sanitizer: ${#jobs[@]} jobs on $ngpu GPUs, PIPEVD_TEST_MAX_N=$PIPEVD_TEST_MAX_N, budget $budget s"
+
+run_job() {  # tool|binary|filter on GPU $2
+  IFS='|' read -r tool bin filter <<<"$1"
+  local gpu=$2 jl=/tmp/sanitizer/${tool}_${bin}.log cap=${JOB_S:-75}
+  local room=$((budget - SECONDS - 5))
+  ((room < cap)) && cap=$room
+  if ((cap < 10)); then
+    echo "$tool $bin: not run (budget)" >>"$log_file"
+    return
+  fi
+  CUDA_VISIBLE_DEVICES=$gpu timeout "$cap" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+    "$build/tests/$bin" --gtest_filter="$filter" >"$jl" 2>&1
+  local rc=$?
+  {
+    echo "== $tool $bin ($filter): exit $rc$( ((rc == 124)) && echo ' (cut by the job cap)')"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests? (ran|PASSED|FAILED)|\[  PASSED|\[  FAILED|SKIPPED \]" "$jl" | head -8
+    grep -E -A6 "^========= (Invalid|Race|Barrier|Error|Program hit|Uninitialized|Warning)" "$jl" | head -30
+  } >>"$log_file.$tool.$bin"
+}
+
+worker() {  # GPU $1 takes jobs $1, $1 + ngpu, ...
+  for ((k = $1; k < ${#jobs[@]}; k += ngpu)); do run_job "${jobs[$k]}" "$1"; done
+}
+for ((g = 0; g < ngpu; ++g)); do worker "$g" & done
+wait
+for f in "$log_file".*; do cat "$f" >>"$log_file" && rm -f "$f"; done
+grep -E "^== " "$log_file"
+log "done"
