@@ -113,8 +113,10 @@ GpuContext::GpuContext(int device, int nlanes) : device_(device) {
 }
 
 cudaError_t pool_malloc(void** p, std::size_t bytes, cudaStream_t stream) {
+  // The stream's device, as cudaMallocAsync takes it: a thread's current device may be another
+  // (a new thread's is 0), and memory of another device's pool faults in this stream's kernels.
   int device = 0;
-  const cudaError_t e = cudaGetDevice(&device);
+  const cudaError_t e = stream ? cudaStreamGetDevice(stream, &device) : cudaGetDevice(&device);
   if (e != cudaSuccess) return e;
   return cudaMallocFromPoolAsync(p, bytes, GpuContext::for_device(device).pool(), stream);
 }

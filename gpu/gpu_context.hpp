@@ -101,8 +101,9 @@ class GpuContext {
   cudaMemPool_t pool_ = nullptr;
 };
 
-// `bytes` of device memory for `stream`'s work from pipevd's pool of the current device (the
-// stream's); freed by cudaFreeAsync. Returns CUDA's error (cudaErrorMemoryAllocation when full).
+// `bytes` of device memory for `stream`'s work from pipevd's pool of the stream's device (the
+// current one for the default stream); freed by cudaFreeAsync. Returns CUDA's error
+// (cudaErrorMemoryAllocation when full).
 cudaError_t pool_malloc(void** p, std::size_t bytes, cudaStream_t stream);
 
 // Hands the free memory of pipevd's pools on every device used so far back to the driver

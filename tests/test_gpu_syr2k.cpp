@@ -28,6 +28,8 @@ using pipevd::syr2k_workspace;
 using pipevd::Syr2kWorkspace;
 using pipevd::gpu::GpuContext;
 using pipevd::gpu::GpuError;
+using pipevd::gpu::pool_malloc;
+using pipevd::gpu::ScopedDevice;
 using pipevd::gpu::Syr2kParams;
 
 using pipevd::test::fresh_seed;
@@ -204,6 +206,29 @@ TEST(GpuContext, CachedPerDevice) {
   EXPECT_GE(ctx.lane_count(), 2);
   for (int i = 0; i < ctx.lane_count(); ++i)
     for (int j = 0; j < i; ++j) EXPECT_NE(ctx.lane(i).stream, ctx.lane(j).stream);
+}
+
+// pipevd's pool memory comes from the stream's device, whatever device the calling thread has
+// current (a new thread's is 0): memory of another device would fault in the stream's kernels.
+TEST(GpuContext, PoolMemoryOnTheStreamsDevice) {
+  int count = 0;
+  PIPEVD_CUDA_CHECK(cudaGetDeviceCount(&count));
+  for (int device = 0; device < count; ++device) {
+    cudaStream_t stream = nullptr;
+    {
+      ScopedDevice on(device);
+      PIPEVD_CUDA_CHECK(cudaStreamCreate(&stream));
+    }
+    ScopedDevice other((device + 1) % count);
+    void* p = nullptr;
+    PIPEVD_CUDA_CHECK(pool_malloc(&p, 1 << 20, stream));
+    cudaPointerAttributes attr{};
+    PIPEVD_CUDA_CHECK(cudaPointerGetAttributes(&attr, p));
+    EXPECT_EQ(attr.device, device) << "current device " << (device + 1) % count;
+    PIPEVD_CUDA_CHECK(cudaFreeAsync(p, stream));
+    PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+    PIPEVD_CUDA_CHECK(cudaStreamDestroy(stream));
+  }
 }
 
 TEST(GpuContext, ErrorsNameTheCallAndTheError) {
