@@ -21,8 +21,10 @@
 #include "core/engine.hpp"
 #include "core/failure_agreement.hpp"
 #include "core/fault_injection.hpp"
+#include "core/host_memory_room.hpp"
 #include "core/load_balance_report.hpp"
 #include "core/memory_check.hpp"
+#include "core/memory_plan.hpp"
 #include "core/timeline.hpp"
 #include "interface/engine_options.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
@@ -200,6 +202,64 @@ bool direct_path(const RouteCall& r) {
   return direct && scaling_factor(max_norm(r.uplo, n, n, c.a, n, r.threads)) == 1;
 }
 
+// Host bytes this call adds on this caller rank: the engine rank's copy of A and Z (beyond what is
+// kept from earlier calls), its part of the node's window (beyond its segment now), the host
+// engine's buffers, and a margin for the engine's smaller host buffers.
+long host_bytes_needed(const RouteCall& r) {
+  long need = 0;
+  if (r.engine && !r.direct) {
+    const long part = r.n * std::max(r.width, r.vectors ? r.height : 0L);
+    need += std::max(0L, 8 * part - static_cast<long>(kept_bytes()));
+  }
+  int size = 0;
+  MPI_Comm_size(r.ec->caller, &size);
+  if (size > 1 && ranks_on_this_node(r.ec->caller) == size) {
+    int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
+    const int* d = r.c.desca;
+    Cblacs_gridinfo(d[CTXT_], &nprow, &npcol, &myrow, &mycol);
+    const int n = static_cast<int>(r.n);
+    const long local = static_cast<long>(numroc_(&n, &d[MB_], &myrow, &d[RSRC_], &nprow)) *
+                       numroc_(&n, &d[NB_], &mycol, &d[CSRC_], &npcol);
+    const long segment =
+        std::max(local, engine_segment_elements(r.plan.layout, r.engine ? r.ec->engine_rank : -1));
+    need += 8 * std::max(0L, segment - node_window_segment(r.ec->caller));
+  }
+  if (r.engine && !r.on_gpu)
+    need += static_cast<long>(
+        plan_engine_memory(r.plan.layout, r.ec->engine_rank, r.opt.b, r.opt.k, r.vectors, false)
+            .peak_bytes());
+  if (r.engine) need += engine_memory_margin(need);
+  return need;
+}
+
+// The call's host memory, summed over the node's ranks, against the room the memory cgroup leaves
+// (or PIPEVD_HOST_MEMORY_LIMIT): a call past it would have the job killed, so it is refused on
+// every caller rank alike (EngineMemoryShortage: auto forwards it).
+void check_host_memory(const RouteCall& r) {
+  long node_need = host_bytes_needed(r);
+  MPI_Allreduce(MPI_IN_PLACE, &node_need, 1, MPI_LONG, MPI_SUM, node_comm_of(r.ec->caller));
+  long room = r.policy.host_memory_limit > 0 ? r.policy.host_memory_limit : cgroup_memory_room();
+  MPI_Allreduce(MPI_IN_PLACE, &room, 1, MPI_LONG, MPI_MIN, node_comm_of(r.ec->caller));
+  const long short_by = room >= 0 && node_need > room ? node_need - room : 0;
+  struct {
+    long value;
+    int rank;
+  } mine{short_by, 0}, worst{0, 0};
+  MPI_Comm_rank(r.ec->caller, &mine.rank);
+  MPI_Allreduce(&mine, &worst, 1, MPI_LONG_INT, MPI_MAXLOC, r.ec->caller);
+  if (worst.value <= 0) return;
+  long said[2] = {node_need, room};
+  MPI_Bcast(said, 2, MPI_LONG, worst.rank, r.ec->caller);
+  char msg[300];
+  std::snprintf(msg, sizeof msg,
+                "n = %ld needs %.3f GiB more host memory on a node (%ld bytes), but %.3f GiB "
+                "(%ld bytes) are left to it%s",
+                r.n, said[0] / 1073741824.0, said[0], said[1] / 1073741824.0, said[1],
+                r.policy.host_memory_limit > 0 ? " (PIPEVD_HOST_MEMORY_LIMIT)"
+                                               : " (the memory cgroup's limit)");
+  throw EngineMemoryShortage(msg);
+}
+
 // Plan: layout, memory fit and overlaps (core/call_plan), threads, the direct path.
 void plan_route(RouteCall& r) {
   CallPlanInput in;
@@ -225,6 +285,7 @@ void plan_route(RouteCall& r) {
   plan_redistribution(r);
   r.direct = direct_path(r);
   if (r.direct) r.opt.symmetrize = r.uplo;
+  check_host_memory(r);
 }
 
 // An engine rank's device readied in a thread beside the redistribution in (the CUDA context, the

@@ -133,14 +133,16 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
     return r;
   }
   if (!choice("PIPEVD_TRIDIAGONAL", "auto, dstedc, dc", r.policy.tridiagonal)) return r;
-  if (const char* s = getenv_fn("PIPEVD_GPU_MEMORY_LIMIT")) {
-    const auto v = parse_integer(s, 1, 9223372036854775807L);
-    if (!v) {
-      r.error = std::string("PIPEVD_GPU_MEMORY_LIMIT='") + s + "' is not a positive byte count";
-      return r;
+  for (auto [name, field] : {std::pair{"PIPEVD_GPU_MEMORY_LIMIT", &r.policy.gpu_memory_limit},
+                             std::pair{"PIPEVD_HOST_MEMORY_LIMIT", &r.policy.host_memory_limit}})
+    if (const char* s = getenv_fn(name)) {
+      const auto v = parse_integer(s, 1, 9223372036854775807L);
+      if (!v) {
+        r.error = std::string(name) + "='" + s + "' is not a positive byte count";
+        return r;
+      }
+      *field = *v;
     }
-    r.policy.gpu_memory_limit = *v;
-  }
   for (auto [name, field] : {std::pair{"PIPEVD_DC_THREADS", &r.policy.dc_threads},
                              std::pair{"PIPEVD_THREADS", &r.policy.threads}})
     if (const char* s = getenv_fn(name)) {

@@ -24,6 +24,9 @@ struct Policy {
   // PIPEVD_GPU_MEMORY_LIMIT: bytes of device memory the engine may use per rank (0: all free
   // memory on a GPU, no limit on the host engine, whose buffers it caps as well, for tests).
   long gpu_memory_limit = 0;
+  // PIPEVD_HOST_MEMORY_LIMIT: bytes of host memory a call may add on one node, over all its ranks
+  // (0: the memory cgroup's room, where one is set; core/host_memory_room.hpp).
+  long host_memory_limit = 0;
 
   int dc_threads = 0;              // PIPEVD_DC_THREADS: the D&C's host threads; 0: every CPU
   int threads = 0;                 // PIPEVD_THREADS: redistribution's threads cap; 0: none

@@ -22,6 +22,7 @@ namespace {
 // What is kept on a communicator.
 struct NodeState {
   int ranks_on_node = 0;
+  MPI_Comm node = MPI_COMM_NULL;  // comm's processes on this node
   NodeWindow window;
   bool unavailable = false;  // the MPI refused a shared window once: not asked again
 };
@@ -77,6 +78,7 @@ std::vector<std::pair<MPI_Comm, NodeState*>>& states() {
 int delete_state(MPI_Comm, int, void* value, void*) {
   auto* s = static_cast<NodeState*>(value);
   free_window(s->window);
+  if (s->node != MPI_COMM_NULL) MPI_Comm_free(&s->node);
   auto& all = states();
   all.erase(std::remove_if(all.begin(), all.end(), [s](const auto& e) { return e.second == s; }),
             all.end());
@@ -97,9 +99,8 @@ NodeState& state_of(MPI_Comm comm) {
   MPI_Comm_get_attr(comm, keyval(), &value, &found);
   if (found) return *static_cast<NodeState*>(value);
   auto* s = new NodeState;
-  MPI_Comm node = split_by_node(comm, 0);
-  MPI_Comm_size(node, &s->ranks_on_node);
-  MPI_Comm_free(&node);
+  s->node = split_by_node(comm, 0);
+  MPI_Comm_size(s->node, &s->ranks_on_node);
   MPI_Comm_set_attr(comm, keyval(), s);
   states().emplace_back(comm, s);
   return *s;
@@ -108,6 +109,16 @@ NodeState& state_of(MPI_Comm comm) {
 }  // namespace
 
 int ranks_on_this_node(MPI_Comm comm) { return state_of(comm).ranks_on_node; }
+
+MPI_Comm node_comm_of(MPI_Comm comm) { return state_of(comm).node; }
+
+long node_window_segment(MPI_Comm comm) {
+  const NodeState& s = state_of(comm);
+  if (s.window.win == MPI_WIN_NULL) return 0;
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  return s.window.elements[me];
+}
 
 const NodeWindow* node_window(MPI_Comm comm, long elements, int threads) {
   NodeState& s = state_of(comm);

@@ -19,6 +19,11 @@ namespace pipevd {
 // Collective over comm the first time for a communicator, cached after: how many of its
 // processes share this process's node (MPI_COMM_TYPE_SHARED).
 int ranks_on_this_node(MPI_Comm comm);
+// Collective the first time, as ranks_on_this_node: comm's processes on this process's node
+// (kept with comm; not to be freed by the caller).
+MPI_Comm node_comm_of(MPI_Comm comm);
+// Doubles of this process's segment of comm's window (0: none held).
+long node_window_segment(MPI_Comm comm);
 
 // Collective over comm; every process of comm on this node (ranks_on_this_node(comm) == size).
 // While the returned window is in use, each rank r of comm owns segment[r], at least the

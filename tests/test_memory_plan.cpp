@@ -5,17 +5,23 @@
 // collective check agrees on every rank; and the n = 49152 plan on one 80 GB H100.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
+#include "core/host_memory_room.hpp"
+#include "core/memory_check.hpp"
 #include "core/memory_plan.hpp"
 #include "host/host_backend.hpp"
-#include "core/memory_check.hpp"
 #include "interface/policy.hpp"
 #include "tests/support/blacs_grid.hpp"
 
@@ -190,6 +196,49 @@ TEST(MemoryCheck, ShortageIsAgreedOnEveryRank) {
 
 // Issue 7's size on one GPU: the plan (its peak is BC-back next to the D&C), and that it fits an 80
 // GB H100 (79.6 GiB usable of its 81559 MiB after the CUDA context).
+// The memory cgroup's room: limit less usage, the least over the group and its ancestors, v1
+// where its memory controller is mounted (also in a hybrid hierarchy), v2 otherwise; a missing
+// group directory (a cgroup namespace) reads the mount's own files; "max" and v1's 2^63 - 4096
+// are no limit.
+TEST(HostMemoryRoom, CgroupLimitLessUsage) {
+  namespace fs = std::filesystem;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const fs::path root = fs::temp_directory_path() / ("pipevd_cgroup_" + std::to_string(::getpid()) +
+                                                     "_" + std::to_string(rank));
+  fs::remove_all(root);
+  auto put = [](const fs::path& dir, const char* file, const std::string& v) {
+    fs::create_directories(dir);
+    std::ofstream(dir / file) << v << "\n";
+  };
+  // v2: job limit 10 GiB with 4 GiB used, the step below it 8 GiB with 5 used: 3 GiB left.
+  const long g = 1L << 30;
+  put(root / "v2" / "job", "memory.max", std::to_string(10 * g));
+  put(root / "v2" / "job", "memory.current", std::to_string(4 * g));
+  put(root / "v2" / "job" / "step", "memory.max", std::to_string(8 * g));
+  put(root / "v2" / "job" / "step", "memory.current", std::to_string(5 * g));
+  EXPECT_EQ(cgroup_memory_room("0::/job/step\n", (root / "v2").string()), 3 * g);
+  put(root / "v2" / "job" / "step", "memory.max", "max");
+  EXPECT_EQ(cgroup_memory_room("0::/job/step\n", (root / "v2").string()), 6 * g);
+  put(root / "v2" / "job", "memory.max", "max");
+  EXPECT_EQ(cgroup_memory_room("0::/job/step\n", (root / "v2").string()), -1);
+  // A namespace: the group's path is not under the mount; the mount's files are the group's.
+  put(root / "ns", "memory.max", std::to_string(2 * g));
+  put(root / "ns", "memory.current", std::to_string(g / 2));
+  EXPECT_EQ(cgroup_memory_room("0::/elsewhere/x\n", (root / "ns").string()), g + g / 2);
+  // v1 (hybrid: a unified line too): memory's own hierarchy, "no limit" as 2^63 rounded down.
+  put(root / "v1" / "memory" / "job", "memory.limit_in_bytes", std::to_string(6 * g));
+  put(root / "v1" / "memory" / "job", "memory.usage_in_bytes", std::to_string(g));
+  put(root / "v1" / "memory", "memory.limit_in_bytes", "9223372036854771712");
+  EXPECT_EQ(cgroup_memory_room("4:memory:/job\n0::/\n", (root / "v1").string()), 5 * g);
+  EXPECT_EQ(cgroup_memory_room("4:memory:/\n0::/\n", (root / "v1").string()), -1);
+  // Usage past the limit: no room, not a negative count.
+  put(root / "v1" / "memory" / "job", "memory.usage_in_bytes", std::to_string(7 * g));
+  EXPECT_EQ(cgroup_memory_room("4:cpu,memory:/job\n", (root / "v1").string()), 0);
+  EXPECT_EQ(cgroup_memory_room("", (root / "v1").string()), -1);
+  fs::remove_all(root);
+}
+
 TEST(MemoryPlan, N49152OnOneGpu) {
   const long n = 49152;
   const EngineLayout L = plan_engine_layout(n, 1, 32);

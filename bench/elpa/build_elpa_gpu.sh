@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# ELPA with NVIDIA GPU support (issue 27), built here for the device machines (sm_90: H100/H200),
+# into .deps/elpa-gpu/ (git-ignored). What the device needs is .deps/elpa-gpu/install (about 4.3
+# MiB: the stripped libelpa.so and ELPA's C headers); pipevd's build takes it with
+#   cmake ... -DPIPEVD_ELPA_GPU_DIR=$PWD/.deps/elpa-gpu/install
+# which adds the peers elpa1-gpu / elpa2-gpu (and serves elpa1 / elpa2 from the same library).
+#
+#   bench/elpa/build_elpa_gpu.sh            # fetch-tool mirror of marekandreas/elpa, default tag
+#   ELPA_GIT=/path/to/elpa.git ELPA_TAG=new_release_2026_02_001 bench/elpa/build_elpa_gpu.sh
+#   ELPA_SRC=/path/to/unpacked/elpa bench/elpa/build_elpa_gpu.sh    # a release tree or tarball's
+#
+# Steps: src/ (the tag's tree, from git archive) -> autogen (only where no configure) -> build/
+# (configure, make libelpa.la) -> install/ (library and headers only, stripped). Each step's log is
+# in .deps/elpa-gpu/*.log. Needs: the CUDA toolkit (nvcc, cuBLAS, cuSOLVER, NCCL under
+# $CUDA_HOME/lib), Debian's openmpi (mpicc/mpif90), libscalapack-openmpi-dev, OpenBLAS or
+# reference BLAS/LAPACK (-llapack -lblas), gfortran, autoconf/automake/libtool (libtool is only for
+# autogen.sh: `apt-get install libtool`, its libtoolize was missing here at first).
+# Every compile runs under `nice -n 19` (the machine is shared); MAKE_JOBS (default 2).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dest=${ELPA_GPU_DEST:-$root/.deps/elpa-gpu}
+tag=${ELPA_TAG:-new_release_2026_02_001}
+git_dir=${ELPA_GIT:-/work/.mirror/marekandreas+elpa/repo}
+cuda=${CUDA_HOME:-/usr/local/cuda}
+jobs=${MAKE_JOBS:-2}
+export PATH=$cuda/bin:$PATH
+mkdir -p "$dest"
+log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*"; }
+
+# 1. Source: the release tag's tree. The mirror lacks one blob of the tag,
+# utils/matrix_plotter/gpu_example/data.tgz (a plotting example's data), and `git archive` stops
+# there ("error: invalid object ... for 'utils/matrix_plotter/gpu_example/data.tgz'"), leaving the
+# tree incomplete: that path is excluded.
+src=${ELPA_SRC:-$dest/src}
+if [ -z "${ELPA_SRC:-}" ] && [ ! -f "$src/configure.ac" ]; then
+  log "source: $tag from $git_dir"
+  rm -rf "$src" && mkdir -p "$src"
+  git --git-dir="$git_dir" archive "$tag" -- . ':(exclude)utils/matrix_plotter/gpu_example/data.tgz' |
+    tar -x -C "$src"
+fi
+
+# 2. A git tag has no configure (release tarballs do): ELPA's autogen.sh (autoreconf --install)
+# makes it; it needs libtoolize (Debian package libtool), autoconf >= 2.71, automake.
+if [ ! -x "$src/configure" ]; then
+  log "autogen.sh"
+  (cd "$src" && nice -n 19 ./autogen.sh) >"$dest/autogen.log" 2>&1 ||
+    { tail -20 "$dest/autogen.log"; exit 1; }
+fi
+
+# 3. configure, out of tree. Why each setting:
+# - CC/CXX/FC: Open MPI's wrappers (ELPA's GPU build wants GNU C for the C part; gfortran 12).
+# - CFLAGS/FCFLAGS -O3 -march=x86-64-v3: AVX2 + FMA, which the device hosts' CPUs have; not
+#   -march=native (this machine is not the one that runs it).
+# - SCALAPACK_LDFLAGS: Debian's libscalapack-openmpi (it holds BLACS too, configure checks that),
+#   with the system LAPACK/BLAS (OpenBLAS through Debian's alternatives).
+# - --enable-nvidia-gpu-kernels: the CUDA code paths and the 2-stage real/complex NVIDIA kernels;
+#   --enable-nvidia-sm80-gpu-kernels: the tensor-core (sm_80+) 2-stage kernel, the one ELPA picks
+#   itself for a GPU run on such a build; --with-NVIDIA-GPU-compute-capability=sm_90: H100/H200
+#   only (one -arch sm_90, the shortest build); --with-cuda-path: the toolkit.
+# - --enable-gpu-streams=nvidia: the default with NVIDIA GPUs, said explicitly because NCCL needs it.
+# - --enable-gpu-ccl=nccl --with-nccl-path: NCCL between the ranks' GPUs (ELPA uses it only with
+#   one rank per GPU; use_ccl = 0 turns it off at run time). CUDA 13's toolkit here has
+#   libnccl.so under $cuda/lib, which is where configure looks (-L$NCCL/lib).
+# - --disable-avx512-kernels: no AVX-512 kernel as the CPU default (a device host without it would
+#   fault); the GPU runs use the GPU kernel anyway. configure warns that this CPU has AVX-512.
+# - --disable-single-precision: pipevd compares double only (halves the Fortran templates).
+# - --disable-static: one shared library, the smallest thing to carry (libtool builds each object
+#   once instead of twice).
+# - --enable-c-tests=no --enable-cpp-tests=no --with-test-programs=no: no test programs.
+build=$dest/build
+install=$dest/install
+if [ ! -f "$build/Makefile" ]; then
+  log "configure"
+  rm -rf "$build" && mkdir -p "$build"
+  (cd "$build" && nice -n 19 "$src/configure" --prefix="$install" \
+    CC=mpicc CXX=mpicxx FC=mpif90 CPP="gcc -E" \
+    CFLAGS="-O3 -march=x86-64-v3" CXXFLAGS="-O3 -march=x86-64-v3" FCFLAGS="-O3 -march=x86-64-v3" \
+    SCALAPACK_LDFLAGS="-lscalapack-openmpi -llapack -lblas" \
+    --enable-nvidia-gpu-kernels --enable-nvidia-sm80-gpu-kernels \
+    --with-NVIDIA-GPU-compute-capability=sm_90 --with-cuda-path="$cuda" \
+    --enable-gpu-streams=nvidia --enable-gpu-ccl=nccl --with-nccl-path="$cuda" \
+    --disable-avx512-kernels --disable-single-precision --disable-static \
+    --enable-c-tests=no --enable-cpp-tests=no --with-test-programs=no) >"$dest/configure.log" 2>&1 ||
+    { rm -f "$build/Makefile"; tail -30 "$dest/configure.log"; exit 1; }
+fi
+grep -E "real_nvidia" "$dest/configure.log" | sed 's/^/  kernel: /'
+
+# 4. make libelpa.la, not `make` (all): `all` also builds libelpatest (the test programs' helper
+# library, built whatever --with-test-programs says), whose
+# test/shared/GPU/test_gpu_vendor_agnostic_layer.F90 uses the module cuda_functions of
+# libelpa_private without a dependency on it, so `make -j2` failed with
+#   Fatal Error: Cannot open module file 'cuda_functions.mod' for reading
+#   make[1]: *** [Makefile:110893: test/shared/GPU/libelpatest_la-test_gpu_vendor_agnostic_layer.lo] Error 1
+# The library alone needs none of it.
+log "make -j$jobs libelpa.la"
+(cd "$build" && nice -n 19 make -j"$jobs" libelpa.la) >"$dest/make.log" 2>&1 ||
+  { grep -E -B5 "Error|error:" "$dest/make.log" | tail -40; exit 1; }
+
+# 5. Install the library and the C headers only (`make install` would build `all`, see above),
+# then keep what pipevd's adapter needs: lib/libelpa.so* and include/elpa-*/elpa/*.h (no Fortran
+# modules, no libtool archive), the library stripped.
+log "install into $install"
+rm -rf "$install"
+(cd "$build" && nice -n 19 make install-libLTLIBRARIES install-nobase_elpa_includeHEADERS \
+  install-nobase_nodist_elpa_includeHEADERS install-pkgconfigDATA) >"$dest/install.log" 2>&1 ||
+  { tail -20 "$dest/install.log"; exit 1; }
+rm -rf "$install"/include/elpa-*/modules "$install"/include/elpa-*/src "$install"/lib/libelpa.la
+strip --strip-unneeded "$install"/lib/libelpa.so.*.*
+log "done: $(du -sh "$install" | cut -f1) in $install"
+ls -l "$install/lib"
