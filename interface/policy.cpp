@@ -133,6 +133,7 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
     return r;
   }
   if (!choice("PIPEVD_TRIDIAGONAL", "auto, dstedc, dc", r.policy.tridiagonal)) return r;
+  if (!choice("PIPEVD_ENGINE_PATH", "auto, two_stage, one_stage", r.policy.engine_path)) return r;
   if (const char* s = getenv_fn("PIPEVD_GPU_MEMORY_LIMIT")) {
     const auto v = parse_integer(s, 1, 9223372036854775807L);
     if (!v) {
