@@ -308,6 +308,7 @@ int run(const Options& o) {
         r.info = out.info;
         r.error = out.error;
         r.stages = out.stages;
+        r.path = out.path;
         bench::Accuracy& acc = r.accuracy;
         acc = {};
         if (out.info == 0) {

@@ -65,7 +65,8 @@ std::string to_json(const RunRecord& r, double threshold) {
     << ",\"orthogonality\":" << (a.has_vectors ? number(a.orthogonality) : "null")
     << ",\"eigenvalue_diff\":" << (a.has_reference ? number(a.eigenvalue_diff) : "null")
     << ",\"reference\":" << quoted(a.has_reference ? r.reference : "none")
-    << ",\"threshold\":" << number(threshold) << ",\"info\":" << r.info;
+    << ",\"threshold\":" << number(threshold) << ",\"info\":" << r.info
+    << ",\"path\":" << (r.path.empty() ? "null" : quoted(r.path));
   if (!r.error.empty()) o << ",\"error\":" << quoted(r.error);
   o << "}";
   return o.str();

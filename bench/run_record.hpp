@@ -23,6 +23,7 @@ struct RunRecord {
   char jobz = 'V';
   double seconds = 0;  // wall time of the call, barrier to barrier
   std::vector<solvers::StageTime> stages;
+  std::string path;  // the solver's path where it has several (pipevd: two_stage, one_stage, ...)
   int info = 0;
   std::string error;  // the solver's failure, or why it cannot take the problem
   bool unsupported = false;

@@ -140,6 +140,14 @@ class EngineBackend {
     return tridiagonal_eigenvalues_copy(n, d, e, w);
   }
 
+  // --- The one-stage path (core/one_stage.hpp): every eigenvalue, and with want_vectors every
+  // eigenvector, of the n x n symmetric a (backend memory; only its lower triangle is read) in one
+  // call: w (host) ascending, a overwritten by the eigenvectors (with want_vectors; otherwise
+  // destroyed). Returns 0 or, as LAPACK's dsyevd, > 0 where the solve failed to converge.
+  // Default (core/dense_eigensolver.cpp): LAPACK dsyevd on host memory (a copy where the backend's
+  // memory is not host memory); the GPU backend runs cuSOLVER's cusolverDnXsyevd on its device.
+  virtual int symmetric_eigensolver(bool want_vectors, long n, double* a, long lda, double* w);
+
   // --- Stage 3 by D&C: a merge's secular roots and merge matrix made in backend memory
   // (core/secular_merge.hpp); nullptr where the backend has none.
   virtual std::unique_ptr<SecularMerge> secular_merge() { return nullptr; }

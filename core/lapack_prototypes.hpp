@@ -20,6 +20,8 @@ void dlaset_(const char*, const int*, const int*, const double*, const double*, 
 void dstedc_(const char*, const int*, double*, double*, double*, const int*, double*, const int*,
              int*, const int*, int*, std::size_t);
 void dsterf_(const int*, double*, double*, int*);
+void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*,
+             const int*, int*, const int*, int*, std::size_t, std::size_t);
 }
 extern "C" {
 void dsteqr_(const char*, const int*, double*, double*, double*, const int*, double*, int*,

@@ -22,12 +22,20 @@ bool engine_memory_fits(long predicted_bytes, long usable_bytes) {
 void check_engine_memory(MPI_Comm caller, const EngineLayout& layout, int engine_rank, long b,
                          long k, bool want_vectors, bool on_gpu, long free_bytes, long limit,
                          bool symmetric_product) {
+  const long need =
+      engine_rank < 0
+          ? -1
+          : static_cast<long>(plan_engine_memory(layout, engine_rank, b, k, want_vectors, on_gpu,
+                                                 false, false, symmetric_product)
+                                  .peak_bytes());
+  agree_engine_memory(caller, layout.n, want_vectors, on_gpu, need, free_bytes, limit);
+}
+
+void agree_engine_memory(MPI_Comm caller, long n, bool want_vectors, bool on_gpu, long need,
+                         long free_bytes, long limit) {
   // (shortfall, required, usable) of this rank; the worst rank's reaches everyone.
   long mine[3] = {0, 0, -1};
-  if (engine_rank >= 0) {
-    const long need = static_cast<long>(plan_engine_memory(layout, engine_rank, b, k, want_vectors,
-                                                           on_gpu, false, false, symmetric_product)
-                                            .peak_bytes());
+  if (need >= 0) {
     const long usable = usable_engine_bytes(free_bytes, limit);
     mine[1] = need;
     mine[2] = usable;
@@ -45,10 +53,9 @@ void check_engine_memory(MPI_Comm caller, const EngineLayout& layout, int engine
   std::snprintf(msg, sizeof msg,
                 "n = %ld %s needs %.3f GiB of %s memory per engine rank (%ld bytes, plus a margin "
                 "of %ld), but %.3f GiB (%ld bytes) are usable%s",
-                layout.n, want_vectors ? "with eigenvectors" : "eigenvalues only",
-                mine[1] / 1073741824.0, on_gpu ? "GPU" : "engine", mine[1],
-                engine_memory_margin(mine[1]), mine[2] / 1073741824.0, mine[2],
-                limit > 0 ? " (PIPEVD_GPU_MEMORY_LIMIT)" : "");
+                n, want_vectors ? "with eigenvectors" : "eigenvalues only", mine[1] / 1073741824.0,
+                on_gpu ? "GPU" : "engine", mine[1], engine_memory_margin(mine[1]),
+                mine[2] / 1073741824.0, mine[2], limit > 0 ? " (PIPEVD_GPU_MEMORY_LIMIT)" : "");
   throw EngineMemoryShortage(msg);
 }
 

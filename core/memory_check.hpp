@@ -43,4 +43,10 @@ void check_engine_memory(MPI_Comm caller, const EngineLayout& layout, int engine
                          long k, bool want_vectors, bool on_gpu, long free_bytes, long limit,
                          bool symmetric_product = false);
 
+// The same agreement for a need known on each engine rank: need (bytes, < 0 on ranks that are no
+// engine rank) against free_bytes capped by limit; n and want_vectors only name the call in the
+// message. Collective over `caller`.
+void agree_engine_memory(MPI_Comm caller, long n, bool want_vectors, bool on_gpu, long need,
+                         long free_bytes, long limit);
+
 }  // namespace pipevd

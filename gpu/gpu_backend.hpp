@@ -146,6 +146,9 @@ class GpuBackend final : public EngineBackend {
   std::unique_ptr<SecularMerge> secular_merge() override;
   // Parallel bisection on the device (gpu/sturm_bisection.cuh).
   int tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) override;
+  // The one-stage path's solver: cusolverDnXsyevd on this backend's stream
+  // (gpu/symmetric_eigensolver.hpp).
+  int symmetric_eigensolver(bool want_vectors, long n, double* a, long lda, double* w) override;
 
   void broadcast(double* buf, long count, int root) override;
   void send(const double* buf, long count, int dest, int tag) override;

@@ -11,6 +11,7 @@
  * Environment, read once per process:
  *   PIPEVD_BACKEND = auto | gpu | host | scalapack   (default auto)
  *   PIPEVD_MIN_N   = non-negative integer: below it calls go to ScaLAPACK
+ *   PIPEVD_ENGINE_PATH = auto | two_stage | one_stage   (default auto: a crossover table by n)
  *   PIPEVD_VERBOSE = 0 | 1 | 2: one line per call on rank 0 (1), plus per-rank timelines (2)
  *   PIPEVD_KEEP_MEMORY = 0 | 1: keep the large host buffers between calls (1, default) or not
  * (README has them all). Calls from several threads of a process are serialised.
@@ -29,6 +30,13 @@ void pipevd_pdsyevd(const char* jobz, const char* uplo, const int* n, double* a,
 
 /* Version string of the library, e.g. "0.1.0". */
 const char* pipevd_version(void);
+
+/* What this process's last pipevd_pdsyevd / PDSYEVD call computed with: "two_stage" (the
+ * pipelined two-stage engine), "one_stage" (one dense solver call on one GPU, cuSOLVER's
+ * cusolverDnXsyevd; LAPACK dsyevd on the host engine), "scalapack" (forwarded), or "" where it
+ * computed nothing (an error, a workspace query, N = 0) or before any call. PIPEVD_VERBOSE=1
+ * prints the same, with the reason, in its per-call line. */
+const char* pipevd_last_path(void);
 
 /* Frees what pipevd keeps between calls: the engine's host copies of A and Z and message buffers,
  * the node's shared-memory window (/dev/shm), the NCCL communicators and pipevd's device memory

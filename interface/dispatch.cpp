@@ -43,15 +43,23 @@ void refuse(const PdsyevdCall& c, int info, const std::string& message) {
   *c.info = info;
 }
 
-void report(const PdsyevdCall& c, const Decision& d, double seconds) {
+// What the last call computed with (last_call_path): "" until a call computes something.
+const char* last_path = "";
+
+// The per-call line (PIPEVD_VERBOSE >= 1) on grid process (0, 0): the route and, on an engine,
+// the path it took, each with why.
+void report(const PdsyevdCall& c, const Decision& d, double seconds,
+            const EnginePathChoice* path = nullptr) {
   int nprow, npcol, myrow, mycol;
   blacs_gridinfo_(&c.descz[CTXT_], &nprow, &npcol, &myrow, &mycol);
   if (myrow != 0 || mycol != 0) return;
-  std::fprintf(
-      stderr,
-      "pipevd: pdsyevd route=%s (%s) n=%d grid=%dx%d nb=%d jobz=%c uplo=%c info=%d time=%.6f s\n",
-      to_string(d.route), d.why.c_str(), *c.n, nprow, npcol, c.desca[NB_], c.jobz, c.uplo, *c.info,
-      seconds);
+  const std::string path_text =
+      path ? std::string(" path=") + to_string(path->path) + " (" + path->reason + ")" : "";
+  std::fprintf(stderr,
+               "pipevd: pdsyevd route=%s (%s)%s n=%d grid=%dx%d nb=%d jobz=%c uplo=%c info=%d "
+               "time=%.6f s\n",
+               to_string(d.route), d.why.c_str(), path_text.c_str(), *c.n, nprow, npcol,
+               c.desca[NB_], c.jobz, c.uplo, *c.info, seconds);
 }
 
 // The call's grid as a communicator where this process takes part in a call that communicates
@@ -73,6 +81,7 @@ bool forward(const PdsyevdCall& c, const PdsyevdCheck& chk, const std::string& w
     return false;
   }
   forward_pdsyevd(c);
+  last_path = "scalapack";
   c.work[0] = chk.lwmin;  // PDSYEVD's WORK(1) on exit, whatever the copy path used
   c.iwork[0] = chk.liwmin;
   return true;
@@ -84,12 +93,14 @@ void take_engine_route(const PdsyevdCall& c, const PdsyevdCheck& chk, const Poli
                        const Decision& d, int gpu_devices, double t0) {
   std::string failure;
   int info = kInfoEngineFailure;
+  EnginePathChoice path;
   try {
-    run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices);
+    run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices, &path);
     if (!policy.keep_memory) release_kept_buffers();
     c.work[0] = chk.lwmin;
     c.iwork[0] = chk.liwmin;
-    if (policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
+    last_path = to_string(path.path);
+    if (policy.verbose >= 1) report(c, d, MPI_Wtime() - t0, &path);
     return;
   } catch (const OutOfMemory& e) {
     failure = e.what();
@@ -129,9 +140,12 @@ std::string use_pretend_nodes(const std::string& spec) {
 
 }  // namespace
 
+const char* last_call_path() { return last_path; }
+
 // decide (agreed over the grid) -> check the arguments as PDSYEVD does -> refuse non-finite A ->
 // ScaLAPACK or the engine.
 void run_pdsyevd(const PdsyevdCall& c) {
+  last_path = "";
   // One decision over the grid before any path splits (interface/agreement.hpp).
   const MPI_Comm grid = call_grid(c);
   const bool agreed = grid != MPI_COMM_NULL;

@@ -6,4 +6,8 @@ namespace pipevd {
 
 void run_pdsyevd(const PdsyevdCall& call);
 
+// This process's last call: "two_stage" or "one_stage" (the engine's path, core/engine_path.hpp),
+// "scalapack" (forwarded), or "" (nothing computed: an error, a query, N = 0, or no call yet).
+const char* last_call_path();
+
 }  // namespace pipevd

@@ -19,12 +19,14 @@
 #include "core/call_plan.hpp"
 #include "core/dbbr.hpp"
 #include "core/engine.hpp"
+#include "core/engine_path.hpp"
 #include "core/failure_agreement.hpp"
 #include "core/fault_injection.hpp"
 #include "core/host_memory_room.hpp"
 #include "core/load_balance_report.hpp"
 #include "core/memory_check.hpp"
 #include "core/memory_plan.hpp"
+#include "core/one_stage.hpp"
 #include "core/timeline.hpp"
 #include "interface/engine_options.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
@@ -79,6 +81,14 @@ const EngineComm& engine_comm(int ictxt, const Policy& policy, bool on_gpu, int 
   return engine_comm_for_gpus(ictxt, gpu_visible_uuids(), policy.engine_ranks, policy.gpu_sharing);
 }
 
+// The one-stage path's communicators: one engine rank for the whole grid (on the GPU route, one
+// that drives a GPU).
+const EngineComm& one_engine_comm(int ictxt, bool on_gpu) {
+  if (!on_gpu) return engine_comm_for_one(ictxt, nullptr);
+  const std::vector<GpuUuid> visible = gpu_visible_uuids();
+  return engine_comm_for_one(ictxt, &visible);
+}
+
 // One call along the route: what the steps below decide and the later ones read.
 struct RouteCall {
   RouteCall(const PdsyevdCall& call, const Policy& pol, bool gpu, int devices)
@@ -91,6 +101,8 @@ struct RouteCall {
   bool vectors = false;
   char uplo = 'L';
   const EngineComm* ec = nullptr;
+  EnginePathChoice path;  // two-stage engine or one-stage solver (core/engine_path.hpp)
+  bool one_stage() const { return path.path == EnginePath::OneStage; }
   int ranks = 0;        // engine ranks
   bool engine = false;  // this caller rank is one of them
   int device = -1;      // its GPU
@@ -112,6 +124,7 @@ struct EngineRun {
   std::vector<double> w;
   int info = 0;
   EngineStats stats;
+  OneStageStats one_stage_stats;
   Failure failure;   // this engine rank's, for agree_on_failure (kind 0: none)
   double sigma = 1;  // PDSYEVD's scaling of A
   // The backend's release runs in a thread next to W's broadcast and Z's redistribution (mostly
@@ -127,6 +140,14 @@ void start_route(RouteCall& r) {
   r.uplo = static_cast<char>(std::toupper(static_cast<unsigned char>(r.c.uplo)));
   r.ec = &engine_comm(r.c.desca[CTXT_], r.policy, r.on_gpu, r.gpu_devices);
   r.ranks = static_cast<int>(r.ec->engine_to_caller.size());
+  // The path from values agreed over the grid (n, JOBZ, the engine ranks, rank 0's policy), so
+  // every caller rank takes it; the one-stage path then keeps one engine rank of those.
+  r.path = choose_engine_path(r.n, r.vectors, r.on_gpu ? r.ranks : 0,
+                              engine_path_setting(r.policy.engine_path));
+  if (r.one_stage() && r.ranks != 1) {
+    r.ec = &one_engine_comm(r.c.desca[CTXT_], r.on_gpu);
+    r.ranks = static_cast<int>(r.ec->engine_to_caller.size());
+  }
   r.engine = r.ec->engine_rank >= 0;
   r.opt = engine_options(r.policy, r.vectors);
   // Verbose 2: the stage timeline, from an origin common to all caller ranks.
@@ -260,8 +281,25 @@ void check_host_memory(const RouteCall& r) {
   throw EngineMemoryShortage(msg);
 }
 
-// Plan: layout, memory fit and overlaps (core/call_plan), threads, the direct path.
-void plan_route(RouteCall& r) {
+// The one-stage path's plan: the whole matrix on its one engine rank, its predicted memory
+// (core/one_stage.hpp) checked there against the free device memory and PIPEVD_GPU_MEMORY_LIMIT
+// as the two-stage plan's is, agreed over the caller ranks. An allocation that still fails is an
+// OutOfMemory, agreed after the engine like the engine's own.
+CallPlan one_stage_plan(const RouteCall& r) {
+  CallPlan p;
+  p.layout.n = r.n;
+  p.layout.col_begin = {0, r.n};
+  p.layout.row_begin = {0, r.n};
+  const long need = r.engine ? one_stage_memory_bytes(r.n, r.vectors) : -1;
+  const long free_bytes = r.engine && r.on_gpu ? gpu_free_bytes(r.device) : -1;
+  agree_engine_memory(r.ec->caller, r.n, r.vectors, r.on_gpu, need, free_bytes,
+                      r.policy.gpu_memory_limit);
+  if (r.on_gpu && r.engine) p.device_bytes = need;
+  return p;
+}
+
+// The two-stage engine's plan (core/call_plan): layout, memory fit and overlaps.
+void plan_two_stage(RouteCall& r) {
   CallPlanInput in;
   in.n = r.n;
   in.engine_ranks = r.ranks;
@@ -282,6 +320,17 @@ void plan_route(RouteCall& r) {
   r.opt.dc_at_sbr_back = r.plan.dc_at_sbr_back;
   r.width = r.engine ? r.plan.layout.width(r.ec->engine_rank) : 0;
   r.height = r.engine ? r.plan.layout.height(r.ec->engine_rank) : 0;
+}
+
+// Plan: the path's layout and memory fit, threads, the direct path, the host memory.
+void plan_route(RouteCall& r) {
+  if (r.one_stage()) {
+    r.plan = one_stage_plan(r);
+    r.width = r.engine ? r.n : 0;
+    r.height = r.engine ? r.n : 0;
+  } else {
+    plan_two_stage(r);
+  }
   plan_redistribution(r);
   r.direct = direct_path(r);
   if (r.direct) r.opt.symmetrize = r.uplo;
@@ -374,9 +423,14 @@ void run_on_engine(RouteCall& r, KeptBuffer& a_cols, double* z_rows, EngineRun& 
   if (!r.engine) return;
   try {
     inject_fault("engine", r.ec->engine_rank);
-    run.info =
-        run_engine(*run.backend, r.ec->engine, r.plan.layout, r.direct ? r.c.a : a_cols.data(),
-                   run.w.data(), r.direct ? r.c.z : z_rows, r.opt, &run.stats);
+    const double* a = r.direct ? r.c.a : a_cols.data();
+    double* z = r.direct ? r.c.z : z_rows;
+    if (r.one_stage())
+      run.info = run_one_stage(*run.backend, r.ec->engine, r.plan.layout, a, run.w.data(), z, r.opt,
+                               &run.one_stage_stats);
+    else
+      run.info = run_engine(*run.backend, r.ec->engine, r.plan.layout, a, run.w.data(), z, r.opt,
+                            &run.stats);
   } catch (const std::exception& e) {
     run.failure = failure_of(e);
     return;
@@ -419,13 +473,27 @@ void redistribute_out(RouteCall& r, const EngineRun& run, const double* z_rows) 
   r.redistribute_s += MPI_Wtime() - t;
 }
 
+// The one-stage path's line: its engine rank's parts (no load balance: one engine rank).
+void report_one_stage(const RouteCall& r, const EngineRun& run) {
+  const OneStageStats& s = run.one_stage_stats;
+  if (r.policy.verbose >= 1)
+    std::fprintf(stderr,
+                 "pipevd: %s engine rank=0/1 device=%d path=one_stage stages: redistribute=%.4f%s "
+                 "upload=%.4f solve=%.4f download=%.4f engine=%.4f s\n",
+                 r.on_gpu ? "gpu" : "host", r.device, r.redistribute_s,
+                 r.direct ? " (none: caller's arrays)" : "", s.upload, s.solve, s.download,
+                 s.total);
+}
+
 // Report. Verbose 1: engine rank 0's stage times and the load balance over the engine ranks
 // (collective over them); 2: every engine rank's line and the timeline file.
 void report(RouteCall& r, const EngineRun& run) {
   if (!r.engine) return;
   const int e = r.ec->engine_rank;
   const EngineStats& s = run.stats;
-  if (r.policy.verbose >= 2 || (r.policy.verbose >= 1 && e == 0))
+  if (r.one_stage())
+    report_one_stage(r, run);
+  else if (r.policy.verbose >= 2 || (r.policy.verbose >= 1 && e == 0))
     std::fprintf(stderr,
                  "pipevd: %s engine rank=%d/%d device=%d cols=%ld rows=%ld b=%ld k=%ld stages: "
                  "redistribute=%.4f%s dbbr=%.4f bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f "
@@ -441,7 +509,7 @@ void report(RouteCall& r, const EngineRun& run) {
                  e, r.ranks, r.in_phases.plan, r.in_phases.pack, r.in_phases.exchange,
                  r.in_phases.unpack, r.out_phases.plan, r.out_phases.pack, r.out_phases.exchange,
                  r.out_phases.unpack, s.bind);
-  if (r.policy.verbose >= 1) {
+  if (r.policy.verbose >= 1 && !r.one_stage()) {
     const LoadBalance lb = load_balance_report(r.ec->engine, r.plan.layout, s);
     if (e == 0) std::fputs(lb.text.c_str(), stderr);
   }
@@ -452,9 +520,11 @@ void report(RouteCall& r, const EngineRun& run) {
 
 }  // namespace
 
-int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices) {
+int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices,
+                     EnginePathChoice* path) {
   RouteCall r(c, policy, on_gpu, gpu_devices);
   start_route(r);
+  if (path) *path = r.path;
   plan_route(r);
 
   // Not zero-filled: the redistribution and the engine write every entry. A's columns and, once

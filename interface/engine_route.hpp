@@ -2,6 +2,7 @@
 // GPU backend with one engine rank per visible GPU of each node): block-cyclic A -> engine layout
 // -> run_engine -> Z back in DESCZ, W on every caller rank; ScaLAPACK's scaling of A.
 #pragma once
+#include "core/engine_path.hpp"
 #include "interface/pdsyevd_call.hpp"
 #include "interface/policy.hpp"
 
@@ -13,6 +14,9 @@ namespace pipevd {
 // gpu_devices the devices per rank agreed over the grid (interface/agreement.hpp). A failure that
 // stops the engine (the memory plan, the set-up, the engine itself) is thrown as its base/errors
 // type on every caller rank alike, with the caller's A untouched (see agree_on_failure).
-int run_engine_route(const PdsyevdCall& call, const Policy& policy, bool on_gpu, int gpu_devices);
+// path (optional): set to the engine path taken (core/engine_path.hpp: the crossover table or
+// PIPEVD_ENGINE_PATH) as soon as it is chosen, the same on every caller rank.
+int run_engine_route(const PdsyevdCall& call, const Policy& policy, bool on_gpu, int gpu_devices,
+                     EnginePathChoice* path = nullptr);
 
 }  // namespace pipevd

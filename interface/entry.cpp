@@ -78,6 +78,11 @@ __attribute__((visibility("default"))) void pipevd_pdsyevd_(
 
 __attribute__((visibility("default"))) const char* pipevd_version(void) { return PIPEVD_VERSION; }
 
+__attribute__((visibility("default"))) const char* pipevd_last_path(void) {
+  const std::lock_guard<std::mutex> lock(one_call_at_a_time());
+  return pipevd::last_call_path();
+}
+
 __attribute__((visibility("default"))) void pipevd_release(void) {
   const std::lock_guard<std::mutex> lock(one_call_at_a_time());
   pipevd::release_kept_buffers();

@@ -21,6 +21,10 @@ struct Policy {
   // engine), "dstedc" or "dc" (core/engine.hpp's TridiagonalSolver).
   std::string tridiagonal = "auto";
 
+  // PIPEVD_ENGINE_PATH: the engine's path, "auto" (core/engine_path.hpp's crossover table),
+  // "two_stage" or "one_stage" (core/engine_path.hpp's EnginePathSetting).
+  std::string engine_path = "auto";
+
   // PIPEVD_GPU_MEMORY_LIMIT: bytes of device memory the engine may use per rank (0: all free
   // memory on a GPU, no limit on the host engine, whose buffers it caps as well, for tests).
   long gpu_memory_limit = 0;

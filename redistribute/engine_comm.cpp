@@ -1,6 +1,7 @@
 #include "redistribute/engine_comm.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <functional>
 #include <iterator>
@@ -201,16 +202,63 @@ std::vector<NodeMember> gather_node_members(MPI_Comm node, int local_rank,
 // The caller ranks on this rank's node, as a communicator (to be freed).
 MPI_Comm node_of(MPI_Comm caller, int caller_rank) { return split_by_node(caller, caller_rank); }
 
+// Host engine ranks: node-local ranks 0..per_node-1 of each node.
+EngineChoiceResult host_choice(MPI_Comm caller, int rank, int per_node) {
+  MPI_Comm node = node_of(caller, rank);
+  int node_rank = 0;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_free(&node);
+  return EngineChoiceResult{node_rank < per_node ? 0 : -1, 1};
+}
+
+// GPU engine ranks: assign_engine_gpus over the node members' visible GPUs.
+EngineChoiceResult gpu_choice(MPI_Comm caller, int rank, const std::vector<GpuUuid>& visible,
+                              int max_engines, bool sharing) {
+  MPI_Comm node = node_of(caller, rank);
+  int node_rank = 0, node_size = 0;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_size(node, &node_size);
+  // The launcher's node-local ranks where every member knows them, else the grid's own.
+  auto [local_rank, node_ranks] =
+      pretend_nodes_active() ? std::pair<int, int>{-1, 0} : launcher_node_rank();
+  int known = local_rank >= 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &known, 1, MPI_INT, MPI_MIN, node);
+  if (!known) local_rank = node_rank, node_ranks = 0;
+  const std::vector<NodeMember> members = gather_node_members(node, local_rank, visible);
+  int highest_node_ranks = node_ranks;
+  MPI_Allreduce(MPI_IN_PLACE, &highest_node_ranks, 1, MPI_INT, MPI_MAX, node);
+  MPI_Comm_free(&node);
+  GpuAssignmentRules rules;
+  rules.node_ranks = highest_node_ranks;
+  rules.max_engines = max_engines;
+  rules.sharing = sharing;
+  const std::vector<int> device = assign_engine_gpus(members, rules);
+  EngineChoiceResult choice{device[node_rank], 0};
+  if (choice.device < 0) return EngineChoiceResult{};
+  const GpuUuid& gpu = members[node_rank].visible[choice.device];
+  for (int r = 0; r < node_size; ++r)
+    if (device[r] >= 0 && members[r].visible[device[r]] == gpu) ++choice.device_sharers;
+  return choice;
+}
+
+// Of the ranks `choice` makes engine ranks, the lowest caller rank alone (collective over caller).
+EngineChoiceResult first_engine_only(MPI_Comm caller, int rank, EngineChoiceResult choice) {
+  int first = choice.device >= 0 ? rank : INT_MAX;
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, caller);
+  if (rank != first) return EngineChoiceResult{};
+  return EngineChoiceResult{choice.device, 1};
+}
+
+// Cache modes of the single-engine-rank communicators, apart from engine_comm_for's (>= 0) and
+// engine_comm_for_gpus' (small negative numbers).
+constexpr long kOneHostEngine = LONG_MIN / 2, kOneGpuEngine = LONG_MIN / 2 + 1;
+
 }  // namespace
 
 const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node) {
   if (engine_ranks_per_node < 0) throw std::invalid_argument("engine_ranks_per_node must be >= 0");
   return cached_engine_comm(ictxt, engine_ranks_per_node, [&](MPI_Comm caller, int rank) {
-    MPI_Comm node = node_of(caller, rank);
-    int node_rank = 0;
-    MPI_Comm_rank(node, &node_rank);
-    MPI_Comm_free(&node);
-    return EngineChoiceResult{node_rank < engine_ranks_per_node ? 0 : -1, 1};
+    return host_choice(caller, rank, engine_ranks_per_node);
   });
 }
 
@@ -220,32 +268,17 @@ const EngineComm& engine_comm_for_gpus(int ictxt, const std::vector<GpuUuid>& vi
   // not change within a process, so they need no place in the key.
   const long mode = -(1 + 2L * std::max(0, max_engines) + (sharing ? 1 : 0));
   return cached_engine_comm(ictxt, mode, [&](MPI_Comm caller, int rank) {
-    MPI_Comm node = node_of(caller, rank);
-    int node_rank = 0, node_size = 0;
-    MPI_Comm_rank(node, &node_rank);
-    MPI_Comm_size(node, &node_size);
-    // The launcher's node-local ranks where every member knows them, else the grid's own.
-    auto [local_rank, node_ranks] =
-        pretend_nodes_active() ? std::pair<int, int>{-1, 0} : launcher_node_rank();
-    int known = local_rank >= 0 ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &known, 1, MPI_INT, MPI_MIN, node);
-    if (!known) local_rank = node_rank, node_ranks = 0;
-    const std::vector<NodeMember> members = gather_node_members(node, local_rank, visible);
-    int highest_node_ranks = node_ranks;
-    MPI_Allreduce(MPI_IN_PLACE, &highest_node_ranks, 1, MPI_INT, MPI_MAX, node);
-    MPI_Comm_free(&node);
-    GpuAssignmentRules rules;
-    rules.node_ranks = highest_node_ranks;
-    rules.max_engines = max_engines;
-    rules.sharing = sharing;
-    const std::vector<int> device = assign_engine_gpus(members, rules);
-    EngineChoiceResult choice{device[node_rank], 0};
-    if (choice.device < 0) return EngineChoiceResult{};
-    const GpuUuid& gpu = members[node_rank].visible[choice.device];
-    for (int r = 0; r < node_size; ++r)
-      if (device[r] >= 0 && members[r].visible[device[r]] == gpu) ++choice.device_sharers;
-    return choice;
+    return gpu_choice(caller, rank, visible, max_engines, sharing);
   });
+}
+
+const EngineComm& engine_comm_for_one(int ictxt, const std::vector<GpuUuid>* visible) {
+  return cached_engine_comm(
+      ictxt, visible ? kOneGpuEngine : kOneHostEngine, [&](MPI_Comm caller, int rank) {
+        const EngineChoiceResult per_node =
+            visible ? gpu_choice(caller, rank, *visible, 1, false) : host_choice(caller, rank, 1);
+        return first_engine_only(caller, rank, per_node);
+      });
 }
 
 MPI_Comm grid_comm(int ictxt) { return engine_comm_for(ictxt, 0).caller; }

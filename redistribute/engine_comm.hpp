@@ -22,6 +22,12 @@ const EngineComm& engine_comm_for(int ictxt, int engine_ranks_per_node);
 const EngineComm& engine_comm_for_gpus(int ictxt, const std::vector<GpuUuid>& visible,
                                        int max_engines, bool sharing);
 
+// One engine rank for the whole grid (the one-stage path, core/one_stage.hpp): of the ranks that
+// engine_comm_for(ictxt, 1) (visible == nullptr: the host engine) or engine_comm_for_gpus(ictxt,
+// *visible, 1, false) makes engine ranks, the lowest caller rank alone, on its device. Collective
+// over the grid's processes; cached likewise.
+const EngineComm& engine_comm_for_one(int ictxt, const std::vector<GpuUuid>* visible);
+
 // The grid's processes as a communicator (engine_comm_for's caller), cached likewise. Collective
 // over the grid's processes the first time.
 MPI_Comm grid_comm(int ictxt);

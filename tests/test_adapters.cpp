@@ -197,6 +197,11 @@ TEST(Verdict, WrongEigenvectorsGetNoTime) {
   }
   r.accuracy = good;
   EXPECT_NE(bench::to_json(r, kScalapackThreshold).find("\"time_s\":0.125"), std::string::npos);
+  // The solver's path (pipevd: two_stage or one_stage) where it reported one, else null.
+  EXPECT_NE(bench::to_json(r, kScalapackThreshold).find("\"path\":null"), std::string::npos);
+  r.path = "one_stage";
+  EXPECT_NE(bench::to_json(r, kScalapackThreshold).find("\"path\":\"one_stage\""),
+            std::string::npos);
   r.info = 3;
   EXPECT_EQ(bench::status(r, kScalapackThreshold), "solver-failed");
   EXPECT_NE(bench::to_json(r, kScalapackThreshold).find("\"time_s\":null"), std::string::npos);

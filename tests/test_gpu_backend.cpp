@@ -3,7 +3,8 @@
 // gemm, panel_qr (same W, Y, R to rounding, and A = (I - W Y^T) R), merge_reflector_blocks,
 // bc_back (X Q_b as host::apply_bc_back), bulge_chase + bc_back with the reflectors kept on the
 // device, DBBR's band and SBR-back's Q_s, and the whole run_engine on one GPU (eigenvalues to
-// 1e-12 of the host's, residual and orthogonality under ScaLAPACK's threshold), JOBZ 'V' and 'N'.
+// 1e-12 of the host's, residual and orthogonality under ScaLAPACK's threshold), JOBZ 'V' and 'N',
+// and the one-stage path (cusolverDnXsyevd) against the host's two-stage engine likewise.
 // Every GPU result is computed twice and must be bitwise identical (a moving result is a race).
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -22,6 +23,7 @@
 #include "core/dbbr.hpp"
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
+#include "core/one_stage.hpp"
 #include "core/reflector_store.hpp"
 #include "core/sbr_back.hpp"
 #include "core/tridiagonal_solver.hpp"
@@ -454,6 +456,62 @@ TEST_F(GpuBackendTest, RunEngineOnOneGpuEqualsHost) {
         EXPECT_TRUE(bitwise_equal(e.w, g1.w));
         EXPECT_LT(max_abs_diff(e.z, g1.z), 1e-10);
       }
+    }
+}
+
+// The one-stage path on one GPU (cusolverDnXsyevd) against the host's two-stage engine, odd n
+// included: the caller's triangle alone (NaN in the other, the upper one mirrored on the device)
+// and the full matrix; eigenvalues to 1e-12, residual and orthogonality under ScaLAPACK's
+// threshold, and repeated GPU runs bitwise identical.
+TEST_F(GpuBackendTest, OneStageOnOneGpuEqualsHostEngine) {
+  for (long n : {1L, 2L, 3L, 31L, 100L, 513L, 2001L})
+    for (bool vectors : {true, false})
+      for (char triangle : {'L', 'U', char(0)}) {
+        SCOPED_TRACE("n=" + std::to_string(n) + (vectors ? " JOBZ=V" : " JOBZ=N") +
+                     " triangle=" + (triangle ? std::string(1, triangle) : "full"));
+        const Mat a = random_symmetric(n, n, static_cast<unsigned>(n * 5 + 3));
+        Mat given = a;
+        if (triangle)
+          for (long j = 0; j < n; ++j)
+            for (long i = 0; i < n; ++i)
+              if (triangle == 'L' ? i < j : i > j) given[i + j * n] = std::nan("");
+        const EngineRun h = engine(host_, a, n, vectors);
+        EngineOptions opt;
+        opt.want_vectors = vectors;
+        opt.symmetrize = triangle;
+        const EngineLayout L = plan_engine_layout(n, 1, opt.b);
+        EngineRun g[2];
+        for (EngineRun& r : g) {
+          r.w.assign(n, 0.0);
+          r.z.assign(vectors ? n * n : 1, 0.0);
+          r.info = run_one_stage(gpu_, MPI_COMM_SELF, L, given.data(), r.w.data(), r.z.data(), opt,
+                                 nullptr);
+        }
+        ASSERT_EQ(h.info, 0);
+        ASSERT_EQ(g[0].info, 0);
+        EXPECT_TRUE(bitwise_equal(g[0].w, g[1].w));
+        EXPECT_TRUE(bitwise_equal(g[0].z, g[1].z));
+        EXPECT_LT(test::eigenvalue_difference(g[0].w, h.w), 1e-12);
+        if (vectors) {
+          const int ni = static_cast<int>(n);
+          EXPECT_LT(test::residual(ni, a, g[0].z, g[0].w), test::kScalapackThreshold);
+          EXPECT_LT(test::orthogonality(ni, g[0].z), test::kScalapackThreshold);
+        }
+      }
+}
+
+// The backend's solver alone at a leading dimension beyond n: the host's dsyevd's eigenvalues.
+TEST_F(GpuBackendTest, SymmetricEigensolverWithPaddingEqualsHost) {
+  for (long n : {1L, 7L, 130L})
+    for (bool vectors : {true, false}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + (vectors ? " JOBZ=V" : " JOBZ=N"));
+      const long lda = n + 5;
+      const Mat a = random_symmetric(n, lda, static_cast<unsigned>(n + 11));
+      Mat h = a, wh(n), wg(n);
+      ASSERT_EQ(host_.symmetric_eigensolver(vectors, n, h.data(), lda, wh.data()), 0);
+      Dev d(gpu_, a);
+      ASSERT_EQ(gpu_.symmetric_eigensolver(vectors, n, d.get(), lda, wg.data()), 0);
+      EXPECT_LT(test::eigenvalue_difference(wg, wh), 1e-12);
     }
 }
 

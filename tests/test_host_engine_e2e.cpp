@@ -3,14 +3,17 @@
 // Eigenvalues equal ScaLAPACK's PDSYEVD to 1e-12 (relative to the spectrum's norm); residual and
 // orthogonality stay under ScaLAPACK's test threshold; random matrices, the six spectra of the
 // pipelined paper's Table 2, degenerate eigenvalues, the zero matrix, the identity, n = 1, 2, 3,
-// tiny and huge norms (ScaLAPACK's scaling), submatrices, and JOBZ = 'N'.
+// tiny and huge norms (ScaLAPACK's scaling), submatrices, and JOBZ = 'N'. The same cases run the
+// one-stage path (PIPEVD_ENGINE_PATH=one_stage) and, as test_gpu_engine_e2e, the GPU engine.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "bench/peers/scalapack/scalapack_reference.hpp"
+#include "include/pipevd.h"
 #include "tests/support/accuracy.hpp"
 #include "tests/support/distributed_matrix.hpp"
 #include "tests/support/e2e_pdsyevd_check.hpp"
@@ -127,6 +130,24 @@ TEST(HostEngineE2ESubmatrix, OffsetsOnlyTouchTheSubmatrix) {
   EXPECT_EQ(touched_outside, 0);
   EXPECT_LT(residual(n, sub, zs, w), kScalapackThreshold);
   EXPECT_LT(orthogonality(n, zs), kScalapackThreshold);
+}
+
+// pipevd_last_path() names the path each call took (PIPEVD_TEST_EXPECT_PATH, where the run sets
+// it: two_stage, one_stage), for both JOBZ.
+TEST(EngineE2EPath, LastPathNamesThePathTaken) {
+  const char* expect = std::getenv("PIPEVD_TEST_EXPECT_PATH");
+  if (!expect) GTEST_SKIP() << "PIPEVD_TEST_EXPECT_PATH unset";
+  const GridShape shape = squarest_grid(world_size());
+  BlacsGrid grid(shape.nprow, shape.npcol);
+  const int n = 37, nb = 8;
+  for (char jobz : {'V', 'N'}) {
+    DistributedMatrix a(grid, {n, n, nb, nb}), z(grid, {n, n, nb, nb});
+    a.fill([](long i, long j) { return random_symmetric_entry(i, j, 43); });
+    std::vector<double> w(n);
+    ASSERT_EQ(call_pdsyevd(jobz, 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc),
+              0);
+    EXPECT_STREQ(pipevd_last_path(), expect) << jobz;
+  }
 }
 
 }  // namespace

@@ -39,6 +39,22 @@ TEST(Policy, ParsesTheTridiagonalSolver) {
             std::string::npos);
 }
 
+// PIPEVD_ENGINE_PATH forces the engine's path (core/engine_path.hpp); a bad value is the policy's
+// strict error, naming the variable and the choices.
+TEST(Policy, ParsesTheEnginePath) {
+  EXPECT_EQ(parse({}).policy.engine_path, "auto");
+  for (const char* v : {"auto", "two_stage", "one_stage"}) {
+    const PolicyOrError p = parse({{"PIPEVD_ENGINE_PATH", v}});
+    EXPECT_TRUE(p.error.empty()) << p.error;
+    EXPECT_EQ(p.policy.engine_path, v);
+  }
+  EXPECT_EQ(parse({{"PIPEVD_ENGINE_PATH", ""}}).policy.engine_path, "auto");
+  for (const char* bad : {"one-stage", "ONE_STAGE", "1", "cusolver"})
+    EXPECT_EQ(
+        parse({{"PIPEVD_ENGINE_PATH", bad}}).error,
+        std::string("PIPEVD_ENGINE_PATH='") + bad + "' is not one of auto, two_stage, one_stage");
+}
+
 TEST(Policy, BadValuesNameTheVariable) {
   for (const auto& [var, value] : std::map<std::string, std::string>{
            {"PIPEVD_BACKEND", "GPU"}, {"PIPEVD_MIN_N", "-3"}, {"PIPEVD_VERBOSE", "yes"}}) {
@@ -134,6 +150,7 @@ TEST(Policy, EmptyIsUnset) {
                           "PIPEVD_BAND",
                           "PIPEVD_BLOCK",
                           "PIPEVD_TRIDIAGONAL",
+                          "PIPEVD_ENGINE_PATH",
                           "PIPEVD_GPU_MEMORY_LIMIT",
                           "PIPEVD_DC_THREADS",
                           "PIPEVD_THREADS",

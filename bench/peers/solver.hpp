@@ -30,6 +30,7 @@ struct Outcome {
   int info = 0;                   // 0: success; otherwise the library's own code
   std::string error;              // why it failed, where info != 0
   std::vector<StageTime> stages;  // what the adapter could time inside the call (rank 0's clock)
+  std::string path;  // which of the solver's paths ran, where it has several (pipevd_last_path)
 };
 
 class Solver {

@@ -43,6 +43,7 @@ class PipevdSolver final : public Solver {
                      work.get(), &lwork, iwork.get(), &liwork, &info);
     }
     out.info = info;
+    out.path = pipevd_last_path();
     if (info != 0) out.error = "pipevd INFO = " + std::to_string(info);
     return out;
   }

@@ -1,0 +1,46 @@
+#include "core/dense_eigensolver.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "base/errors.hpp"
+#include "core/backend.hpp"
+#include "core/lapack_prototypes.hpp"
+
+namespace pipevd {
+
+int dense_eigenpairs(bool want_vectors, long n, double* a, long lda, double* w) {
+  if (n <= 0) return 0;
+  // dsyevd's workspace with vectors is 1 + 6n + 2n^2 doubles, an int.
+  if (n > 32767 || lda > INT_MAX)
+    throw ConfigurationError("pipevd: n = " + std::to_string(n) +
+                             " is too large for LAPACK dsyevd's 32-bit workspace");
+  const int in = static_cast<int>(n), ilda = static_cast<int>(lda);
+  const char* jobz = want_vectors ? "V" : "N";
+  int info = 0, lwork = -1, liwork = -1, iquery = 0;
+  double query = 0;
+  dsyevd_(jobz, "L", &in, a, &ilda, w, &query, &lwork, &iquery, &liwork, &info, 1, 1);
+  lwork = std::max(1, static_cast<int>(query));
+  liwork = std::max(1, iquery);
+  std::vector<double> work(static_cast<std::size_t>(lwork));
+  std::vector<int> iwork(static_cast<std::size_t>(liwork));
+  dsyevd_(jobz, "L", &in, a, &ilda, w, work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
+  return info;
+}
+
+// Host memory is solved in place; device memory through a host copy (lda kept), written back
+// only with vectors (otherwise a is destroyed anyway).
+int EngineBackend::symmetric_eigensolver(bool want_vectors, long n, double* a, long lda,
+                                         double* w) {
+  if (n <= 0) return 0;
+  if (host_memory()) return dense_eigenpairs(want_vectors, n, a, lda, w);
+  std::vector<double> copy(static_cast<std::size_t>(lda) * n);
+  copy_to_host(a, copy.data(), lda * n);
+  const int info = dense_eigenpairs(want_vectors, n, copy.data(), lda, w);
+  if (want_vectors) copy_to_device(copy.data(), a, lda * n);
+  return info;
+}
+
+}  // namespace pipevd

@@ -1,0 +1,54 @@
+#include "core/engine_path.hpp"
+
+#include <iterator>
+#include <stdexcept>
+
+namespace pipevd {
+
+const char* to_string(EnginePath p) {
+  switch (p) {
+    case EnginePath::TwoStage:
+      return "two_stage";
+    case EnginePath::OneStage:
+      return "one_stage";
+  }
+  return "?";
+}
+
+EnginePathSetting engine_path_setting(const std::string& name) {
+  if (name == "auto") return EnginePathSetting::Auto;
+  if (name == "two_stage") return EnginePathSetting::TwoStage;
+  if (name == "one_stage") return EnginePathSetting::OneStage;
+  throw std::invalid_argument("engine path '" + name +
+                              "' is not one of auto, two_stage, one_stage");
+}
+
+long one_stage_below(bool want_vectors, int gpus) {
+  const OneStageCrossover* row = std::begin(kOneStageCrossover);
+  for (const OneStageCrossover& r : kOneStageCrossover)
+    if (r.gpus <= gpus) row = &r;
+  return want_vectors ? row->below_with_vectors : row->below_values_only;
+}
+
+EnginePathChoice choose_engine_path(long n, bool want_vectors, int gpus,
+                                    EnginePathSetting setting) {
+  switch (setting) {
+    case EnginePathSetting::TwoStage:
+      return {EnginePath::TwoStage, "PIPEVD_ENGINE_PATH=two_stage"};
+    case EnginePathSetting::OneStage:
+      return {EnginePath::OneStage, "PIPEVD_ENGINE_PATH=one_stage"};
+    case EnginePathSetting::Auto:
+      break;
+  }
+  if (gpus <= 0) return {EnginePath::TwoStage, "host engine"};
+  const long below = one_stage_below(want_vectors, gpus);
+  const std::string where = std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs") +
+                            (want_vectors ? "" : ", jobz=N") + ", table";
+  if (n < below)
+    return {EnginePath::OneStage,
+            "n=" + std::to_string(n) + " < " + std::to_string(below) + ", " + where};
+  return {EnginePath::TwoStage,
+          "n=" + std::to_string(n) + " >= " + std::to_string(below) + ", " + where};
+}
+
+}  // namespace pipevd

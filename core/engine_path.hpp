@@ -1,0 +1,59 @@
+// Which path of the engine takes a call: the pipelined two-stage engine (DBBR, bulge chasing,
+// D&C, back transformations; core/engine.hpp) or the one-stage path (the whole matrix on one
+// engine rank, one dense symmetric eigensolver call there; core/one_stage.hpp). Below some n the
+// two-stage engine's fixed costs (band gather, bulge-chasing latency, the final GEMM) outweigh
+// its gain, so a one-stage solver on one GPU finishes first; the crossover table below says
+// where, per JOBZ and GPU count. A pure function of values agreed over the grid, so every rank
+// takes the same path.
+#pragma once
+#include <string>
+
+namespace pipevd {
+
+enum class EnginePath { TwoStage, OneStage };
+const char* to_string(EnginePath p);
+
+// PIPEVD_ENGINE_PATH: auto (the table), two_stage or one_stage (forced).
+enum class EnginePathSetting { Auto, TwoStage, OneStage };
+// "auto", "two_stage" or "one_stage"; anything else throws std::invalid_argument (the policy has
+// checked the value already).
+EnginePathSetting engine_path_setting(const std::string& name);
+
+// One row of the crossover table: with `gpus` GPUs (the two-stage engine's engine ranks), the
+// one-stage path on one GPU wins for n below these values.
+struct OneStageCrossover {
+  int gpus;
+  long below_with_vectors;  // JOBZ = 'V'
+  long below_values_only;   // JOBZ = 'N'
+};
+
+// THE CROSSOVER TABLE, the one place these numbers live. Rows by ascending gpus; a GPU count
+// between rows takes the row below it, one beyond the last row the last row.
+//
+// PROVISIONAL: placed from issue 26's whole-call timings through pdsyevd_ on one H100 (n = 4000:
+// two-stage 0.394 s, cusolverDnXsyevd 0.288 s for the whole call; n = 8000: two-stage 0.947 s,
+// cuSOLVERMp 0.744 s; two-stage ahead from n = 16000), the two-stage engine's eigenvalues-only
+// lead at n = 16384 (4.3x), and the guess that more GPUs move the crossover down (the two-stage
+// engine speeds up with them, the one-stage path does not). To be replaced by a device
+// measurement: pipevd-bench at each n with PIPEVD_ENGINE_PATH=one_stage and =two_stage, per JOBZ
+// and GPU count; this comment then names that command and the device.
+inline constexpr OneStageCrossover kOneStageCrossover[] = {
+    {1, 9000, 4000},
+    {2, 6000, 3000},
+    {4, 4000, 2000},
+    {8, 3000, 1500},
+};
+
+// The table's n below which the one-stage path wins with `gpus` GPUs (>= 1).
+long one_stage_below(bool want_vectors, int gpus);
+
+struct EnginePathChoice {
+  EnginePath path = EnginePath::TwoStage;
+  std::string reason;  // for PIPEVD_VERBOSE, e.g. "n=4000 < 9000, 1 GPU, table"
+};
+
+// The path for an n x n problem. gpus: the engine ranks the two-stage engine would have on the
+// GPU route, 0 on the host engine (whose auto is always two-stage: the table is the GPU's).
+EnginePathChoice choose_engine_path(long n, bool want_vectors, int gpus, EnginePathSetting setting);
+
+}  // namespace pipevd

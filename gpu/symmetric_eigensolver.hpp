@@ -1,0 +1,19 @@
+// The GPU backend's one-stage solver: cuSOLVER's cusolverDnXsyevd (64-bit API) on one dense
+// symmetric matrix in device memory (EngineBackend::symmetric_eigensolver of gpu::GpuBackend).
+#pragma once
+#include <cusolverDn.h>
+
+#include "core/backend.hpp"
+
+namespace pipevd::gpu {
+
+// Eigenvalues of the n x n symmetric a (device, lower triangle read) ascending into w (host) and,
+// with want_vectors, the eigenvectors over a; on the stream `solver` is bound to, finished on
+// return. Device workspace comes from `mem` (its pool; a failed allocation is OutOfMemory, as is
+// cuSOLVER's ALLOC_FAILED); any other cuSOLVER failure or an illegal argument (devInfo < 0) is a
+// DeviceError. Returns devInfo: 0, or > 0 where the solve did not converge (LAPACK dsyevd's
+// convention, which PDSYEVD's INFO follows for a failed tridiagonal solve).
+int cusolver_syevd(EngineBackend& mem, cusolverDnHandle_t solver, cusolverDnParams_t params,
+                   bool want_vectors, long n, double* a, long lda, double* w);
+
+}  // namespace pipevd::gpu
