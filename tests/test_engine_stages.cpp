@@ -1,17 +1,29 @@
-// The engine's stages on the host backend, each against LAPACK at small n, on every rank count:
-// DBBR (Q_s orthogonal, Q_s^T A Q_s equal to the band it leaves), SBR-back (merged W blocks on any
-// row block equal the panel-by-panel product), bulge chasing + both back transformations
-// (Q_sb^T A Q_sb = T), and the whole engine (residual, orthogonality, eigenvalues vs dsyevd),
-// for b in {2, 4, 8, 32}, k in {b, 4b}, n not a multiple of b or k, balanced and skewed layouts.
+// The engine's stages, one test body per check over the backends (a Host/ and a Gpu/ instance),
+// each against LAPACK: DBBR (Q_s orthogonal, Q_s^T A Q_s equal to the band it leaves), SBR-back
+// (merged W blocks on any row block equal the panel-by-panel product), bulge chasing + both back
+// transformations (Q_sb^T A Q_sb = T), and the whole engine (residual, orthogonality, eigenvalues
+// vs dsyevd; other stage orders of the same arithmetic give the same eigenvalues bitwise), for b
+// in {2, 4, 8, 32}, k in {b, 4b}, n not a multiple of b or k, balanced and skewed layouts. DBBR,
+// SBR-back and the engine run twice must give the same bits (a moving result is a race).
+//
+// The host backend is the oracle and runs on every rank count. The GPU backend runs on one GPU
+// (one rank), also at larger n (up to 2000 at the engine's default b and k), and must equal the
+// host backend's band, Q_s, BC-back and eigenvalues to rounding. Where no CUDA device is visible
+// its tests are skipped (failed with PIPEVD_REQUIRE_GPU=1).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "core/backend_factory.hpp"
 #include "core/dbbr.hpp"
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
@@ -23,12 +35,19 @@
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_matrix.hpp"
 #include "tests/support/spectra.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
 namespace {
 
+using Mat = std::vector<double>;
+using test::bitwise_equal;
+using test::max_abs_diff;
 using test::world_rank;
 using test::world_size;
+
+enum class Backend { Host, Gpu };
+enum class Layout { Planned, Skewed };
 
 struct Shape {
   long n, b, k;
@@ -38,26 +57,31 @@ std::string name(const Shape& s) {
   return "n=" + std::to_string(s.n) + " b=" + std::to_string(s.b) + " k=" + std::to_string(s.k);
 }
 
-// The test shapes: every b of the issue, k = b and 4b, n a multiple of neither.
-std::vector<Shape> shapes() {
+// Every b of the issue, k = b and 4b, n a multiple of neither. The GPU also runs the larger n its
+// own tests ran: more panels, outer blocks and BC-back rows than the small shapes give its kernels
+// (too slow for the host instance on every rank count).
+std::vector<Shape> test_shapes(Backend backend) {
   std::vector<Shape> v;
   for (long b : {2L, 4L, 8L, 32L})
     for (long k : {b, 4 * b})
       for (long n : {37L, 101L}) v.push_back({n, b, k});
   v.push_back({77, 4, 12});  // three panels per outer block: an uneven recursive panel update
+  if (backend == Backend::Gpu)
+    for (Shape s : {Shape{2, 32, 32}, Shape{33, 8, 8}, Shape{100, 8, 32}, Shape{257, 32, 32},
+                    Shape{513, 32, 128}, Shape{777, 16, 64}, Shape{2000, 32, 1024}})
+      v.push_back(s);
   return v;
 }
 
-std::vector<double> random_matrix(long n, unsigned seed) {
-  std::vector<double> a(n * n);
+Mat random_matrix(long n, unsigned seed) {
+  Mat a(n * n);
   for (long j = 0; j < n; ++j)
     for (long i = 0; i < n; ++i) a[i + j * n] = test::random_symmetric_entry(i, j, seed);
   return a;
 }
 
-std::vector<double> columns_of(const std::vector<double>& a, const EngineLayout& L, int e) {
-  return std::vector<double>(a.begin() + L.col_begin[e] * L.n,
-                             a.begin() + L.col_begin[e + 1] * L.n);
+Mat columns_of(const Mat& a, const EngineLayout& L, int e) {
+  return Mat(a.begin() + L.col_begin[e] * L.n, a.begin() + L.col_begin[e + 1] * L.n);
 }
 
 // Column widths growing with the rank (rank 0 may get none), multiples of b; heights skewed the
@@ -78,147 +102,265 @@ EngineLayout skewed_layout(long n, int ranks, long b) {
   return L;
 }
 
-double frobenius(const std::vector<double>& x) {
+double frobenius(const Mat& x) {
   double s = 0;
   for (double v : x) s += v * v;
   return std::sqrt(s);
 }
 
-// C = A^T B A for n x n matrices (through the host backend's gemm).
-std::vector<double> congruence(HostBackend& be, long n, const std::vector<double>& a,
-                               const std::vector<double>& q) {
-  std::vector<double> t(n * n), c(n * n);
-  be.gemm('N', 'N', n, n, n, 1.0, a.data(), n, q.data(), n, 0.0, t.data(), n);
-  be.gemm('T', 'N', n, n, n, 1.0, q.data(), n, t.data(), n, 0.0, c.data(), n);
+Mat to_host(EngineBackend& be, const double* p, long count) {
+  Mat v(std::max(0L, count));
+  if (count > 0) be.copy_to_host(p, v.data(), count);
+  return v;
+}
+
+// C = Q^T A Q for n x n matrices, on the host.
+Mat congruence(long n, const Mat& a, const Mat& q) {
+  HostBackend host;
+  Mat t(n * n), c(n * n);
+  host.gemm('N', 'N', n, n, n, 1.0, a.data(), n, q.data(), n, 0.0, t.data(), n);
+  host.gemm('T', 'N', n, n, n, 1.0, q.data(), n, t.data(), n, 0.0, c.data(), n);
   return c;
 }
 
-// Q_s = I Q_0 Q_1 ..., one panel at a time (no merging): the reference for SBR-back.
-std::vector<double> panel_by_panel(HostBackend& be, const ReflectorPanels& p) {
+// Q_s = I Q_0 Q_1 ..., one panel at a time (no merging), on the host from the panels read back:
+// the reference for SBR-back.
+Mat panel_by_panel(EngineBackend& be, const ReflectorPanels& p) {
+  HostBackend host;
   const long n = p.n;
-  std::vector<double> q(n * n, 0.0), t(n * std::max(1L, p.b));
+  Mat q(n * n, 0.0), t(n * std::max(1L, p.b));
   for (long i = 0; i < n; ++i) q[i + i * n] = 1;
   for (const auto& pan : p.panels) {
-    be.gemm('N', 'N', n, pan.width, pan.m, 1.0, q.data() + pan.row0 * n, n, pan.w.get(), pan.m, 0.0,
-            t.data(), n);
-    be.gemm('N', 'T', n, pan.m, pan.width, -1.0, t.data(), n, pan.y.get(), pan.m, 1.0,
-            q.data() + pan.row0 * n, n);
+    const Mat w = to_host(be, pan.w.get(), pan.m * pan.width);
+    const Mat y = to_host(be, pan.y.get(), pan.m * pan.width);
+    host.gemm('N', 'N', n, pan.width, pan.m, 1.0, q.data() + pan.row0 * n, n, w.data(), pan.m, 0.0,
+              t.data(), n);
+    host.gemm('N', 'T', n, pan.m, pan.width, -1.0, t.data(), n, y.data(), pan.m, 1.0,
+              q.data() + pan.row0 * n, n);
   }
   return q;
 }
 
+// The full n x n matrix on every rank from each rank's rows of it (ld max(1, height)).
+Mat gather_rows(const EngineLayout& L, const Mat& mine) {
+  const long n = L.n;
+  const int me = world_rank();
+  Mat full(n * n, 0.0);
+  for (int p = 0; p < world_size(); ++p) {
+    const long hp = L.height(p), ldp = std::max(1L, hp);
+    Mat blk = p == me ? mine : Mat(ldp * n);
+    MPI_Bcast(blk.data(), static_cast<int>(ldp * n), MPI_DOUBLE, p, MPI_COMM_WORLD);
+    for (long j = 0; j < n; ++j)
+      for (long i = 0; i < hp; ++i) full[L.row_begin[p] + i + j * n] = blk[i + j * ldp];
+  }
+  return full;
+}
+
+// Rows [r0, r0 + h) of the n x n identity in the backend's memory, ld max(1, h).
+DeviceBuffer identity_rows(EngineBackend& be, long n, long r0, long h) {
+  const long ld = std::max(1L, h);
+  DeviceBuffer x(be, ld * n);  // zero-filled
+  if (h > 0) be.fill_matrix(h, h, 0.0, 1.0, x.get() + r0 * ld, ld);
+  return x;
+}
+
+// Rows [r0, r0 + h) of I Q_s by SBR-back on the backend, read back (ld max(1, h)).
+Mat sbr_back_rows(EngineBackend& be, const std::vector<MergedReflectorBlock>& blocks, long n,
+                  long r0, long h) {
+  DeviceBuffer x = identity_rows(be, n, r0, h);
+  apply_sbr_back(be, blocks, h, x.get(), std::max(1L, h));
+  return to_host(be, x.get(), std::max(1L, h) * n);
+}
+
+// DBBR on this rank's columns of a, uploaded to the backend.
 struct Reduced {
-  ReflectorPanels panels;
-  std::vector<double> band;  // full n x n band matrix, both triangles
-  long b;
+  long b = 0;              // the bandwidth DBBR used
+  ReflectorPanels panels;  // Q_s's panels, in the backend's memory
+  DeviceBuffer ab;         // the band in lower band storage (ldab = b + 1), on every rank
+  Mat ab_host;             // ab read back
+  Mat band;                // the full n x n band matrix, both triangles
 };
 
-Reduced run_dbbr(HostBackend& be, const std::vector<double>& a, const EngineLayout& L,
-                 const Shape& s) {
+Reduced run_dbbr(EngineBackend& be, const Mat& a, const EngineLayout& L, const Shape& s) {
   const int me = world_rank();
-  std::vector<double> mine = columns_of(a, L, me);
+  const Mat mine = columns_of(a, L, me);
+  const long count = static_cast<long>(mine.size());
+  DeviceBuffer da(be, count);
+  if (count > 0) be.copy_to_device(mine.data(), da.get(), count);
   Reduced r;
   r.b = effective_bandwidth(s.n, s.b);
-  r.panels = reduce_to_band(be, L, me, mine.data(), DbbrOptions{s.b, s.k, true});
-  DeviceBuffer ab = gather_band(be, L, me, mine.data(), r.b);
+  r.panels = reduce_to_band(be, L, me, da.get(), DbbrOptions{s.b, s.k, true});
+  r.ab = gather_band(be, L, me, da.get(), r.b);
   const long n = s.n, ldab = r.b + 1;
+  r.ab_host = to_host(be, r.ab.get(), n * ldab);
   r.band.assign(n * n, 0.0);
   for (long j = 0; j < n; ++j)
     for (long i = j; i <= std::min(n - 1, j + r.b); ++i)
-      r.band[i + j * n] = r.band[j + i * n] = ab.get()[(i - j) + j * ldab];
+      r.band[i + j * n] = r.band[j + i * n] = r.ab_host[(i - j) + j * ldab];
   return r;
 }
 
-class EngineStages : public testing::TestWithParam<int> {  // 0: planned layout, 1: skewed
+// The engine on the full matrix a, Z gathered on every rank.
+struct EngineResult {
+  int info = 0;
+  Mat w, z;
+};
+
+EngineResult run_whole_engine(EngineBackend& be, const Mat& a, const EngineLayout& L,
+                              const EngineOptions& opt) {
+  const int me = world_rank();
+  const long n = L.n, ldz = std::max(1L, L.height(me));
+  const Mat mine = columns_of(a, L, me);
+  EngineResult r;
+  r.w.assign(std::max(1L, n), 0.0);
+  Mat zr(ldz * n, 0.0);
+  r.info = run_engine(be, MPI_COMM_WORLD, L, mine.data(), r.w.data(), zr.data(), opt, nullptr);
+  r.w.resize(n);
+  if (opt.want_vectors) r.z = gather_rows(L, zr);
+  return r;
+}
+
+void expect_eigendecomposition(const Mat& a, long n, const EngineResult& r) {
+  ASSERT_EQ(r.info, 0);
+  const Mat ref = test::lapack_eigenvalues(static_cast<int>(n), a);
+  EXPECT_LT(test::eigenvalue_difference(r.w, ref), 1e-12);
+  EXPECT_LT(test::residual(static_cast<int>(n), a, r.z, r.w), test::kScalapackThreshold);
+  EXPECT_LT(test::orthogonality(static_cast<int>(n), r.z), test::kScalapackThreshold);
+}
+
+// Another order of the same arithmetic (a stage in a thread, on a companion, earlier or later):
+// the same T, so the same eigenvalues bitwise, and Z to rounding (a race shows far beyond it).
+void expect_same_arithmetic(const EngineResult& r, const EngineResult& ref) {
+  ASSERT_EQ(r.info, 0);
+  EXPECT_TRUE(bitwise_equal(r.w, ref.w)) << "eigenvalues";
+  EXPECT_LT(max_abs_diff(r.z, ref.z), 1e-10) << "Z";
+}
+
+class EngineStages : public testing::TestWithParam<std::tuple<Backend, Layout>> {
  protected:
-  EngineLayout layout(const Shape& s) const {
-    return GetParam() == 0 ? plan_engine_layout(s.n, world_size(), s.b)
-                           : skewed_layout(s.n, world_size(), s.b);
+  void SetUp() override {
+    if (kind() != Backend::Gpu || gpu_visible_devices() > 0) return;
+    const char* require = std::getenv("PIPEVD_REQUIRE_GPU");
+    if (require && std::strcmp(require, "1") == 0)
+      FAIL() << "no CUDA device, and PIPEVD_REQUIRE_GPU=1";
+    GTEST_SKIP() << "no CUDA device: skipped";
   }
+  Backend kind() const { return std::get<0>(GetParam()); }
+  // The host backend is the oracle: checked against itself, a comparison could not fail.
+  bool is_oracle() const { return kind() == Backend::Host; }
+  // The GPU backend on device 0 with the route's default settings: its instance runs on 1 rank.
+  std::unique_ptr<EngineBackend> make_backend() const {
+    return kind() == Backend::Host ? make_host_backend()
+                                   : make_gpu_backend(0, GpuBackendSettings{});
+  }
+  std::unique_ptr<EngineBackend> bound_backend() const {
+    std::unique_ptr<EngineBackend> be = make_backend();
+    be->bind(MPI_COMM_WORLD);
+    return be;
+  }
+  EngineResult engine(const Mat& a, const EngineLayout& L, const EngineOptions& opt) const {
+    const std::unique_ptr<EngineBackend> be = make_backend();
+    return run_whole_engine(*be, a, L, opt);
+  }
+  EngineLayout layout(const Shape& s) const {
+    return std::get<1>(GetParam()) == Layout::Planned ? plan_engine_layout(s.n, world_size(), s.b)
+                                                      : skewed_layout(s.n, world_size(), s.b);
+  }
+  std::vector<Shape> shapes() const { return test_shapes(kind()); }
 };
 
 TEST_P(EngineStages, DbbrIsAnOrthogonalReductionToBand) {
-  HostBackend be;
-  be.bind(MPI_COMM_WORLD);
+  const std::unique_ptr<EngineBackend> be = bound_backend();
   for (const Shape& s : shapes()) {
     SCOPED_TRACE(name(s));
-    const std::vector<double> a = random_matrix(s.n, 7);
-    const Reduced r = run_dbbr(be, a, layout(s), s);
+    const Mat a = random_matrix(s.n, 7);
+    const EngineLayout L = layout(s);
+    const Reduced r = run_dbbr(*be, a, L, s);
     EXPECT_EQ(r.panels.panels.size(), static_cast<size_t>(std::max(0L, (s.n - 2) / r.b)));
-    const std::vector<double> q = panel_by_panel(be, r.panels);
+    const Mat q = panel_by_panel(*be, r.panels);
     EXPECT_LT(test::orthogonality(static_cast<int>(s.n), q), 10.0);
     // Q^T A Q equals the band DBBR left (so it is banded with bandwidth b: zero outside).
-    std::vector<double> c = congruence(be, s.n, a, q);
+    Mat c = congruence(s.n, a, q);
     for (long i = 0; i < s.n * s.n; ++i) c[i] -= r.band[i];
     EXPECT_LT(frobenius(c) / (frobenius(a) * s.n * DBL_EPSILON), 10.0);
+    const Reduced again = run_dbbr(*be, a, L, s);
+    EXPECT_TRUE(bitwise_equal(again.ab_host, r.ab_host)) << "band";
+    EXPECT_TRUE(bitwise_equal(panel_by_panel(*be, again.panels), q)) << "Q_s";
+    if (is_oracle()) continue;
+    HostBackend host;
+    host.bind(MPI_COMM_WORLD);
+    const Reduced h = run_dbbr(host, a, L, s);
+    Mat diff = r.ab_host;
+    for (size_t i = 0; i < diff.size(); ++i) diff[i] -= h.ab_host[i];
+    const double tol = 100 * s.n * DBL_EPSILON;
+    EXPECT_LT(frobenius(diff) / frobenius(a), tol) << "band against the host's";
+    EXPECT_LT(max_abs_diff(q, panel_by_panel(host, h.panels)), tol) << "Q_s against the host's";
   }
 }
 
 TEST_P(EngineStages, SbrBackWithMergedBlocksEqualsPanelByPanel) {
-  HostBackend be;
-  be.bind(MPI_COMM_WORLD);
+  const std::unique_ptr<EngineBackend> be = bound_backend();
   for (const Shape& s : shapes()) {
     SCOPED_TRACE(name(s));
-    Reduced r = run_dbbr(be, random_matrix(s.n, 11), layout(s), s);
-    const std::vector<double> q = panel_by_panel(be, r.panels);
-    for (long merge : {r.b, 3 * r.b, s.k, s.n}) {
-      const auto blocks = merge_reflector_panels(be, r.panels, merge);
+    const long n = s.n;
+    Reduced r = run_dbbr(*be, random_matrix(n, 11), layout(s), s);
+    const Mat q = panel_by_panel(*be, r.panels);
+    const double tol = std::max(1e-13, 1e-15 * n);
+    for (long merge : {r.b, 3 * r.b, s.k, n}) {
+      const auto blocks = merge_reflector_panels(*be, r.panels, merge);
       for (auto [r0, r1] :
-           {std::pair<long, long>{0, s.n}, {s.n / 3, s.n / 3 + 5}, {s.n - 1, s.n}}) {
+           {std::pair<long, long>{0, n}, {n / 3, std::min(n, n / 3 + 5)}, {n - 1, n}}) {
         const long h = r1 - r0;
-        std::vector<double> x(h * s.n, 0.0);
-        for (long i = 0; i < h; ++i) x[i + (r0 + i) * h] = 1;
-        apply_sbr_back(be, blocks, h, x.data(), h);
+        const Mat x = sbr_back_rows(*be, blocks, n, r0, h);
         double diff = 0;
-        for (long j = 0; j < s.n; ++j)
+        for (long j = 0; j < n; ++j)
           for (long i = 0; i < h; ++i)
-            diff = std::max(diff, std::fabs(x[i + j * h] - q[r0 + i + j * s.n]));
-        EXPECT_LT(diff, 1e-13) << "merge width " << merge << " rows " << r0 << ".." << r1;
+            diff = std::max(diff, std::fabs(x[i + j * h] - q[r0 + i + j * n]));
+        EXPECT_LT(diff, tol) << "merge width " << merge << " rows " << r0 << ".." << r1;
       }
+      if (merge == s.k)
+        EXPECT_TRUE(
+            bitwise_equal(sbr_back_rows(*be, blocks, n, 0, n), sbr_back_rows(*be, blocks, n, 0, n)))
+            << "Q_s run twice";
     }
   }
 }
 
 TEST_P(EngineStages, BackTransformationsReconstructTheTridiagonal) {
-  HostBackend be;
-  be.bind(MPI_COMM_WORLD);
+  const std::unique_ptr<EngineBackend> be = bound_backend();
   for (const Shape& s : shapes()) {
     SCOPED_TRACE(name(s));
-    const std::vector<double> a = random_matrix(s.n, 13);
+    const Mat a = random_matrix(s.n, 13);
     const EngineLayout L = layout(s);
-    Reduced r = run_dbbr(be, a, L, s);
-    const long n = s.n, ldab = r.b + 1;
-    std::vector<double> ab(n * ldab, 0.0), d(n), e(n);
-    for (long j = 0; j < n; ++j)
-      for (long i = j; i <= std::min(n - 1, j + r.b); ++i)
-        ab[(i - j) + j * ldab] = r.band[i + j * n];
+    Reduced r = run_dbbr(*be, a, L, s);
+    const long n = s.n;
+    Mat d(n), e(n);
     ReflectorStore u;
-    be.bulge_chase(n, r.b, ab.data(), ldab, d.data(), e.data(), u);
+    be->bulge_chase(n, r.b, r.ab.get(), r.b + 1, d.data(), e.data(), u);
     {  // T has the band matrix's eigenvalues
-      std::vector<double> dt(d), et(e);
+      Mat dt(d), et(e);
       ASSERT_EQ(tridiagonal_eigenvalues(n, dt.data(), et.data()), 0);
       dt.resize(n);
       EXPECT_LT(
           test::eigenvalue_difference(dt, test::lapack_eigenvalues(static_cast<int>(n), r.band)),
-          1e-13);
+          std::max(1e-13, 1e-15 * n));
     }
     // This rank's rows of Q_sb = I Q_s Q_b, then the whole Q_sb on every rank.
     const int me = world_rank();
     const long h = L.height(me), ldx = std::max(1L, h);
-    std::vector<double> x(ldx * n, 0.0);
-    for (long i = 0; i < h; ++i) x[i + (L.row_begin[me] + i) * ldx] = 1;
-    apply_sbr_back(be, merge_reflector_panels(be, r.panels, s.k), h, x.data(), ldx);
-    if (h > 0) be.bc_back(u, h, x.data(), ldx);
-    std::vector<double> q(n * n);
-    for (int p = 0; p < world_size(); ++p) {
-      const long hp = L.height(p), ldp = std::max(1L, hp);
-      std::vector<double> blk = p == me ? x : std::vector<double>(ldp * n);
-      MPI_Bcast(blk.data(), static_cast<int>(ldp * n), MPI_DOUBLE, p, MPI_COMM_WORLD);
-      for (long j = 0; j < n; ++j)
-        for (long i = 0; i < hp; ++i) q[L.row_begin[p] + i + j * n] = blk[i + j * ldp];
+    DeviceBuffer x = identity_rows(*be, n, L.row_begin[me], h);
+    apply_sbr_back(*be, merge_reflector_panels(*be, r.panels, s.k), h, x.get(), ldx);
+    const Mat qs_rows = to_host(*be, x.get(), ldx * n);
+    if (h > 0) be->bc_back(u, h, x.get(), ldx);
+    const Mat rows = to_host(*be, x.get(), ldx * n);
+    if (!is_oracle() && h > 0) {  // BC-back as the host's with the same reflectors
+      Mat want = qs_rows;
+      HostBackend().bc_back(u, h, want.data(), ldx);
+      EXPECT_LT(max_abs_diff(rows, want), 8e-15 * n) << "BC-back against the host's";
     }
+    const Mat q = gather_rows(L, rows);
     EXPECT_LT(test::orthogonality(static_cast<int>(n), q), 20.0);
-    std::vector<double> c = congruence(be, n, a, q);
+    Mat c = congruence(n, a, q);
     for (long i = 0; i < n; ++i) {
       c[i + i * n] -= d[i];
       if (i + 1 < n) c[i + 1 + i * n] -= e[i], c[i + (i + 1) * n] -= e[i];
@@ -227,63 +369,45 @@ TEST_P(EngineStages, BackTransformationsReconstructTheTridiagonal) {
   }
 }
 
-// Runs the engine on the full matrix a and gathers Z on every rank.
-struct EngineResult {
-  int info;
-  std::vector<double> w, z;
-};
-
-EngineResult run_whole_engine(const std::vector<double>& a, const EngineLayout& L,
-                              const EngineOptions& opt) {
-  HostBackend be;
-  const int me = world_rank();
-  const long n = L.n, h = L.height(me), ldz = std::max(1L, h);
-  const std::vector<double> mine = columns_of(a, L, me);
-  EngineResult r;
-  r.w.assign(std::max(1L, n), 0.0);
-  std::vector<double> zr(ldz * n, 0.0);
-  r.info = run_engine(be, MPI_COMM_WORLD, L, mine.data(), r.w.data(), zr.data(), opt, nullptr);
-  r.w.resize(n);
-  r.z.assign(n * n, 0.0);
-  for (int p = 0; p < world_size() && opt.want_vectors; ++p) {
-    const long hp = L.height(p), ldp = std::max(1L, hp);
-    std::vector<double> blk = p == me ? zr : std::vector<double>(ldp * n);
-    MPI_Bcast(blk.data(), static_cast<int>(ldp * n), MPI_DOUBLE, p, MPI_COMM_WORLD);
-    for (long j = 0; j < n; ++j)
-      for (long i = 0; i < hp; ++i) r.z[L.row_begin[p] + i + j * n] = blk[i + j * ldp];
-  }
-  return r;
-}
-
-void expect_eigendecomposition(const std::vector<double>& a, long n, const EngineResult& r) {
-  ASSERT_EQ(r.info, 0);
-  const std::vector<double> ref = test::lapack_eigenvalues(static_cast<int>(n), a);
-  EXPECT_LT(test::eigenvalue_difference(r.w, ref), 1e-12);
-  EXPECT_LT(test::residual(static_cast<int>(n), a, r.z, r.w), test::kScalapackThreshold);
-  EXPECT_LT(test::orthogonality(static_cast<int>(n), r.z), test::kScalapackThreshold);
-}
-
 TEST_P(EngineStages, WholeEngineMatchesLapack) {
   for (const Shape& s : shapes()) {
     SCOPED_TRACE(name(s));
-    const std::vector<double> a = random_matrix(s.n, 17);
-    for (bool threaded : {true, false})
-      for (bool overlap : {false, true}) {  // SBR-back after or next to bulge chasing
-        EngineOptions opt;
-        opt.b = s.b;
-        opt.k = s.k;
-        opt.dc_in_thread = threaded;
-        opt.overlap_sbr_back = overlap;
-        expect_eigendecomposition(a, s.n, run_whole_engine(a, layout(s), opt));
-      }
-    EngineOptions values_only;
-    values_only.b = s.b;
-    values_only.k = s.k;
+    const Mat a = random_matrix(s.n, 17);
+    const EngineLayout L = layout(s);
+    EngineOptions opt;
+    opt.b = s.b;
+    opt.k = s.k;
+    const EngineResult first = engine(a, L, opt), again = engine(a, L, opt);
+    expect_eigendecomposition(a, s.n, first);
+    EXPECT_TRUE(bitwise_equal(again.w, first.w) && bitwise_equal(again.z, first.z)) << "run twice";
+    // The D&C in the caller's thread, SBR-back next to bulge chasing, the D&C before SBR-back.
+    for (auto [threaded, overlap, dc_early] :
+         {std::tuple{true, true, false}, std::tuple{false, false, false},
+          std::tuple{false, true, false}, std::tuple{true, false, true}}) {
+      SCOPED_TRACE("dc_in_thread=" + std::to_string(threaded) + " overlap_sbr_back=" +
+                   std::to_string(overlap) + " dc_at_sbr_back=" + std::to_string(dc_early));
+      EngineOptions v = opt;
+      v.dc_in_thread = threaded;
+      v.overlap_sbr_back = overlap;
+      v.dc_at_sbr_back = dc_early;
+      const EngineResult r = engine(a, L, v);
+      expect_eigendecomposition(a, s.n, r);
+      expect_same_arithmetic(r, first);
+    }
+    EngineOptions values_only = opt;
     values_only.want_vectors = false;
-    const EngineResult r = run_whole_engine(a, layout(s), values_only);
-    EXPECT_EQ(r.info, 0);
-    EXPECT_LT(test::eigenvalue_difference(r.w, test::lapack_eigenvalues(static_cast<int>(s.n), a)),
-              1e-12);
+    const EngineResult values = engine(a, L, values_only);
+    EXPECT_EQ(values.info, 0);
+    EXPECT_LT(
+        test::eigenvalue_difference(values.w, test::lapack_eigenvalues(static_cast<int>(s.n), a)),
+        1e-12);
+    EXPECT_TRUE(bitwise_equal(engine(a, L, values_only).w, values.w)) << "JOBZ=N run twice";
+    if (is_oracle()) continue;
+    HostBackend host;
+    const EngineResult h = run_whole_engine(host, a, L, opt);
+    ASSERT_EQ(h.info, 0);
+    EXPECT_LT(test::eigenvalue_difference(first.w, h.w), 1e-12) << "against the host engine";
+    EXPECT_LT(test::eigenvalue_difference(values.w, h.w), 1e-12) << "JOBZ=N against the host";
   }
 }
 
@@ -291,14 +415,21 @@ TEST_P(EngineStages, SmallAndSpecialMatrices) {
   for (long n : {1L, 2L, 3L, 4L, 5L, 33L}) {
     for (int kind = 0; kind < 3; ++kind) {  // random, zero, identity
       SCOPED_TRACE("n=" + std::to_string(n) + " kind=" + std::to_string(kind));
-      std::vector<double> a = random_matrix(n, 19);
+      Mat a = random_matrix(n, 19);
       if (kind > 0)
         for (long i = 0; i < n * n; ++i) a[i] = (kind == 2 && i % (n + 1) == 0) ? 1.0 : 0.0;
       EngineOptions opt;
       opt.b = 2;
       opt.k = 4;
-      const Shape s{n, opt.b, opt.k};
-      expect_eigendecomposition(a, n, run_whole_engine(a, layout(s), opt));
+      const EngineLayout L = layout(Shape{n, opt.b, opt.k});
+      expect_eigendecomposition(a, n, engine(a, L, opt));
+      opt.want_vectors = false;
+      const EngineResult values = engine(a, L, opt);
+      EXPECT_EQ(values.info, 0);
+      EXPECT_LT(
+          test::eigenvalue_difference(values.w, test::lapack_eigenvalues(static_cast<int>(n), a)),
+          1e-12)
+          << "JOBZ=N";
     }
   }
 }
@@ -308,36 +439,51 @@ TEST_P(EngineStages, SpectraOfTheTableAndDegenerateEigenvalues) {
   EngineOptions opt;
   opt.b = 8;
   opt.k = 32;
-  std::vector<std::vector<double>> spectra;
+  std::vector<Mat> spectra;
   for (test::Spectrum sp : test::kAllSpectra) spectra.push_back(test::eigenvalues_of(sp, n, 3));
-  std::vector<double> degenerate(n);
+  Mat degenerate(n);
   for (long i = 0; i < n; ++i) degenerate[i] = static_cast<double>(i % 3) - 1.0;  // -1, 0, 1 x 30
   spectra.push_back(degenerate);
   for (size_t s = 0; s < spectra.size(); ++s) {
     SCOPED_TRACE(s < 6 ? test::to_string(test::kAllSpectra[s]) : "degenerate");
-    const std::vector<double> a = test::matrix_with_eigenvalues(spectra[s], 5);
-    expect_eigendecomposition(a, n, run_whole_engine(a, layout(Shape{n, opt.b, opt.k}), opt));
+    const Mat a = test::matrix_with_eigenvalues(spectra[s], 5);
+    expect_eigendecomposition(a, n, engine(a, layout(Shape{n, opt.b, opt.k}), opt));
   }
 }
 
-// Stage 3 by tridiagonal_dc (small leaves and panels so that n = 37..101 runs merges), in the
+// Stage 3 by tridiagonal_dc (leaves and panels small enough that every n runs merges), in the
 // thread and not, started after SBR-back or before it, and on the table's spectra.
 TEST_P(EngineStages, WholeEngineWithDcMatchesLapack) {
   for (const Shape& s : shapes()) {
     SCOPED_TRACE(name(s));
-    const std::vector<double> a = random_matrix(s.n, 23);
+    const Mat a = random_matrix(s.n, 23);
+    const EngineLayout L = layout(s);
+    EngineOptions opt;
+    opt.b = s.b;
+    opt.k = s.k;
+    opt.tridiagonal = TridiagonalSolver::Dc;
+    opt.dc.leaf = s.n < 300 ? 8 : 48;
+    opt.dc.panel = s.n < 300 ? 16 : 300;
+    opt.dc.threads = 2;
+    EngineResult first;
     for (int variant = 0; variant < 3; ++variant) {
-      EngineOptions opt;
-      opt.b = s.b;
-      opt.k = s.k;
+      SCOPED_TRACE("variant " + std::to_string(variant));
       opt.dc_in_thread = variant != 1;
       opt.dc_at_sbr_back = variant == 2;
-      opt.tridiagonal = TridiagonalSolver::Dc;
-      opt.dc.leaf = 8;
-      opt.dc.panel = 16;
-      opt.dc.threads = 2;
-      expect_eigendecomposition(a, s.n, run_whole_engine(a, layout(s), opt));
+      const EngineResult r = engine(a, L, opt);
+      expect_eigendecomposition(a, s.n, r);
+      if (variant == 0)
+        first = r;
+      else
+        expect_same_arithmetic(r, first);
     }
+    if (is_oracle()) continue;
+    EngineOptions ref = opt;
+    ref.tridiagonal = TridiagonalSolver::Dstedc;
+    HostBackend host;
+    const EngineResult h = run_whole_engine(host, a, L, ref);
+    ASSERT_EQ(h.info, 0);
+    EXPECT_LT(test::eigenvalue_difference(first.w, h.w), 1e-12) << "against the host's dstedc";
   }
   for (test::Spectrum sp : test::kAllSpectra) {
     SCOPED_TRACE(test::to_string(sp));
@@ -347,12 +493,25 @@ TEST_P(EngineStages, WholeEngineWithDcMatchesLapack) {
     opt.k = 32;
     opt.tridiagonal = TridiagonalSolver::Dc;
     opt.dc.leaf = 12;
-    const std::vector<double> a = test::matrix_with_eigenvalues(test::eigenvalues_of(sp, n, 3), 5);
-    expect_eigendecomposition(a, n, run_whole_engine(a, layout(Shape{n, opt.b, opt.k}), opt));
+    const Mat a = test::matrix_with_eigenvalues(test::eigenvalues_of(sp, n, 3), 5);
+    expect_eigendecomposition(a, n, engine(a, layout(Shape{n, opt.b, opt.k}), opt));
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, EngineStages, testing::Values(0, 1));
+std::string layout_name(const testing::TestParamInfo<std::tuple<Backend, Layout>>& info) {
+  return std::get<1>(info.param) == Layout::Planned ? "planned" : "skewed";
+}
+
+// ctest runs Host/ on every rank count (engine_stages.np*) and Gpu/ on one rank
+// (gpu_engine_stages.np1, label gpu), where a skewed layout would be the planned one.
+INSTANTIATE_TEST_SUITE_P(Host, EngineStages,
+                         testing::Combine(testing::Values(Backend::Host),
+                                          testing::Values(Layout::Planned, Layout::Skewed)),
+                         layout_name);
+INSTANTIATE_TEST_SUITE_P(Gpu, EngineStages,
+                         testing::Combine(testing::Values(Backend::Gpu),
+                                          testing::Values(Layout::Planned)),
+                         layout_name);
 
 TEST(EnginePlan, ColumnsAreMultiplesOfBAndRowsCoverN) {
   for (int ranks = 1; ranks <= 8; ++ranks)

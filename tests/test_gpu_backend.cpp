@@ -1,11 +1,10 @@
-// The GPU backend against the host backend (the oracle), operation by operation and stage by
-// stage, on fresh random inputs at several sizes including odd ones: copies and fills (exact),
-// gemm, panel_qr (same W, Y, R to rounding, and A = (I - W Y^T) R), merge_reflector_blocks,
-// bc_back (X Q_b as host::apply_bc_back), bulge_chase + bc_back with the reflectors kept on the
-// device, DBBR's band and SBR-back's Q_s, and the whole run_engine on one GPU (eigenvalues to
-// 1e-12 of the host's, residual and orthogonality under ScaLAPACK's threshold), JOBZ 'V' and 'N',
-// and the one-stage path (cusolverDnXsyevd) against the host's two-stage engine likewise.
-// Every GPU result is computed twice and must be bitwise identical (a moving result is a race).
+// The GPU backend's operations against the host backend (the oracle), on fresh random inputs at
+// several sizes including odd ones: copies and fills (exact), gemm, panel_qr (same W, Y, R to
+// rounding, and A = (I - W Y^T) R), merge_reflector_blocks, bc_back (X Q_b as
+// host::apply_bc_back), bulge_chase + bc_back with the reflectors kept on the device, and the
+// one-stage path (cusolverDnXsyevd) against the host's two-stage engine. Results computed twice
+// must be bitwise identical (a moving result is a race). The stages and the whole two-stage
+// engine on the GPU run in test_engine_stages's Gpu/ instance.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -15,17 +14,14 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "core/dbbr.hpp"
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
 #include "core/one_stage.hpp"
 #include "core/reflector_store.hpp"
-#include "core/sbr_back.hpp"
 #include "core/tridiagonal_solver.hpp"
 #include "gpu/gpu_backend.hpp"
 #include "host/bc_back.hpp"
@@ -44,7 +40,6 @@ using Mat = std::vector<double>;
 using test::bitwise_equal;
 using test::Dev;
 using test::max_abs_diff;
-using test::random_symmetric;
 using test::random_vector;
 
 double norm(const Mat& x) {
@@ -360,52 +355,6 @@ TEST_F(GpuBackendTest, BulgeChaseThenBcBackWithDeviceReflectors) {
   }
 }
 
-// DBBR on one rank: the band and (through SBR-back) Q_s.
-struct DbbrResult {
-  Mat band;  // the lower band of A after reduction, (b+1) x n
-  Mat qs;    // Q_s (n x n)
-};
-
-DbbrResult dbbr(EngineBackend& be, const Mat& a, long n, long b, long k) {
-  const EngineLayout L = plan_engine_layout(n, 1, b);
-  DeviceBuffer da(be, n * n);
-  be.copy_to_device(a.data(), da.get(), n * n);
-  ReflectorPanels p = reduce_to_band(be, L, 0, da.get(), DbbrOptions{b, k, true});
-  const long bw = effective_bandwidth(n, b);
-  DeviceBuffer ab = gather_band(be, L, 0, da.get(), bw);
-  DbbrResult r;
-  r.band.resize(n * (bw + 1));
-  be.copy_to_host(ab.get(), r.band.data(), n * (bw + 1));
-  DeviceBuffer x(be, n * n);
-  be.fill_matrix(n, n, 0.0, 1.0, x.get(), n);
-  const auto blocks = merge_reflector_panels(be, p, k);
-  apply_sbr_back(be, blocks, n, x.get(), n);
-  r.qs.resize(n * n);
-  be.copy_to_host(x.get(), r.qs.data(), n * n);
-  be.synchronize();
-  return r;
-}
-
-TEST_F(GpuBackendTest, DbbrAndSbrBackEqualHost) {
-  for (auto [n, b, k] : {std::array<long, 3>{2, 32, 32},
-                         {33, 8, 8},
-                         {100, 8, 32},
-                         {257, 32, 32},
-                         {513, 32, 128},
-                         {777, 16, 64}}) {
-    SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b) + " k=" + std::to_string(k));
-    const Mat a = random_symmetric(n, n, static_cast<unsigned>(n + 11));
-    const DbbrResult h = dbbr(host_, a, n, b, k);
-    const DbbrResult g1 = dbbr(gpu_, a, n, b, k), g2 = dbbr(gpu_, a, n, b, k);
-    EXPECT_TRUE(bitwise_equal(g1.band, g2.band));
-    EXPECT_TRUE(bitwise_equal(g1.qs, g2.qs));
-    Mat diff = g1.band;
-    for (size_t i = 0; i < diff.size(); ++i) diff[i] -= h.band[i];
-    EXPECT_LT(norm(diff) / norm(a), 100 * n * DBL_EPSILON) << "band";
-    EXPECT_LT(max_abs_diff(g1.qs, h.qs), 100 * n * DBL_EPSILON) << "Q_s";
-  }
-}
-
 struct EngineRun {
   Mat w, z;
   int info = 0;
@@ -425,38 +374,6 @@ EngineRun engine(EngineBackend& be, const Mat& a, long n, bool vectors, bool ove
   EngineStats st;
   r.info = run_engine(be, MPI_COMM_SELF, L, a.data(), r.w.data(), r.z.data(), opt, &st);
   return r;
-}
-
-TEST_F(GpuBackendTest, RunEngineOnOneGpuEqualsHost) {
-  for (long n : {1L, 2L, 3L, 31L, 100L, 513L, 2000L})
-    for (bool vectors : {true, false}) {
-      SCOPED_TRACE("n=" + std::to_string(n) + (vectors ? " JOBZ=V" : " JOBZ=N"));
-      const Mat a = random_symmetric(n, n, static_cast<unsigned>(n * 3 + 1));
-      const EngineRun h = engine(host_, a, n, vectors);
-      const EngineRun g1 = engine(gpu_, a, n, vectors), g2 = engine(gpu_, a, n, vectors);
-      ASSERT_EQ(h.info, 0);
-      ASSERT_EQ(g1.info, 0);
-      EXPECT_TRUE(bitwise_equal(g1.w, g2.w));
-      EXPECT_TRUE(bitwise_equal(g1.z, g2.z));
-      EXPECT_LT(test::eigenvalue_difference(g1.w, h.w), 1e-12);
-      if (vectors) {
-        const int ni = static_cast<int>(n);
-        EXPECT_LT(test::residual(ni, a, g1.z, g1.w), test::kScalapackThreshold);
-        EXPECT_LT(test::orthogonality(ni, g1.z), test::kScalapackThreshold);
-        // SBR-back on a companion stream (its own cuBLAS handle) next to bulge chasing: the
-        // same T, so the same eigenvalues bitwise, and Z to rounding (a race would show here as
-        // a wrong Z, far beyond rounding).
-        const EngineRun o = engine(gpu_, a, n, vectors, /*overlap=*/true);
-        ASSERT_EQ(o.info, 0);
-        EXPECT_TRUE(bitwise_equal(o.w, g1.w));
-        EXPECT_LT(max_abs_diff(o.z, g1.z), 1e-10);
-        // The D&C (companion stream) started before SBR-back, next to it and BC-back.
-        const EngineRun e = engine(gpu_, a, n, vectors, false, /*dc_early=*/true);
-        ASSERT_EQ(e.info, 0);
-        EXPECT_TRUE(bitwise_equal(e.w, g1.w));
-        EXPECT_LT(max_abs_diff(e.z, g1.z), 1e-10);
-      }
-    }
 }
 
 // The one-stage path on one GPU (cusolverDnXsyevd) against the host's two-stage engine, odd n

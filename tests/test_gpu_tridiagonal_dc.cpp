@@ -1,8 +1,8 @@
 // core/tridiagonal_dc on the GPU backend (merge GEMMs by cuBLAS on a companion stream) against
 // LAPACK's dstedc: eigenvalues, residual and orthogonality at n = 1000 and 2051 (deep trees,
 // panels narrower than the merges, splits and heavy deflation), repeated runs bitwise identical;
-// and run_engine on one GPU with stage 3 by dc against the host engine with dstedc; the
-// device-merge path (roots and M in kernels) against dstedc and the host-merge path.
+// the device-merge path (roots and M in kernels) against dstedc and the host-merge path. The
+// engine with stage 3 by dc runs in test_engine_stages's Gpu/ instance.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -11,15 +11,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "core/engine.hpp"
-#include "core/engine_plan.hpp"
 #include "gpu/gpu_backend.hpp"
-#include "host/host_backend.hpp"
-#include "tests/support/accuracy.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
 #include "tests/support/test_size_limit.hpp"
 #include "tests/tridiagonal_dc_check.hpp"
@@ -149,40 +144,6 @@ TEST(GpuTridiagonalDc, DeviceMergeAgainstHostMerge) {
           what.c_str(), st[0].device_merges, st[0].merges, diff / (DBL_EPSILON * tnorm),
           st[0].device_merge, st[2].host_merge, st[2].upload);
     }
-}
-
-std::vector<double> random_symmetric(long n, unsigned seed) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> a(n * n);
-  for (long j = 0; j < n; ++j)
-    for (long i = 0; i <= j; ++i) a[i + j * n] = a[j + i * n] = u(g);
-  return a;
-}
-
-TEST(GpuTridiagonalDc, EngineWithDcEqualsHostEngineWithDstedc) {
-  for (long n : {100L, 513L, 2000L}) {
-    SCOPED_TRACE("n=" + std::to_string(n));
-    const std::vector<double> a = random_symmetric(n, 7 + static_cast<unsigned>(n));
-    const EngineLayout L = plan_engine_layout(n, 1, 32);
-    EngineOptions opt;
-    opt.b = 32;
-    opt.k = 128;
-    opt.tridiagonal = TridiagonalSolver::Dc;
-    opt.dc.leaf = 48;
-    opt.dc.panel = 300;
-    std::vector<double> wg(n), zg(n * n), wh(n), zh(n * n);
-    gpu::GpuBackend gbe;
-    ASSERT_EQ(run_engine(gbe, MPI_COMM_SELF, L, a.data(), wg.data(), zg.data(), opt, nullptr), 0);
-    HostBackend hbe;
-    EngineOptions ref = opt;
-    ref.tridiagonal = TridiagonalSolver::Dstedc;
-    ASSERT_EQ(run_engine(hbe, MPI_COMM_SELF, L, a.data(), wh.data(), zh.data(), ref, nullptr), 0);
-    EXPECT_LT(test::eigenvalue_difference(wg, wh), 1e-12);
-    const int ni = static_cast<int>(n);
-    EXPECT_LT(test::residual(ni, a, zg, wg), test::kScalapackThreshold);
-    EXPECT_LT(test::orthogonality(ni, zg), test::kScalapackThreshold);
-  }
 }
 
 }  // namespace

@@ -7,15 +7,16 @@
 # dbbr (default budget BUDGET_S 240 s; logs under $OUT/dbbr/):
 #   1. gpu tests: test_gpu_syr2k, test_gpu_dbbr (syr2k_full and DBBR with the syr2k trailing
 #      update against the host, bitwise repeatable; a skip is a failure: PIPEVD_REQUIRE_GPU=1)
-#      and test_gpu_backend's DBBR + SBR-back case;
+#      and test_engine_stages's Gpu/ DBBR and SBR-back cases;
 #   2. dbbr_bench: DBBR alone per n in 8192,16384,32768,49152 with the per-part time split, the
 #      k sweep, panel updates with/without syr2k, cusolverDnDsytrd next to it, the panel QR and
 #      A W alone; then b = 64 and b = 16 at n = 32768.
 #
 # panelqr, the fused panel QR, gpu/panel_qr.cuh (default budget 200 s; logs under $OUT/panelqr/):
 #   1. gpu tests: test_gpu_panel_qr (fused kernel and cuSOLVER path against LAPACK, bitwise
-#      repeatable), test_gpu_dbbr and test_gpu_backend's PanelQr and Dbbr cases (DBBR against the
-#      host with the fused kernel as the default); a skip is a failure (PIPEVD_REQUIRE_GPU=1);
+#      repeatable), test_gpu_dbbr, test_gpu_backend's PanelQr cases and test_engine_stages's Gpu/
+#      DBBR cases (DBBR against the host with the fused kernel as the default); a skip is a failure
+#      (PIPEVD_REQUIRE_GPU=1);
 #   2. dbbr_bench --qr-sweep: the panel QR alone, fused against the cuSOLVER path, at
 #      m = 8192..49152, b = 32 and 64;
 #      then at m = 32768 with at most 66 and 33 blocks (PIPEVD_GPU_PANEL_QR_BLOCKS);
@@ -29,30 +30,35 @@
 set -uo pipefail
 source "$(dirname "$0")/preamble.sh"
 
-# gpu_checks <ctest regex> <seconds> <log name> <test_gpu_backend filter> <seconds> <log name>:
-# the gpu-labelled ctests named, then test_gpu_backend's cases of that filter; rc=1 on a failure.
+# gpu_checks <ctest regex> <seconds> <log name> [<test executable> <gtest filter> <seconds>]...:
+# the gpu-labelled ctests named, then each executable's cases of its filter; rc=1 on a failure.
 gpu_checks() {
   log "ctest -L gpu -R \"$1\""
   PIPEVD_REQUIRE_GPU=1 timeout "$2" ctest --test-dir "$build" -L gpu -R "$1" --output-on-failure \
     -V >"$out/$3.log" 2>&1 || { log "$1 tests FAILED"; rc=1; }
   grep -E "^\s*[0-9]+: \[  FAILED|Failure|Expected|Which is|Value of|m=|tests passed|Total Test|\*\*\*" \
     "$out/$3.log" | head -40
-  log "test_gpu_backend --gtest_filter=$4"
-  PIPEVD_REQUIRE_GPU=1 timeout "$5" "$build/tests/test_gpu_backend" --gtest_filter="$4" \
-    >"$out/$6.log" 2>&1 || { log "test_gpu_backend $4 FAILED"; rc=1; }
-  grep -E "FAILED|PASSED|Failure" "$out/$6.log" | head -10
+  local name=$3
+  shift 3
+  while [ $# -ge 3 ]; do
+    log "$1 --gtest_filter=$2"
+    PIPEVD_REQUIRE_GPU=1 timeout "$3" "$build/tests/$1" --gtest_filter="$2" \
+      >"$out/${name}_$1.log" 2>&1 || { log "$1 $2 FAILED"; rc=1; }
+    grep -E "FAILED|PASSED|Failure" "$out/${name}_$1.log" | head -10
+    shift 3
+  done
 }
 part=${1:-dbbr}
 
 dbbr() {
   rc=0
   if [ ! -x "$build/tests/test_gpu_dbbr" ] || [ ! -x "$build/bench/dbbr_bench" ]; then
-    log "building test_gpu_dbbr dbbr_bench test_gpu_backend"
-    build_timeout=$(( $(left) / 2 )) build_gpu "$out/build.log" test_gpu_dbbr dbbr_bench test_gpu_backend ||
-      exit 1
+    log "building test_gpu_dbbr dbbr_bench test_engine_stages"
+    build_timeout=$(( $(left) / 2 )) build_gpu "$out/build.log" test_gpu_dbbr dbbr_bench \
+      test_engine_stages || exit 1
   fi
 
-  gpu_checks "gpu_dbbr|gpu_syr2k" 150 ctest_gpu_dbbr '*Dbbr*' 60 gpu_backend_dbbr
+  gpu_checks "gpu_dbbr|gpu_syr2k" 150 ctest_gpu_dbbr test_engine_stages 'Gpu/*Dbbr*:Gpu/*SbrBack*' 90
 
   bench_s=$(( $(left) - 70 ))
   if [ "$bench_s" -gt 40 ]; then
@@ -90,12 +96,13 @@ dbbr() {
 panelqr() {
   rc=0
   if [ ! -x "$build/tests/test_gpu_panel_qr" ] || [ ! -x "$build/bench/dbbr_bench" ]; then
-    log "building test_gpu_panel_qr test_gpu_dbbr test_gpu_backend dbbr_bench"
+    log "building test_gpu_panel_qr test_gpu_dbbr test_gpu_backend test_engine_stages dbbr_bench"
     build_timeout=$(( $(left) / 2 )) build_gpu "$out/build.log" test_gpu_panel_qr test_gpu_dbbr \
-      test_gpu_backend dbbr_bench || exit 1
+      test_gpu_backend test_engine_stages dbbr_bench || exit 1
   fi
 
-  gpu_checks "gpu_panel_qr|gpu_dbbr" 130 ctest '*PanelQr*:*Dbbr*' 40 gpu_backend
+  gpu_checks "gpu_panel_qr|gpu_dbbr" 130 ctest test_gpu_backend '*PanelQr*' 40 \
+    test_engine_stages 'Gpu/*Dbbr*' 60
 
   bench_s=$(( $(left) - 5 ))
   if [ "$bench_s" -gt 20 ]; then

@@ -25,11 +25,12 @@ engine_session() {
   log "configure"
   configure_gpu_build "$build" || exit 1
   log "build"
-  build_timeout=$(( $(left) - 120 )) build_gpu "$OUT/build.log" test_gpu_backend test_gpu_engine_e2e \
-    evd_bench test_gpu_syr2k test_gpu_bulge_chasing || exit 1
+  build_timeout=$(( $(left) - 120 )) build_gpu "$OUT/build.log" test_gpu_backend test_engine_stages \
+    test_gpu_engine_e2e evd_bench test_gpu_syr2k test_gpu_bulge_chasing || exit 1
 
-  log "ctest -L gpu: the GPU backend and pdsyevd_ on the GPU"
-  PIPEVD_REQUIRE_GPU=1 timeout $(( $(left) / 2 )) ctest --test-dir "$build" -L gpu -R "gpu_backend|gpu_engine_e2e" \
+  log "ctest -L gpu: the GPU backend, its stages and pdsyevd_ on the GPU"
+  PIPEVD_REQUIRE_GPU=1 timeout $(( $(left) / 2 )) ctest --test-dir "$build" -L gpu \
+    -R "gpu_backend|gpu_engine_stages|gpu_engine_e2e" \
     -j2 --output-on-failure -V >"$OUT/ctest_gpu_engine.log" 2>&1 || { log "gpu engine tests FAILED"; rc=1; }
   grep -E "^\s*[0-9]+: \[  FAILED|Failure|Expected|Which is|Value of|error|Error|tests passed|Total Test|Passed|Failed|\*\*\*" \
     "$OUT/ctest_gpu_engine.log" | grep -v "OK \]" | head -80
@@ -47,7 +48,8 @@ engine_session() {
 
   if [ "$(left)" -gt 20 ]; then
     log "ctest -L gpu: the other gpu tests ($(left) s left)"
-    PIPEVD_REQUIRE_GPU=1 timeout $(( $(left) - 5 )) ctest --test-dir "$build" -L gpu -E "gpu_backend|gpu_engine_e2e" \
+    PIPEVD_REQUIRE_GPU=1 timeout $(( $(left) - 5 )) ctest --test-dir "$build" -L gpu \
+      -E "gpu_backend|gpu_engine_stages|gpu_engine_e2e" \
       --output-on-failure >"$OUT/ctest_gpu_other.log" 2>&1 || { log "other gpu tests FAILED or timed out"; rc=1; }
     tail -12 "$OUT/ctest_gpu_other.log"
   fi
