@@ -40,6 +40,7 @@ using Mat = std::vector<double>;
 using test::bitwise_equal;
 using test::Dev;
 using test::max_abs_diff;
+using test::random_symmetric;
 using test::random_vector;
 
 double norm(const Mat& x) {
