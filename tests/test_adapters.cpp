@@ -152,8 +152,8 @@ TEST(Registry, EveryPeerIsKnownAndBuiltOnesConstruct) {
     EXPECT_EQ(made != nullptr, s.built) << s.name << ": " << why;
     if (!s.built) EXPECT_FALSE(s.absent_reason.empty()) << s.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"pipevd", "scalapack", "elpa1", "elpa2", "cusolver",
-                                             "cusolvermg", "cusolvermp"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"pipevd", "scalapack", "elpa1", "elpa2", "elpa1-gpu",
+                                             "elpa2-gpu", "cusolver", "cusolvermg", "cusolvermp"}));
   std::string why;
   EXPECT_EQ(solvers::make_solver("lapack-on-a-napkin", &why), nullptr);
   EXPECT_NE(why.find("unknown"), std::string::npos);

@@ -1,15 +1,38 @@
-// ELPA (Debian's libelpa, CPU), 1-stage and 2-stage, on the caller's BLACS grid and block-cyclic
-// layout as they are: ELPA takes ScaLAPACK's distribution when the blocks are square and start at
-// process (0, 0).
+// ELPA, 1-stage and 2-stage, on the CPU and (PIPEVD_SOLVERS_HAVE_ELPA_GPU) on NVIDIA GPUs.
+//
+// elpa1 / elpa2: ELPA on the CPU, on the caller's BLACS grid and block-cyclic layout as they are:
+// ELPA takes ScaLAPACK's distribution when the blocks are square and start at process (0, 0). The
+// library is Debian's libelpa, or, where the build has PIPEVD_ELPA_GPU_DIR, the GPU build of
+// bench/elpa/build_elpa_gpu.sh with its GPU left off (the two libraries cannot both be linked).
+//
+// elpa1-gpu / elpa2-gpu: the GPU build with "nvidia-gpu" = 1, so its GPU paths run (1-stage:
+// tridiagonalization, solve_tridi and back transformation; 2-stage: band reduction, solve_tridi,
+// both back transformations with the NVIDIA kernel; the band-to-tridiagonal step stays on the
+// CPU in this ELPA). Each rank takes GPU (node-local rank mod GPUs): one rank per GPU, or several
+// per GPU as ELPA's performance guide allows (with NVIDIA MPS at best). ELPA uses NCCL where a
+// node has as many ranks as visible GPUs, MPI through the host otherwise. The matrix goes to
+// ELPA at ELPA's own recommended block size, nblk = 16 (its documentation's GPU run and its test
+// programs' default; the GPU kernel of 2-stage needs a power of two): where the caller's layout
+// differs, PDGEMR2D redistributes A in and Z back, timed as stages of their own. The handle
+// (elpa_setup_gpu: cuBLAS handles, streams, NCCL communicators) is made on the first call for a
+// problem shape and kept. Environment: PIPEVD_ELPA_GPU_NB (ELPA's block size; 0: the caller's),
+// PIPEVD_ELPA_GPU_KERNEL=nvidia_gpu (2-stage's plain CUDA kernel instead of the SM80 one),
+// PIPEVD_ELPA_GPU_CCL=0|1 (ELPA's use_ccl).
 #include <elpa/elpa.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "base/scalapack_api.hpp"
 #include "bench/peers/solver.hpp"
+#include "bench/peers/stage_clock.hpp"
+#ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
+#include "bench/peers/gpu_status.hpp"
+#endif
 
 namespace pipevd::solvers {
 namespace {
@@ -20,88 +43,285 @@ using scalapack::MB_;
 using scalapack::NB_;
 using scalapack::RSRC_;
 
+// ELPA's recommended block size for its GPU runs (see the top of the file).
+constexpr int kElpaGpuNb = 16;
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+// The block-cyclic layout ELPA works on: the caller's, or the same grid at another block size.
+struct Layout {
+  int nb = 0;
+  long rows = 0, cols = 0;  // local; the leading dimension is `rows` (ELPA's local_nrows)
+  int desc[9] = {};
+};
+
 class ElpaSolver final : public Solver {
  public:
-  explicit ElpaSolver(int stages) : stages_(stages) {
+  ElpaSolver(int stages, bool gpu) : stages_(stages), gpu_(gpu) {
     // elpa_init once per process; ELPA keeps no state between handles that needs uninit here.
     static std::once_flag once;
     std::call_once(once, [] { init_error() = elpa_init(ELPA_API_VERSION) != ELPA_OK; });
+#ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
+    if (gpu_) {
+      int world = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &world);
+      MPI_Comm node;
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world, MPI_INFO_NULL, &node);
+      int local_rank = 0, local_size = 1;
+      MPI_Comm_rank(node, &local_rank);
+      MPI_Comm_size(node, &local_size);
+      MPI_Comm_free(&node);
+      ngpu_ = device_count();
+      device_id_ = ngpu_ ? local_rank % ngpu_ : -1;
+      device_ = gpu_name(std::max(0, device_id_));
+      // GPUs in use: on each node min(ranks there, GPUs there), summed over the nodes' first ranks.
+      int mine = local_rank == 0 ? std::min(local_size, ngpu_) : 0;
+      MPI_Allreduce(&mine, &gpus_used_, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+      nb_ = env_int("PIPEVD_ELPA_GPU_NB", kElpaGpuNb);
+    }
+#endif
   }
-  std::string name() const override { return stages_ == 1 ? "elpa1" : "elpa2"; }
-  std::string device() const override { return "cpu"; }
-  int gpus(const Problem&) const override { return 0; }
+  ~ElpaSolver() override { release(); }
+  ElpaSolver(const ElpaSolver&) = delete;
+  ElpaSolver& operator=(const ElpaSolver&) = delete;
+  std::string name() const override {
+    return std::string(stages_ == 1 ? "elpa1" : "elpa2") + (gpu_ ? "-gpu" : "");
+  }
+  std::string device() const override { return gpu_ ? device_ : "cpu"; }
+  int gpus(const Problem&) const override { return gpu_ ? gpus_used_ : 0; }
 
   std::string unsupported(const Problem& p) const override {
     if (init_error()) return "elpa_init(" + std::to_string(ELPA_API_VERSION) + ") failed";
-    if (p.desc[MB_] != p.desc[NB_]) return "ELPA needs square blocks (MB = NB)";
-    if (p.desc[RSRC_] != 0 || p.desc[CSRC_] != 0) return "ELPA needs RSRC = CSRC = 0";
+    std::string why;
+    const bool own = redistributes(p);
+    const int nb = elpa_nb(p);
+    if (gpu_ && ngpu_ == 0) {
+      why = "no CUDA device visible";
+    } else if (gpu_ && stages_ == 2 && (nb < 2 || nb > 1024 || (nb & (nb - 1)) != 0)) {
+      // Otherwise ELPA runs the back transformation's kernel on the CPU (a warning, no error).
+      why = "ELPA's 2-stage GPU kernel needs nb = 2^k <= 1024 (nb = " + std::to_string(nb) + ")";
+    } else if (!own && p.desc[MB_] != p.desc[NB_] && (!gpu_ || p.nprow * p.npcol > 1)) {
+      why = "ELPA needs square blocks (MB = NB)";
+    } else if (!own && (p.desc[RSRC_] != 0 || p.desc[CSRC_] != 0)) {
+      why = "ELPA needs RSRC = CSRC = 0";
+    }
     // ELPA's local arrays have leading dimension local_nrows: a padded LLD is not supported.
-    // A process without a block of the matrix makes ELPA stop the job (seen with 2022.11).
-    int bad_lld = p.desc[LLD_] != std::max<long>(1, p.local_rows),
-        empty = p.local_rows == 0 || p.local_cols == 0;
-    int flags[2] = {bad_lld, empty};
-    MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, p.comm);
-    if (flags[0]) return "ELPA needs LLD = local rows";
-    if (flags[1]) return "ELPA needs a block of the matrix on every process (n >= nb * max(P, Q))";
+    // A process without a block of the matrix makes ELPA stop the job (seen with 2022.11); the
+    // GPU build also turns its GPU off, or stops where the GPU kernel was set, once
+    // nb (max(P, Q) - 1) >= n, which is the same condition.
+    int bad = !why.empty(), bad_lld = !own && p.desc[LLD_] != std::max<long>(1, p.local_rows),
+        empty = static_cast<long>(nb) * (std::max(p.nprow, p.npcol) - 1) >= p.n;
+    int flags[3] = {bad, bad_lld, empty};
+    MPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_MAX, p.comm);
+    if (!why.empty()) return why;
+    if (flags[0]) return "another rank cannot run " + name();
+    if (flags[1]) return "ELPA needs LLD = local rows";
+    if (flags[2])
+      return "ELPA needs a block of the matrix on every process (n > nb * (max(P, Q) - 1), nb = " +
+             std::to_string(nb) + ")";
     return {};
   }
 
   Outcome solve(const Problem& p, char jobz, double* a, double* w, double* z) override {
     Outcome out;
+    double t = MPI_Wtime();
+    // ELPA's layout: the caller's arrays, or copies at ELPA's block size.
+    Layout lay = caller_layout(p);
+    lay.nb = elpa_nb(p);
+    std::vector<double> a_own, z_own;
+    double *ea = a, *ez = z;
+    const bool own = redistributes(p);
+    if (own) {
+      lay = layout_at(p, nb_);
+      const size_t size = static_cast<size_t>(std::max(1L, lay.rows)) * std::max(1L, lay.cols);
+      a_own.resize(size);
+      if (jobz == 'V') z_own.resize(size);
+      ea = a_own.data();
+      ez = jobz == 'V' ? z_own.data() : nullptr;
+      redistribute(p, a, p.desc, ea, lay.desc);
+      lap(out, ("redistribute_to_nb" + std::to_string(nb_)).c_str(), t);
+    }
+
+    bool made = false;
+    if (!prepare(p, lay, out, made)) return out;
+    if (made) lap(out, "elpa_setup", t);
+    t = MPI_Wtime();
     int err = ELPA_OK;
-    elpa_t h = elpa_allocate(&err);
-    if (err != ELPA_OK) return fail(out, "elpa_allocate", err);
+    if (jobz == 'V')
+      elpa_eigenvectors_a_h_a_d(handle_, ea, w, ez, &err);
+    else
+      elpa_eigenvalues_a_h_a_d(handle_, ea, w, &err);
+    lap(out, "elpa", t);
+    if (err != ELPA_OK) return fail(out, "elpa_eigen*", err);
+    if (own && jobz == 'V') {
+      redistribute(p, ez, lay.desc, z, p.desc);
+      lap(out, "redistribute_back", t);
+    }
+    return out;
+  }
+
+ private:
+  // The ELPA handle for this problem's shape, layout and grid: made (elpa_setup, and on the GPU
+  // elpa_setup_gpu with its cuBLAS handles, streams and NCCL communicators) on the first call
+  // for them, `made` then true and the stage "elpa_setup" timed, and kept, as an application
+  // keeps its handle across solves (pipevd-bench --warmup 1 leaves the setup out of the timed
+  // calls); false (out.error set) where ELPA refused a setting.
+  bool prepare(const Problem& p, const Layout& lay, Outcome& out, bool& made) {
+    const Key key{p.n, lay.nb, lay.rows, lay.cols, p.ictxt, p.comm};
+    if (handle_ && key == key_) return true;
+    release();
+    made = true;
+    int err = ELPA_OK;
+    handle_ = elpa_allocate(&err);
+    if (err != ELPA_OK) {
+      handle_ = nullptr;
+      return refuse(out, "elpa_allocate", err);
+    }
     const struct {
       const char* key;
       int value;
     } settings[] = {{"na", p.n},
                     {"nev", p.n},
-                    {"local_nrows", static_cast<int>(p.local_rows)},
-                    {"local_ncols", static_cast<int>(p.local_cols)},
-                    {"nblk", p.desc[MB_]},
+                    {"local_nrows", static_cast<int>(lay.rows)},
+                    {"local_ncols", static_cast<int>(lay.cols)},
+                    {"nblk", lay.nb},
                     {"mpi_comm_parent", static_cast<int>(MPI_Comm_c2f(p.comm))},
                     {"process_row", p.myrow},
                     {"process_col", p.mycol},
                     {"blacs_context", p.ictxt}};
     for (const auto& s : settings) {
-      elpa_set_integer(h, s.key, s.value, &err);
-      if (err != ELPA_OK) return fail(out, std::string("elpa_set ") + s.key, err, h);
+      elpa_set_integer(handle_, s.key, s.value, &err);
+      if (err != ELPA_OK) return refuse(out, std::string("elpa_set ") + s.key, err);
     }
-    if (elpa_setup(h) != ELPA_OK) return fail(out, "elpa_setup", ELPA_ERROR, h);
-    elpa_set_integer(h, "solver", stages_ == 1 ? ELPA_SOLVER_1STAGE : ELPA_SOLVER_2STAGE, &err);
-    if (err != ELPA_OK) return fail(out, "elpa_set solver", err, h);
-    const double t0 = MPI_Wtime();
-    if (jobz == 'V')
-      elpa_eigenvectors_a_h_a_d(h, a, w, z, &err);
-    else
-      elpa_eigenvalues_a_h_a_d(h, a, w, &err);
-    out.stages.push_back({"elpa", MPI_Wtime() - t0});
-    if (err != ELPA_OK) return fail(out, "elpa_eigen*", err, h);
-    elpa_deallocate(h, &err);
-    return out;
+    if (elpa_setup(handle_) != ELPA_OK) return refuse(out, "elpa_setup", ELPA_ERROR);
+    elpa_set_integer(handle_, "solver", stages_ == 1 ? ELPA_SOLVER_1STAGE : ELPA_SOLVER_2STAGE,
+                     &err);
+    if (err != ELPA_OK) return refuse(out, "elpa_set solver", err);
+#ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
+    if (gpu_) {
+      // "nvidia-gpu" (the release's name; "gpu" is its older alias), then the 2-stage kernel
+      // (valid only once the GPU is on), the device, and elpa_setup_gpu, in the order of ELPA's
+      // own C test. The SM80 kernel (tensor-core DGEMM, built for sm_80 and up) is what ELPA
+      // itself picks for a GPU run when no kernel is set; PIPEVD_ELPA_GPU_KERNEL=nvidia_gpu
+      // takes the plain CUDA kernel instead.
+      elpa_set_integer(handle_, "nvidia-gpu", 1, &err);
+      if (err != ELPA_OK) return refuse(out, "elpa_set nvidia-gpu", err);
+      if (stages_ == 2) {
+        const char* k = std::getenv("PIPEVD_ELPA_GPU_KERNEL");
+        const bool plain = k && std::string(k) == "nvidia_gpu";
+        elpa_set_integer(handle_, "real_kernel",
+                         plain ? ELPA_2STAGE_REAL_NVIDIA_GPU : ELPA_2STAGE_REAL_NVIDIA_SM80_GPU,
+                         &err);
+        if (err != ELPA_OK) return refuse(out, "elpa_set real_kernel", err);
+      }
+      elpa_set_integer(handle_, "use_gpu_id", device_id_, &err);
+      if (err != ELPA_OK) return refuse(out, "elpa_set use_gpu_id", err);
+      // NCCL between the ranks' GPUs: ELPA's default (on with one rank per GPU, where it was
+      // built with NCCL); PIPEVD_ELPA_GPU_CCL=0 turns it off.
+      const int ccl = env_int("PIPEVD_ELPA_GPU_CCL", -1);
+      if (ccl >= 0) {
+        elpa_set_integer(handle_, "use_ccl", ccl, &err);
+        if (err != ELPA_OK) return refuse(out, "elpa_set use_ccl", err);
+      }
+      if (elpa_setup_gpu(handle_) != ELPA_OK) return refuse(out, "elpa_setup_gpu", ELPA_ERROR);
+    }
+#endif
+    key_ = key;
+    return true;
   }
-
- private:
+  void release() {
+    if (!handle_) return;
+    int err = 0;
+    elpa_deallocate(handle_, &err);
+    handle_ = nullptr;
+  }
+  // The block size ELPA is told: its own on the GPU (PIPEVD_ELPA_GPU_NB, 0 for the caller's).
+  int elpa_nb(const Problem& p) const { return gpu_ && nb_ > 0 ? nb_ : p.desc[MB_]; }
+  // Whether ELPA gets copies at its own block size rather than the caller's arrays (GPU only). On
+  // one process every block size gives the same local array, so only a padded LLD needs a copy.
+  bool redistributes(const Problem& p) const {
+    if (!gpu_ || nb_ <= 0) return false;
+    const bool lld_ok = p.desc[LLD_] == std::max<long>(1, p.local_rows);
+    if (p.nprow * p.npcol == 1) return !lld_ok;
+    return p.desc[MB_] != nb_ || p.desc[NB_] != nb_ || p.desc[RSRC_] != 0 || p.desc[CSRC_] != 0 ||
+           !lld_ok;
+  }
+  static Layout caller_layout(const Problem& p) {
+    Layout l;
+    l.nb = p.desc[MB_];
+    l.rows = p.local_rows;
+    l.cols = p.local_cols;
+    std::copy(p.desc, p.desc + 9, l.desc);
+    return l;
+  }
+  static Layout layout_at(const Problem& p, int nb) {
+    Layout l;
+    l.nb = nb;
+    const int zero = 0;
+    l.rows = numroc_(&p.n, &nb, &p.myrow, &zero, &p.nprow);
+    l.cols = numroc_(&p.n, &nb, &p.mycol, &zero, &p.npcol);
+    const int lld = static_cast<int>(std::max(1L, l.rows));
+    int info = 0;
+    descinit_(l.desc, &p.n, &p.n, &nb, &nb, &zero, &zero, &p.ictxt, &lld, &info);
+    return l;
+  }
+  // from (desc_from) -> to (desc_to), both n x n on the caller's grid, by PDGEMR2D in panels of
+  // columns (its buffers are sized in int bytes, see root_copy.hpp).
+  static void redistribute(const Problem& p, const double* from, const int* desc_from, double* to,
+                           const int* desc_to) {
+    const int one = 1;
+    const int step = static_cast<int>(
+        std::clamp((1L << 26) / std::max(1, p.n), 1L, static_cast<long>(std::max(1, p.n))));
+    for (int j = 0; j < p.n; j += step) {
+      int jc = j + 1, width = std::min(step, p.n - j);
+      pdgemr2d_(&p.n, &width, from, &one, &jc, desc_from, to, &one, &jc, desc_to, &p.ictxt);
+    }
+  }
   static bool& init_error() {
     static bool e = false;
     return e;
   }
-  static Outcome& fail(Outcome& out, const std::string& what, int err, elpa_t h = nullptr) {
+  bool refuse(Outcome& out, const std::string& what, int err) {
+    fail(out, what, err);
+    return false;
+  }
+  // Records the failure and drops the handle (the next call makes a new one).
+  Outcome& fail(Outcome& out, const std::string& what, int err) {
     out.info = err == ELPA_OK ? -1 : err;
-    // elpa.h declares elpa_strerr without C linkage, so C++ cannot call it: report the code.
+    // Debian's elpa.h (2022.11) declares elpa_strerr without C linkage, so C++ cannot call it
+    // there: report the code.
     out.error = what + ": ELPA error " + std::to_string(err);
-    if (h) {
-      int e2 = 0;
-      elpa_deallocate(h, &e2);
-    }
+    release();
     return out;
   }
+  struct Key {
+    int n = 0, nb = 0;
+    long rows = 0, cols = 0;
+    int ictxt = -1;
+    MPI_Comm comm = MPI_COMM_NULL;
+    bool operator==(const Key& o) const {
+      return n == o.n && nb == o.nb && rows == o.rows && cols == o.cols && ictxt == o.ictxt &&
+             comm == o.comm;
+    }
+  };
   int stages_;
+  bool gpu_;
+  elpa_t handle_ = nullptr;
+  Key key_;
+  int ngpu_ = 0, device_id_ = -1, gpus_used_ = 0, nb_ = 0;
+  std::string device_;
 };
 
 }  // namespace
 
-std::unique_ptr<Solver> make_elpa1_solver() { return std::make_unique<ElpaSolver>(1); }
-std::unique_ptr<Solver> make_elpa2_solver() { return std::make_unique<ElpaSolver>(2); }
+std::unique_ptr<Solver> make_elpa1_solver() { return std::make_unique<ElpaSolver>(1, false); }
+std::unique_ptr<Solver> make_elpa2_solver() { return std::make_unique<ElpaSolver>(2, false); }
+#ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
+std::unique_ptr<Solver> make_elpa1_gpu_solver() { return std::make_unique<ElpaSolver>(1, true); }
+std::unique_ptr<Solver> make_elpa2_gpu_solver() { return std::make_unique<ElpaSolver>(2, true); }
+#endif
 
 }  // namespace pipevd::solvers
