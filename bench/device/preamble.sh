@@ -64,6 +64,11 @@ configure_gpu_build() {
     mp=(-DPIPEVD_CUSOLVERMP_ROOT="$PWD/.deps/cusolvermp")
     export LD_LIBRARY_PATH=$PWD/.deps/cusolvermp/lib:${LD_LIBRARY_PATH:-}
   fi
+  # ELPA's GPU build (bench/elpa/build_elpa_gpu.sh) where its install was carried.
+  if [ -f .deps/elpa-gpu/install/lib/libelpa.so ]; then
+    mp+=(-DPIPEVD_ELPA_GPU_DIR="$PWD/.deps/elpa-gpu/install")
+    export LD_LIBRARY_PATH=$PWD/.deps/elpa-gpu/install/lib:${LD_LIBRARY_PATH:-}
+  fi
   cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DPIPEVD_BUILD_EXAMPLES=OFF "${mp[@]}" "$@" >>"$OUT/configure.log" 2>&1 ||
     { echo "configure FAILED"; tail -30 "$OUT/configure.log"; return 1; }
