@@ -64,7 +64,12 @@ configure_gpu_build() {
     mp=(-DPIPEVD_CUSOLVERMP_ROOT="$PWD/.deps/cusolvermp")
     export LD_LIBRARY_PATH=$PWD/.deps/cusolvermp/lib:${LD_LIBRARY_PATH:-}
   fi
-  # ELPA's GPU build (bench/elpa/build_elpa_gpu.sh) where its install was carried.
+  # ELPA's GPU build (bench/elpa/build_elpa_gpu.sh) where its install was carried (its symbolic
+  # links made again where the carrying dropped them).
+  local elpa_lib=.deps/elpa-gpu/install/lib
+  if [ ! -e $elpa_lib/libelpa.so ] && ls $elpa_lib/libelpa.so.*.*.* >/dev/null 2>&1; then
+    (cd $elpa_lib && f=$(ls libelpa.so.*.*.* | head -1) && ln -sf "$f" "${f%.*.*}" && ln -sf "$f" libelpa.so)
+  fi
   if [ -f .deps/elpa-gpu/install/lib/libelpa.so ]; then
     mp+=(-DPIPEVD_ELPA_GPU_DIR="$PWD/.deps/elpa-gpu/install")
     export LD_LIBRARY_PATH=$PWD/.deps/elpa-gpu/install/lib:${LD_LIBRARY_PATH:-}
