@@ -30,18 +30,19 @@ struct OneStageCrossover {
 // THE CROSSOVER TABLE, the one place these numbers live. Rows by ascending gpus; a GPU count
 // between rows takes the row below it, one beyond the last row the last row.
 //
-// PROVISIONAL: placed from issue 26's whole-call timings through pdsyevd_ on one H100 (n = 4000:
-// two-stage 0.394 s, cusolverDnXsyevd 0.288 s for the whole call; n = 8000: two-stage 0.947 s,
-// cuSOLVERMp 0.744 s; two-stage ahead from n = 16000), the two-stage engine's eigenvalues-only
-// lead at n = 16384 (4.3x), and the guess that more GPUs move the crossover down (the two-stage
-// engine speeds up with them, the one-stage path does not). To be replaced by a device
-// measurement: pipevd-bench at each n with PIPEVD_ENGINE_PATH=one_stage and =two_stage, per JOBZ
-// and GPU count; this comment then names that command and the device.
+// One GPU, JOBZ = 'V': measured, whole calls through pdsyevd_ on a 1x1 grid, median of the
+// repeated calls (2026-11-26, one H200 of an nvidia-h200-x4 machine, `PATHS="one_stage
+// two_stage" JOBZ=V SIZES="1000 2000 4000 8000 12000 16000" REPEAT=4 bash
+// bench/device/sizes.sh`): one-stage 0.155 s against two-stage 0.231 s at n = 4000, 0.692 s
+// against 0.522 s at n = 8000, so the crossover near 5000 (one-stage grows as n^3, two-stage
+// about as n^1.2 there). The other rows are not measured yet: JOBZ = 'N' below 'V' (the two-stage
+// engine's eigenvalues-only call skips both back transformations), several GPUs lower still
+// (the two-stage engine speeds up with them, the one-stage path does not).
 inline constexpr OneStageCrossover kOneStageCrossover[] = {
-    {1, 9000, 4000},
-    {2, 6000, 3000},
-    {4, 4000, 2000},
-    {8, 3000, 1500},
+    {1, 5000, 3000},
+    {2, 4000, 2500},
+    {4, 3000, 2000},
+    {8, 2000, 1500},
 };
 
 // The table's n below which the one-stage path wins with `gpus` GPUs (>= 1).
