@@ -59,7 +59,7 @@ run() {
 for g in ${GPU_COUNTS:-1}; do
   gpus=$(seq -s, 0 $((g - 1)))
   for jobz in ${JOBZ:-V N}; do
-    for path in ${PATHS:-one_stage two_stage auto}; do
+    for path in ${PATHS-one_stage two_stage auto}; do
       setting=$path
       [ "$path" = auto ] && setting=
       run "pipevd_${path}_${g}gpu_$jobz" "$g" "$gpus" pipevd "$jobz" PIPEVD_ENGINE_PATH=$setting
