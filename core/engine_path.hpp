@@ -30,14 +30,12 @@ struct OneStageCrossover {
 // THE CROSSOVER TABLE, the one place these numbers live. Rows by ascending gpus; a GPU count
 // between rows takes the row below it, one beyond the last row the last row.
 //
-// One GPU, JOBZ = 'V': measured, whole calls through pdsyevd_ on a 1x1 grid, median of the
-// repeated calls (2026-11-26, one H200 of an nvidia-h200-x4 machine, `PATHS="one_stage
-// two_stage" JOBZ=V SIZES="1000 2000 4000 8000 12000 16000" REPEAT=4 bash
-// bench/device/sizes.sh`): one-stage 0.155 s against two-stage 0.231 s at n = 4000, 0.692 s
-// against 0.522 s at n = 8000, so the crossover near 5000 (one-stage grows as n^3, two-stage
-// about as n^1.2 there). The other rows are not measured yet: JOBZ = 'N' below 'V' (the two-stage
-// engine's eigenvalues-only call skips both back transformations), several GPUs lower still
-// (the two-stage engine speeds up with them, the one-stage path does not).
+// One GPU, JOBZ = 'V': from whole calls through pdsyevd_ on a 1x1 grid, one H200, `PATHS=
+// "one_stage two_stage" JOBZ=V SIZES="1000 2000 4000 8000 12000 16000" REPEAT=4 bash
+// bench/device/sizes.sh` (the numbers: bench/RESULTS.md, the twelfth session). The other rows
+// are not measured yet: JOBZ = 'N' below 'V' (the two-stage engine's eigenvalues-only call skips
+// both back transformations), several GPUs lower still (the two-stage engine speeds up with them,
+// the one-stage path does not).
 inline constexpr OneStageCrossover kOneStageCrossover[] = {
     {1, 5000, 3000},
     {2, 4000, 2500},
