@@ -112,7 +112,8 @@ ncu_one_launch() {
 
 # pipevd_bench_run <label> <ranks> <visible GPUs> <solver> <n> <calls> [env assignments...]: one
 # pipevd-bench process (one rank per GPU of the list, or as many as asked), `calls` timed calls
-# after WARM (default 0) warm-up calls, within the budget (CAP seconds at most). Its JSON lines go
+# after WARM (default 0) warm-up calls at each n (a comma list), within the budget (CAP seconds
+# at most); BENCH_NB (256) and BENCH_JOBZ (V) its nb and JOBZ. Its JSON lines go
 # to $runs with the label, the card and whether the call was the process's first or a repeated
 # one; its log to $out/bench.log. Needs $bench, $runs and $out.
 pipevd_bench_run() {
@@ -131,11 +132,12 @@ pipevd_bench_run() {
   echo "=== $label" >>"$out/bench.log"
   # Every variable that -x names is set (empty where unused), then the run's own settings.
   env CUDA_VISIBLE_DEVICES="$gpus" OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
-    PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE= "$@" \
+    PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE= PIPEVD_ENGINE_PATH= "$@" \
     timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
     -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND \
-    -x PIPEVD_VERBOSE -x PIPEVD_TIMELINE "$bench" --solver "$solver" --n "$n" --nb 256 \
-    --repeat "$calls" --warmup "$warm" --reference none >"$out/run.tmp" 2>&1
+    -x PIPEVD_VERBOSE -x PIPEVD_TIMELINE -x PIPEVD_ENGINE_PATH "$bench" --solver "$solver" \
+    --n "$n" --nb "${BENCH_NB:-256}" --jobz "${BENCH_JOBZ:-V}" --repeat "$calls" --warmup "$warm" \
+    --reference none >"$out/run.tmp" 2>&1
   local r=$? first=first
   ((warm > 0)) && first=repeated
   cat "$out/run.tmp" >>"$out/bench.log"

@@ -22,39 +22,10 @@ runs=$out/runs.jsonl
 bench=$build/bench/pipevd-bench
 [ -x "$bench" ] || { log "no $bench"; exit 1; }
 [ -d .deps/cusolvermp/lib ] && export LD_LIBRARY_PATH=$PWD/.deps/cusolvermp/lib:${LD_LIBRARY_PATH:-}
-export OMPI_MCA_rmaps_base_oversubscribe=1
-card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -d ',')
+export OMPI_MCA_rmaps_base_oversubscribe=1 BENCH_NB=64 CAP=${CAP:-150}
 sizes=$(echo "${SIZES:-1000 2000 4000 8000 12000 16000 24000}" | tr ' ' ',')
 repeat=${REPEAT:-6}
-log "sizes: n = $sizes, $repeat calls each, card $card, budget $budget s"
-
-# run LABEL RANKS GPUS SOLVER JOBZ [VAR=VALUE...]: one pipevd-bench process over every n.
-run() {
-  local label=$1 ranks=$2 gpus=$3 solver=$4 jobz=$5
-  shift 5
-  local t=$((budget - SECONDS - 5))
-  ((t > ${CAP:-150})) && t=${CAP:-150}
-  if ((t < 15)); then
-    log "budget spent: skipped $label"
-    return
-  fi
-  local threads=$(($(nproc) / ranks))
-  log "$label ($t s cap)"
-  echo "=== $label" >>"$out/bench.log"
-  env CUDA_VISIBLE_DEVICES="$gpus" OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
-    PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_ENGINE_PATH= "$@" \
-    timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
-    -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x PIPEVD_BACKEND -x PIPEVD_VERBOSE \
-    -x PIPEVD_ENGINE_PATH "$bench" --solver "$solver" --n "$sizes" --nb 64 --jobz "$jobz" \
-    --repeat "$repeat" --reference none >"$out/run.tmp" 2>&1
-  local r=$?
-  grep -v "pmix\|dlopen\|Perhaps" "$out/run.tmp" >>"$out/bench.log"
-  grep -h '^{"solver"' "$out/run.tmp" |
-    sed "s/^{/{\"label\":\"$label\",\"card\":\"$card\",\"call\":\"first\",/; s/\"call\":\"first\",\(.*\"repeat\":[1-9]\)/\"call\":\"repeated\",\1/" \
-      >>"$runs"
-  rm -f "$out/run.tmp"
-  ((r == 0)) || log "$label: exit $r (124: out of time)"
-}
+log "sizes: n = $sizes, $repeat calls each, budget $budget s"
 
 for g in ${GPU_COUNTS:-1}; do
   gpus=$(seq -s, 0 $((g - 1)))
@@ -62,13 +33,15 @@ for g in ${GPU_COUNTS:-1}; do
     for path in ${PATHS-one_stage two_stage auto}; do
       setting=$path
       [ "$path" = auto ] && setting=
-      run "pipevd_${path}_${g}gpu_$jobz" "$g" "$gpus" pipevd "$jobz" PIPEVD_ENGINE_PATH=$setting
+      BENCH_JOBZ=$jobz pipevd_bench_run "pipevd_${path}_${g}gpu_$jobz" "$g" "$gpus" pipevd "$sizes" \
+        "$repeat" PIPEVD_ENGINE_PATH=$setting
     done
     for peer in ${PEERS-cusolver}; do
       ranks=$g
       [[ $peer == cusolver || $peer == cusolvermg ]] && ranks=1
       [[ $peer == cusolver && $g -gt 1 ]] && continue
-      run "${peer}_${g}gpu_$jobz" "$ranks" "$gpus" "$peer" "$jobz"
+      BENCH_JOBZ=$jobz pipevd_bench_run "${peer}_${g}gpu_$jobz" "$ranks" "$gpus" "$peer" "$sizes" \
+        "$repeat"
     done
   done
 done
