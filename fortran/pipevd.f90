@@ -13,7 +13,7 @@ module pipevd
   use, intrinsic :: iso_c_binding, only: c_char, c_int, c_double, c_ptr
   implicit none
   private
-  public :: pipevd_pdsyevd, pipevd_version, pipevd_release
+  public :: pipevd_pdsyevd, pipevd_version, pipevd_last_path, pipevd_release
 
   interface
     ! PDSYEVD through pipevd; the same call a plain `CALL PDSYEVD(...)` reaches after relinking.
@@ -37,6 +37,13 @@ module pipevd
       import :: c_ptr
       type(c_ptr) :: version
     end function pipevd_version
+
+    ! What this process's last call computed with: "two_stage", "one_stage", "scalapack" or ""
+    ! (see pipevd.h), a NUL-terminated C string as pipevd_version's.
+    function pipevd_last_path() bind(c, name='pipevd_last_path') result(path)
+      import :: c_ptr
+      type(c_ptr) :: path
+    end function pipevd_last_path
 
     ! Frees what pipevd keeps between calls (host buffers, the node window, NCCL, device pools);
     ! collective: every process that made calls calls it, between calls (see pipevd.h).

@@ -139,6 +139,7 @@ contains
       call fail(trim(label)//': INFO /= 0')
       return
     end if
+    if (.not. last_path_known()) call fail(trim(label)//': pipevd_last_path names no path')
 
     ! Nothing outside the submatrices changed (A inside is destroyed, as PDSYEVD allows).
     do jl = 1, nloc
@@ -221,5 +222,22 @@ contains
     if (work(1) /= work2(1) .or. iwork(1) /= iwork2(1) .or. work(1) < 1) &
       call fail('workspace query differs between the module and the plain call')
   end subroutine check_bad_arguments_and_query
+
+  ! The module's pipevd_last_path after a solve: one of the paths pipevd.h names (a query or a
+  ! refused call leaves it empty).
+  logical function last_path_known()
+    use, intrinsic :: iso_c_binding, only: c_char, c_f_pointer, c_null_char
+    character(kind=c_char), pointer :: s(:)
+    character(len=16) :: path
+    integer :: i
+    call c_f_pointer(pipevd_last_path(), s, [16])
+    path = ''
+    do i = 1, 16
+      if (s(i) == c_null_char) exit
+      path(i:i) = s(i)
+    end do
+    last_path_known = path == 'two_stage' .or. path == 'one_stage' .or. path == 'scalapack'
+    if (.not. last_path_known) write (*, '(a)') 'pipevd_last_path: unexpected "' // trim(path) // '"'
+  end function last_path_known
 
 end program test_fortran_calls
