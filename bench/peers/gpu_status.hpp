@@ -3,6 +3,7 @@
 // which a peer turns into an Outcome error naming the call.
 #pragma once
 #include <cuda_runtime.h>
+#include <mpi.h>
 
 #include <string>
 
@@ -26,6 +27,25 @@ inline std::string gpu_name(int dev = 0) {
 inline int device_count() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+// This rank's place on its node and the GPU a one-GPU-per-rank peer takes there: the node-local
+// rank modulo the GPUs it sees (-1 where it sees none). Collective over MPI_COMM_WORLD.
+struct NodeGpu {
+  int local_rank = 0, local_size = 1, gpus = 0, device = -1;
+};
+inline NodeGpu node_gpu() {
+  NodeGpu g;
+  int world = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &g.local_rank);
+  MPI_Comm_size(node, &g.local_size);
+  MPI_Comm_free(&node);
+  g.gpus = device_count();
+  g.device = g.gpus ? g.local_rank % g.gpus : -1;
+  return g;
 }
 
 }  // namespace pipevd::solvers

@@ -26,15 +26,10 @@ using scalapack::RSRC_;
 class CusolverMpSolver final : public Solver {
  public:
   CusolverMpSolver() {
-    int world = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world);
-    MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local_rank_);
-    MPI_Comm_size(node, &local_size_);
-    MPI_Comm_free(&node);
-    ngpu_ = device_count();
-    device_id_ = ngpu_ ? local_rank_ % ngpu_ : -1;
+    const NodeGpu g = node_gpu();
+    local_size_ = g.local_size;
+    ngpu_ = g.gpus;
+    device_id_ = g.device;
     device_ = gpu_name(std::max(0, device_id_));
   }
   ~CusolverMpSolver() override { release_grid(); }
@@ -172,7 +167,7 @@ class CusolverMpSolver final : public Solver {
     release();
   }
 
-  int local_rank_ = 0, local_size_ = 1, ngpu_ = 0, device_id_ = -1;
+  int local_size_ = 1, ngpu_ = 0, device_id_ = -1;
   std::string device_;
   int nprow_ = 0, npcol_ = 0;
   cudaStream_t stream_ = nullptr;

@@ -66,19 +66,12 @@ class ElpaSolver final : public Solver {
     std::call_once(once, [] { init_error() = elpa_init(ELPA_API_VERSION) != ELPA_OK; });
 #ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
     if (gpu_) {
-      int world = 0;
-      MPI_Comm_rank(MPI_COMM_WORLD, &world);
-      MPI_Comm node;
-      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world, MPI_INFO_NULL, &node);
-      int local_rank = 0, local_size = 1;
-      MPI_Comm_rank(node, &local_rank);
-      MPI_Comm_size(node, &local_size);
-      MPI_Comm_free(&node);
-      ngpu_ = device_count();
-      device_id_ = ngpu_ ? local_rank % ngpu_ : -1;
+      const NodeGpu g = node_gpu();
+      ngpu_ = g.gpus;
+      device_id_ = g.device;
       device_ = gpu_name(std::max(0, device_id_));
       // GPUs in use: on each node min(ranks there, GPUs there), summed over the nodes' first ranks.
-      int mine = local_rank == 0 ? std::min(local_size, ngpu_) : 0;
+      int mine = g.local_rank == 0 ? std::min(g.local_size, ngpu_) : 0;
       MPI_Allreduce(&mine, &gpus_used_, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
       nb_ = env_int("PIPEVD_ELPA_GPU_NB", kElpaGpuNb);
     }
