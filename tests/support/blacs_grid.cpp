@@ -55,6 +55,13 @@ GridShape grid_shape(char code) {
   return squarest_grid(p);
 }
 
+bool same_on_every_rank(int value) {
+  int lo = value, hi = value;
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
+}
+
 int world_size() {
   int s = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &s);

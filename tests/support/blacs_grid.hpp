@@ -30,6 +30,10 @@ GridShape squarest_grid(int size);
 GridShape grid_shape(char code);
 
 int world_size();
+
+// Whether every rank of MPI_COMM_WORLD holds the same `value` (collective), e.g. the INFO a call
+// returned.
+bool same_on_every_rank(int value);
 int world_rank();
 
 }  // namespace pipevd::test
