@@ -232,9 +232,7 @@ long host_bytes_needed(const RouteCall& r) {
     const long part = r.n * std::max(r.width, r.vectors ? r.height : 0L);
     need += std::max(0L, 8 * part - static_cast<long>(kept_bytes()));
   }
-  int size = 0;
-  MPI_Comm_size(r.ec->caller, &size);
-  if (size > 1 && ranks_on_this_node(r.ec->caller) == size) {
+  if (several_on_one_node(r.ec->caller)) {
     int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
     const int* d = r.c.desca;
     Cblacs_gridinfo(d[CTXT_], &nprow, &npcol, &myrow, &mycol);

@@ -86,8 +86,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   const int me = setup.me, size = setup.size;
   const int threads = redistribution_threads(options.threads, ranks_on_this_node(comm.caller));
   // One process: the message path only copies in place, one pass where the window takes two.
-  if (options.node_memory != NodeMemory::off && size > 1 &&
-      ranks_on_this_node(comm.caller) == size &&
+  if (options.node_memory != NodeMemory::off && several_on_one_node(comm.caller) &&
       block_cyclic_to_engine_on_node(options.node_memory, options.streaming_stores, uplo, n, a,
                                      setup, layout, comm, a_cols, threads, clock, times))
     return;

@@ -62,8 +62,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   const int me = setup.me, size = setup.size;
   const int threads = redistribution_threads(options.threads, ranks_on_this_node(comm.caller));
   // One process: the message path only copies in place, one pass where the window takes two.
-  if (options.node_memory != NodeMemory::off && size > 1 &&
-      ranks_on_this_node(comm.caller) == size &&
+  if (options.node_memory != NodeMemory::off && several_on_one_node(comm.caller) &&
       engine_to_block_cyclic_on_node(options.streaming_stores, n, z_rows, setup, layout, comm, z,
                                      threads, clock, times))
     return;

@@ -110,6 +110,12 @@ NodeState& state_of(MPI_Comm comm) {
 
 int ranks_on_this_node(MPI_Comm comm) { return state_of(comm).ranks_on_node; }
 
+bool several_on_one_node(MPI_Comm comm) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  return size > 1 && ranks_on_this_node(comm) == size;
+}
+
 MPI_Comm node_comm_of(MPI_Comm comm) { return state_of(comm).node; }
 
 long node_window_segment(MPI_Comm comm) {

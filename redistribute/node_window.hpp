@@ -19,6 +19,9 @@ namespace pipevd {
 // Collective over comm the first time for a communicator, cached after: how many of its
 // processes share this process's node (MPI_COMM_TYPE_SHARED).
 int ranks_on_this_node(MPI_Comm comm);
+// Collective as ranks_on_this_node: whether comm has several processes, all on this node, i.e.
+// whether a redistribution over it may go through a window (one process copies in place).
+bool several_on_one_node(MPI_Comm comm);
 // Collective the first time, as ranks_on_this_node: comm's processes on this process's node
 // (kept with comm; not to be freed by the caller).
 MPI_Comm node_comm_of(MPI_Comm comm);
