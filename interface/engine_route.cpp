@@ -343,7 +343,8 @@ struct DevicePreparation {
   JoiningThread thread;
 };
 void prepare_device(const RouteCall& r, DevicePreparation& p) {
-  if (!r.engine || !r.on_gpu || !r.policy.gpu_prepare) return;
+  // The direct path copies nothing in: no time to hide the preparation behind.
+  if (!r.engine || !r.on_gpu || !r.policy.gpu_prepare || r.direct) return;
   try {
     p.thread = JoiningThread([&p, device = r.device, bytes = r.plan.device_bytes] {
       p.begin = std::chrono::steady_clock::now();
