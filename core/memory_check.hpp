@@ -49,4 +49,10 @@ void check_engine_memory(MPI_Comm caller, const EngineLayout& layout, int engine
 void agree_engine_memory(MPI_Comm caller, long n, bool want_vectors, bool on_gpu, long need,
                          long free_bytes, long limit);
 
+// Host memory: `need`, the bytes this caller rank's call adds, summed over `node` (this node's
+// caller ranks), against `limit` (> 0: PIPEVD_HOST_MEMORY_LIMIT) or else the memory cgroup's room
+// (core/host_memory_room; none set: no check). Collective over `caller`; throws
+// EngineMemoryShortage on every caller rank alike where some node falls short.
+void agree_host_memory(MPI_Comm caller, MPI_Comm node, long n, long need, long limit);
+
 }  // namespace pipevd

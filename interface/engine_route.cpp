@@ -22,7 +22,6 @@
 #include "core/engine_path.hpp"
 #include "core/failure_agreement.hpp"
 #include "core/fault_injection.hpp"
-#include "core/host_memory_room.hpp"
 #include "core/load_balance_report.hpp"
 #include "core/memory_check.hpp"
 #include "core/memory_plan.hpp"
@@ -251,34 +250,6 @@ long host_bytes_needed(const RouteCall& r) {
   return need;
 }
 
-// The call's host memory, summed over the node's ranks, against the room the memory cgroup leaves
-// (or PIPEVD_HOST_MEMORY_LIMIT): a call past it would have the job killed, so it is refused on
-// every caller rank alike (EngineMemoryShortage: auto forwards it).
-void check_host_memory(const RouteCall& r) {
-  long node_need = host_bytes_needed(r);
-  MPI_Allreduce(MPI_IN_PLACE, &node_need, 1, MPI_LONG, MPI_SUM, node_comm_of(r.ec->caller));
-  long room = r.policy.host_memory_limit > 0 ? r.policy.host_memory_limit : cgroup_memory_room();
-  MPI_Allreduce(MPI_IN_PLACE, &room, 1, MPI_LONG, MPI_MIN, node_comm_of(r.ec->caller));
-  const long short_by = room >= 0 && node_need > room ? node_need - room : 0;
-  struct {
-    long value;
-    int rank;
-  } mine{short_by, 0}, worst{0, 0};
-  MPI_Comm_rank(r.ec->caller, &mine.rank);
-  MPI_Allreduce(&mine, &worst, 1, MPI_LONG_INT, MPI_MAXLOC, r.ec->caller);
-  if (worst.value <= 0) return;
-  long said[2] = {node_need, room};
-  MPI_Bcast(said, 2, MPI_LONG, worst.rank, r.ec->caller);
-  char msg[300];
-  std::snprintf(msg, sizeof msg,
-                "n = %ld needs %.3f GiB more host memory on a node (%ld bytes), but %.3f GiB "
-                "(%ld bytes) are left to it%s",
-                r.n, said[0] / 1073741824.0, said[0], said[1] / 1073741824.0, said[1],
-                r.policy.host_memory_limit > 0 ? " (PIPEVD_HOST_MEMORY_LIMIT)"
-                                               : " (the memory cgroup's limit)");
-  throw EngineMemoryShortage(msg);
-}
-
 // The one-stage path's plan: the whole matrix on its one engine rank, its predicted memory
 // (core/one_stage.hpp) checked there against the free device memory and PIPEVD_GPU_MEMORY_LIMIT
 // as the two-stage plan's is, agreed over the caller ranks. An allocation that still fails is an
@@ -332,7 +303,9 @@ void plan_route(RouteCall& r) {
   plan_redistribution(r);
   r.direct = direct_path(r);
   if (r.direct) r.opt.symmetrize = r.uplo;
-  check_host_memory(r);
+  // The host memory a call past the memory cgroup's room would have the job killed for.
+  agree_host_memory(r.ec->caller, node_comm_of(r.ec->caller), r.n, host_bytes_needed(r),
+                    r.policy.host_memory_limit);
 }
 
 // An engine rank's device readied in a thread beside the redistribution in (the CUDA context, the
