@@ -4,6 +4,7 @@
 //
 //   bc_back_bench [--n 8192,16384,32768] [--mdiv 1,4] [--b 32] [--group3 32]
 //                 [--tune-n 16384] [--seconds 1e9] [--no-blas3] [--only NAME]
+//                 [--group-lanes 1,2,4] [--m 8192,8601]
 //
 // --tune-n: first, at each n listed and each m = n / mdiv, one timed run of every compiled BLAS2
 // variant (lanes x rows x group x prefetch P, 128 threads) and of the default with 64 and 256
@@ -11,6 +12,9 @@
 // m) (or of the same mdiv), then BLAS3 (its V/T formation alone timed separately). Cases that would
 // start after --seconds (from the program's start) are skipped and reported as such. --only NAME:
 // tune only the variants whose name contains NAME (next to the default); --n 0 skips the table.
+// --group-lanes: the tensor default with each of these group-lane counts is tuned too (K in the
+// name; K0 is the automatic count), so a table shows the wavefront against one lane per row block.
+// --m: tune at these row counts (X's leading dimension is m) instead of n / mdiv.
 //
 // Reflectors: synthetic but in the bulge-chasing layout (core/reflector_store.hpp): v[0] = 1,
 // v[1 .. length-1] pseudo-random in [-1, 1], zeros past the length, tau = 2 / v^T v (an exact
@@ -126,8 +130,8 @@ double traffic_model(const ReflectorLayout& L, long m, long group) {
 std::string name(const BcBackTunables& t) {
   char buf[64];
   if (t.tensor)  // tensor cores: 8-row tiles per warp, group, threads, X prefetch
-    std::snprintf(buf, sizeof buf, "TC M%d G%d T%d%s", t.rows, t.group, t.threads,
-                  t.prefetch ? " PX" : "");
+    std::snprintf(buf, sizeof buf, "TC M%d G%d T%d%s K%d", t.rows, t.group, t.threads,
+                  t.prefetch ? " PX" : "", t.group_lanes);
   else
     std::snprintf(buf, sizeof buf, "L%d R%d G%d T%d%s", t.lanes, t.rows, t.group, t.threads,
                   t.prefetch ? " P" : "");
@@ -193,7 +197,7 @@ void report_blas2(const char* tag, Problem& p, const BcBackTunables& t, double s
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<long> ns{8192, 16384, 32768}, mdivs{1, 4}, tune_ns{16384};
+  std::vector<long> ns{8192, 16384, 32768}, mdivs{1, 4}, tune_ns{16384}, lane_counts, tune_rows;
   long b = 32, group3 = 32;
   double seconds = 1e9;
   bool blas3 = true;
@@ -215,6 +219,10 @@ int main(int argc, char** argv) {
       seconds = std::atof(argv[++i]);
     else if (a == "--no-blas3")
       blas3 = false;
+    else if (a == "--m" && more)
+      tune_rows = parse_list(argv[++i]);
+    else if (a == "--group-lanes" && more)
+      lane_counts = parse_list(argv[++i]);
     else if (a == "--only" && more)
       only = argv[++i];
     else {
@@ -249,16 +257,23 @@ int main(int argc, char** argv) {
   std::map<std::pair<long, long>, std::pair<double, BcBackTunables>> best;
   std::map<long, BcBackTunables> best_mdiv;
   for (long n : tune_ns)
-    for (long mdiv : mdivs) {
+    for (size_t im = 0; im < (tune_rows.empty() ? mdivs.size() : tune_rows.size()); ++im) {
+      const long mdiv = tune_rows.empty() ? mdivs[im] : 0;
+      const long m = tune_rows.empty() ? n / mdiv : tune_rows[im];
       if (elapsed() > seconds) {
-        std::printf("tune   n=%6ld m=%6ld skipped (budget)\n", n, n / mdiv);
+        std::printf("tune   n=%6ld m=%6ld skipped (budget)\n", n, m);
         continue;
       }
-      Problem p(n, b, n / mdiv);
+      Problem p(n, b, m);
       const BcBackTunables def = pipevd::gpu::default_bc_back_tunables(p.m, p.L.b);
       std::vector<BcBackTunables> list{def};
       for (const BcBackTunables& t : pipevd::gpu::bc_back_variants())
         if (name(t).find(only) != std::string::npos) list.push_back(t);
+      for (long lanes : lane_counts) {
+        BcBackTunables t = def;
+        t.group_lanes = static_cast<int>(lanes);
+        if (def.tensor) list.push_back(t);
+      }
       for (int threads : {64, 256}) {
         BcBackTunables t = def;
         t.threads = threads;

@@ -264,10 +264,10 @@ const Variant* find_variant(const BcBackTunables& tun) {
 
 // The tunables' fields in a tensor shape's meaning, both ways.
 BcBackTensorShape tensor_shape(const BcBackTunables& t) {
-  return {t.group, t.rows, t.threads / 32, t.prefetch};
+  return {t.group, t.rows, t.threads / 32, t.prefetch, t.group_lanes};
 }
 BcBackTunables tensor_tunables(const BcBackTensorShape& s) {
-  return {0, s.mtiles, s.group, 32 * s.warps, s.prefetch_x, true};
+  return {0, s.mtiles, s.group, 32 * s.warps, s.prefetch_x, true, s.group_lanes};
 }
 
 }  // namespace
@@ -382,7 +382,7 @@ long bc_back_wave_rows(long m, long b, int device, BcBackKernel kernel) {
     return 0;  // the fixed narrow variants and the generic kernel: not modelled
   ScopedDevice guard(device);
   const BcBackTunables tun = default_bc_back_tunables(m, b, kernel);
-  if (tun.tensor) return bc_back_tensor_wave_rows(tensor_shape(tun), device);
+  if (tun.tensor) return bc_back_tensor_wave_rows(tensor_shape(tun), m, device);
   const Variant* w = find_variant(tun);
   if (!w) return 0;
   return w->wave(tun.threads, device);

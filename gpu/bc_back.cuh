@@ -37,6 +37,10 @@ struct BcBackTunables {
   // 32 x warps per block, prefetch = the next step's columns of X copied asynchronously; lanes
   // unused. It needs 2 <= b <= 32 and a workspace (bc_back_workspace_bytes).
   bool tensor = false;
+  // The tensor-core kernel's group lanes (BcBackTensorShape::group_lanes): 0 as many as the
+  // device's resident blocks allow, 1 none (engine ranks sharing a GPU: their blocks need not all
+  // be resident at once).
+  int group_lanes = 0;
 };
 
 // The compiled (lanes, rows, group, prefetch) combinations, each with threads = 128, then the
@@ -54,10 +58,10 @@ BcBackTunables default_bc_back_tunables(long m, long b, BcBackKernel kernel = Bc
 // Device bytes of the workspace bc_back with tunables t needs for layout L (0: none).
 size_t bc_back_workspace_bytes(const ReflectorLayout& L, const BcBackTunables& t);
 
-// Rows of X that bc_back with the default tunables for m rows and bandwidth b processes at once on
-// `device` (its resident blocks on all SMs); more rows take further waves of about the same time
-// each, so a few rows over a wave cost nearly a whole wave. 0 where not modelled (b <= 16 or
-// b > 32).
+// Rows of X that bc_back with the default tunables for m rows and bandwidth b processes in one
+// wave on `device` (its resident blocks on all SMs; the tensor kernel's wave shrinks by the group
+// lanes m rows run with); more rows take further waves of about the same time each, so a few rows
+// over a wave cost nearly a whole wave. 0 where not modelled (b <= 16 or b > 32).
 long bc_back_wave_rows(long m, long b, int device, BcBackKernel kernel = BcBackKernel::Auto);
 
 // X (m x L.n, leading dimension ldx >= max(1, m), device) := X * Q_b, with the reflectors of

@@ -2,6 +2,7 @@
 #include <cuda_pipeline.h>
 
 #include <algorithm>
+#include <cuda/atomic>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -110,6 +111,64 @@ __global__ void __launch_bounds__(256)
   reinterpret_cast<double2*>(tf)[(off[K] + t) * 32 + lane] = make_double2(f0, f1);
 }
 
+// Group lanes (a wavefront over the groups of sweeps): `count` blocks share a row block, lane k
+// taking groups k, k + count, ...; group g may run step t once group g - 1 has completed it, so
+// the groups of one row block run side by side a step apart instead of one after the other. A block
+// takes its (row block, lane) from a ticket in launch order, so it waits only on blocks that took
+// earlier tickets, which are resident: no deadlock while count blocks fit the device at once.
+// progress[row block * count + lane] counts that lane's completed steps, group g's step t (steps
+// run downwards) as g * stride + tmax(g) + 1 - t, increasing along the lane.
+struct GroupLanes {
+  int count = 1;
+  long stride = 0;  // more than any group's steps
+  unsigned long long* progress = nullptr;
+  unsigned int* ticket = nullptr;
+};
+struct WorkItem {
+  long row_block = 0;
+  int lane = 0;
+};
+
+__device__ WorkItem take_work_item(const GroupLanes& lanes, int tid) {
+  if (lanes.count == 1) return {static_cast<long>(blockIdx.x), 0};
+  __shared__ unsigned int taken;
+  if (tid == 0) taken = atomicAdd(lanes.ticket, 1u);
+  __syncthreads();
+  return {static_cast<long>(taken / lanes.count), static_cast<int>(taken % lanes.count)};
+}
+
+__host__ __device__ inline unsigned long long progress_value(long g, long stride, long tmax,
+                                                             long t) {
+  return static_cast<unsigned long long>(g * stride + tmax + 1 - t);
+}
+
+// A predecessor that never arrives is a bug; a trap (a launch error on the stream) is better than a
+// process that hangs inside someone's MPI job.
+constexpr unsigned long long kProgressTimeoutNs = 120ull * 1000 * 1000 * 1000;
+
+__device__ inline unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ void wait_for_progress(const unsigned long long* p, unsigned long long want,
+                                  unsigned long long& seen) {
+  if (seen >= want) return;
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> ref(
+      *const_cast<unsigned long long*>(p));
+  const unsigned long long start = global_ns();
+  while ((seen = ref.load(cuda::memory_order_acquire)) < want) {
+    __nanosleep(64);
+    if (global_ns() - start > kProgressTimeoutNs) __trap();
+  }
+}
+
+__device__ void publish_progress(unsigned long long* p, unsigned long long value) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> ref(*p);
+  ref.store(value, cuda::memory_order_release);
+}
+
 // Shared memory of the main kernel, in doubles: V's fragments for X V and for W V^T, T's fragments,
 // the next step's raw vectors (32 per reflector) and T fragments, with PFX the next step's
 // incoming 32 columns of the block's rows; then G + G / 8 longs (sweep and block offsets).
@@ -136,7 +195,7 @@ template <int G, int MT, int NW, bool PFX>
 __global__ void __launch_bounds__(NW * 32)
     bc_back_rows_tensor(ReflectorLayout L, const double* __restrict__ v,
                         const double* __restrict__ tf, const long* __restrict__ off, long m,
-                        double* __restrict__ x, long ldx) {
+                        double* __restrict__ x, long ldx, GroupLanes lanes) {
   constexpr int NB = G / kBlock;  // reflector blocks per group
   constexpr int WT = NB + 4;      // window tiles: b + G - 1 <= 8 WT
   constexpr int SH = 4;           // tiles the window slides by (b = 32)
@@ -164,7 +223,10 @@ __global__ void __launch_bounds__(NW * 32)
   const int bi = static_cast<int>(b);
   const bool slide = b == kBmax;
   const long wlen = b + G - 1;
-  const long rblk = static_cast<long>(blockIdx.x) * RB;
+  const int K = lanes.count;
+  const WorkItem item = take_work_item(lanes, tid);
+  const long rblk = item.row_block * RB;
+  unsigned long long seen = 0;    // thread 0: the predecessor's progress last read
   const int cq = 2 * (lane & 3);  // the thread's first column of a tile
   long row[MT];
   bool active[MT];
@@ -176,8 +238,13 @@ __global__ void __launch_bounds__(NW * 32)
   for (size_t k = tid; k < shared_doubles<G, MT, NW, PFX>(); k += NT) smem[k] = 0.0;
   double xl[MT][WT][2];
 
-  for (long s0 = 0; s0 < sweeps; s0 += G) {
+  for (long s0 = item.lane * G; s0 < sweeps; s0 += static_cast<long>(K) * G) {
     const long s1 = s0 + G < sweeps ? s0 + G : sweeps;
+    const long g = s0 / G;
+    unsigned long long* mine = lanes.progress + item.row_block * K + item.lane;
+    const unsigned long long* before =
+        lanes.progress + item.row_block * K + (item.lane + K - 1) % K;
+    const long tmax_before = g > 0 ? L.steps(s0 - G) - 1 : 0;
     // Sweep s has a step t iff t b <= n - 3 - s; steps(s) decreases with s.
     auto last_sweep = [&](long t) {
       return static_cast<int>(((s1 - 1 < n - 3 - t * b) ? s1 - 1 : n - 3 - t * b) - s0);
@@ -213,6 +280,10 @@ __global__ void __launch_bounds__(NW * 32)
     prefetch(tmax, false);
     for (long t = tmax; t >= 0; --t) {
       const int glast = last_sweep(t);
+      // Step t reads columns the previous group writes up to its own step t (then they leave its
+      // window for good); the barrier below hands thread 0's acquire to the block.
+      if (K > 1 && g > 0 && tid == 0)
+        wait_for_progress(before, progress_value(g - 1, lanes.stride, tmax_before, t), seen);
       __pipeline_wait_prior(0);
       __syncthreads();  // raw_v / raw_t / xs written; the previous step's fragments not read
       // Vector j of reflector 8 kq + i sits at block column c = i + j, tile c / 8: to the
@@ -239,7 +310,7 @@ __global__ void __launch_bounds__(NW * 32)
               const int c = 8 * j + cq + e;
               const long col = base + c;
               const bool in = col < n && (slide || c < wlen) && active[mt];
-              xl[mt][j][e] = in ? x[col * ldx + row[mt]] : 0.0;
+              xl[mt][j][e] = in ? __ldcg(x + col * ldx + row[mt]) : 0.0;
             }
       } else {  // the incoming tiles; their columns lie left of the last step's base (< n)
 #pragma unroll
@@ -252,7 +323,7 @@ __global__ void __launch_bounds__(NW * 32)
               if (PFX)
                 xl[mt][j][e] = xs[c * XS + (row[mt] - rblk)];
               else
-                xl[mt][j][e] = active[mt] ? x[(base + c) * ldx + row[mt]] : 0.0;
+                xl[mt][j][e] = active[mt] ? __ldcg(x + (base + c) * ldx + row[mt]) : 0.0;
             }
       }
       __syncthreads();  // fragments staged; raw_v, raw_t and xs free
@@ -339,7 +410,13 @@ __global__ void __launch_bounds__(NW * 32)
             xl[mt][j][1] = xl[mt][j - SH][1];
           }
       }
+      if (K > 1) {  // every thread's stores of step t before the release
+        __syncthreads();
+        if (tid == 0) publish_progress(mine, progress_value(g, lanes.stride, tmax, t));
+      }
     }
+    if (K > 1 && tid == 0)  // the whole group, also where it has no step
+      publish_progress(mine, progress_value(g, lanes.stride, tmax, 0));
   }
 }
 
@@ -355,13 +432,13 @@ auto prepared_kernel() {
 
 template <int G, int MT, int NW, bool PFX>
 void launch(const ReflectorLayout& L, const double* v, const double* tf, const long* off, long m,
-            double* x, long ldx, cudaStream_t stream) {
+            double* x, long ldx, GroupLanes lanes, cudaStream_t stream) {
   constexpr long rb = 8L * MT * NW;
-  const long blocks = (m + rb - 1) / rb;
+  const long blocks = (m + rb - 1) / rb * lanes.count;
   if (blocks > 0x7fffffffL) throw std::invalid_argument("gpu::bc_back_tensor: too many rows");
   auto kernel = prepared_kernel<G, MT, NW, PFX>();
   kernel<<<static_cast<int>(blocks), NW * 32, shared_bytes<G, MT, NW, PFX>(), stream>>>(
-      L, v, tf, off, m, x, ldx);
+      L, v, tf, off, m, x, ldx, lanes);
   PIPEVD_CUDA_CHECK_LAUNCH();
 }
 
@@ -378,7 +455,7 @@ struct Shape {
   BcBackTensorShape s;
   size_t smem;
   void (*fn)(const ReflectorLayout&, const double*, const double*, const long*, long, double*, long,
-             cudaStream_t);
+             GroupLanes, cudaStream_t);
   long (*wave)(int);
 };
 template <int G, int MT, int NW, bool PFX>
@@ -403,7 +480,10 @@ const Shape* find_shape(const BcBackTensorShape& s) {
   return nullptr;
 }
 
-// Workspace: the offsets (nK + 1 longs), then the T factors at a 16-byte boundary.
+// Workspace: the offsets (nK + 1 longs), then the T factors at a 16-byte boundary, then the group
+// lanes' ticket and progress counters (at most kLaneSlots row blocks x lanes).
+constexpr long kLaneSlots = 8192;
+constexpr int kMaxGroupLanes = 8;
 size_t offsets_bytes(const ReflectorLayout& L) {
   return (sizeof(long) * (blocks_of_sweeps(L) + 1) + 15) / 16 * 16;
 }
@@ -411,6 +491,27 @@ long t_factor_count(const ReflectorLayout& L) {
   long total = 0;
   for (long k = 0; k < blocks_of_sweeps(L); ++k) total += L.steps(kBlock * k);
   return total;
+}
+size_t lanes_offset(const ReflectorLayout& L) {
+  return offsets_bytes(L) + sizeof(double) * 64 * static_cast<size_t>(t_factor_count(L));
+}
+constexpr size_t kLanesBytes = 16 + sizeof(unsigned long long) * kLaneSlots;
+
+// Lanes per row block: the shape's, or (0) as many as the resident blocks left over by the row
+// blocks allow, within the groups there are; always within the resident blocks (a lane waits on
+// another that must be running). The X prefetch reads a step's columns before its wait: no lanes.
+long group_lanes(const Shape& k, int requested, long groups, long m, int device) {
+  const long rb = 8L * k.s.mtiles * k.s.warps;
+  const long row_blocks = (m + rb - 1) / rb;
+  const long resident = k.wave(device) / rb;
+  if (k.s.prefetch_x || requested == 1 || row_blocks == 0) return 1;
+  long lanes = requested > 0 ? requested : resident / row_blocks;
+  lanes = std::min(
+      {lanes, groups, resident, static_cast<long>(kMaxGroupLanes), kLaneSlots / row_blocks});
+  return std::max(1L, lanes);
+}
+long groups_of(const ReflectorLayout& L, const BcBackTensorShape& s) {
+  return (L.sweeps() + s.group - 1) / s.group;
 }
 
 }  // namespace
@@ -434,7 +535,7 @@ bool bc_back_tensor_fits(const BcBackTensorShape& s, int device) {
 }
 
 size_t bc_back_tensor_workspace_bytes(const ReflectorLayout& L) {
-  return offsets_bytes(L) + sizeof(double) * 64 * static_cast<size_t>(t_factor_count(L));
+  return lanes_offset(L) + kLanesBytes;
 }
 
 void bc_back_tensor(const ReflectorLayout& L, const double* d_v, const double* d_tau, long m,
@@ -463,12 +564,33 @@ void bc_back_tensor(const ReflectorLayout& L, const double* d_v, const double* d
   reflector_block_t<<<dim3(static_cast<unsigned>(tblocks), static_cast<unsigned>(nk)), 256, 0,
                       stream>>>(L, d_v, d_tau, off, tf);
   PIPEVD_CUDA_CHECK_LAUNCH();
-  k->fn(L, d_v, tf, off, m, d_x, ldx, stream);
+  int device = 0;
+  PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+  GroupLanes lanes;
+  lanes.count = static_cast<int>(group_lanes(*k, s.group_lanes, groups_of(L, s), m, device));
+  if (lanes.count > 1) {
+    char* at = static_cast<char*>(work) + lanes_offset(L);
+    lanes.ticket = reinterpret_cast<unsigned int*>(at);
+    lanes.progress = reinterpret_cast<unsigned long long*>(at + 16);
+    lanes.stride = L.steps(0) + 2;
+    const long rb = 8L * s.mtiles * s.warps;
+    PIPEVD_CUDA_CHECK(cudaMemsetAsync(
+        at, 0, 16 + sizeof(unsigned long long) * ((m + rb - 1) / rb) * lanes.count, stream));
+  }
+  k->fn(L, d_v, tf, off, m, d_x, ldx, lanes, stream);
 }
 
-long bc_back_tensor_wave_rows(const BcBackTensorShape& s, int device) {
+int bc_back_tensor_group_lanes(const ReflectorLayout& L, long m, const BcBackTensorShape& s,
+                               int device) {
   const Shape* k = find_shape(s);
-  return k ? k->wave(device) : 0;
+  return k ? static_cast<int>(group_lanes(*k, s.group_lanes, groups_of(L, s), m, device)) : 0;
+}
+
+long bc_back_tensor_wave_rows(const BcBackTensorShape& s, long m, int device) {
+  const Shape* k = find_shape(s);
+  if (!k) return 0;
+  constexpr long kManyGroups = 1L << 30;  // a planning question: the groups do not limit the lanes
+  return k->wave(device) / group_lanes(*k, s.group_lanes, kManyGroups, m, device);
 }
 
 }  // namespace pipevd::gpu

@@ -36,6 +36,11 @@ struct BcBackTensorShape {
   int mtiles = 2;
   int warps = 8;
   bool prefetch_x = false;
+  // Blocks per row block, each taking every group_lanes-th group of sweeps a step behind the
+  // previous group (a wavefront), so that fewer rows than the resident blocks hold still fill the
+  // device: 0 as many as the resident blocks allow, 1 none. Not a compiled property: any shape
+  // without prefetch_x runs with any count; the rows' arithmetic does not depend on it.
+  int group_lanes = 0;
 };
 
 std::vector<BcBackTensorShape> bc_back_tensor_shapes();
@@ -54,7 +59,14 @@ void bc_back_tensor(const ReflectorLayout& L, const double* d_v, const double* d
                     double* d_x, long ldx, const BcBackTensorShape& s, void* work,
                     cudaStream_t stream);
 
-// Rows of X one launch of shape s holds at once on `device` (resident blocks on all SMs).
-long bc_back_tensor_wave_rows(const BcBackTensorShape& s, int device);
+// The group lanes bc_back_tensor runs with for m rows of layout L on `device` (0: s not compiled).
+int bc_back_tensor_group_lanes(const ReflectorLayout& L, long m, const BcBackTensorShape& s,
+                               int device);
+
+// The rows of a wave for m rows of X on `device`: the resident blocks' rows (all SMs) divided by
+// the group lanes m rows run with. A wave takes about the same time however full it is, so m rows
+// cost about ceil(m / wave) of them: rows in fewer row blocks than the device holds run with
+// several lanes each, and then a few rows more than a wave can halve the lanes.
+long bc_back_tensor_wave_rows(const BcBackTensorShape& s, long m, int device);
 
 }  // namespace pipevd::gpu

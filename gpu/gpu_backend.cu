@@ -947,7 +947,8 @@ void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
   }
   // The workspace (the tensor kernel's T factors) from this backend: a failure is its clear
   // out-of-memory error.
-  const gpu::BcBackTunables tun = gpu::default_bc_back_tunables(m, L.b, s.bc_back_kernel);
+  gpu::BcBackTunables tun = gpu::default_bc_back_tunables(m, L.b, s.bc_back_kernel);
+  if (s.tuning.sharing) tun.group_lanes = 1;
   pipevd::DeviceBuffer work(*this,
                             static_cast<long>((gpu::bc_back_workspace_bytes(L, tun) + 7) / 8));
   gpu::bc_back(L, static_cast<const double*>(s.u_v.p), static_cast<const double*>(s.u_tau.p), m, x,

@@ -16,6 +16,7 @@
 #include "core/reflector_store.hpp"
 #include "gpu/bc_back.cuh"
 #include "gpu/bc_back_blas3.cuh"
+#include "gpu/bc_back_tensor.cuh"
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
 #include "tests/support/test_size_limit.hpp"
@@ -163,6 +164,52 @@ TEST(GpuBcBack, Blas2EqualsHostEveryVariantBitwiseRepeatable) {
   }
 }
 
+// The tensor kernel's group lanes (a wavefront over the groups of sweeps, several blocks per row
+// block) change who computes, not what: every lane count gives the rows of one lane bitwise, each
+// run repeats bitwise (a missing wait or release would show as a difference), and rows many enough
+// for several row blocks, with the automatic count, match the host.
+TEST(GpuBcBack, TensorGroupLanesEqualOneLaneBitwise) {
+  int device = 0;
+  check(cudaGetDevice(&device));
+  for (long n : {37L, 300L, 1001L, 4099L}) {
+    if (test::over_test_order(n)) continue;
+    const ReflectorStore u = reflectors(n, 32);
+    const ReflectorLayout& L = u.layout;
+    Dev dv(u.v), dtau(u.tau);
+    for (long m : {1L, 129L, 1000L, 3001L}) {
+      const long ldx = m + 2;
+      const Mat x0 = random_matrix(ldx * n, static_cast<unsigned>(3 * n + m));
+      gpu::BcBackTunables t = gpu::default_bc_back_tunables(m, 32, gpu::BcBackKernel::Tensor);
+      auto run = [&](int lanes) {
+        t.group_lanes = lanes;
+        Dev x(x0);
+        gpu::bc_back(L, dv.p, dtau.p, m, x.p, ldx, t, nullptr);
+        check(cudaDeviceSynchronize());
+        return x.download(ldx * n);
+      };
+      const Mat one = run(1);
+      if (m <= 1000 && n <= 1001) {
+        Mat want = x0;
+        host::apply_bc_back(u, m, want.data(), ldx);
+        EXPECT_LT(max_abs_diff(one, want), tolerance(n));
+      }
+      for (int lanes : {0, 2, 3, 8}) {
+        SCOPED_TRACE("n=" + std::to_string(n) + " m=" + std::to_string(m) +
+                     " lanes=" + std::to_string(lanes));
+        const Mat a = run(lanes), b = run(lanes);
+        EXPECT_TRUE(bitwise_equal(a, one));
+        EXPECT_TRUE(bitwise_equal(a, b));
+      }
+      gpu::BcBackTensorShape s{t.group, t.rows, t.threads / 32, t.prefetch, 0};
+      const int automatic = gpu::bc_back_tensor_group_lanes(L, m, s, device);
+      EXPECT_GE(automatic, 1);
+      EXPECT_LE(automatic, std::max(1L, (L.sweeps() + t.group - 1) / t.group));
+      s.group_lanes = 1;
+      EXPECT_EQ(gpu::bc_back_tensor_group_lanes(L, m, s, device), 1);
+    }
+  }
+}
+
 TEST(GpuBcBack, Blas3EqualsBlas2AndHost) {
   cublasHandle_t h = nullptr;
   ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
@@ -215,7 +262,9 @@ TEST(GpuBcBack, RejectsBadArguments) {
 }
 
 // The rows one launch holds at once: whole blocks on every SM, within the SMs' thread capacity,
-// for the default tunables of large and small m; not modelled for the generic kernel (b > 32).
+// for the default tunables of large and small m (the tensor kernel's wave shared by its automatic
+// group lanes: as many as the resident blocks over the row blocks, at most 8); not modelled for the
+// generic kernel (b > 32).
 TEST(GpuBcBack, WaveRowsAreWholeBlocksOnEverySm) {
   int device = 0, sms = 0, threads_per_sm = 0;
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
@@ -229,10 +278,20 @@ TEST(GpuBcBack, WaveRowsAreWholeBlocksOnEverySm) {
       const gpu::BcBackTunables t = gpu::default_bc_back_tunables(m, 32, kernel);
       const long per_block = t.tensor ? 8L * t.rows * (t.threads / 32)
                                       : static_cast<long>(t.threads / t.lanes) * t.rows;
-      const long wave = gpu::bc_back_wave_rows(m, 32, device, kernel);
-      EXPECT_GT(wave, 0);
-      EXPECT_EQ(wave % (per_block * sms), 0) << "whole blocks, the same count on every SM";
-      EXPECT_LE(wave / per_block / sms * t.threads, threads_per_sm);
+      // The tensor kernel's wave is the resident rows shared by the group lanes m rows run with.
+      const ReflectorLayout many_groups{65536, 32};
+      const long lanes =
+          t.tensor ? gpu::bc_back_tensor_group_lanes(
+                         many_groups, m,
+                         {t.group, t.rows, t.threads / 32, t.prefetch, t.group_lanes}, device)
+                   : 1;
+      const long resident = gpu::bc_back_wave_rows(m, 32, device, kernel) * lanes;
+      EXPECT_GT(resident, 0);
+      EXPECT_EQ(resident % (per_block * sms), 0) << "whole blocks, the same count on every SM";
+      EXPECT_LE(resident / per_block / sms * t.threads, threads_per_sm);
+      if (t.tensor)
+        EXPECT_EQ(lanes, std::max(1L, std::min(8L, resident / per_block /
+                                                       ((m + per_block - 1) / per_block))));
     }
   EXPECT_EQ(gpu::bc_back_wave_rows(32768, 64, device), 0);
 }
