@@ -2,7 +2,10 @@
 // host/ makes the host backend; gpu/backend_factory.cpp the GPU one where CUDA is built, and
 // gpu/backend_factory_stub.cpp answers "no GPU" elsewhere. Callers never test PIPEVD_HAVE_CUDA.
 #pragma once
+#include <mpi.h>
+
 #include <array>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +47,11 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSett
 // grown to `pool_bytes`, so the engine's first steps find them made. No MPI (it runs in a thread
 // beside the redistribution); best effort: what it could not make, the engine makes or reports.
 void gpu_prepare(int device, long pool_bytes);
+// Begins the engine's NCCL communicator on `device` for the engine ranks of `engine`, collective
+// over `engine` (an MPI broadcast, in the calling thread); the returned function, which every
+// engine rank must run once (in the preparing thread: no MPI inside), makes it, so that a first
+// call's NCCL set-up also overlaps the redistribution. Empty where there is nothing to make.
+std::function<void()> gpu_begin_nccl(MPI_Comm engine, int device);
 // The NCCL communicators destroyed (collective, see pipevd_release()) and the free memory of
 // pipevd's device pools handed back to the driver.
 void gpu_release_memory();

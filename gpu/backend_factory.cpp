@@ -6,6 +6,7 @@
 #include "gpu/bc_back.cuh"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/nccl_communicators.hpp"
 
 namespace pipevd {
 namespace {
@@ -61,6 +62,10 @@ void gpu_prepare(int device, long pool_bytes) {
   } catch (const std::exception&) {  // the engine's own start makes the context or reports why
   }
   cudaGetLastError();  // an out-of-memory answer here is not the engine's error
+}
+
+std::function<void()> gpu_begin_nccl(MPI_Comm engine, int device) {
+  return gpu::begin_nccl_communicator(engine, device);
 }
 
 void gpu_release_memory() {

@@ -20,6 +20,7 @@
 #include "gpu/bulge_chasing.cuh"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/nccl_communicators.hpp"
 #include "gpu/pageable_copy.hpp"
 #include "gpu/panel_qr.cuh"
 #include "gpu/secular_merge.cuh"
@@ -28,95 +29,10 @@
 #include "gpu/symmetric_product.cuh"
 #include "gpu/syr2k.hpp"
 
-#if __has_include(<nccl.h>)
-#include <nccl.h>
-#define PIPEVD_GPU_NCCL 1
-#endif
-
 namespace pipevd::gpu {
 namespace {
 
 #ifdef PIPEVD_GPU_NCCL
-#define PIPEVD_NCCL_CHECK(expr)                                               \
-  do {                                                                        \
-    const ncclResult_t pipevd_r_ = (expr);                                    \
-    if (pipevd_r_ != ncclSuccess)                                             \
-      throw CommunicationError(std::string("pipevd: NCCL error ") +           \
-                               ncclGetErrorString(pipevd_r_) + " in " #expr); \
-  } while (0)
-
-// One NCCL communicator per (MPI communicator, device), made once: rank 0's unique id travels
-// over MPI. Cached as an attribute of the MPI communicator, so a freed communicator whose handle
-// MPI hands out again never finds a stale NCCL communicator; the NCCL communicator itself is kept
-// (destroying it inside MPI_Finalize's attribute callbacks could wait on a torn-down runtime).
-struct NcclCache {
-  std::map<int, ncclComm_t> by_device;
-};
-
-std::mutex& nccl_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-
-// The caches in the order they were made (the same on every process of a communicator), for
-// release_nccl_communicators.
-std::vector<NcclCache*>& nccl_caches() {
-  static std::vector<NcclCache*> all;
-  return all;
-}
-
-int nccl_keyval() {
-  static const int keyval = [] {
-    int k = MPI_KEYVAL_INVALID;
-    MPI_Comm_create_keyval(
-        MPI_COMM_NULL_COPY_FN,
-        [](MPI_Comm, int, void* value, void*) -> int {
-          auto* cache = static_cast<NcclCache*>(value);
-          auto& all = nccl_caches();
-          all.erase(std::remove(all.begin(), all.end(), cache), all.end());
-          delete cache;
-          return MPI_SUCCESS;
-        },
-        &k, nullptr);
-    return k;
-  }();
-  return keyval;
-}
-
-// Collective over `comm` on the first call for (comm, device); `device` must be current.
-ncclComm_t nccl_for(MPI_Comm comm, int device) {
-  std::lock_guard<std::mutex> lock(nccl_mutex());
-  void* value = nullptr;
-  int found = 0;
-  MPI_Comm_get_attr(comm, nccl_keyval(), &value, &found);
-  auto* cache = found ? static_cast<NcclCache*>(value) : nullptr;
-  if (!cache) {
-    cache = new NcclCache();
-    MPI_Comm_set_attr(comm, nccl_keyval(), cache);
-    nccl_caches().push_back(cache);
-  }
-  auto it = cache->by_device.find(device);
-  if (it != cache->by_device.end()) return it->second;
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  // The id and rank 0's result travel together, so a failure there stops every rank, not only 0.
-  struct {
-    ncclUniqueId id;
-    int result;
-  } boot;
-  std::memset(&boot, 0, sizeof boot);
-  if (rank == 0) boot.result = static_cast<int>(ncclGetUniqueId(&boot.id));
-  MPI_Bcast(&boot, static_cast<int>(sizeof(boot)), MPI_BYTE, 0, comm);
-  const auto ncclGetUniqueId_on_rank_0 = static_cast<ncclResult_t>(boot.result);
-  PIPEVD_NCCL_CHECK(ncclGetUniqueId_on_rank_0);
-  const ncclUniqueId& id = boot.id;
-  ncclComm_t c = nullptr;
-  PIPEVD_NCCL_CHECK(ncclCommInitRank(&c, size, id, rank));
-  cache->by_device.emplace(device, c);
-  return c;
-}
-
 // NCCL takes size_t counts, but messages are cut into pieces of at most 2^30 elements so that no
 // count nears 2^31 inside NCCL or a network plugin; both sides cut the same count the same way.
 constexpr long kNcclChunk = 1L << 30;
@@ -210,19 +126,6 @@ std::uint64_t fingerprint(const ReflectorStore& u) {
 }
 
 }  // namespace
-
-void release_nccl_communicators() {
-#ifdef PIPEVD_GPU_NCCL
-  std::lock_guard<std::mutex> lock(nccl_mutex());
-  for (NcclCache* cache : nccl_caches()) {
-    for (auto& [device, comm] : cache->by_device) {
-      ScopedDevice guard(device);
-      ncclCommDestroy(comm);  // nothing to report: the communicator is gone either way
-    }
-    cache->by_device.clear();
-  }
-#endif
-}
 
 int visible_device_count() {
   static const int count = [] {

@@ -38,10 +38,6 @@ struct GpuTuning {
   bool sharing = false;
 };
 
-// Every NCCL communicator the engine made (kept between calls) destroyed, in the order they were
-// made; collective: every process that made calls calls it (pipevd_release()).
-void release_nccl_communicators();
-
 // Free bytes on `device` now (cudaMemGetInfo; -1 when it cannot be asked).
 long device_free_bytes(int device);
 

@@ -309,8 +309,9 @@ void plan_route(RouteCall& r) {
 }
 
 // An engine rank's device readied in a thread beside the redistribution in (the CUDA context, the
-// library handles, pipevd's pool grown to the plan's peak): a first call's seconds of set-up, and
-// every call's growth of the pool, overlap the host copies. Joined before the engine starts.
+// library handles, pipevd's pool grown to the plan's peak, and with several engine ranks on their
+// own GPUs the NCCL communicator): a first call's seconds of set-up, and every call's growth of
+// the pool, overlap the host copies. Joined before the engine starts.
 struct DevicePreparation {
   std::chrono::steady_clock::time_point begin, end;  // for the timeline
   JoiningThread thread;
@@ -318,13 +319,20 @@ struct DevicePreparation {
 void prepare_device(const RouteCall& r, DevicePreparation& p) {
   // The direct path copies nothing in: no time to hide the preparation behind.
   if (!r.engine || !r.on_gpu || !r.policy.gpu_prepare || r.direct) return;
+  // Every engine rank takes this branch alike (the plan and the policy are agreed), and each runs
+  // the communicator's function exactly once, in the thread or here.
+  std::function<void()> nccl;
+  if (!r.one_stage() && r.ec->engine_ranks() > 1 && !r.policy.gpu_sharing)
+    nccl = gpu_begin_nccl(r.ec->engine, r.device);
   try {
-    p.thread = JoiningThread([&p, device = r.device, bytes = r.plan.device_bytes] {
+    p.thread = JoiningThread([&p, device = r.device, bytes = r.plan.device_bytes, nccl] {
       p.begin = std::chrono::steady_clock::now();
       gpu_prepare(device, bytes);
+      if (nccl) nccl();
       p.end = std::chrono::steady_clock::now();
     });
-  } catch (const std::system_error&) {  // no thread to be had: the engine readies it itself
+  } catch (const std::system_error&) {  // no thread to be had: the engine readies the device
+    if (nccl) nccl();
   }
 }
 void finish_preparation(RouteCall& r, DevicePreparation& p) {

@@ -1,0 +1,164 @@
+#include "gpu/nccl_communicators.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "gpu/gpu_context.hpp"
+
+namespace pipevd::gpu {
+
+#ifdef PIPEVD_GPU_NCCL
+namespace {
+
+// Cached as an attribute of the MPI communicator, so a freed communicator whose handle MPI hands
+// out again never finds a stale NCCL communicator; the NCCL communicator itself is kept
+// (destroying it inside MPI_Finalize's attribute callbacks could wait on a torn-down runtime). An
+// entry is a future: begun in one thread, it may be made in another.
+struct NcclCache {
+  std::map<int, std::shared_future<ncclComm_t>> by_device;
+};
+
+std::mutex& nccl_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+// The caches in the order they were made (the same on every process of a communicator), for
+// release_nccl_communicators.
+std::vector<NcclCache*>& nccl_caches() {
+  static std::vector<NcclCache*> all;
+  return all;
+}
+
+int nccl_keyval() {
+  static const int keyval = [] {
+    int k = MPI_KEYVAL_INVALID;
+    MPI_Comm_create_keyval(
+        MPI_COMM_NULL_COPY_FN,
+        [](MPI_Comm, int, void* value, void*) -> int {
+          auto* cache = static_cast<NcclCache*>(value);
+          auto& all = nccl_caches();
+          all.erase(std::remove(all.begin(), all.end(), cache), all.end());
+          delete cache;
+          return MPI_SUCCESS;
+        },
+        &k, nullptr);
+    return k;
+  }();
+  return keyval;
+}
+
+NcclCache& cache_of(MPI_Comm comm) {
+  void* value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, nccl_keyval(), &value, &found);
+  if (found) return *static_cast<NcclCache*>(value);
+  auto* cache = new NcclCache();
+  MPI_Comm_set_attr(comm, nccl_keyval(), cache);
+  nccl_caches().push_back(cache);
+  return *cache;
+}
+
+struct Boot {
+  ncclUniqueId id;
+  int size = 1, rank = 0;
+};
+
+// Rank 0's unique id over MPI, with its result, so that a failure there stops every rank, not
+// only 0.
+Boot boot_of(MPI_Comm comm) {
+  struct {
+    ncclUniqueId id;
+    int result;
+  } b;
+  std::memset(&b, 0, sizeof b);
+  Boot boot;
+  MPI_Comm_rank(comm, &boot.rank);
+  MPI_Comm_size(comm, &boot.size);
+  if (boot.rank == 0) b.result = static_cast<int>(ncclGetUniqueId(&b.id));
+  MPI_Bcast(&b, static_cast<int>(sizeof(b)), MPI_BYTE, 0, comm);
+  const auto ncclGetUniqueId_on_rank_0 = static_cast<ncclResult_t>(b.result);
+  PIPEVD_NCCL_CHECK(ncclGetUniqueId_on_rank_0);
+  boot.id = b.id;
+  return boot;
+}
+
+ncclComm_t make_communicator(const Boot& boot) {
+  ncclComm_t c = nullptr;
+  PIPEVD_NCCL_CHECK(ncclCommInitRank(&c, boot.size, boot.id, boot.rank));
+  return c;
+}
+
+}  // namespace
+
+ncclComm_t nccl_for(MPI_Comm comm, int device) {
+  std::lock_guard<std::mutex> lock(nccl_mutex());
+  NcclCache& cache = cache_of(comm);
+  auto it = cache.by_device.find(device);
+  if (it == cache.by_device.end()) {
+    std::promise<ncclComm_t> made;
+    it = cache.by_device.emplace(device, made.get_future().share()).first;
+    try {
+      made.set_value(make_communicator(boot_of(comm)));
+    } catch (...) {
+      cache.by_device.erase(it);  // the next call tries again, on every rank alike
+      throw;
+    }
+  }
+  const std::shared_future<ncclComm_t> comm_made = it->second;
+  try {
+    return comm_made.get();  // a begun one: its thread has been joined before the engine starts
+  } catch (...) {
+    cache.by_device.erase(device);
+    throw;
+  }
+}
+
+std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device) {
+  std::lock_guard<std::mutex> lock(nccl_mutex());
+  NcclCache& cache = cache_of(comm);
+  if (cache.by_device.count(device)) return {};
+  const Boot boot = boot_of(comm);
+  auto made = std::make_shared<std::promise<ncclComm_t>>();
+  cache.by_device.emplace(device, made->get_future().share());
+  return [made, boot, device] {
+    try {
+      if (cudaSetDevice(device) != cudaSuccess) cudaGetLastError();  // NCCL reports it below
+      made->set_value(make_communicator(boot));
+    } catch (...) {
+      made->set_exception(std::current_exception());
+    }
+  };
+}
+
+void release_nccl_communicators() {
+  std::lock_guard<std::mutex> lock(nccl_mutex());
+  for (NcclCache* cache : nccl_caches()) {
+    for (auto& [device, comm_made] : cache->by_device) {
+      try {
+        const ncclComm_t c = comm_made.get();
+        ScopedDevice guard(device);
+        ncclCommDestroy(c);              // nothing to report: the communicator is gone either way
+      } catch (const std::exception&) {  // never made: nothing to destroy
+      }
+    }
+    cache->by_device.clear();
+  }
+}
+
+#else
+
+std::function<void()> begin_nccl_communicator(MPI_Comm, int) { return {}; }
+void release_nccl_communicators() {}
+
+#endif
+
+}  // namespace pipevd::gpu
