@@ -6,8 +6,9 @@
 //                [--leaf 128] [--kinds toeplitz,random] [--merge host,device] [--device-min 512]
 // Per n, kind and merge path (host: dlaed4 and M built on the host, uploaded from pinned memory;
 // device: roots and M in kernels for merges of order >= --device-min): dc wall time (parts
-// overlapping), its stage split from a second run that waits for the GPU at each boundary
-// (leaves, host merge = deflation + secular + M, upload, device merge, GEMMs), the
+// overlapping), dc_fold's (core/tridiagonal_dc_fold: the top merges' GEMMs left out, the engine's
+// rank-0 part under PIPEVD_DC_FOLD), dc's stage split from a second run that waits for the GPU at
+// each boundary (leaves, host merge = deflation + secular + M, upload, device merge, GEMMs), the
 // dstedc time in a std::thread as the engine runs it, the largest eigenvalue difference from
 // dstedc and, on 64 sampled columns, the residual ||T q - lambda q||_1 / (n eps ||T||) and
 // ||Q^T q - e||_1 / (n eps); path_diff: the largest eigenvalue difference from the first path's
@@ -131,9 +132,9 @@ int main(int argc, char** argv) {
       pipevd::DeviceBuffer q(be, 512 * 512);
       pipevd::tridiagonal_dc(be, 512, d.data(), e.data(), q.get(), 512, base);
     }
-    std::printf("%6s %8s %6s %8s | %8s %8s %8s %8s %8s %7s %7s | %8s | %9s %8s %8s %9s\n", "n",
-                "kind", "merge", "dc", "leaves", "host_mrg", "upload", "dev_mrg", "gemm", "defl%",
-                "thr", "dstedc", "eig_diff", "resid", "orthog", "path_diff");
+    std::printf("%6s %8s %6s %8s %8s | %8s %8s %8s %8s %8s %7s %7s | %8s | %9s %8s %8s %9s\n", "n",
+                "kind", "merge", "dc", "dc_fold", "leaves", "host_mrg", "upload", "dev_mrg", "gemm",
+                "defl%", "thr", "dstedc", "eig_diff", "resid", "orthog", "path_diff");
     for (long n : sizes)
       for (const char* kind : {"toeplitz", "random"}) {
         if (kinds.find(kind) == std::string::npos) continue;
@@ -168,6 +169,16 @@ int main(int argc, char** argv) {
           std::vector<double> d2 = d0;
           pipevd::tridiagonal_dc(be, n, d2.data(), e0.data(), q.get(), n, opt, &st);
           q.reset();
+          // The D&C with its top merges folded (the engine's dc_fold): what is left on rank 0.
+          double fold_s = 0;
+          {
+            std::vector<double> d3 = d0;
+            pipevd::DcFold fold;
+            const auto t2 = Clock::now();
+            pipevd::tridiagonal_dc_fold(be, n, d3.data(), e0.data(), fold, opt);
+            be.synchronize();
+            fold_s = since(t2);
+          }
           if (n <= dstedc_max && dref.empty()) {
             std::vector<double> dr = d0, er = e0, qr(static_cast<std::size_t>(n) * n);
             int rinfo = 0;
@@ -199,11 +210,11 @@ int main(int argc, char** argv) {
                           (pdiff < 0 || pdiff < 16);
           failures += !ok;
           std::printf(
-              "%6ld %8s %6s %8.3f | %8.3f %8.3f %8.3f %8.3f %8.3f %6.1f%% %7ld | %8.3f | %9.2e "
-              "%8.3f %8.3f %9.2f %s\n",
-              n, kind, path.c_str(), dc_s, st.leaves, st.host_merge, st.upload, st.device_merge,
-              st.gemm, 100.0 * st.deflated / n, st.threads, dstedc_s, diff, res, orth, pdiff,
-              ok ? "ok" : "FAIL");
+              "%6ld %8s %6s %8.3f %8.3f | %8.3f %8.3f %8.3f %8.3f %8.3f %6.1f%% %7ld | %8.3f | "
+              "%9.2e %8.3f %8.3f %9.2f %s\n",
+              n, kind, path.c_str(), dc_s, fold_s, st.leaves, st.host_merge, st.upload,
+              st.device_merge, st.gemm, 100.0 * st.deflated / n, st.threads, dstedc_s, diff, res,
+              orth, pdiff, ok ? "ok" : "FAIL");
           std::fflush(stdout);
         }
       }

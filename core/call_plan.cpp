@@ -1,5 +1,7 @@
 #include "core/call_plan.hpp"
 
+#include <stdexcept>
+
 #include "core/engine_plan.hpp"
 #include "core/memory_check.hpp"
 #include "core/memory_plan.hpp"
@@ -11,36 +13,59 @@ namespace {
 // load-balance slack (§3.4).
 constexpr double kWaveSlack = 0.05;
 
-// Whether this engine rank's plan with eigenvectors on a GPU, with these overlaps, fits.
+// This engine rank's planned peak with these overlaps and the fold (on the host engine, what goes
+// through its backend).
 long device_peak(const CallPlanInput& in, const EngineLayout& layout, bool overlap_sbr_back,
-                 bool dc_at_sbr_back) {
+                 bool dc_at_sbr_back, bool dc_fold) {
   return static_cast<long>(plan_engine_memory(layout, in.engine_rank, in.b, in.k, in.want_vectors,
-                                              true, overlap_sbr_back, dc_at_sbr_back,
-                                              in.symmetric_product)
+                                              in.on_gpu, overlap_sbr_back, dc_at_sbr_back,
+                                              in.symmetric_product, dc_fold)
                                .peak_bytes());
 }
 
+// Whether this engine rank's plan with these overlaps and the fold fits.
 bool plan_fits(const CallPlanInput& in, const EngineLayout& layout, bool overlap_sbr_back,
-               bool dc_at_sbr_back) {
-  return engine_memory_fits(device_peak(in, layout, overlap_sbr_back, dc_at_sbr_back),
+               bool dc_at_sbr_back, bool dc_fold) {
+  return engine_memory_fits(device_peak(in, layout, overlap_sbr_back, dc_at_sbr_back, dc_fold),
                             usable_engine_bytes(in.free_bytes, in.memory_limit));
 }
 
+// Collective over `caller`: the fold where it applies (eigenvectors, stage 3 by dc) and is forced,
+// or under auto with several engine ranks where every engine rank's plan with it (and without
+// overlaps) fits.
+bool agree_dc_fold(MPI_Comm caller, const CallPlanInput& in, const EngineLayout& layout) {
+  if (!in.want_vectors || !in.dc_solver || in.dc_fold == DcFoldSetting::Off) return false;
+  if (in.dc_fold == DcFoldSetting::On) return true;
+  if (in.engine_ranks < 2) return false;
+  int fits = in.engine_rank < 0 || plan_fits(in, layout, false, false, true) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, caller);
+  return fits == 1;
+}
+
 }  // namespace
+
+DcFoldSetting dc_fold_setting(const std::string& name) {
+  if (name == "auto") return DcFoldSetting::Auto;
+  if (name == "on") return DcFoldSetting::On;
+  if (name == "off") return DcFoldSetting::Off;
+  throw std::invalid_argument("D&C fold '" + name + "' is not one of auto, on, off");
+}
 
 CallPlan plan_call(MPI_Comm caller, const CallPlanInput& in) {
   CallPlan p;
   p.layout = plan_engine_layout(in.n, in.engine_ranks, in.b, in.wave_rows > 0 ? kWaveSlack : 0.0,
                                 in.wave_rows);
+  const bool forced_fold = in.dc_fold == DcFoldSetting::On && in.want_vectors && in.dc_solver;
   check_engine_memory(caller, p.layout, in.engine_rank, in.b, in.k, in.want_vectors, in.on_gpu,
-                      in.free_bytes, in.memory_limit, in.symmetric_product);
+                      in.free_bytes, in.memory_limit, in.symmetric_product, forced_fold);
+  p.dc_fold = agree_dc_fold(caller, in, p.layout);
   const bool engine = in.engine_rank >= 0;
   if (in.on_gpu && in.want_vectors && engine)
-    p.overlap_sbr_back = plan_fits(in, p.layout, true, false);
+    p.overlap_sbr_back = plan_fits(in, p.layout, true, false, p.dc_fold);
   if (in.on_gpu && in.want_vectors && in.engine_ranks > 1 && in.engine_rank == 0)
-    p.dc_at_sbr_back = plan_fits(in, p.layout, p.overlap_sbr_back, true);
+    p.dc_at_sbr_back = plan_fits(in, p.layout, p.overlap_sbr_back, true, p.dc_fold);
   if (in.on_gpu && engine)
-    p.device_bytes = device_peak(in, p.layout, p.overlap_sbr_back, p.dc_at_sbr_back);
+    p.device_bytes = device_peak(in, p.layout, p.overlap_sbr_back, p.dc_at_sbr_back, p.dc_fold);
   return p;
 }
 

@@ -1,13 +1,23 @@
 // The route's "plan" step: what one call runs, fixed before anything moves. The engine layout over
 // the engine ranks (on several GPUs with eigenvectors the heights follow BC-back's waves, with the
 // pipelined paper's load-balance slack, §3.4), the memory fit on every engine rank (agreed over the
-// caller ranks, core/memory_check.hpp), and the overlaps this rank's memory plan allows.
+// caller ranks, core/memory_check.hpp), the overlaps this rank's memory plan allows, and whether
+// the D&C's top merge folds into the final GEMM (agreed over the caller ranks).
 #pragma once
 #include <mpi.h>
+
+#include <string>
 
 #include "base/engine_layout.hpp"
 
 namespace pipevd {
+
+// PIPEVD_DC_FOLD: the D&C's top merge folded into the final GEMM (EngineOptions::dc_fold) by the
+// plan (auto), wherever stage 3 is dc with eigenvectors (on), or never (off).
+enum class DcFoldSetting { Auto, On, Off };
+// "auto", "on" or "off"; anything else throws std::invalid_argument (the policy has checked the
+// value already).
+DcFoldSetting dc_fold_setting(const std::string& name);
 
 struct CallPlanInput {
   long n = 0;
@@ -20,6 +30,9 @@ struct CallPlanInput {
   long free_bytes = -1;            // this engine rank's free device memory (< 0: unlimited)
   long memory_limit = 0;           // PIPEVD_GPU_MEMORY_LIMIT (0: none)
   bool symmetric_product = false;  // DBBR's A W by the one-triangle kernel (its workspace counts)
+  bool dc_solver =
+      false;  // stage 3 by core/tridiagonal_dc (resolve_tridiagonal_solver), not dstedc
+  DcFoldSetting dc_fold = DcFoldSetting::Auto;
 };
 
 struct CallPlan {
@@ -29,12 +42,17 @@ struct CallPlan {
   // (several GPUs; one GPU keeps it after, where BC-back outlasts it).
   bool overlap_sbr_back = false;
   bool dc_at_sbr_back = false;
+  // EngineOptions::dc_fold, the same on every caller rank: forced (PIPEVD_DC_FOLD=on), or under
+  // auto with several engine ranks where every engine rank's plan with it fits; only with
+  // eigenvectors and stage 3 by dc. The overlaps above are chosen with it.
+  bool dc_fold = false;
   // This engine rank's planned peak of device memory with those overlaps (0: not on a GPU).
   long device_bytes = 0;
 };
 
 // Collective over `caller` (every caller rank, engine or not). Throws EngineMemoryShortage on every
-// caller rank alike where some engine rank cannot fit the plan without overlaps.
+// caller rank alike where some engine rank cannot fit the plan without overlaps (with the fold
+// where it is forced).
 CallPlan plan_call(MPI_Comm caller, const CallPlanInput& in);
 
 }  // namespace pipevd

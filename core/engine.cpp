@@ -10,9 +10,9 @@
 #include "base/joining_thread.hpp"
 #include "core/dbbr.hpp"
 #include "core/failure_agreement.hpp"
+#include "core/final_product.hpp"
 #include "core/reflector_store.hpp"
 #include "core/sbr_back.hpp"
-#include "core/tridiagonal_dc.hpp"
 #include "core/tridiagonal_solver.hpp"
 
 namespace pipevd {
@@ -31,12 +31,12 @@ const char* to_string(TridiagonalSolver s) {
 
 namespace {
 constexpr long kDstedcMaxN = 46340;  // the largest n with dstedc's 1 + 4n + n^2 < 2^31
-
-TridiagonalSolver resolve(TridiagonalSolver s, const EngineBackend& be, long n) {
-  if (s != TridiagonalSolver::Auto) return s;
-  return be.host_memory() && n <= kDstedcMaxN ? TridiagonalSolver::Dstedc : TridiagonalSolver::Dc;
-}
 }  // namespace
+
+TridiagonalSolver resolve_tridiagonal_solver(TridiagonalSolver s, bool host_memory, long n) {
+  if (s != TridiagonalSolver::Auto) return s;
+  return host_memory && n <= kDstedcMaxN ? TridiagonalSolver::Dstedc : TridiagonalSolver::Dc;
+}
 
 int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const double* a_cols,
                double* w, double* z_rows, const EngineOptions& opt, EngineStats* stats) {
@@ -49,7 +49,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   MPI_Comm_rank(engine, &rank);
   const long n = layout.n;
   const long b = effective_bandwidth(n, opt.b);
-  const TridiagonalSolver solver = resolve(opt.tridiagonal, be, n);
+  const TridiagonalSolver solver = resolve_tridiagonal_solver(opt.tridiagonal, be.host_memory(), n);
   // dstedc's workspace (1 + 4n + n^2) must fit LAPACK's 32-bit integers; refuse before any
   // collective so every rank stops at the same point.
   if (opt.want_vectors && solver == TridiagonalSolver::Dstedc && n > kDstedcMaxN)
@@ -134,10 +134,10 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   }
 
   // 3 D&C on rank 0 in a thread, concurrent with 4. dc issues its GEMMs through a companion
-  // backend (its own stream and handle: the main thread keeps using `be`), and Q_d stays there.
-  std::vector<double> qd;
+  // backend (its own stream and handle: the main thread keeps using `be`), and its result stays
+  // there: Q_d, or with dc_fold Q_pre and M (stage 5 multiplies by them on every rank).
   std::unique_ptr<EngineBackend> dc_be;
-  DeviceBuffer qd_dev;
+  TridiagonalResult rank0;  // after dc_be: its buffers go through it
   const bool use_dc = solver == TridiagonalSolver::Dc;
   if (rank == 0 && use_dc) dc_be = be.companion(/*urgent=*/true);
   std::exception_ptr dc_error;
@@ -145,14 +145,16 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   auto solve = [&] {  // no MPI in here: the caller may have MPI_THREAD_SINGLE
     const auto t0 = dc_begin = std::chrono::steady_clock::now();
     try {
-      if (use_dc) {
-        qd_dev = DeviceBuffer(*dc_be, n * n);
-        info = tridiagonal_dc(*dc_be, n, d.data(), e.data(), qd_dev.get(), n, opt.dc);
-        dc_be->synchronize();
+      if (use_dc && opt.dc_fold) {
+        info = tridiagonal_dc_fold(*dc_be, n, d.data(), e.data(), rank0.dc, opt.dc);
+      } else if (use_dc) {
+        rank0.dc.m = DeviceBuffer(*dc_be, n * n);
+        info = tridiagonal_dc(*dc_be, n, d.data(), e.data(), rank0.dc.m.get(), n, opt.dc);
       } else {
-        qd.assign(static_cast<std::size_t>(n) * n, 0.0);
-        info = tridiagonal_eigenpairs(n, d.data(), e.data(), qd.data());
+        rank0.q_host.assign(static_cast<std::size_t>(n) * n, 0.0);
+        info = tridiagonal_eigenpairs(n, d.data(), e.data(), rank0.q_host.data());
       }
+      if (dc_be) dc_be->synchronize();
     } catch (...) {  // rethrown by the main thread after the join
       dc_error = std::current_exception();
     }
@@ -169,9 +171,10 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     else
       solve();
   };
-  // dstedc (host memory) starts at once; dc's device buffers (Q_d and a work copy, 2 n^2) would
-  // meet SBR-back's merged W, Y on the device, so it starts after SBR-back and overlaps BC-back,
-  // the long part (core/memory_plan.cpp counts it so), unless dc_at_sbr_back (memory to spare).
+  // dstedc (host memory) starts at once; dc's device buffers (Q_d or M, and a work copy or Q_pre:
+  // 2 n^2) would meet SBR-back's merged W, Y on the device, so it starts after SBR-back and
+  // overlaps BC-back, the long part (core/memory_plan.cpp counts it so), unless dc_at_sbr_back
+  // (memory to spare).
   const bool dc_early = !use_dc || opt.dc_at_sbr_back;
   if (dc_early) start_dc();
 
@@ -209,44 +212,24 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   if (dc_error) std::rethrow_exception(dc_error);
   if (threw) throw std::runtime_error("engine: stage 3 failed on engine rank 0");
 
-  // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d and the eigenvalues from rank 0. With a timeline
-  // its parts are timed apart (a synchronisation after each, only then): the wait for rank 0,
-  // Q_d's broadcast, the GEMM with Z's copy to the host.
-  MPI_Bcast(&info, 1, MPI_INT, 0, engine);
+  // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d (or Q_pre and M: core/final_product) and the
+  // eigenvalues from rank 0, which says with INFO whether it folded. With a timeline its parts are
+  // timed apart (a synchronisation after each, only then): the wait for rank 0, the broadcasts,
+  // the GEMMs with Z's copy to the host.
+  int said[2] = {info, rank0.dc.folded ? 1 : 0};
+  MPI_Bcast(said, 2, MPI_INT, 0, engine);
+  info = said[0];
+  st.dc_folded = said[1] != 0;
   t = MPI_Wtime();
   st.dc_wait = t - wait_begin;
-  double part = t;
-  timeline_add(opt.timeline, "dc_wait", wait_begin, part);
-  auto part_done = [&](const char* name) {
-    if (!opt.timeline) return;
-    be.synchronize();
-    const double now = MPI_Wtime();
-    timeline_add(opt.timeline, name, part, now);
-    part = now;
-  };
-  DeviceBuffer q;
-  double* qp = qd_dev.get();  // dc on rank 0: already in this device's memory
+  timeline_add(opt.timeline, "dc_wait", wait_begin, t);
   if (info == 0) {
     MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
     std::copy(d.begin(), d.begin() + n, w);
-    if (!qp) {
-      q = DeviceBuffer(be, n * n);
-      qp = q.get();
-      if (rank == 0) be.copy_to_device(qd.data(), qp, n * n);
-    }
-    std::vector<double>().swap(qd);
-    be.broadcast(qp, n * n, 0);
-    part_done("qd_broadcast");
   }
-  finish_stage(engine, "gemm", [&] {
-    // The GEMM and Z's copy to the host, overlapped panel by panel where the backend can.
-    if (info == 0) {
-      be.gemm_to_host(h, n, n, x.get(), ldx, qp, n, z_rows, ldx);
-      part_done("gemm");
-    }
-    be.synchronize();
-  });
-  qd_dev.reset();                      // after `be` is done with it
+  StageParts parts(be, opt.timeline, t);
+  final_product(be, engine, info == 0, st.dc_folded, FinalProductRank{n, h, ldx, &x, z_rows}, rank0,
+                parts);
   st.gemm = MPI_Wtime() - wait_begin;  // the wait for the D&C included (dc_wait)
   st.total = MPI_Wtime() - t_start;
   if (stats) *stats = st;

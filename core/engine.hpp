@@ -4,7 +4,8 @@
 //   2 bulge chasing (band -> T, U)      backend
 //   3 D&C of T on rank 0, in a thread   core/tridiagonal_solver   } concurrent
 //   4 Q_sb(rows_e, :) = I(rows_e, :) Q_s Q_b (SBR-back, BC-back)  }
-//   5 Z(rows_e, :) = Q_sb(rows_e, :) Q_d, Q_d broadcast from rank 0
+//   5 Z(rows_e, :) = Q_sb(rows_e, :) Q_d, Q_d broadcast from rank 0   core/final_product
+//     (with dc_fold: Q_d = Q_pre M, the D&C's top merges left to this product on every rank)
 // Eigenvalues only (want_vectors false) stops after 2 and runs the backend's
 // tridiagonal_eigenvalues (dsterf on the host, parallel bisection on the GPU).
 #pragma once
@@ -21,6 +22,9 @@ namespace pipevd {
 // core/tridiagonal_dc with the merges' GEMMs on the backend (Q_d stays in backend memory).
 enum class TridiagonalSolver { Auto, Dstedc, Dc };
 const char* to_string(TridiagonalSolver s);
+// The solver `s` names for an n x n problem on a backend whose memory is (host_memory) or is not
+// host memory: Auto as EngineOptions::tridiagonal says.
+TridiagonalSolver resolve_tridiagonal_solver(TridiagonalSolver s, bool host_memory, long n);
 
 struct EngineOptions {
   long b = 32;                   // bandwidth of DBBR
@@ -44,6 +48,13 @@ struct EngineOptions {
   // D&C started after SBR-back would outlast rank 0's BC-back and hold up the final GEMM; started
   // earlier it is hidden behind SBR-back as well.
   bool dc_at_sbr_back = false;
+  // Stage 3 by dc with eigenvectors: rank 0's D&C stops short of its top merges' GEMMs and hands
+  // Q_pre and M (core/tridiagonal_dc.hpp's DcFold) to stage 5, where every rank forms
+  // Z = (X Q_pre) M: the D&C shrinks to about a quarter (its two halves and the top secular
+  // problem) while each rank's final product grows by h n^2 flops. Rank 0 holds its D&C's two
+  // buffers through the product with Q_pre, so the route sets it, the same on every rank, only
+  // with several engine ranks and where every rank's memory plan with it fits (PIPEVD_DC_FOLD).
+  bool dc_fold = false;
 
   // Auto: dc on a device backend; dstedc on the host backend (the reference stays LAPACK), dc
   // there only where n exceeds dstedc's limit.
@@ -51,11 +62,14 @@ struct EngineOptions {
   DcOptions dc;  // tridiagonal_dc's leaf, panel and threads
 };
 
-// Seconds per stage on this rank (stage 3 on rank 0 only).
+// Seconds per stage on this rank (stage 3 on rank 0 only). gemm is stage 5 whole: the wait for
+// rank 0, the broadcasts and the products (folded, both X Q_pre and its product with M).
 struct EngineStats {
   double dbbr = 0, bulge_chasing = 0, dc = 0, sbr_back = 0, bc_back = 0, gemm = 0, total = 0;
   double bind = 0;  // of total: the backend bound to the engine ranks (NCCL made on a first call)
   double dc_wait = 0;  // of gemm: waiting for rank 0's D&C result (the load-balance report)
+  // The D&C's top merges were folded into stage 5 (dc_fold, and rank 0's T reached a merge).
+  bool dc_folded = false;
 };
 
 // Collective over `engine` (the rank order is the layout's). On engine rank e:

@@ -11,8 +11,8 @@ constexpr int kEveryEngineRank = -2;
 
 struct FaultInjection {
   // "setup" (after the backend is made), "engine" (before run_engine), or the end of an engine
-  // stage: "dbbr", "bulge_chasing", "eigenvalues" (JOBZ = 'N'), "sbr_back", "bc_back", "gemm"
-  // (core/failure_agreement's finish_stage).
+  // stage: "dbbr", "bulge_chasing", "eigenvalues" (JOBZ = 'N'), "sbr_back", "bc_back",
+  // "pre_gemm" (the folded D&C's X Q_pre), "gemm" (core/failure_agreement's finish_stage).
   std::string step;
   int engine_rank = -1;  // -1: none; kEveryEngineRank: all of them
   enum Kind { OutOfMemory, Device, Communication } kind = Device;

@@ -21,7 +21,7 @@ Syr2kWorkspace syr2k_workspace(long n, long k, long diag_block, long pack_max_k)
 
 EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, long k_in,
                                     bool want_vectors, bool gpu_buffers, bool overlap_sbr_back,
-                                    bool dc_at_sbr_back, bool symmetric_product) {
+                                    bool dc_at_sbr_back, bool symmetric_product, bool dc_fold) {
   EngineMemoryPlan p;
   const long n = L.n;
   if (n <= 0) return p;
@@ -99,15 +99,20 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   const long sbr_back =
       ldx * n + u_dev + merge_ws + h * widest +
       (overlap_sbr_back ? merged + panels + band + bc_work : std::max(merged, panels));
-  const long dc_device = gpu_buffers && rank == 0 ? 2 * n * n + n * std::min(n, 2048L) + 2 * n : 0;
+  // Folded, the same buffers hold M and Q_pre (M's in-place permutation takes one column, less
+  // than the panel); they are backend memory then on the host engine too.
+  const bool dc_on_backend = rank == 0 && (gpu_buffers || dc_fold);
+  const long dc_device = dc_on_backend ? 2 * n * n + n * std::min(n, 2048L) + 2 * n : 0;
   // BC-back's tensor-core kernel (gpu/bc_back_tensor.cuh): a T factor (64 doubles) per step of
   // every block of 8 sweeps, and their offsets.
   const long t_factors =
       gpu_buffers && u.count() > 0 ? 8 * u.count() + 64 * (u.steps(0) + 1) + n / 8 + 2 : 0;
   p.back_transformation = std::max(sbr_back + (dc_at_sbr_back ? dc_device : 0),
                                    ldx * n + u_dev + t_factors + dc_device);
-  // Final GEMM: X, Q_d, Z (U's device copy released after BC-back).
-  p.final_gemm = 2 * ldx * n + n * n;
+  // Final GEMM: X, Q_d, Z (U's device copy released after BC-back). Folded: X, Q_pre's blocks
+  // (packed, at most n^2) and Y, then Y, M and Z; rank 0 holds its D&C's two buffers through the
+  // first.
+  p.final_gemm = 2 * ldx * n + (dc_fold && rank == 0 ? 2 : 1) * n * n;
   p.peak = std::max({p.dbbr, p.bulge_chasing, p.back_transformation, p.final_gemm}) + libraries;
   return p;
 }

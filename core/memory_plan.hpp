@@ -15,6 +15,15 @@
 // peak, and fits an 80 GB device at n = 49152. With the D&C started at SBR-back
 // (EngineOptions::dc_at_sbr_back) its 2 n^2 come on top of SBR-back's 2.5: the route chooses that
 // only where the plan with it fits.
+// With the D&C's top merge folded into the final GEMM (EngineOptions::dc_fold), the D&C's two
+// buffers hold Q_pre and M instead of Q_d and its work copy, and the GEMM stage is two products
+// (h this rank's rows of n):
+//   Y = X Q_pre  X (h/n) + Q_pre packed (~1/2; rank 0: in its D&C buffer, 1)
+//                + M (rank 0 only, 1) + Y (h/n)                      ~ 2h/n + 1/2, rank 0 2h/n + 2
+//   Z = Y M      Y (h/n) + M (1) + Z (h/n)   (X and Q_pre released)  ~ 2h/n + 1
+// so other ranks hold no more than with Q_d whole, and rank 0 stays below its BC-back next to the
+// D&C wherever h <= n/2 (several engine ranks). The route chooses the fold only where every
+// rank's plan with it fits. The fold also makes the D&C's buffers count on the host engine.
 #pragma once
 #include <cstddef>
 
@@ -64,10 +73,12 @@ struct EngineMemoryPlan {
 // overlap_sbr_back: EngineOptions::overlap_sbr_back (SBR-back next to bulge chasing);
 // dc_at_sbr_back: EngineOptions::dc_at_sbr_back (the D&C's device buffers during SBR-back);
 // symmetric_product: DBBR's A W through the backend's symmetric_product kernel (the route passes
-// whether its backend runs it: PIPEVD_GPU_AW, default symm, on a device that has the kernel).
+// whether its backend runs it: PIPEVD_GPU_AW, default symm, on a device that has the kernel);
+// dc_fold: EngineOptions::dc_fold (stage 3 by tridiagonal_dc, its top merge folded into the final
+// GEMM).
 EngineMemoryPlan plan_engine_memory(const EngineLayout& layout, int rank, long b, long k,
                                     bool want_vectors, bool gpu_buffers = true,
                                     bool overlap_sbr_back = false, bool dc_at_sbr_back = false,
-                                    bool symmetric_product = false);
+                                    bool symmetric_product = false, bool dc_fold = false);
 
 }  // namespace pipevd

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/parallel_for.hpp"
+#include "core/block_diagonal.hpp"
 #include "core/lapack_prototypes.hpp"
 
 namespace pipevd {
@@ -300,6 +301,9 @@ struct Context {
   std::unique_ptr<SecularMerge> sm;  // the backend's merge, where merges of k >= sm_min use it
   long sm_min = 0;
   bool pinned = false;  // M panels in page-locked staging, uploaded asynchronously
+  // Each block's top merge keeps its M (in bufs[0]) instead of multiplying diag(Q1, Q2) by it,
+  // which stay in bufs[1] (tridiagonal_dc_fold).
+  bool fold = false;
 };
 
 // Deflation on the host, then roots and z-hat either on the host (dlaed4) or by the backend's
@@ -333,7 +337,8 @@ void mark(Context& cx, double& slot, Clock::time_point& t) {
   t = Clock::now();
 }
 
-// One unreduced block T(s:s+m, s:s+m) (scaled), its eigenvectors into bufs[0] at (s, s).
+// One unreduced block T(s:s+m, s:s+m) (scaled), its eigenvectors into bufs[0] at (s, s); folded,
+// its Q_pre blocks into bufs[1] and its M into bufs[0] (the identity where no merge splits it).
 int solve_block(Context& cx, long s, long m, double* d, const double* e, double* bufs[2]) {
   EngineBackend& be = cx.be;
   const long ldq = cx.ldq;
@@ -393,11 +398,13 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
   {
     DeviceBuffer stage(be, off.back());
     be.copy_to_device(packed.data(), stage.get(), off.back());
-    double* dst = bufs[depth % 2];
+    const bool whole_leaf = cx.fold && depth == 0;  // all of Q_pre's block, M's the identity
+    double* dst = bufs[whole_leaf ? 1 : depth % 2];
     for (std::size_t i = 0; i < leaves.size(); ++i) {
       const long a = leaves[i].first, ml = leaves[i].second - a;
       be.copy_matrix(ml, ml, stage.get() + off[i], ml, dst + (s + a) + (s + a) * ldq, ldq);
     }
+    if (whole_leaf) be.fill_matrix(m, m, 0.0, 1.0, bufs[0] + s + s * ldq, ldq);
   }
   mark(cx, cx.st.leaves, t);
 
@@ -428,12 +435,19 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
 
     const long count = static_cast<long>(level.size());
     const long k = level.front().k();
+    // Columns [c0, c1) of Q_new = diag(Q1, Q2) M from M's panel mp; folded, the top merge's M
+    // itself, for the caller's product.
     auto gemms = [&](const Merge& mg, const double* mp, long c0, long c1) {
       const long n1 = mg.mid - mg.lo, n2 = mg.hi - mg.mid, kk = mg.k();
+      double* out = dst + (s + mg.lo) + (s + mg.lo + c0) * ldq;
+      if (cx.fold && l == 0) {
+        be.copy_matrix(kk, c1 - c0, mp, kk, out, ldq);
+        return;
+      }
       be.gemm('N', 'N', n1, c1 - c0, n1, 1.0, src + (s + mg.lo) + (s + mg.lo) * ldq, ldq, mp, kk,
-              0.0, dst + (s + mg.lo) + (s + mg.lo + c0) * ldq, ldq);
+              0.0, out, ldq);
       be.gemm('N', 'N', n2, c1 - c0, n2, 1.0, src + (s + mg.mid) + (s + mg.mid) * ldq, ldq, mp + n1,
-              kk, 0.0, dst + (s + mg.mid) + (s + mg.lo + c0) * ldq, ldq);
+              kk, 0.0, out + n1, ldq);
     };
     const bool device_level = cx.sm && k >= cx.sm_min;
     if (count > 1 && k <= 2048 && !device_level) {
@@ -506,32 +520,31 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
   return 0;
 }
 
-}  // namespace
+using Blocks = std::vector<std::pair<long, long>>;
 
-int tridiagonal_dc(EngineBackend& be, long n, double* d, const double* e, double* q, long ldq,
-                   const DcOptions& opt, DcStats* stats) {
-  const auto t_start = Clock::now();
-  if (n <= 0) return 0;
-  if (ldq < n) throw std::invalid_argument("pipevd: tridiagonal_dc: ldq < n");
-  const bool verbose = opt.verbose;
-  WideAffinity affinity(verbose);
-  const int threads = opt.threads > 0 ? opt.threads : affinity.cpus();
-  Context cx{
-      be,       ldq, threads, std::max(2L, opt.leaf), std::max(1L, opt.panel), stats != nullptr,
-      DcStats{}};
+// Folded, Q_pre's adjacent diagonal blocks are joined up to this order (core/block_diagonal.hpp):
+// a T split into many small blocks then costs GEMMs of about this order, not one per block.
+constexpr long kJoinedBlock = 256;
+
+// The merge context of one call: the leaf and panel sizes, and the backend's merge where the
+// merges run there (by default on a device backend only: the host backend's version is serial,
+// dlaed4 runs on threads).
+Context make_context(EngineBackend& be, const DcOptions& opt, long ldq, int threads, bool timed) {
+  Context cx{be, ldq, threads, std::max(2L, opt.leaf), std::max(1L, opt.panel), timed, DcStats{}};
   cx.st.threads = threads;
-  // Default: merges on a device backend only (the host backend's version is serial; dlaed4 runs
-  // on threads).
   const int on_device = opt.merge_on_device >= 0 ? opt.merge_on_device : (be.host_memory() ? 0 : 1);
   cx.pinned = opt.pinned_staging > 0;
   if (on_device > 0) {
     cx.sm = be.secular_merge();
     cx.sm_min = std::max(3L, opt.device_merge_min);
   }
-  const double eps = std::numeric_limits<double>::epsilon();
+  return cx;
+}
 
-  // Unreduced blocks: |e_i| <= eps sqrt(|d_i| |d_i+1|) is negligible.
-  std::vector<std::pair<long, long>> blocks;
+// Unreduced blocks [a, b) of T: |e_i| <= eps sqrt(|d_i| |d_i+1|) is negligible.
+Blocks unreduced_blocks(long n, const double* d, const double* e) {
+  const double eps = std::numeric_limits<double>::epsilon();
+  Blocks blocks;
   long s = 0;
   for (long i = 0; i + 1 < n; ++i)
     if (std::fabs(e[i]) <= eps * std::sqrt(std::fabs(d[i])) * std::sqrt(std::fabs(d[i + 1]))) {
@@ -539,65 +552,180 @@ int tridiagonal_dc(EngineBackend& be, long n, double* d, const double* e, double
       s = i + 1;
     }
   blocks.push_back({s, n});
-  const bool several = blocks.size() > 1;
-  bool need_work = several;
-  for (auto [a, b] : blocks) need_work = need_work || b - a > cx.leaf;
-  DeviceBuffer work;
-  if (need_work) work = DeviceBuffer(be, ldq * n);
-  double* target = several ? work.get() : q;
-  double* bufs[2] = {target, several ? q : work.get()};
+  return blocks;
+}
 
-  int info = 0;
+// max |T(a:b, a:b)|: the block's scale, 0 where it is zero (diagonal already).
+double block_scale(long a, long b, const double* d, const double* e) {
+  double scale = 0;
+  for (long i = a; i < b; ++i) scale = std::max(scale, std::fabs(d[i]));
+  for (long i = a; i + 1 < b; ++i) scale = std::max(scale, std::fabs(e[i]));
+  return scale;
+}
+
+// Q_pre's diagonal blocks: the top merge's two children where solve_block splits a block (larger
+// than a leaf, not zero), else the block.
+std::vector<long> fold_orders(long leaf, const Blocks& blocks, const double* d, const double* e) {
+  std::vector<long> orders;
   for (auto [a, b] : blocks) {
     const long m = b - a;
-    double scale = 0;
-    for (long i = a; i < b; ++i) scale = std::max(scale, std::fabs(d[i]));
-    for (long i = a; i + 1 < b; ++i) scale = std::max(scale, std::fabs(e[i]));
-    if (m == 1 || scale == 0) {  // diagonal already
-      be.fill_matrix(m, m, 0.0, 1.0, target + a + a * ldq, ldq);
+    if (m > leaf && block_scale(a, b, d, e) != 0) {
+      orders.push_back(m / 2);  // solve_block's top merge splits at mid = m / 2
+      orders.push_back(m - m / 2);
+    } else {
+      orders.push_back(m);
+    }
+  }
+  return orders;
+}
+
+// Every block, scaled, solved in place (solve_block) and its eigenvalues scaled back into d;
+// diagonal blocks as the identity (folded: in Q_pre and in M).
+int solve_blocks(Context& cx, const Blocks& blocks, double* d, const double* e, double* bufs[2]) {
+  for (auto [a, b] : blocks) {
+    const long m = b - a;
+    const double scale = block_scale(a, b, d, e);
+    if (m == 1 || scale == 0) {
+      for (int i = 0; i < (cx.fold ? 2 : 1); ++i)
+        cx.be.fill_matrix(m, m, 0.0, 1.0, bufs[i] + a + a * cx.ldq, cx.ldq);
       continue;
     }
     std::vector<double> ds(d + a, d + b), es(e + a, e + b - 1);
     for (auto& x : ds) x /= scale;
     for (auto& x : es) x /= scale;
-    info = solve_block(cx, a, m, ds.data(), es.data(), bufs);
-    if (info) break;
+    if (const int info = solve_block(cx, a, m, ds.data(), es.data(), bufs)) return info;
     for (long i = 0; i < m; ++i) d[a + i] = ds[i] * scale;
   }
+  return 0;
+}
 
-  if (info == 0 && several) {
-    // Blocks are solved in place; the ascending order across them is a column permutation,
-    // copied in runs of consecutive columns of one block.
-    std::vector<long> order(n), block_of(n);
-    for (std::size_t i = 0; i < blocks.size(); ++i)
-      for (long j = blocks[i].first; j < blocks[i].second; ++j) block_of[j] = static_cast<long>(i);
-    std::iota(order.begin(), order.end(), 0L);
-    std::stable_sort(order.begin(), order.end(), [&](long x, long y) { return d[x] < d[y]; });
-    be.fill_matrix(n, n, 0.0, 0.0, q, ldq);
-    for (long c = 0; c < n;) {
-      const long j0 = order[c], bi = block_of[j0];
-      long r = 1;
-      while (c + r < n && order[c + r] == j0 + r && block_of[j0 + r] == bi) ++r;
-      const long a = blocks[bi].first, m = blocks[bi].second - a;
-      be.copy_matrix(m, r, work.get() + a + j0 * ldq, ldq, q + a + c * ldq, ldq);
-      c += r;
-    }
-    std::vector<double> sorted(n);
-    for (long c = 0; c < n; ++c) sorted[c] = d[order[c]];
-    std::copy(sorted.begin(), sorted.end(), d);
+// The column order that makes the eigenvalues ascending across the blocks (each block's are
+// already), and d sorted by it.
+std::vector<long> sort_across_blocks(long n, double* d) {
+  std::vector<long> order(n);
+  std::iota(order.begin(), order.end(), 0L);
+  std::stable_sort(order.begin(), order.end(), [&](long x, long y) { return d[x] < d[y]; });
+  std::vector<double> sorted(n);
+  for (long c = 0; c < n; ++c) sorted[c] = d[order[c]];
+  std::copy(sorted.begin(), sorted.end(), d);
+  return order;
+}
+
+// q(:, c) = work(:, order[c]) on its block's rows, zero elsewhere: copied in runs of consecutive
+// columns of one block.
+void permute_blocks_into(EngineBackend& be, long n, const Blocks& blocks,
+                         const std::vector<long>& order, const double* work, double* q, long ldq) {
+  std::vector<long> block_of(n);
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    for (long j = blocks[i].first; j < blocks[i].second; ++j) block_of[j] = static_cast<long>(i);
+  be.fill_matrix(n, n, 0.0, 0.0, q, ldq);
+  for (long c = 0; c < n;) {
+    const long j0 = order[c], bi = block_of[j0];
+    long r = 1;
+    while (c + r < n && order[c + r] == j0 + r && block_of[j0 + r] == bi) ++r;
+    const long a = blocks[bi].first, m = blocks[bi].second - a;
+    be.copy_matrix(m, r, work + a + j0 * ldq, ldq, q + a + c * ldq, ldq);
+    c += r;
   }
-  be.synchronize();
-  work.reset();
-  cx.st.total = since(t_start);
+}
+
+// a(:, c) := a(:, order[c]) for every c, in place along the permutation's cycles through one
+// column of scratch (no second n x n buffer next to Q_pre and M).
+void permute_columns_in_place(EngineBackend& be, long n, const std::vector<long>& order, double* a,
+                              long lda) {
+  DeviceBuffer column;
+  std::vector<char> done(n, 0);
+  for (long c0 = 0; c0 < n; ++c0) {
+    if (done[c0] || order[c0] == c0) continue;
+    if (!column.get()) column = DeviceBuffer(be, n);
+    be.copy_matrix(n, 1, a + c0 * lda, lda, column.get(), n);
+    long c = c0;
+    for (; order[c] != c0; c = order[c]) {
+      be.copy_matrix(n, 1, a + order[c] * lda, lda, a + c * lda, lda);
+      done[c] = 1;
+    }
+    be.copy_matrix(n, 1, column.get(), n, a + c * lda, lda);
+    done[c] = 1;
+  }
+}
+
+int dc_threads(const DcOptions& opt, const WideAffinity& affinity) {
+  return opt.threads > 0 ? opt.threads : affinity.cpus();
+}
+
+void report(const Context& cx, long n, std::size_t blocks, bool verbose, Clock::time_point t_start,
+            DcStats* stats) {
+  DcStats st = cx.st;
+  st.total = since(t_start);
   if (verbose)
     std::fprintf(stderr,
-                 "pipevd: D&C n=%ld blocks=%zu threads=%d merges=%ld (%ld on the device) "
-                 "deflated=%ld: leaves %.3f s, host merge %.3f s, upload %.3f s (%ld panels), "
+                 "pipevd: D&C n=%ld blocks=%zu threads=%ld merges=%ld (%ld on the device) "
+                 "deflated=%ld%s: leaves %.3f s, host merge %.3f s, upload %.3f s (%ld panels), "
                  "device merge %.3f s, gemm %.3f s, total %.3f s%s\n",
-                 n, blocks.size(), threads, cx.st.merges, cx.st.device_merges, cx.st.deflated,
-                 cx.st.leaves, cx.st.host_merge, cx.st.upload, cx.st.panels, cx.st.device_merge,
-                 cx.st.gemm, cx.st.total, cx.timed ? "" : " (untimed: parts overlap)");
-  if (stats) *stats = cx.st;
+                 n, blocks, st.threads, st.merges, st.device_merges, st.deflated,
+                 cx.fold ? " top merges folded" : "", st.leaves, st.host_merge, st.upload,
+                 st.panels, st.device_merge, st.gemm, st.total,
+                 cx.timed ? "" : " (untimed: parts overlap)");
+  if (stats) *stats = st;
+}
+
+}  // namespace
+
+int tridiagonal_dc(EngineBackend& be, long n, double* d, const double* e, double* q, long ldq,
+                   const DcOptions& opt, DcStats* stats) {
+  const auto t_start = Clock::now();
+  if (n <= 0) return 0;
+  if (ldq < n) throw std::invalid_argument("pipevd: tridiagonal_dc: ldq < n");
+  WideAffinity affinity(opt.verbose);
+  Context cx = make_context(be, opt, ldq, dc_threads(opt, affinity), stats != nullptr);
+  const Blocks blocks = unreduced_blocks(n, d, e);
+  const bool several = blocks.size() > 1;
+  bool need_work = several;
+  for (auto [a, b] : blocks) need_work = need_work || b - a > cx.leaf;
+  DeviceBuffer work;
+  if (need_work) work = DeviceBuffer(be, ldq * n);
+  // Several blocks are solved in work, then permuted into q.
+  double* bufs[2] = {several ? work.get() : q, several ? q : work.get()};
+  const int info = solve_blocks(cx, blocks, d, e, bufs);
+  if (info == 0 && several)
+    permute_blocks_into(be, n, blocks, sort_across_blocks(n, d), work.get(), q, ldq);
+  be.synchronize();
+  work.reset();
+  report(cx, n, blocks.size(), opt.verbose, t_start, stats);
+  return info;
+}
+
+int tridiagonal_dc_fold(EngineBackend& be, long n, double* d, const double* e, DcFold& out,
+                        const DcOptions& opt, DcStats* stats) {
+  const auto t_start = Clock::now();
+  out = DcFold{};
+  if (n <= 0) return 0;
+  const Blocks blocks = unreduced_blocks(n, d, e);
+  const std::vector<long> orders = fold_orders(std::max(2L, opt.leaf), blocks, d, e);
+  if (orders.size() == blocks.size()) {  // no top merge, nothing to fold: Q_d itself
+    out.m = DeviceBuffer(be, n * n);
+    const int info = tridiagonal_dc(be, n, d, e, out.m.get(), n, opt, stats);
+    if (info) out = DcFold{};
+    return info;
+  }
+  WideAffinity affinity(opt.verbose);
+  Context cx = make_context(be, opt, n, dc_threads(opt, affinity), stats != nullptr);
+  cx.fold = true;
+  // Both zero-filled: outside the blocks' diagonal squares nothing writes them, so M is zero
+  // there and Q_pre's joined blocks hold their zeros.
+  DeviceBuffer m(be, n * n), pre(be, n * n);
+  double* bufs[2] = {m.get(), pre.get()};
+  const int info = solve_blocks(cx, blocks, d, e, bufs);
+  if (info == 0) {
+    if (blocks.size() > 1) permute_columns_in_place(be, n, sort_across_blocks(n, d), m.get(), n);
+    out.orders = join_small_blocks(orders, kJoinedBlock);
+    pack_diagonal_blocks(be, pre.get(), n, out.orders);
+    out.folded = true;
+    out.q_pre = std::move(pre);
+    out.m = std::move(m);
+  }
+  be.synchronize();
+  report(cx, n, blocks.size(), opt.verbose, t_start, stats);
   return info;
 }
 

@@ -3,6 +3,8 @@
 // EngineBackend::gemm (cuBLAS on the GPU); the O(n^2) scalar parts (leaves, deflation, secular
 // roots, the merge matrix M) run on the host in a thread pool.
 #pragma once
+#include <vector>
+
 #include "core/backend.hpp"
 
 namespace pipevd {
@@ -26,13 +28,14 @@ struct DcOptions {
   int pinned_staging = -1;
 };
 
-// Seconds per part of one tridiagonal_dc call (host clock). Asking for them (stats != nullptr)
-// synchronises the backend at each part's end, which stops host work overlapping the GEMMs.
-// upload: host time issuing the merge matrices' uploads from pinned staging and waiting for a
-// staging panel to be read again (untimed, the uploads overlap building the next panel); panels:
-// how many M panels crossed to the backend.
-// device_merge: time of the merges on the backend's SecularMerge (their host deflation, then
-// roots, z-hat and M panels: timed, the kernels' time) and device_merges how many took that path.
+// Seconds per part of one tridiagonal_dc (or tridiagonal_dc_fold) call (host clock). Asking for
+// them (stats != nullptr) synchronises the backend at each part's end, which stops host work
+// overlapping the GEMMs. upload: host time issuing the merge matrices' uploads from pinned staging
+// and waiting for a staging panel to be read again (untimed, the uploads overlap building the next
+// panel); panels: how many M panels crossed to the backend. device_merge: time of the merges on the
+// backend's SecularMerge (their host deflation, then roots, z-hat and M panels: timed, the kernels'
+// time) and device_merges how many took that path. gemm: the merges' GEMMs (folded: the top merges'
+// M placed instead of multiplied).
 struct DcStats {
   double leaves = 0, host_merge = 0, upload = 0, device_merge = 0, gemm = 0, total = 0;
   long merges = 0, deflated = 0, threads = 0, panels = 0, device_merges = 0;
@@ -45,5 +48,27 @@ struct DcStats {
 // failed to converge (dlaed4's INFO).
 int tridiagonal_dc(EngineBackend& be, long n, double* d, const double* e, double* q, long ldq,
                    const DcOptions& opt = DcOptions{}, DcStats* stats = nullptr);
+
+// The D&C with its top merges' GEMMs left to the caller: Q_d = Q_pre M exactly as tridiagonal_dc
+// forms it. Q_pre is block diagonal: for each unreduced block of T with a top merge, that merge's
+// children Q1 and Q2; for the others (leaf-sized, or diagonal), their whole eigenvectors. M is
+// dense, n x n: each top merge's merge matrix on its block's diagonal (the identity for the other
+// blocks), its columns permuted into the ascending order of the eigenvalues across the blocks.
+// The engine multiplies X Q_pre M on every rank, so that the top merge's O(n^3) GEMM, the bulk of
+// the D&C, leaves engine rank 0's critical path.
+struct DcFold {
+  // False where no unreduced block reaches a merge, so that nothing folds: m holds Q_d itself and
+  // orders and q_pre are empty.
+  bool folded = false;
+  std::vector<long> orders;  // Q_pre's diagonal blocks' orders, from (0, 0) on (their sum is n)
+  DeviceBuffer q_pre;        // those blocks packed at its start (core/block_diagonal.hpp)
+  DeviceBuffer m;            // n x n, leading dimension n: M, or Q_d where not folded
+};
+
+// As tridiagonal_dc (d becomes the eigenvalues, ascending; e is not modified), into `out`, whose
+// buffers come from `be`: about 2 n^2 doubles of backend memory, as tridiagonal_dc. Returns 0, or
+// > 0 as tridiagonal_dc (out then empty).
+int tridiagonal_dc_fold(EngineBackend& be, long n, double* d, const double* e, DcFold& out,
+                        const DcOptions& opt = DcOptions{}, DcStats* stats = nullptr);
 
 }  // namespace pipevd

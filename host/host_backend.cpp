@@ -38,19 +38,40 @@ double* HostBackend::allocate(long count) {
   void* p = std::calloc(static_cast<std::size_t>(std::max(1L, count)), sizeof(double));
   if (!p) throw std::bad_alloc();
   const long size = std::max(1L, count);
-  sizes_[static_cast<const double*>(p)] = size;
-  live_ += size;
-  peak_ = std::max(peak_, live_);
+  MemoryCount& c = *count_;
+  std::lock_guard<std::mutex> lock(c.mutex);
+  c.sizes[static_cast<const double*>(p)] = size;
+  c.live += size;
+  c.peak = std::max(c.peak, c.live);
   return static_cast<double*>(p);
 }
 
 void HostBackend::release(double* p) {
-  auto it = sizes_.find(p);
-  if (it != sizes_.end()) {
-    live_ -= it->second;
-    sizes_.erase(it);
+  {
+    MemoryCount& c = *count_;
+    std::lock_guard<std::mutex> lock(c.mutex);
+    auto it = c.sizes.find(p);
+    if (it != c.sizes.end()) {
+      c.live -= it->second;
+      c.sizes.erase(it);
+    }
   }
   std::free(p);
+}
+
+long HostBackend::live_doubles() const {
+  std::lock_guard<std::mutex> lock(count_->mutex);
+  return count_->live;
+}
+
+long HostBackend::peak_doubles() const {
+  std::lock_guard<std::mutex> lock(count_->mutex);
+  return count_->peak;
+}
+
+void HostBackend::reset_peak() {
+  std::lock_guard<std::mutex> lock(count_->mutex);
+  count_->peak = count_->live;
 }
 
 std::unique_ptr<SecularMerge> HostBackend::secular_merge() { return make_host_secular_merge(); }

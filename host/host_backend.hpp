@@ -2,6 +2,8 @@
 // memory is host memory, streams and events are program order. It is the oracle the GPU backend
 // is tested against and the engine's backend where no GPU is present.
 #pragma once
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 
 #include "core/backend.hpp"
@@ -40,8 +42,11 @@ class HostBackend final : public EngineBackend {
   void recv(double* buf, long count, int source, int tag) override;
 
   void synchronize() override {}
+  // Its allocations count in this backend's accounting (the D&C's buffers are the engine's too).
   std::unique_ptr<EngineBackend> companion(bool /*urgent*/) const override {
-    return std::make_unique<HostBackend>();
+    auto c = std::make_unique<HostBackend>();
+    c->count_ = count_;
+    return c;
   }
   bool host_memory() const override { return true; }
   // The device merge's code run serially on the host (host/host_secular_merge.hpp).
@@ -52,17 +57,22 @@ class HostBackend final : public EngineBackend {
   int tridiagonal_eigenvalues(long n, const double* d, const double* e, double* w) override;
   void use_bisection(bool on) { bisection_ = on; }
 
-  // Memory accounting of allocate/release (doubles): what the engine holds at once, to check the
-  // memory plan (core/memory_plan.hpp) against.
-  long live_doubles() const { return live_; }
-  long peak_doubles() const { return peak_; }
-  void reset_peak() { peak_ = live_; }
+  // Memory accounting of allocate/release (doubles), shared with its companions (their threads
+  // allocate at the same time): what the engine holds at once, to check the memory plan
+  // (core/memory_plan.hpp) against.
+  long live_doubles() const;
+  long peak_doubles() const;
+  void reset_peak();
 
  private:
+  struct MemoryCount {
+    std::mutex mutex;
+    long live = 0, peak = 0;
+    std::unordered_map<const double*, long> sizes;
+  };
   MPI_Comm comm_ = MPI_COMM_NULL;
   bool bisection_ = false;
-  long live_ = 0, peak_ = 0;
-  std::unordered_map<const double*, long> sizes_;
+  std::shared_ptr<MemoryCount> count_ = std::make_shared<MemoryCount>();
 };
 
 }  // namespace pipevd

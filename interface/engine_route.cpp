@@ -243,9 +243,10 @@ long host_bytes_needed(const RouteCall& r) {
     need += 8 * std::max(0L, segment - node_window_segment(r.ec->caller));
   }
   if (r.engine && !r.on_gpu)
-    need += static_cast<long>(
-        plan_engine_memory(r.plan.layout, r.ec->engine_rank, r.opt.b, r.opt.k, r.vectors, false)
-            .peak_bytes());
+    need +=
+        static_cast<long>(plan_engine_memory(r.plan.layout, r.ec->engine_rank, r.opt.b, r.opt.k,
+                                             r.vectors, false, false, false, false, r.opt.dc_fold)
+                              .peak_bytes());
   if (r.engine) need += engine_memory_margin(need);
   return need;
 }
@@ -284,9 +285,13 @@ void plan_two_stage(RouteCall& r) {
   in.memory_limit = r.policy.gpu_memory_limit;
   in.symmetric_product =
       r.engine && r.on_gpu && r.policy.aw_symm && gpu_symmetric_product_available(r.device);
+  in.dc_solver =
+      resolve_tridiagonal_solver(r.opt.tridiagonal, !r.on_gpu, r.n) == TridiagonalSolver::Dc;
+  in.dc_fold = dc_fold_setting(r.policy.dc_fold);
   r.plan = plan_call(r.ec->caller, in);
   r.opt.overlap_sbr_back = r.plan.overlap_sbr_back;
   r.opt.dc_at_sbr_back = r.plan.dc_at_sbr_back;
+  r.opt.dc_fold = r.plan.dc_fold;
   r.width = r.engine ? r.plan.layout.width(r.ec->engine_rank) : 0;
   r.height = r.engine ? r.plan.layout.height(r.ec->engine_rank) : 0;
 }
@@ -475,13 +480,13 @@ void report(RouteCall& r, const EngineRun& run) {
     report_one_stage(r, run);
   else if (r.policy.verbose >= 2 || (r.policy.verbose >= 1 && e == 0))
     std::fprintf(stderr,
-                 "pipevd: %s engine rank=%d/%d device=%d cols=%ld rows=%ld b=%ld k=%ld stages: "
+                 "pipevd: %s engine rank=%d/%d device=%d cols=%ld rows=%ld b=%ld k=%ld%s stages: "
                  "redistribute=%.4f%s dbbr=%.4f bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f "
                  "gemm=%.4f engine=%.4f s\n",
                  r.on_gpu ? "gpu" : "host", e, r.ranks, r.device, r.width, r.height,
-                 effective_bandwidth(r.n, r.opt.b), r.opt.k, r.redistribute_s,
-                 r.direct ? " (none: caller's arrays)" : "", s.dbbr, s.bulge_chasing, s.dc,
-                 s.sbr_back, s.bc_back, s.gemm, s.total);
+                 effective_bandwidth(r.n, r.opt.b), r.opt.k, s.dc_folded ? " dc_fold" : "",
+                 r.redistribute_s, r.direct ? " (none: caller's arrays)" : "", s.dbbr,
+                 s.bulge_chasing, s.dc, s.sbr_back, s.bc_back, s.gemm, s.total);
   if (r.timed)
     std::fprintf(stderr,
                  "pipevd: redistribution rank=%d/%d in: plan=%.4f pack=%.4f exchange=%.4f "

@@ -133,6 +133,7 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
     return r;
   }
   if (!choice("PIPEVD_TRIDIAGONAL", "auto, dstedc, dc", r.policy.tridiagonal)) return r;
+  if (!choice("PIPEVD_DC_FOLD", "auto, on, off", r.policy.dc_fold)) return r;
   if (!choice("PIPEVD_ENGINE_PATH", "auto, two_stage, one_stage", r.policy.engine_path)) return r;
   for (auto [name, field] : {std::pair{"PIPEVD_GPU_MEMORY_LIMIT", &r.policy.gpu_memory_limit},
                              std::pair{"PIPEVD_HOST_MEMORY_LIMIT", &r.policy.host_memory_limit}})

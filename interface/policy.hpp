@@ -21,6 +21,11 @@ struct Policy {
   // engine), "dstedc" or "dc" (core/engine.hpp's TridiagonalSolver).
   std::string tridiagonal = "auto";
 
+  // PIPEVD_DC_FOLD: the D&C's top merge folded into the final GEMM, "auto" (several engine ranks,
+  // stage 3 by dc, where the memory plan with it fits), "on" or "off" (core/call_plan.hpp's
+  // DcFoldSetting).
+  std::string dc_fold = "auto";
+
   // PIPEVD_ENGINE_PATH: the engine's path, "auto" (core/engine_path.hpp's crossover table),
   // "two_stage" or "one_stage" (core/engine_path.hpp's EnginePathSetting).
   std::string engine_path = "auto";

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -20,18 +21,18 @@
 namespace pipevd::test {
 namespace {
 
-TEST(EngineFaults, OneRanksFailureIsEveryRanksInfo) {
+// Each step's failure on one engine rank (or all, at "engine"), of each kind, for an n x n call.
+void expect_every_rank_agrees(int n, const std::vector<std::string>& steps) {
   const GridShape shape = squarest_grid(world_size());
   BlacsGrid grid(shape.nprow, shape.npcol);
-  const int n = 61, nb = 8;
+  const int nb = 8;
   const BlockCyclicLayout layout{n, n, nb, nb, 0, 0, 0};
   auto entry = [](long i, long j) { return random_symmetric_entry(i, j, 17); };
   std::vector<double> full(static_cast<std::size_t>(n) * n);
   for (long j = 0; j < n; ++j)
     for (long i = 0; i < n; ++i) full[i + j * n] = entry(i, j);
   const std::vector<double> w_ref = lapack_eigenvalues(n, full);
-  for (const std::string step :
-       {"setup", "engine", "dbbr", "bulge_chasing", "sbr_back", "bc_back", "gemm", "eigenvalues"})
+  for (const std::string& step : steps)
     for (int rank : step == "engine" ? std::vector<int>{kEveryEngineRank}
                                      : std::vector<int>{0, world_size() - 1})
       for (auto kind :
@@ -59,6 +60,19 @@ TEST(EngineFaults, OneRanksFailureIsEveryRanksInfo) {
             0);
         EXPECT_LE(eigenvalue_difference(w, w_ref), 1e-12);
       }
+}
+
+TEST(EngineFaults, OneRanksFailureIsEveryRanksInfo) {
+  expect_every_rank_agrees(61, {"setup", "engine", "dbbr", "bulge_chasing", "sbr_back", "bc_back",
+                                "gemm", "eigenvalues"});
+}
+
+// With the D&C's top merge folded into the final GEMM (PIPEVD_DC_FOLD=on, stage 3 by dc, n past a
+// leaf): a failure in the product with Q_pre, or in the GEMM with M after it, as well.
+TEST(EngineFaults, FoldedProductFailureIsEveryRanksInfo) {
+  const char* fold = std::getenv("PIPEVD_DC_FOLD");
+  if (!fold || std::string(fold) != "on") GTEST_SKIP() << "PIPEVD_DC_FOLD=on unset";
+  expect_every_rank_agrees(200, {"pre_gemm", "gemm"});
 }
 
 }  // namespace

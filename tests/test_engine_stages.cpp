@@ -2,7 +2,8 @@
 // each against LAPACK: DBBR (Q_s orthogonal, Q_s^T A Q_s equal to the band it leaves), SBR-back
 // (merged W blocks on any row block equal the panel-by-panel product), bulge chasing + both back
 // transformations (Q_sb^T A Q_sb = T), and the whole engine (residual, orthogonality, eigenvalues
-// vs dsyevd; other stage orders of the same arithmetic give the same eigenvalues bitwise), for b
+// vs dsyevd; other stage orders of the same arithmetic give the same eigenvalues bitwise, the
+// D&C's top merge folded into the final GEMM too), for b
 // in {2, 4, 8, 32}, k in {b, 4b}, n not a multiple of b or k, balanced and skewed layouts. DBBR,
 // SBR-back and the engine run twice must give the same bits (a moving result is a race).
 //
@@ -29,6 +30,7 @@
 #include "core/engine_plan.hpp"
 #include "core/reflector_store.hpp"
 #include "core/sbr_back.hpp"
+#include "core/timeline.hpp"
 #include "core/tridiagonal_solver.hpp"
 #include "host/host_backend.hpp"
 #include "tests/support/accuracy.hpp"
@@ -207,14 +209,14 @@ struct EngineResult {
 };
 
 EngineResult run_whole_engine(EngineBackend& be, const Mat& a, const EngineLayout& L,
-                              const EngineOptions& opt) {
+                              const EngineOptions& opt, EngineStats* stats = nullptr) {
   const int me = world_rank();
   const long n = L.n, ldz = std::max(1L, L.height(me));
   const Mat mine = columns_of(a, L, me);
   EngineResult r;
   r.w.assign(std::max(1L, n), 0.0);
   Mat zr(ldz * n, 0.0);
-  r.info = run_engine(be, MPI_COMM_WORLD, L, mine.data(), r.w.data(), zr.data(), opt, nullptr);
+  r.info = run_engine(be, MPI_COMM_WORLD, L, mine.data(), r.w.data(), zr.data(), opt, stats);
   r.w.resize(n);
   if (opt.want_vectors) r.z = gather_rows(L, zr);
   return r;
@@ -258,9 +260,10 @@ class EngineStages : public testing::TestWithParam<std::tuple<Backend, Layout>> 
     be->bind(MPI_COMM_WORLD);
     return be;
   }
-  EngineResult engine(const Mat& a, const EngineLayout& L, const EngineOptions& opt) const {
+  EngineResult engine(const Mat& a, const EngineLayout& L, const EngineOptions& opt,
+                      EngineStats* stats = nullptr) const {
     const std::unique_ptr<EngineBackend> be = make_backend();
-    return run_whole_engine(*be, a, L, opt);
+    return run_whole_engine(*be, a, L, opt, stats);
   }
   EngineLayout layout(const Shape& s) const {
     return std::get<1>(GetParam()) == Layout::Planned ? plan_engine_layout(s.n, world_size(), s.b)
@@ -495,6 +498,74 @@ TEST_P(EngineStages, WholeEngineWithDcMatchesLapack) {
     opt.dc.leaf = 12;
     const Mat a = test::matrix_with_eigenvalues(test::eigenvalues_of(sp, n, 3), 5);
     expect_eigendecomposition(a, n, engine(a, layout(Shape{n, opt.b, opt.k}), opt));
+  }
+}
+
+// Stage 3 by dc with its top merge folded into stage 5 (rank 0 broadcasts Q_pre's blocks and M;
+// every rank forms Z = (X Q_pre) M) against the same engine unfolded: the eigenvalues bitwise (the
+// same secular problems), Z to rounding, residual and orthogonality; every rank's timeline shows
+// the folded product's parts exactly where rank 0 said it folded. Where T reaches no merge (small
+// n, the zero matrix, the identity) nothing folds and every rank takes the whole product; the
+// table's spectra and degenerate eigenvalues split T into several blocks.
+TEST_P(EngineStages, WholeEngineWithFoldedDcEqualsUnfolded) {
+  const auto fold_against_whole = [&](const Mat& a, const EngineLayout& L, EngineOptions opt) {
+    opt.tridiagonal = TridiagonalSolver::Dc;
+    const EngineResult whole = engine(a, L, opt);
+    opt.dc_fold = true;
+    Timeline timeline;
+    timeline.start(MPI_COMM_WORLD);
+    opt.timeline = &timeline;
+    EngineStats st;
+    const EngineResult folded = engine(a, L, opt, &st);
+    expect_eigendecomposition(a, L.n, folded);
+    expect_same_arithmetic(folded, whole);
+    std::vector<std::string> parts;
+    for (const TimelineInterval& i : timeline.intervals()) parts.push_back(i.stage);
+    const auto has = [&](const char* p) {
+      return std::find(parts.begin(), parts.end(), p) != parts.end();
+    };
+    EXPECT_EQ(has("qpre_broadcast") && has("pre_gemm") && has("m_broadcast"), st.dc_folded);
+    EXPECT_EQ(has("qd_broadcast"), !st.dc_folded);
+    EXPECT_TRUE(has("gemm"));
+    return st.dc_folded;
+  };
+  for (const Shape& s : shapes()) {
+    SCOPED_TRACE(name(s));
+    EngineOptions opt;
+    opt.b = s.b;
+    opt.k = s.k;
+    opt.dc.leaf = s.n < 300 ? 8 : 48;
+    opt.dc.panel = s.n < 300 ? 16 : 300;
+    opt.dc.threads = 2;
+    EXPECT_TRUE(fold_against_whole(random_matrix(s.n, 29), layout(s), opt)) << "nothing folded";
+  }
+  for (long n : {1L, 2L, 5L, 33L})
+    for (int kind = 0; kind < 3; ++kind) {  // random, zero, identity
+      SCOPED_TRACE("n=" + std::to_string(n) + " kind=" + std::to_string(kind));
+      Mat a = random_matrix(n, 31);
+      if (kind > 0)
+        for (long i = 0; i < n * n; ++i) a[i] = (kind == 2 && i % (n + 1) == 0) ? 1.0 : 0.0;
+      EngineOptions opt;
+      opt.b = 2;
+      opt.k = 4;
+      opt.dc.leaf = 8;
+      const bool folded = fold_against_whole(a, layout(Shape{n, opt.b, opt.k}), opt);
+      EXPECT_EQ(folded, kind == 0 && n > 8);
+    }
+  const long n = 90;
+  std::vector<Mat> spectra;
+  for (test::Spectrum sp : test::kAllSpectra) spectra.push_back(test::eigenvalues_of(sp, n, 3));
+  Mat degenerate(n);
+  for (long i = 0; i < n; ++i) degenerate[i] = static_cast<double>(i % 3) - 1.0;
+  spectra.push_back(degenerate);
+  for (std::size_t s = 0; s < spectra.size(); ++s) {
+    SCOPED_TRACE(s < 6 ? test::to_string(test::kAllSpectra[s]) : "degenerate");
+    EngineOptions opt;
+    opt.b = 8;
+    opt.k = 32;
+    opt.dc.leaf = 12;
+    fold_against_whole(test::matrix_with_eigenvalues(spectra[s], 5), layout(Shape{n, opt.b, opt.k}),
+                       opt);
   }
 }
 

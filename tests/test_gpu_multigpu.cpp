@@ -6,7 +6,8 @@
 //   - DBBR's band and each rank's rows of Q_sb = Q_s Q_b equal the host backend's on the same
 //     ranks (to rounding);
 //   - run_engine on all ranks gives the eigenvalues of run_engine on one GPU (to rounding), and a
-//     gathered Z with residual and orthogonality under ScaLAPACK's threshold.
+//     gathered Z with residual and orthogonality under ScaLAPACK's threshold;
+//   - the D&C's top merge folded into the final GEMM gives the unfolded run's eigenvalues and Z.
 // Every rank drives GPU (node-local rank mod visible GPUs), as the engine route picks it.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -205,11 +206,10 @@ struct EngineRun {
   EngineStats stats;
 };
 
-EngineRun engine_on(MPI_Comm comm, const Mat& a, long n) {
+EngineRun engine_on(MPI_Comm comm, const Mat& a, long n, const EngineOptions& opt = {}) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const EngineOptions opt;
   const EngineLayout L = plan_engine_layout(n, size, opt.b);
   gpu::GpuBackend be(my_device());
   be.set_tuning(gpu_tuning(process_policy().policy));  // PIPEVD_GPU_SHARING where set
@@ -246,6 +246,30 @@ TEST(MultiGpu, AllGpusAndOneGpuGiveTheSameEigenvalues) {
     const int ni = static_cast<int>(n);
     EXPECT_LT(test::residual(ni, a, all.z, all.w), test::kScalapackThreshold);
     EXPECT_LT(test::orthogonality(ni, all.z), test::kScalapackThreshold);
+  }
+}
+
+// The D&C's top merge folded into the final GEMM (rank 0's Q_pre and M broadcast over NCCL, every
+// rank's Z = (X Q_pre) M) against the whole Q_d on the same ranks: the same eigenvalues bitwise, Z
+// to rounding, residual and orthogonality under ScaLAPACK's threshold.
+TEST(MultiGpu, FoldedAndWholeDcGiveTheSameEigenvalues) {
+  for (long n : {1999L, 2500L}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const Mat a = random_symmetric(n, static_cast<unsigned>(5 * n + 3));
+    EngineOptions opt;
+    opt.tridiagonal = TridiagonalSolver::Dc;
+    const EngineRun whole = engine_on(MPI_COMM_WORLD, a, n, opt);
+    opt.dc_fold = true;
+    const EngineRun folded = engine_on(MPI_COMM_WORLD, a, n, opt);
+    ASSERT_EQ(whole.info, 0);
+    ASSERT_EQ(folded.info, 0);
+    EXPECT_TRUE(folded.stats.dc_folded);
+    EXPECT_FALSE(whole.stats.dc_folded);
+    EXPECT_EQ(folded.w, whole.w);
+    EXPECT_LT(max_abs_diff(folded.z, whole.z), 1e-10);
+    const int ni = static_cast<int>(n);
+    EXPECT_LT(test::residual(ni, a, folded.z, folded.w), test::kScalapackThreshold);
+    EXPECT_LT(test::orthogonality(ni, folded.z), test::kScalapackThreshold);
   }
 }
 

@@ -1,8 +1,9 @@
 // core/tridiagonal_dc on the GPU backend (merge GEMMs by cuBLAS on a companion stream) against
 // LAPACK's dstedc: eigenvalues, residual and orthogonality at n = 1000 and 2051 (deep trees,
 // panels narrower than the merges, splits and heavy deflation), repeated runs bitwise identical;
-// the device-merge path (roots and M in kernels) against dstedc and the host-merge path. The
-// engine with stage 3 by dc runs in test_engine_stages's Gpu/ instance.
+// the device-merge path (roots and M in kernels) against dstedc and the host-merge path; the top
+// merges folded (Q_pre M) against the unfolded result. The engine with stage 3 by dc runs in
+// test_engine_stages's Gpu/ instance.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -144,6 +145,29 @@ TEST(GpuTridiagonalDc, DeviceMergeAgainstHostMerge) {
           what.c_str(), st[0].device_merges, st[0].merges, diff / (DBL_EPSILON * tnorm),
           st[0].device_merge, st[2].host_merge, st[2].upload);
     }
+}
+
+// tridiagonal_dc_fold on the GPU (the top merges' M kept in device memory, Q_pre packed in place)
+// against tridiagonal_dc there: the same eigenvalues bitwise, Q_pre M equal to Q_d to rounding;
+// the device merge and the host merge, splits and heavy deflation.
+TEST(GpuTridiagonalDc, FoldEqualsTridiagonalDc) {
+  gpu::GpuBackend main_be;
+  const auto be = main_be.companion(/*urgent=*/true);
+  for (long n : {1000L, 2051L})
+    for (TKind k : {TKind::Toeplitz121, TKind::Random, TKind::GluedWilkinson, TKind::Identity,
+                    TKind::Splits, TKind::Tiny})
+      for (int merge : {1, 0}) {
+        if (test::over_test_order(n)) continue;
+        const std::string what = std::string(test::to_string(k)) + " n=" + std::to_string(n) +
+                                 (merge ? "" : " (host merge)");
+        const test::Tridiagonal t = test::make_tridiagonal(k, n, 43);
+        DcOptions opt;
+        opt.merge_on_device = merge;
+        opt.panel = n > 2000 ? 512 : 2048;
+        bool folded = false;
+        test::check_dc_fold(*be, t.d, t.e, opt, what, &folded);
+        if (k == TKind::Toeplitz121 || k == TKind::Random) EXPECT_TRUE(folded) << what;
+      }
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // (core/memory_check.hpp): the prediction grows with n, bounds the peak a counting backend
 // (HostBackend's allocate/release accounting) measures while run_engine runs, on every rank count,
 // and is not loose by more than the GPU-only buffers; the usable bytes, margin and fit test; the
-// collective check agrees on every rank; and the n = 49152 plan on one 80 GB H100.
+// collective check agrees on every rank; the D&C's top merge folded into the final GEMM, and the
+// call plan's agreed choice of it; and the n = 49152 plan on one 80 GB H100.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/call_plan.hpp"
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
 #include "core/host_memory_room.hpp"
@@ -112,8 +114,10 @@ TEST(MemoryPlan, BoundsTheMeasuredPeak) {
     long n, b, k;
   };
   for (const Case c : {Case{37, 4, 8}, Case{150, 8, 32}, Case{257, 16, 64}, Case{400, 8, 64}})
-    for (int variant = 0; variant < 3; ++variant) {  // vectors, values only, vectors overlapped
-      const bool vectors = variant != 1, overlap = variant == 2;
+    // vectors, values only, vectors overlapped, vectors with the D&C's top merge folded (the D&C's
+    // companion allocates through the counting backend too)
+    for (int variant = 0; variant < 4; ++variant) {
+      const bool vectors = variant != 1, overlap = variant == 2, fold = variant == 3;
       const EngineLayout L = plan_engine_layout(c.n, ranks, c.b);
       std::mt19937_64 gen(c.n);
       std::uniform_real_distribution<double> u(-1, 1);
@@ -129,19 +133,100 @@ TEST(MemoryPlan, BoundsTheMeasuredPeak) {
       opt.k = c.k;
       opt.want_vectors = vectors;
       opt.overlap_sbr_back = overlap;
-      ASSERT_EQ(run_engine(be, MPI_COMM_WORLD, L, mine.data(), ev.data(), z.data(), opt, nullptr),
-                0);
+      if (fold) {
+        opt.tridiagonal = TridiagonalSolver::Dc;
+        opt.dc.leaf = 16;
+        opt.dc_fold = true;
+      }
+      EngineStats st;
+      ASSERT_EQ(run_engine(be, MPI_COMM_WORLD, L, mine.data(), ev.data(), z.data(), opt, &st), 0);
+      EXPECT_EQ(st.dc_folded, fold);
       EXPECT_EQ(be.live_doubles(), 0) << "buffers left allocated";
-      const EngineMemoryPlan p = plan_engine_memory(L, me, c.b, c.k, vectors, false, overlap);
+      const EngineMemoryPlan p =
+          plan_engine_memory(L, me, c.b, c.k, vectors, false, overlap, false, false, fold);
       const long measured = be.peak_doubles();
       EXPECT_GE(p.peak, measured) << "n=" << c.n << " b=" << c.b << " k=" << c.k
-                                  << " vectors=" << vectors << " overlap=" << overlap << " rank "
-                                  << me;
+                                  << " vectors=" << vectors << " overlap=" << overlap
+                                  << " fold=" << fold << " rank " << me;
       // Not loose: within 1.6x of what was measured plus the few panel-sized terms bounded
       // generously (3 n k + 5 n b).
       EXPECT_LE(p.peak, 1.6 * measured + 3 * c.n * std::max(c.k, c.b) + 5 * c.n * c.b)
           << "n=" << c.n << " measured " << measured << " predicted " << p.peak;
     }
+}
+
+// The D&C's top merge folded into the final GEMM: on a device backend only engine rank 0's final
+// GEMM grows (its D&C's two buffers through the product with Q_pre), by n^2, and stays below its
+// BC-back next to the D&C with several ranks; the other ranks' plans are unchanged (Q_pre and X go
+// before M comes). On the host engine the D&C's buffers count on rank 0 as well.
+TEST(MemoryPlan, FoldGrowsOnlyRankZerosFinalGemm) {
+  for (int ranks : {1, 2, 3, 4})
+    for (long n : {37L, 1000L, 32768L, 49152L}) {
+      const EngineLayout L = plan_engine_layout(n, ranks, 32, 0.05);
+      for (int r = 0; r < ranks; ++r) {
+        SCOPED_TRACE("ranks=" + std::to_string(ranks) + " n=" + std::to_string(n) +
+                     " rank=" + std::to_string(r));
+        for (bool gpu : {true, false}) {
+          const EngineMemoryPlan whole = plan_engine_memory(L, r, 32, 1024, true, gpu);
+          const EngineMemoryPlan fold =
+              plan_engine_memory(L, r, 32, 1024, true, gpu, false, false, false, true);
+          EXPECT_EQ(fold.dbbr, whole.dbbr);
+          EXPECT_EQ(fold.bulge_chasing, whole.bulge_chasing);
+          EXPECT_EQ(fold.final_gemm, whole.final_gemm + (r == 0 ? n * n : 0));
+          if (gpu || r != 0)
+            EXPECT_EQ(fold.back_transformation, whole.back_transformation);
+          else  // BC-back next to the host engine's D&C through its backend: X, Q_pre and M
+            EXPECT_GE(fold.back_transformation, std::max(1L, L.height(r)) * n + 2 * n * n);
+          if (gpu && r != 0) EXPECT_EQ(fold.peak, whole.peak);
+          if (gpu && ranks > 1 && n >= 1000) EXPECT_EQ(fold.peak, whole.peak) << "rank 0";
+        }
+      }
+    }
+}
+
+// PIPEVD_DC_FOLD through the call plan, collective: auto folds with several engine ranks where
+// every rank's plan with it fits (rank 0's alone falling short stops every rank's), on wherever
+// stage 3 is dc with eigenvectors (its plan the one checked), off never; nowhere with dstedc or
+// without eigenvectors. The same answer on every rank.
+TEST(CallPlan, DcFoldIsAgreedOverTheRanks) {
+  const int ranks = world_size(), me = world_rank();
+  CallPlanInput in;
+  in.n = 2000;
+  in.engine_ranks = ranks;
+  in.engine_rank = me;
+  in.dc_solver = true;
+  const auto fold = [&](DcFoldSetting setting, long free_bytes, bool vectors = true,
+                        bool dc = true) {
+    CallPlanInput i = in;
+    i.dc_fold = setting;
+    i.free_bytes = free_bytes;
+    i.want_vectors = vectors;
+    i.dc_solver = dc;
+    const bool folds = plan_call(MPI_COMM_WORLD, i).dc_fold;
+    EXPECT_TRUE(test::same_on_every_rank(folds ? 1 : 0));
+    return folds;
+  };
+  EXPECT_EQ(fold(DcFoldSetting::Auto, -1), ranks > 1);
+  EXPECT_TRUE(fold(DcFoldSetting::On, -1));
+  EXPECT_FALSE(fold(DcFoldSetting::Off, -1));
+  for (DcFoldSetting s : {DcFoldSetting::Auto, DcFoldSetting::On}) {
+    EXPECT_FALSE(fold(s, -1, false)) << "JOBZ = N";
+    EXPECT_FALSE(fold(s, -1, true, false)) << "dstedc";
+  }
+  // Rank 0 has room for the plan without the fold, not with it.
+  const EngineLayout L = plan_engine_layout(in.n, ranks, in.b);
+  const long whole = plan_engine_memory(L, 0, in.b, in.k, true, false).peak_bytes();
+  const long folded =
+      plan_engine_memory(L, 0, in.b, in.k, true, false, false, false, false, true).peak_bytes();
+  const long room = whole + engine_memory_margin(whole);
+  ASSERT_FALSE(engine_memory_fits(folded, room));
+  EXPECT_FALSE(fold(DcFoldSetting::Auto, me == 0 ? room : -1));
+  EXPECT_THROW(fold(DcFoldSetting::On, me == 0 ? room : -1), EngineMemoryShortage);
+  EXPECT_EQ(fold(DcFoldSetting::Auto, me == 0 ? 2 * room : -1), ranks > 1);
+  EXPECT_EQ(dc_fold_setting("on"), DcFoldSetting::On);
+  EXPECT_EQ(dc_fold_setting("auto"), DcFoldSetting::Auto);
+  EXPECT_EQ(dc_fold_setting("off"), DcFoldSetting::Off);
+  EXPECT_THROW(dc_fold_setting("1"), std::invalid_argument);
 }
 
 TEST(MemoryCheck, UsableBytesAndFit) {

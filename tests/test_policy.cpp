@@ -55,6 +55,22 @@ TEST(Policy, ParsesTheEnginePath) {
         std::string("PIPEVD_ENGINE_PATH='") + bad + "' is not one of auto, two_stage, one_stage");
 }
 
+// PIPEVD_DC_FOLD: the D&C's top merge folded into the final GEMM by the call plan (auto), always
+// (on) or never (off); anything else is the policy's strict error, naming the variable and the
+// choices; empty is unset.
+TEST(Policy, ParsesTheDcFold) {
+  EXPECT_EQ(parse({}).policy.dc_fold, "auto");
+  for (const char* v : {"auto", "on", "off"}) {
+    const PolicyOrError p = parse({{"PIPEVD_DC_FOLD", v}});
+    EXPECT_TRUE(p.error.empty()) << p.error;
+    EXPECT_EQ(p.policy.dc_fold, v);
+  }
+  EXPECT_EQ(parse({{"PIPEVD_DC_FOLD", ""}}).policy.dc_fold, "auto");
+  for (const char* bad : {"1", "0", "ON", "yes", "true", "fold", " on"})
+    EXPECT_EQ(parse({{"PIPEVD_DC_FOLD", bad}}).error,
+              std::string("PIPEVD_DC_FOLD='") + bad + "' is not one of auto, on, off");
+}
+
 TEST(Policy, BadValuesNameTheVariable) {
   for (const auto& [var, value] : std::map<std::string, std::string>{
            {"PIPEVD_BACKEND", "GPU"}, {"PIPEVD_MIN_N", "-3"}, {"PIPEVD_VERBOSE", "yes"}}) {

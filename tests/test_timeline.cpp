@@ -4,7 +4,7 @@
 // in [0, total], a rank's main-thread stages follow each other without overlap, and the D&C
 // thread's interval lies within the engine's (it starts after bulge chasing, ends before GEMM);
 // every rank's release thread (the engine's buffers, next to Z's redistribution) starts after the
-// final GEMM.
+// final GEMM. With PIPEVD_DC_FOLD=on the final GEMM's parts are the folded product's.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -84,11 +84,23 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
   }
   ASSERT_EQ(static_cast<int>(rows.size()), size) << "one row per engine rank";
   // Stage 5 in its parts: the wait for rank 0's D&C, Q_d's broadcast, the GEMM with Z's copy to
-  // the host.
+  // the host; with the D&C's top merge folded (PIPEVD_DC_FOLD=on, stage 3 by dc), Q_pre's
+  // broadcast, the product with it, M's broadcast, the GEMM.
   // The engine's release runs in a thread of its own next to Z's redistribution.
-  const std::vector<std::string> main_stages = {
-      "redistribute_in", "engine_setup", "engine_bind",  "dbbr", "bulge_chasing",   "sbr_back",
-      "bc_back",         "dc_wait",      "qd_broadcast", "gemm", "redistribute_out"};
+  const char* fold = std::getenv("PIPEVD_DC_FOLD");
+  const bool folded = fold && std::string(fold) == "on";
+  std::vector<std::string> main_stages = {
+      "redistribute_in", "engine_setup", "engine_bind", "dbbr",
+      "bulge_chasing",   "sbr_back",     "bc_back",     "dc_wait"};
+  for (const char* part :
+       folded ? std::vector<const char*>{"qpre_broadcast", "pre_gemm", "m_broadcast", "gemm"}
+              : std::vector<const char*>{"qd_broadcast", "gemm"})
+    main_stages.push_back(part);
+  main_stages.push_back("redistribute_out");
+  const auto at = [&](const char* stage) {
+    return static_cast<std::size_t>(std::find(main_stages.begin(), main_stages.end(), stage) -
+                                    main_stages.begin());
+  };
   for (auto& [r, row] : rows) {
     SCOPED_TRACE("rank " + std::to_string(r));
     std::vector<Interval> main;
@@ -107,11 +119,14 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
       return i.stage == "engine_release" && i.thread == "release";
     });
     ASSERT_NE(release, row.end()) << "every engine rank releases its backend in a thread";
-    EXPECT_GE(release->start, main[9].end - 1e-4) << "the release starts after the final GEMM";
+    EXPECT_GE(release->start, main[at("gemm")].end - 1e-4)
+        << "the release starts after the final GEMM";
     for (const Interval& i : row)
       if (i.stage == "dc") {
-        EXPECT_GE(i.start, main[4].end - 1e-4) << "D&C starts after bulge chasing";
-        EXPECT_LE(i.end, main[7].end + 1e-4) << "D&C ends within its wait, before Q_d moves";
+        EXPECT_GE(i.start, main[at("bulge_chasing")].end - 1e-4)
+            << "D&C starts after bulge chasing";
+        EXPECT_LE(i.end, main[at("dc_wait")].end + 1e-4)
+            << "D&C ends within its wait, before Q_d moves";
       }
   }
 }

@@ -2,7 +2,7 @@
 // eigenvalues, residual and orthogonality for T with little deflation (random, Toeplitz (1,2,1)),
 // clusters (Wilkinson, glued Wilkinson, the pipelined paper's spectra), heavy deflation
 // (identity-like), splits and tiny entries; leaf sizes that force deep trees and panels narrower
-// than the merges.
+// than the merges. tridiagonal_dc_fold (its top merges left to the caller) against it.
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "host/host_backend.hpp"
+#include "tests/tridiagonal_cases.hpp"
 #include "tests/tridiagonal_dc_check.hpp"
 
 namespace pipevd {
@@ -101,6 +102,64 @@ TEST(TridiagonalDc, BackendMergeAgainstDstedcAndHostMerge) {
       // A few ulps per merge, added up over the levels (glued Wilkinson at n = 4099: 9 ulps).
       EXPECT_LE(diff, 16 * DBL_EPSILON * tnorm) << what;
     }
+}
+
+// tridiagonal_dc_fold against tridiagonal_dc (Q_pre M equal to Q_d, the same eigenvalues) on both
+// tables of tridiagonal cases: n from 1 through a leaf and one past it, odd and even, several
+// unreduced blocks (splits, zero off-diagonals, tiny entries), clustered and deflating spectra,
+// deep trees of small leaves, the host merge and the backend's.
+TEST(TridiagonalDcFold, QPreTimesMEqualsTridiagonalDc) {
+  HostBackend be;
+  long folded = 0;
+  const auto check = [&](const std::vector<double>& d, const std::vector<double>& e,
+                         const DcOptions& opt, const std::string& what) {
+    bool f = false;
+    test::check_dc_fold(be, d, e, opt, what, &f);
+    folded += f;
+    return f;
+  };
+  for (int merge : {0, 1})
+    for (TKind k : {TKind::Random, TKind::Toeplitz121, TKind::Wilkinson, TKind::GluedWilkinson,
+                    TKind::Identity, TKind::Splits, TKind::Tiny})
+      for (long n : {1L, 2L, 3L, 8L, 9L, 17L, 100L, 257L, 1000L}) {
+        const test::Tridiagonal t = test::make_tridiagonal(k, n, 41 + static_cast<unsigned>(n));
+        DcOptions opt;
+        opt.leaf = n < 300 ? 8 : 64;
+        opt.panel = n < 300 ? 40 : 256;
+        opt.threads = 3;
+        opt.merge_on_device = merge;
+        opt.device_merge_min = 12;
+        const std::string what = std::string(test::to_string(k)) + " n=" + std::to_string(n) +
+                                 (merge ? " (backend merge)" : "");
+        const bool f = check(t.d, t.e, opt, what);
+        if (k == TKind::Random || k == TKind::Toeplitz121) EXPECT_EQ(f, n > opt.leaf) << what;
+      }
+  for (test::Spectrum s : test::kAllSpectra) {
+    DcOptions opt;
+    opt.leaf = 16;
+    opt.panel = 64;
+    const test::Tridiagonal t = test::make_tridiagonal(TKind::Spectrum, 301, 3, s);
+    check(t.d, t.e, opt, std::string(test::to_string(s)) + " n=301");
+  }
+  // tridiagonal_cases.hpp's, default options: a leaf of 128 (nothing to fold), one past it.
+  for (const char* kind :
+       {"random", "random_1e-300", "random_1e300", "random_1e308", "random_1e-310", "toeplitz",
+        "wilkinson", "glued_wilkinson", "identical_diagonal", "zero_offdiagonal", "graded"})
+    for (long n : {1L, 128L, 129L, 301L}) {
+      const testing_tridiagonal::Tridiagonal t = testing_tridiagonal::make_case(kind, n);
+      check(t.d, t.e, DcOptions{}, std::string(kind) + " n=" + std::to_string(n));
+    }
+  // Zeros (one-by-one blocks, joined) wider than half of n ahead of a block that merges: Q_pre's
+  // first block packs in row pieces.
+  for (auto [zeros, rest] : {std::pair{250L, 200L}, std::pair{300L, 20L}}) {
+    testing_tridiagonal::Tridiagonal t = testing_tridiagonal::random_tridiagonal(zeros + rest, 5);
+    for (long i = 0; i < zeros; ++i) t.d[i] = t.e[i] = 0.0;
+    DcOptions opt;
+    opt.leaf = 8;
+    EXPECT_TRUE(
+        check(t.d, t.e, opt, "zeros " + std::to_string(zeros) + " then " + std::to_string(rest)));
+  }
+  EXPECT_GE(folded, 60);
 }
 
 }  // namespace

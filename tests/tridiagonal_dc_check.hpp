@@ -178,4 +178,50 @@ inline void check_dc(EngineBackend& be, const Tridiagonal& t, const DcOptions& o
     for (long i = n; i < ldq; ++i) ASSERT_EQ(q[i + j * ldq], 0.0) << what << " wrote past n";
 }
 
+// tridiagonal_dc_fold on `be` against tridiagonal_dc with the same options: the same eigenvalues,
+// bitwise (the fold changes no secular problem), and Q_pre M equal to tridiagonal_dc's Q_d to
+// rounding (the same products, with Q_pre's zeros between the blocks); nothing folded (no merge)
+// leaves Q_d itself, bitwise. *folded: whether it folded.
+inline void check_dc_fold(EngineBackend& be, const std::vector<double>& d0,
+                          const std::vector<double>& e0, const DcOptions& opt,
+                          const std::string& what, bool* folded) {
+  const long n = static_cast<long>(d0.size());
+  std::vector<double> dw = d0, df = d0;
+  DeviceBuffer qw(be, std::max(1L, n * n));
+  ASSERT_EQ(tridiagonal_dc(be, n, dw.data(), e0.data(), qw.get(), n, opt), 0) << what;
+  DcFold fold;
+  ASSERT_EQ(tridiagonal_dc_fold(be, n, df.data(), e0.data(), fold, opt), 0) << what;
+  EXPECT_TRUE(dw == df) << what << ": eigenvalues differ from tridiagonal_dc's";
+  *folded = fold.folded;
+  if (n == 0) return;
+  std::vector<double> want(n * n), got(n * n), m(n * n);
+  be.copy_to_host(qw.get(), want.data(), n * n);
+  be.copy_to_host(fold.m.get(), m.data(), n * n);
+  if (!fold.folded) {
+    EXPECT_TRUE(fold.orders.empty() && fold.q_pre.get() == nullptr) << what;
+    EXPECT_TRUE(m == want) << what << ": Q_d unfolded differs from tridiagonal_dc's";
+    return;
+  }
+  // Q_pre from its packed blocks, then Q_pre M on the host.
+  long sum = 0, packed = 0;
+  for (long o : fold.orders) sum += o, packed += o * o;
+  ASSERT_EQ(sum, n) << what;
+  std::vector<double> blocks(packed), q_pre(n * n, 0.0);
+  be.copy_to_host(fold.q_pre.get(), blocks.data(), packed);
+  long s = 0, off = 0;
+  for (long o : fold.orders) {
+    for (long j = 0; j < o; ++j)
+      for (long i = 0; i < o; ++i) q_pre[(s + i) + (s + j) * n] = blocks[off + i + j * o];
+    s += o;
+    off += o * o;
+  }
+  const int in = static_cast<int>(n);
+  const double one = 1.0, zero = 0.0;
+  dgemm_("N", "N", &in, &in, &in, &one, q_pre.data(), &in, m.data(), &in, &zero, got.data(), &in, 1,
+         1);
+  double diff = 0;
+  for (long i = 0; i < n * n; ++i) diff = std::max(diff, std::fabs(got[i] - want[i]));
+  EXPECT_LE(diff, 8 * n * DBL_EPSILON) << what << ": Q_pre M differs from Q_d";
+}
+
 }  // namespace pipevd::test
