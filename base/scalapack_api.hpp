@@ -42,6 +42,10 @@ void pxerbla_(const int* ictxt, const char* srname, const int* info, std::size_t
 void pdgemr2d_(const int* m, const int* n, const double* a, const int* ia, const int* ja,
                const int* desca, double* b, const int* ib, const int* jb, const int* descb,
                const int* ictxt);
+// Complex*16 arguments as double[2] per element (std::complex<double>'s layout).
+void pzgemr2d_(const int* m, const int* n, const void* a, const int* ia, const int* ja,
+               const int* desca, void* b, const int* ib, const int* jb, const int* descb,
+               const int* ictxt);
 
 // The signature of PDSYEVD (Fortran, with gfortran's hidden lengths of JOBZ and UPLO).
 using pdsyevd_fn = void (*)(const char* jobz, const char* uplo, const int* n, double* a,
@@ -49,6 +53,13 @@ using pdsyevd_fn = void (*)(const char* jobz, const char* uplo, const int* n, do
                             const int* iz, const int* jz, const int* descz, double* work,
                             const int* lwork, int* iwork, const int* liwork, int* info,
                             std::size_t jobz_len, std::size_t uplo_len);
+// PZHEEVD's (COMPLEX*16 A, Z and WORK as std::complex<double>, the real RWORK after LWORK).
+using pzheevd_fn = void (*)(const char* jobz, const char* uplo, const int* n, void* a,
+                            const int* ia, const int* ja, const int* desca, double* w, void* z,
+                            const int* iz, const int* jz, const int* descz, void* work,
+                            const int* lwork, double* rwork, const int* lrwork, int* iwork,
+                            const int* liwork, int* info, std::size_t jobz_len,
+                            std::size_t uplo_len);
 }
 
 extern "C" {

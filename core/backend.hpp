@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <complex>
 #include <memory>
 
 #include "core/reflector_store.hpp"
@@ -147,6 +148,13 @@ class EngineBackend {
   // Default (core/dense_eigensolver.cpp): LAPACK dsyevd on host memory (a copy where the backend's
   // memory is not host memory); the GPU backend runs cuSOLVER's cusolverDnXsyevd on its device.
   virtual int symmetric_eigensolver(bool want_vectors, long n, double* a, long lda, double* w);
+  // Its complex twin (PZHEEVD's one-stage path): the n x n Hermitian a (backend memory holding
+  // complex<double>, only the triangle uplo, 'L' or 'U', read), w (host) ascending, a overwritten
+  // by the eigenvectors (with want_vectors). Returns 0 or, as zheevd, > 0 where the solve failed.
+  // Default: LAPACK zheevd (a host copy where backend memory is not host memory); the GPU backend
+  // runs cusolverDnXsyevd on CUDA_C_64F.
+  virtual int hermitian_eigensolver(bool want_vectors, char uplo, long n, std::complex<double>* a,
+                                    long lda, double* w);
 
   // --- Stage 3 by D&C: a merge's secular roots and merge matrix made in backend memory
   // (core/secular_merge.hpp); nullptr where the backend has none.

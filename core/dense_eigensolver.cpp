@@ -30,6 +30,32 @@ int dense_eigenpairs(bool want_vectors, long n, double* a, long lda, double* w) 
   return info;
 }
 
+int dense_hermitian_eigenpairs(bool want_vectors, char uplo, long n, std::complex<double>* a,
+                               long lda, double* w) {
+  if (n <= 0) return 0;
+  // zheevd's real workspace with vectors is 1 + 5n + 2n^2 doubles, an int.
+  if (n > 32767 || lda > INT_MAX)
+    throw ConfigurationError("pipevd: n = " + std::to_string(n) +
+                             " is too large for LAPACK zheevd's 32-bit workspace");
+  const int in = static_cast<int>(n), ilda = static_cast<int>(lda);
+  const char* jobz = want_vectors ? "V" : "N";
+  const char tri[1] = {uplo};
+  int info = 0, lwork = -1, lrwork = -1, liwork = -1, iquery = 0;
+  std::complex<double> query = 0;
+  double rquery = 0;
+  zheevd_(jobz, tri, &in, a, &ilda, w, &query, &lwork, &rquery, &lrwork, &iquery, &liwork, &info, 1,
+          1);
+  lwork = std::max(1, static_cast<int>(query.real()));
+  lrwork = std::max(1, static_cast<int>(rquery));
+  liwork = std::max(1, iquery);
+  std::vector<std::complex<double>> work(static_cast<std::size_t>(lwork));
+  std::vector<double> rwork(static_cast<std::size_t>(lrwork));
+  std::vector<int> iwork(static_cast<std::size_t>(liwork));
+  zheevd_(jobz, tri, &in, a, &ilda, w, work.data(), &lwork, rwork.data(), &lrwork, iwork.data(),
+          &liwork, &info, 1, 1);
+  return info;
+}
+
 // Host memory is solved in place; device memory through a host copy (lda kept), written back
 // only with vectors (otherwise a is destroyed anyway).
 int EngineBackend::symmetric_eigensolver(bool want_vectors, long n, double* a, long lda,
@@ -40,6 +66,20 @@ int EngineBackend::symmetric_eigensolver(bool want_vectors, long n, double* a, l
   copy_to_host(a, copy.data(), lda * n);
   const int info = dense_eigenpairs(want_vectors, n, copy.data(), lda, w);
   if (want_vectors) copy_to_device(copy.data(), a, lda * n);
+  return info;
+}
+
+int EngineBackend::hermitian_eigensolver(bool want_vectors, char uplo, long n,
+                                         std::complex<double>* a, long lda, double* w) {
+  if (n <= 0) return 0;
+  if (host_memory()) return dense_hermitian_eigenpairs(want_vectors, uplo, n, a, lda, w);
+  const long doubles = 2 * lda * n;
+  std::vector<std::complex<double>> copy(static_cast<std::size_t>(lda) * n);
+  copy_to_host(reinterpret_cast<const double*>(a), reinterpret_cast<double*>(copy.data()), doubles);
+  const int info = dense_hermitian_eigenpairs(want_vectors, uplo, n, copy.data(), lda, w);
+  if (want_vectors)
+    copy_to_device(reinterpret_cast<const double*>(copy.data()), reinterpret_cast<double*>(a),
+                   doubles);
   return info;
 }
 

@@ -3,6 +3,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "base/errors.hpp"
+
 namespace pipevd {
 
 const char* to_string(EnginePath p) {
@@ -49,6 +51,20 @@ EnginePathChoice choose_engine_path(long n, bool want_vectors, int gpus,
             "n=" + std::to_string(n) + " < " + std::to_string(below) + ", " + where};
   return {EnginePath::TwoStage,
           "n=" + std::to_string(n) + " >= " + std::to_string(below) + ", " + where};
+}
+
+EnginePathChoice choose_hermitian_engine_path(EnginePathSetting setting) {
+  switch (setting) {
+    case EnginePathSetting::TwoStage:
+      throw ConfigurationError(
+          "PIPEVD_ENGINE_PATH=two_stage: the engine solves complex Hermitian matrices on the "
+          "one-stage path only");
+    case EnginePathSetting::OneStage:
+      return {EnginePath::OneStage, "PIPEVD_ENGINE_PATH=one_stage"};
+    case EnginePathSetting::Auto:
+      break;
+  }
+  return {EnginePath::OneStage, "complex Hermitian: the one-stage path only"};
 }
 
 }  // namespace pipevd

@@ -22,10 +22,13 @@ void dstedc_(const char*, const int*, double*, double*, double*, const int*, dou
 void dsterf_(const int*, double*, double*, int*);
 void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*,
              const int*, int*, const int*, int*, std::size_t, std::size_t);
+// COMPLEX*16 arrays as std::complex<double> (its layout is Fortran's).
+void zheevd_(const char*, const char*, const int*, void*, const int*, double*, void*, const int*,
+             double*, const int*, int*, const int*, int*, std::size_t, std::size_t);
 }
 extern "C" {
 void dsteqr_(const char*, const int*, double*, double*, double*, const int*, double*, int*,
              std::size_t);
-void dlaed4_(const int*, const int*, const double*, const double*, double*, const double*,
-             double*, int*);
+void dlaed4_(const int*, const int*, const double*, const double*, double*, const double*, double*,
+             int*);
 }

@@ -1,11 +1,14 @@
-// The engine's one-stage path: the whole symmetric matrix on ONE engine rank, one dense
-// eigensolver call on its backend (EngineBackend::symmetric_eigensolver: cusolverDnXsyevd on a
-// GPU, LAPACK dsyevd on the host engine), eigenvalues and eigenvectors back in the two-stage
+// The engine's one-stage path: the whole symmetric (or Hermitian) matrix on ONE engine rank, one
+// dense eigensolver call on its backend (EngineBackend::symmetric_eigensolver: cusolverDnXsyevd on
+// a GPU, LAPACK dsyevd on the host engine; hermitian_eigensolver, with zheevd on the host, for
+// PZHEEVD's complex matrices), eigenvalues and eigenvectors back in the two-stage
 // engine's output layout. Where n is small the two-stage engine's fixed costs outweigh its gain
 // (core/engine_path.hpp chooses); the route around it (redistribution, scaling, failure
 // agreement) is the two-stage engine's, with one engine rank.
 #pragma once
 #include <mpi.h>
+
+#include <complex>
 
 #include "base/engine_layout.hpp"
 #include "core/backend.hpp"
@@ -18,11 +21,12 @@ struct OneStageStats {
   double upload = 0, solve = 0, download = 0, total = 0;
 };
 
-// Predicted peak bytes of the one-stage path on its engine rank: A (n^2 doubles), W, and the
+// Predicted peak bytes of the one-stage path on its engine rank: A (n^2 elements), W, and the
 // solver's workspace, for which LAPACK dsyevd's 1 + 6n + 2n^2 is not enough on the GPU
-// (cusolverDnXsyevd asked for about 4 n^2 doubles with eigenvectors at n = 49152), so 4 n^2 is
-// counted with eigenvectors and n^2 without.
-long one_stage_memory_bytes(long n, bool want_vectors);
+// (cusolverDnXsyevd asked for about 4 n^2 doubles with eigenvectors at n = 49152), so 4 n^2
+// elements are counted with eigenvectors and n^2 without. element_bytes: 8 for a real symmetric
+// matrix, 16 for a complex Hermitian one.
+long one_stage_memory_bytes(long n, bool want_vectors, long element_bytes = sizeof(double));
 
 // Collective over `engine`, which holds exactly one rank (layout.engine_ranks() == 1, else
 // std::invalid_argument). a_cols: the n x n matrix, ld n, both triangles, or with opt.symmetrize
@@ -34,5 +38,11 @@ long one_stage_memory_bytes(long n, bool want_vectors);
 int run_one_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout,
                   const double* a_cols, double* w, double* z, const EngineOptions& opt,
                   OneStageStats* stats);
+// The same for a complex Hermitian matrix (PZHEEVD): a_cols holds both triangles, the other one
+// the conjugate of the first, or with opt.symmetrize only that triangle, which the solver then
+// reads as it is (nothing is mirrored). INFO as zheevd's, which is PZHEEVD's for a failed solve.
+int run_one_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout,
+                  const std::complex<double>* a_cols, double* w, std::complex<double>* z,
+                  const EngineOptions& opt, OneStageStats* stats);
 
 }  // namespace pipevd

@@ -828,6 +828,14 @@ int GpuBackend::symmetric_eigensolver(bool want_vectors, long n, double* a, long
   return cusolver_syevd(*this, s_->ctx->solver(s_->stream), s_->params, want_vectors, n, a, lda, w);
 }
 
+int GpuBackend::hermitian_eigensolver(bool want_vectors, char uplo, long n, std::complex<double>* a,
+                                      long lda, double* w) {
+  if (n <= 0) return 0;
+  ScopedDevice guard(s_->device);
+  return cusolver_heevd(*this, s_->ctx->solver(s_->stream), s_->params, want_vectors, uplo, n, a,
+                        lda, w);
+}
+
 void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
   const ReflectorLayout& L = u.layout;
   if (m <= 0 || L.count() == 0) return;

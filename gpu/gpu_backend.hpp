@@ -145,6 +145,8 @@ class GpuBackend final : public EngineBackend {
   // The one-stage path's solver: cusolverDnXsyevd on this backend's stream
   // (gpu/symmetric_eigensolver.hpp).
   int symmetric_eigensolver(bool want_vectors, long n, double* a, long lda, double* w) override;
+  int hermitian_eigensolver(bool want_vectors, char uplo, long n, std::complex<double>* a, long lda,
+                            double* w) override;
 
   void broadcast(double* buf, long count, int root) override;
   void send(const double* buf, long count, int dest, int tag) override;

@@ -1,7 +1,10 @@
 // The GPU backend's one-stage solver: cuSOLVER's cusolverDnXsyevd (64-bit API) on one dense
-// symmetric matrix in device memory (EngineBackend::symmetric_eigensolver of gpu::GpuBackend).
+// symmetric matrix in device memory (EngineBackend::symmetric_eigensolver of gpu::GpuBackend), or
+// on one Hermitian matrix of CUDA_C_64F (hermitian_eigensolver).
 #pragma once
 #include <cusolverDn.h>
+
+#include <complex>
 
 #include "core/backend.hpp"
 
@@ -15,5 +18,11 @@ namespace pipevd::gpu {
 // convention, which PDSYEVD's INFO follows for a failed tridiagonal solve).
 int cusolver_syevd(EngineBackend& mem, cusolverDnHandle_t solver, cusolverDnParams_t params,
                    bool want_vectors, long n, double* a, long lda, double* w);
+
+// The same for the n x n Hermitian a (device, complex<double>, triangle uplo 'L' or 'U' read):
+// LAPACK zheevd's convention.
+int cusolver_heevd(EngineBackend& mem, cusolverDnHandle_t solver, cusolverDnParams_t params,
+                   bool want_vectors, char uplo, long n, std::complex<double>* a, long lda,
+                   double* w);
 
 }  // namespace pipevd::gpu

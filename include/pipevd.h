@@ -1,4 +1,4 @@
-/* pipevd: GPU engine behind ScaLAPACK's PDSYEVD.
+/* pipevd: GPU engine behind ScaLAPACK's PDSYEVD and PZHEEVD.
  *
  * pipevd_pdsyevd takes exactly PDSYEVD's arguments with PDSYEVD's semantics (1-based IA/JA/IZ/JZ,
  * BLACS descriptors of 9 integers, LWORK = -1 / LIWORK = -1 workspace queries, INFO conventions).
@@ -28,11 +28,20 @@ void pipevd_pdsyevd(const char* jobz, const char* uplo, const int* n, double* a,
                     const int* jz, const int* descz, double* work, const int* lwork, int* iwork,
                     const int* liwork, int* info);
 
+/* PZHEEVD (complex Hermitian, ScaLAPACK's arguments and semantics; COMPLEX*16 A, Z and WORK as
+ * two doubles per element, e.g. double _Complex or std::complex<double>). Exported also as the
+ * Fortran symbols pzheevd_ and pipevd_pzheevd_. The engine solves it on its one-stage path; JOBZ =
+ * 'N' is the same extension as for pipevd_pdsyevd. */
+void pipevd_pzheevd(const char* jobz, const char* uplo, const int* n, void* a, const int* ia,
+                    const int* ja, const int* desca, double* w, void* z, const int* iz,
+                    const int* jz, const int* descz, void* work, const int* lwork, double* rwork,
+                    const int* lrwork, int* iwork, const int* liwork, int* info);
+
 /* Version string of the library, e.g. "0.1.0". */
 const char* pipevd_version(void);
 
-/* What this process's last pipevd_pdsyevd / PDSYEVD call computed with: "two_stage" (the
- * pipelined two-stage engine), "one_stage" (one dense solver call on one GPU, cuSOLVER's
+/* What this process's last pipevd_pdsyevd / PDSYEVD (or PZHEEVD) call computed with: "two_stage"
+ * (the pipelined two-stage engine), "one_stage" (one dense solver call on one GPU, cuSOLVER's
  * cusolverDnXsyevd; LAPACK dsyevd on the host engine), "scalapack" (forwarded), or "" where it
  * computed nothing (an error, a workspace query, N = 0) or before any call. PIPEVD_VERBOSE=1
  * prints the same, with the reason, in its per-call line. */

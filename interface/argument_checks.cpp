@@ -1,138 +1,24 @@
-// The order of the checks and the INFO encoding follow ScaLAPACK 2.2's PDSYEVD, CHK1MAT and
-// PCHK1MAT: positions are encoded times 100 (DESCMULT) so that a descriptor entry j of argument i
-// reads -(100*i + j) and the smallest position wins.
+// PDSYEVD's checks in ScaLAPACK 2.2's order (SRC/pdsyevd.f), on the tools of
+// interface/descriptor_checks.hpp.
 #include "interface/argument_checks.hpp"
 
 #include <algorithm>
-#include <cctype>
+
+#include "interface/descriptor_checks.hpp"
 
 namespace pipevd {
 namespace {
 
 using namespace scalapack;
+using namespace checks;
 
-constexpr int kDescMult = 100;
-constexpr int kBig = kDescMult * kDescMult;
 // Positions of PDSYEVD's arguments.
 constexpr int kPosDescA = 7, kPosDescZ = 12, kPosLwork = 14, kPosUplo = 2;
 
-bool same_letter(char c, char letter) {
-  return std::toupper(static_cast<unsigned char>(c)) == letter;
-}
-
-// INFO (0 or negative) into CHK1MAT's "smallest position" scale, and back.
-int to_scale(int info) {
-  if (info >= 0) return kBig;
-  if (info < -kDescMult) return -info;
-  return -info * kDescMult;
-}
-int from_scale(int v) {
-  if (v == kBig) return 0;
-  if (v % kDescMult == 0) return -v / kDescMult;
-  return -v;
-}
-
-int numroc(int n, int nb, int iproc, int isrc, int nprocs) {
-  return numroc_(&n, &nb, &iproc, &isrc, &nprocs);
-}
-
-// CHK1MAT(M, MPOS, N, NPOS, IA, JA, DESC, DESCPOS, INFO): local checks of one matrix operand.
-int chk1mat(int ma, int mapos0, int na, int napos0, int ia, int ja, const int* d, int descpos0,
-            int info) {
-  int v = to_scale(info);
-  const int mapos = mapos0 * kDescMult, napos = napos0 * kDescMult;
-  const int iapos = (descpos0 - 2) * kDescMult, japos = (descpos0 - 1) * kDescMult;
-  const int dpos = descpos0 * kDescMult;
-  int nprow, npcol, myrow, mycol;
-  blacs_gridinfo_(&d[CTXT_], &nprow, &npcol, &myrow, &mycol);
-  // Descriptor entries are 1-based in the encoding (DTYPE_ = 1 ... LLD_ = 9).
-  auto at = [&](Desc e) { return dpos + static_cast<int>(e) + 1; };
-  if (d[DTYPE_] != 1)
-    v = std::min(v, at(DTYPE_));
-  else if (ma < 0)
-    v = std::min(v, mapos);
-  else if (na < 0)
-    v = std::min(v, napos);
-  else if (ia < 1)
-    v = std::min(v, iapos);
-  else if (ja < 1)
-    v = std::min(v, japos);
-  else if (d[MB_] < 1)
-    v = std::min(v, at(MB_));
-  else if (d[NB_] < 1)
-    v = std::min(v, at(NB_));
-  else if (d[RSRC_] < 0 || d[RSRC_] >= nprow)
-    v = std::min(v, at(RSRC_));
-  else if (d[CSRC_] < 0 || d[CSRC_] >= npcol)
-    v = std::min(v, at(CSRC_));
-  else if (d[LLD_] < 1)
-    v = std::min(v, at(LLD_));
-  else if (d[LLD_] < numroc(d[M_], d[MB_], myrow, d[RSRC_], nprow)) {
-    if (numroc(d[N_], d[NB_], mycol, d[CSRC_], npcol) > 0) v = std::min(v, at(LLD_));
-  }
-  if (ma == 0 || na == 0) {
-    if (d[M_] < 0) v = std::min(v, at(M_));
-    if (d[N_] < 0) v = std::min(v, at(N_));
-  } else if (d[M_] < 1) {
-    v = std::min(v, at(M_));
-  } else if (d[N_] < 1) {
-    v = std::min(v, at(N_));
-  } else if (ia > d[M_]) {
-    v = std::min(v, iapos);
-  } else if (ja > d[N_]) {
-    v = std::min(v, japos);
-  } else {
-    if (ia + ma - 1 > d[M_]) v = std::min(v, mapos);
-    if (ja + na - 1 > d[N_]) v = std::min(v, napos);
-  }
-  return from_scale(v);
-}
-
-// PCHK1MAT: the values that must agree on every process of the grid, compared with process
-// (0,0)'s; the smallest mismatching position anywhere wins (GLOBCHK).
-int pchk1mat(int ma, int mapos0, int na, int napos0, int ia, int ja, const int* d, int descpos0,
-             const int* ex, const int* expos, int nextra, int info) {
-  int v = to_scale(info);
-  const int dpos = descpos0 * kDescMult;
-  auto at = [&](Desc e) { return dpos + static_cast<int>(e) + 1; };
-  int x[16][2] = {{ma, mapos0 * kDescMult},
-                  {na, napos0 * kDescMult},
-                  {ia, (descpos0 - 2) * kDescMult},
-                  {ja, (descpos0 - 1) * kDescMult},
-                  {d[DTYPE_], at(DTYPE_)},
-                  {d[M_], at(M_)},
-                  {d[N_], at(N_)},
-                  {d[MB_], at(MB_)},
-                  {d[NB_], at(NB_)},
-                  {d[RSRC_], at(RSRC_)},
-                  {d[CSRC_], at(CSRC_)}};
-  int k = 11;
-  for (int e = 0; e < nextra; ++e, ++k) {
-    x[k][0] = ex[e];
-    x[k][1] = expos[e];
-  }
-  const int ictxt = d[CTXT_];
-  int nprow, npcol, myrow, mycol;
-  blacs_gridinfo_(&ictxt, &nprow, &npcol, &myrow, &mycol);
-  int values[16];
-  for (int i = 0; i < k; ++i) values[i] = x[i][0];
-  if (myrow == 0 && mycol == 0) {
-    Cigebs2d(ictxt, "All", " ", k, 1, values, k);
-  } else {
-    int root[16];
-    Cigebr2d(ictxt, "All", " ", k, 1, root, k, 0, 0);
-    for (int i = 0; i < k; ++i)
-      if (values[i] != root[i]) v = std::min(v, x[i][1]);
-  }
-  int ra = 0, ca = 0;
-  Cigamn2d(ictxt, "All", " ", 1, 1, &v, 1, &ra, &ca, -1, -1, 0);
-  return from_scale(v);
-}
-
 }  // namespace
 
-PdsyevdCheck check_pdsyevd_arguments(const PdsyevdCall& c, bool allow_jobz_n) {
-  PdsyevdCheck r;
+ArgumentCheck check_arguments(const PdsyevdCall& c, bool allow_jobz_n) {
+  ArgumentCheck r;
   const int n = *c.n;
   if (n == 0) {
     r.quick_return = true;
@@ -200,9 +86,14 @@ PdsyevdCheck check_pdsyevd_arguments(const PdsyevdCall& c, bool allow_jobz_n) {
   // ScaLAPACK's answer whenever that memory happens to agree with it.
   const int ex[2] = {upper ? 'U' : 'L', *c.lwork == -1 ? -1 : 1};
   const int expos[2] = {kPosUplo, kPosLwork};
-  info = pchk1mat(n, 3, n, 3, ia, ja, da, kPosDescA, ex, expos, 2, info);
+  info = pchk1mat(Operand{n, 3, n, 3, ia, ja, da, kPosDescA}, ex, expos, 2, info);
   r.info = info;
   return r;
+}
+
+void write_workspace_answers(const PdsyevdCall& c, const ArgumentCheck& chk) {
+  c.work[0] = chk.lwmin;
+  c.iwork[0] = chk.liwmin;
 }
 
 }  // namespace pipevd

@@ -27,17 +27,21 @@ using namespace scalapack;
 
 // Whether this process speaks for the call on stderr: grid process (0, 0), or any process outside
 // the grid (where nothing was agreed).
-bool speaks(const PdsyevdCall& c) {
+template <class Call>
+bool speaks(const Call& c) {
   int nprow, npcol, myrow, mycol;
-  blacs_gridinfo_(&c.descz[CTXT_], &nprow, &npcol, &myrow, &mycol);
+  const int ictxt = call_context(c);
+  blacs_gridinfo_(&ictxt, &nprow, &npcol, &myrow, &mycol);
   return nprow < 1 || (myrow == 0 && mycol == 0);
 }
 
 // A call pipevd cannot serve as asked: INFO `info` (info_codes.hpp) on every rank that gets here
 // (all of them alike, since what led here was agreed), and a message on stderr. The job goes on.
-void refuse(const PdsyevdCall& c, int info, const std::string& message) {
+template <class Call>
+void refuse(const Call& c, int info, const std::string& message) {
   if (speaks(c)) {
-    std::fprintf(stderr, "pipevd: error: %s (pdsyevd returns INFO = %d)\n", message.c_str(), info);
+    std::fprintf(stderr, "pipevd: error: %s (%s returns INFO = %d)\n", message.c_str(),
+                 routine_tag(c), info);
     std::fflush(stderr);
   }
   *c.info = info;
@@ -48,48 +52,62 @@ const char* last_path = "";
 
 // The per-call line (PIPEVD_VERBOSE >= 1) on grid process (0, 0): the route and, on an engine,
 // the path it took, each with why.
-void report(const PdsyevdCall& c, const Decision& d, double seconds,
+template <class Call>
+void report(const Call& c, const Decision& d, double seconds,
             const EnginePathChoice* path = nullptr) {
   int nprow, npcol, myrow, mycol;
-  blacs_gridinfo_(&c.descz[CTXT_], &nprow, &npcol, &myrow, &mycol);
+  const int ictxt = call_context(c);
+  blacs_gridinfo_(&ictxt, &nprow, &npcol, &myrow, &mycol);
   if (myrow != 0 || mycol != 0) return;
   const std::string path_text =
       path ? std::string(" path=") + to_string(path->path) + " (" + path->reason + ")" : "";
   std::fprintf(stderr,
-               "pipevd: pdsyevd route=%s (%s)%s n=%d grid=%dx%d nb=%d jobz=%c uplo=%c info=%d "
+               "pipevd: %s route=%s (%s)%s n=%d grid=%dx%d nb=%d jobz=%c uplo=%c info=%d "
                "time=%.6f s\n",
-               to_string(d.route), d.why.c_str(), path_text.c_str(), *c.n, nprow, npcol,
-               c.desca[NB_], c.jobz, c.uplo, *c.info, seconds);
+               routine_tag(c), to_string(d.route), d.why.c_str(), path_text.c_str(), *c.n, nprow,
+               npcol, c.desca[NB_], c.jobz, c.uplo, *c.info, seconds);
 }
 
 // The call's grid as a communicator where this process takes part in a call that communicates
 // (N != 0, inside DESCZ's grid); MPI_COMM_NULL elsewhere, where the checks answer alone.
-MPI_Comm call_grid(const PdsyevdCall& c) {
+template <class Call>
+MPI_Comm call_grid(const Call& c) {
   if (*c.n == 0) return MPI_COMM_NULL;
   int nprow, npcol, myrow, mycol;
-  blacs_gridinfo_(&c.descz[CTXT_], &nprow, &npcol, &myrow, &mycol);
+  const int ictxt = call_context(c);
+  blacs_gridinfo_(&ictxt, &nprow, &npcol, &myrow, &mycol);
   if (nprow < 1 || npcol < 1 || myrow < 0 || myrow >= nprow || mycol < 0 || mycol >= npcol)
     return MPI_COMM_NULL;
-  return grid_comm(c.descz[CTXT_]);
+  return grid_comm(ictxt);
 }
 
-// ScaLAPACK's PDSYEVD on the caller's arguments; false (INFO set) where it cannot be reached.
-bool forward(const PdsyevdCall& c, const PdsyevdCheck& chk, const std::string& why) {
-  const RealPdsyevd& real = real_pdsyevd();
+// ScaLAPACK's routine on the caller's arguments; false (INFO set) where it cannot be reached.
+template <class Call>
+bool forward(const Call& c, const ArgumentCheck& chk, const std::string& why) {
+  const auto& real = real_routine(c);
   if (!real.fn) {
     refuse(c, kInfoConfiguration, why.empty() ? real.error : why + ", and " + real.error);
     return false;
   }
-  forward_pdsyevd(c);
+  forward_call(c);
   last_path = "scalapack";
-  c.work[0] = chk.lwmin;  // PDSYEVD's WORK(1) on exit, whatever the copy path used
-  c.iwork[0] = chk.liwmin;
+  write_workspace_answers(c, chk);  // the routine's answers on exit, whatever the copy path used
   return true;
+}
+
+Decision decide_for(const PdsyevdCall&, const Policy& policy, int n,
+                    const EngineAvailability& available) {
+  return decide(policy, n, available);
+}
+Decision decide_for(const PzheevdCall&, const Policy& policy, int n,
+                    const EngineAvailability& available) {
+  return decide_hermitian(policy, n, available);
 }
 
 // The engine's route. Its failures reach here on every caller rank alike (engine_route.cpp's
 // agree_on_failure): auto forwards (A is intact), an explicit engine returns pipevd's INFO.
-void take_engine_route(const PdsyevdCall& c, const PdsyevdCheck& chk, const Policy& policy,
+template <class Call>
+void take_engine_route(const Call& c, const ArgumentCheck& chk, const Policy& policy,
                        const Decision& d, int gpu_devices, double t0) {
   std::string failure;
   int info = kInfoEngineFailure;
@@ -97,8 +115,7 @@ void take_engine_route(const PdsyevdCall& c, const PdsyevdCheck& chk, const Poli
   try {
     run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices, &path);
     if (!policy.keep_memory) release_kept_buffers();
-    c.work[0] = chk.lwmin;
-    c.iwork[0] = chk.liwmin;
+    write_workspace_answers(c, chk);
     last_path = to_string(path.path);
     if (policy.verbose >= 1) report(c, d, MPI_Wtime() - t0, &path);
     return;
@@ -110,11 +127,13 @@ void take_engine_route(const PdsyevdCall& c, const PdsyevdCheck& chk, const Poli
   }
   if (!policy.keep_memory) release_kept_buffers();
   const std::string engine = std::string(to_string(d.route)) + " engine: " + failure;
-  const bool jobz_n = c.jobz == 'N' || c.jobz == 'n';  // ScaLAPACK's PDSYEVD has no 'N'
+  const bool jobz_n = c.jobz == 'N' || c.jobz == 'n';  // ScaLAPACK's routines have no 'N'
   if (policy.backend != Backend::Auto || jobz_n)
     return refuse(c, info,
-                  engine + (jobz_n ? "; ScaLAPACK's PDSYEVD takes no JOBZ = 'N' to forward it to"
-                                   : "; PIPEVD_BACKEND=auto forwards such calls to ScaLAPACK"));
+                  engine + (jobz_n ? std::string("; ScaLAPACK's ") + routine_name(c) +
+                                         " takes no JOBZ = 'N' to forward it to"
+                                   : std::string("; PIPEVD_BACKEND=auto forwards such calls to "
+                                                 "ScaLAPACK")));
   if (!forward(c, chk, engine)) return;
   if (policy.verbose >= 1) {
     Decision fwd = d;
@@ -138,13 +157,10 @@ std::string use_pretend_nodes(const std::string& spec) {
   return "";
 }
 
-}  // namespace
-
-const char* last_call_path() { return last_path; }
-
-// decide (agreed over the grid) -> check the arguments as PDSYEVD does -> refuse non-finite A ->
-// ScaLAPACK or the engine.
-void run_pdsyevd(const PdsyevdCall& c) {
+// decide (agreed over the grid) -> check the arguments as the routine does -> refuse non-finite A
+// -> ScaLAPACK or the engine.
+template <class Call>
+void run(const Call& c) {
   last_path = "";
   // One decision over the grid before any path splits (interface/agreement.hpp).
   const MPI_Comm grid = call_grid(c);
@@ -155,19 +171,19 @@ void run_pdsyevd(const PdsyevdCall& c) {
     return refuse(c, kInfoConfiguration, bad);
   const double t0 = MPI_Wtime();
   const EngineAvailability available = agreed ? agreed_availability(grid) : engine_availability();
-  const Decision d = decide(pol.policy, *c.n, available);
+  const Decision d = decide_for(c, pol.policy, *c.n, available);
 
-  const PdsyevdCheck chk = check_pdsyevd_arguments(c, d.route != Route::Scalapack);
+  const ArgumentCheck chk = check_arguments(c, d.route != Route::Scalapack);
   if (chk.quick_return) return;
   *c.info = chk.info;
   if (chk.info != 0) {
-    const int code = -chk.info;
-    pxerbla_(&c.descz[CTXT_], "PDSYEVD", &code, 7);
+    const int code = -chk.info, ictxt = call_context(c);
+    pxerbla_(&ictxt, routine_name(c), &code, 7);
     return;
   }
   if (chk.query) return;
   if (!d.error.empty()) return refuse(c, kInfoConfiguration, d.error);
-  // Before any route, forwarding included (ScaLAPACK's DLASCL stops the job on a NaN). The checks
+  // Before any route, forwarding included (ScaLAPACK's scaling stops the job on a NaN). The checks
   // passed with N > 0, so this process is in the grid (agreed).
   if (agreed && agreed_non_finite(
                     c, grid, redistribution_threads(pol.policy.threads, ranks_on_this_node(grid))))
@@ -179,5 +195,12 @@ void run_pdsyevd(const PdsyevdCall& c) {
   if (!forward(c, chk, "")) return;
   if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
 }
+
+}  // namespace
+
+const char* last_call_path() { return last_path; }
+
+void run_pdsyevd(const PdsyevdCall& call) { run(call); }
+void run_pzheevd(const PzheevdCall& call) { run(call); }
 
 }  // namespace pipevd

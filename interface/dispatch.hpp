@@ -1,10 +1,12 @@
-// The flow of one PDSYEVD call: checks, workspace query, decision, engine or ScaLAPACK, report.
+// The flow of one PDSYEVD or PZHEEVD call: checks, workspace query, decision, engine or ScaLAPACK,
+// report.
 #pragma once
-#include "interface/pdsyevd_call.hpp"
+#include "interface/eigen_call.hpp"
 
 namespace pipevd {
 
 void run_pdsyevd(const PdsyevdCall& call);
+void run_pzheevd(const PzheevdCall& call);
 
 // This process's last call: "two_stage" or "one_stage" (the engine's path, core/engine_path.hpp),
 // "scalapack" (forwarded), or "" (nothing computed: an error, a query, N = 0, or no call yet).

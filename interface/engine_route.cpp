@@ -5,12 +5,14 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <vector>
 
 #include "base/errors.hpp"
@@ -29,6 +31,7 @@
 #include "core/timeline.hpp"
 #include "interface/engine_options.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
+#include "redistribute/element.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
 #include "redistribute/kept_buffer.hpp"
@@ -56,7 +59,8 @@ double scaling_factor(double anrm) {
 
 // Max-norm of columns [0, cols) of a (leading dimension lda): rows [j, n) of column j for the
 // triangle 'L', [0, j] for 'U', all n rows for 'A'. On `threads` threads, a column block each.
-double max_norm(char part, long n, long cols, const double* a, long lda, int threads) {
+template <class S>
+double max_norm(char part, long n, long cols, const S* a, long lda, int threads) {
   constexpr long kBlock = 256;
   const long blocks = (cols + kBlock - 1) / kBlock;
   std::vector<double> block_max(static_cast<std::size_t>(std::max(1L, blocks)), 0.0);
@@ -64,7 +68,7 @@ double max_norm(char part, long n, long cols, const double* a, long lda, int thr
     double m = 0;
     for (long j = k * kBlock; j < std::min(cols, (k + 1) * kBlock); ++j)
       for (long i = part == 'L' ? j : 0, e = part == 'U' ? j + 1 : n; i < e; ++i)
-        m = std::max(m, std::fabs(a[i + j * lda]));
+        m = std::max(m, std::abs(a[i + j * lda]));
     block_max[k] = m;
   });
   return *std::max_element(block_max.begin(), block_max.end());
@@ -88,11 +92,13 @@ const EngineComm& one_engine_comm(int ictxt, bool on_gpu) {
   return engine_comm_for_one(ictxt, &visible);
 }
 
-// One call along the route: what the steps below decide and the later ones read.
+// One call along the route: what the steps below decide and the later ones read. S: the call's
+// scalar, double (PDSYEVD) or std::complex<double> (PZHEEVD, the one-stage path only).
+template <class S>
 struct RouteCall {
-  RouteCall(const PdsyevdCall& call, const Policy& pol, bool gpu, int devices)
+  RouteCall(const EigenCall<S>& call, const Policy& pol, bool gpu, int devices)
       : c(call), policy(pol), on_gpu(gpu), gpu_devices(devices) {}
-  const PdsyevdCall& c;
+  const EigenCall<S>& c;
   const Policy& policy;
   const bool on_gpu;
   const int gpu_devices;  // the fewest any caller rank sees, agreed over the grid
@@ -133,7 +139,8 @@ struct EngineRun {
 };
 
 // Decide: the engine ranks among the caller ranks, this one's device, the engine's options.
-void start_route(RouteCall& r) {
+template <class S>
+void start_route(RouteCall<S>& r) {
   r.n = *r.c.n;
   r.vectors = std::toupper(static_cast<unsigned char>(r.c.jobz)) == 'V';
   r.uplo = static_cast<char>(std::toupper(static_cast<unsigned char>(r.c.uplo)));
@@ -141,8 +148,10 @@ void start_route(RouteCall& r) {
   r.ranks = static_cast<int>(r.ec->engine_to_caller.size());
   // The path from values agreed over the grid (n, JOBZ, the engine ranks, rank 0's policy), so
   // every caller rank takes it; the one-stage path then keeps one engine rank of those.
-  r.path = choose_engine_path(r.n, r.vectors, r.on_gpu ? r.ranks : 0,
-                              engine_path_setting(r.policy.engine_path));
+  const EnginePathSetting setting = engine_path_setting(r.policy.engine_path);
+  r.path = std::is_same_v<S, double>
+               ? choose_engine_path(r.n, r.vectors, r.on_gpu ? r.ranks : 0, setting)
+               : choose_hermitian_engine_path(setting);
   if (r.one_stage() && r.ranks != 1) {
     r.ec = &one_engine_comm(r.c.desca[CTXT_], r.on_gpu);
     r.ranks = static_cast<int>(r.ec->engine_to_caller.size());
@@ -163,7 +172,8 @@ void start_route(RouteCall& r) {
 // one of the kernel variant chosen for n / E rows; a height on the other side of the tunables'
 // switch (gpu/bc_back.cu, 8192 rows) runs another variant, whose wave is not modelled (there the
 // ranks are below one wave of either). A failed query stops every caller rank alike.
-long agreed_wave_rows(const RouteCall& r) {
+template <class S>
+long agreed_wave_rows(const RouteCall<S>& r) {
   if (!(r.on_gpu && r.vectors && r.ranks > 1)) return 0;
   long wave_rows = 0;
   std::string query_error;
@@ -190,7 +200,8 @@ long agreed_wave_rows(const RouteCall& r) {
 // Callers on one node copy through a shared-memory window instead (redistribute/node_window; the
 // message path where the ranks span nodes or MPI refuses the window); with one engine rank for
 // several callers push is faster on the way in.
-void plan_redistribution(RouteCall& r) {
+template <class S>
+void plan_redistribution(RouteCall<S>& r) {
   int threads = redistribution_threads(0, ranks_on_this_node(r.ec->caller));
   if (r.policy.threads > 0) threads = std::min(threads, r.policy.threads);
   MPI_Allreduce(MPI_IN_PLACE, &threads, 1, MPI_INT, MPI_MIN, r.ec->caller);
@@ -211,10 +222,11 @@ void plan_redistribution(RouteCall& r) {
 // and writes Z straight into the caller's array; nothing to redistribute. A scaled A (PDSYEVD's
 // sigma != 1, rare) takes the general path, which scales a copy, so the caller's A stays intact
 // for a forward after a failure.
-bool direct_path(const RouteCall& r) {
+template <class S>
+bool direct_path(const RouteCall<S>& r) {
   int caller_size = 0;
   MPI_Comm_size(r.ec->caller, &caller_size);
-  const PdsyevdCall& c = r.c;
+  const EigenCall<S>& c = r.c;
   const long n = r.n;
   const bool direct = caller_size == 1 && r.engine && n >= 1 && *c.ia == 1 && *c.ja == 1 &&
                       c.desca[LLD_] == n &&
@@ -225,11 +237,12 @@ bool direct_path(const RouteCall& r) {
 // Host bytes this call adds on this caller rank: the engine rank's copy of A and Z (beyond what is
 // kept from earlier calls), its part of the node's window (beyond its segment now), the host
 // engine's buffers, and a margin for the engine's smaller host buffers.
-long host_bytes_needed(const RouteCall& r) {
+template <class S>
+long host_bytes_needed(const RouteCall<S>& r) {
   long need = 0;
   if (r.engine && !r.direct) {
     const long part = r.n * std::max(r.width, r.vectors ? r.height : 0L);
-    need += std::max(0L, 8 * part - static_cast<long>(kept_bytes()));
+    need += std::max(0L, static_cast<long>(sizeof(S)) * part - static_cast<long>(kept_bytes()));
   }
   if (several_on_one_node(r.ec->caller)) {
     int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
@@ -240,7 +253,8 @@ long host_bytes_needed(const RouteCall& r) {
                        numroc_(&n, &d[NB_], &mycol, &d[CSRC_], &npcol);
     const long segment =
         std::max(local, engine_segment_elements(r.plan.layout, r.engine ? r.ec->engine_rank : -1));
-    need += 8 * std::max(0L, segment - node_window_segment(r.ec->caller));
+    need += std::max(
+        0L, static_cast<long>(sizeof(S)) * segment - 8 * node_window_segment(r.ec->caller));
   }
   if (r.engine && !r.on_gpu)
     need +=
@@ -255,12 +269,13 @@ long host_bytes_needed(const RouteCall& r) {
 // (core/one_stage.hpp) checked there against the free device memory and PIPEVD_GPU_MEMORY_LIMIT
 // as the two-stage plan's is, agreed over the caller ranks. An allocation that still fails is an
 // OutOfMemory, agreed after the engine like the engine's own.
-CallPlan one_stage_plan(const RouteCall& r) {
+template <class S>
+CallPlan one_stage_plan(const RouteCall<S>& r) {
   CallPlan p;
   p.layout.n = r.n;
   p.layout.col_begin = {0, r.n};
   p.layout.row_begin = {0, r.n};
-  const long need = r.engine ? one_stage_memory_bytes(r.n, r.vectors) : -1;
+  const long need = r.engine ? one_stage_memory_bytes(r.n, r.vectors, sizeof(S)) : -1;
   const long free_bytes = r.engine && r.on_gpu ? gpu_free_bytes(r.device) : -1;
   agree_engine_memory(r.ec->caller, r.n, r.vectors, r.on_gpu, need, free_bytes,
                       r.policy.gpu_memory_limit);
@@ -269,7 +284,8 @@ CallPlan one_stage_plan(const RouteCall& r) {
 }
 
 // The two-stage engine's plan (core/call_plan): layout, memory fit and overlaps.
-void plan_two_stage(RouteCall& r) {
+template <class S>
+void plan_two_stage(RouteCall<S>& r) {
   CallPlanInput in;
   in.n = r.n;
   in.engine_ranks = r.ranks;
@@ -297,7 +313,8 @@ void plan_two_stage(RouteCall& r) {
 }
 
 // Plan: the path's layout and memory fit, threads, the direct path, the host memory.
-void plan_route(RouteCall& r) {
+template <class S>
+void plan_route(RouteCall<S>& r) {
   if (r.one_stage()) {
     r.plan = one_stage_plan(r);
     r.width = r.engine ? r.n : 0;
@@ -321,7 +338,8 @@ struct DevicePreparation {
   std::chrono::steady_clock::time_point begin, end;  // for the timeline
   JoiningThread thread;
 };
-void prepare_device(const RouteCall& r, DevicePreparation& p) {
+template <class S>
+void prepare_device(const RouteCall<S>& r, DevicePreparation& p) {
   // The direct path copies nothing in: no time to hide the preparation behind.
   if (!r.engine || !r.on_gpu || !r.policy.gpu_prepare || r.direct) return;
   // Every engine rank takes this branch alike (the plan and the policy are agreed), and each runs
@@ -340,24 +358,28 @@ void prepare_device(const RouteCall& r, DevicePreparation& p) {
     if (nccl) nccl();
   }
 }
-void finish_preparation(RouteCall& r, DevicePreparation& p) {
+template <class S>
+void finish_preparation(RouteCall<S>& r, DevicePreparation& p) {
   const bool ran = p.thread.joinable();
   p.thread.join();
   if (r.timed && ran) r.timeline.add("device_prepare", p.begin, p.end, "prepare");
 }
 
 // Redistribute in: the caller's block-cyclic A to the engine ranks' columns (both triangles).
-void redistribute_in(RouteCall& r, KeptBuffer& a_cols) {
+template <class S>
+void redistribute_in(RouteCall<S>& r, KeptBuffer& a_cols) {
   const double t = MPI_Wtime();
   if (!r.direct)
     block_cyclic_to_engine(r.c.uplo, r.n, r.c.a, *r.c.ia, *r.c.ja, r.c.desca, r.plan.layout, *r.ec,
-                           a_cols.data(), r.in_options, r.timed ? &r.in_phases : nullptr);
+                           elements_in<S>(a_cols.data()), r.in_options,
+                           r.timed ? &r.in_phases : nullptr);
   r.redistribute_s = MPI_Wtime() - t;
   if (r.timed) r.timeline.add("redistribute_in", t, t + r.redistribute_s);
 }
 
 // PDSYEVD's scaling of this engine rank's copy of A (the max-norm agreed over the engine ranks).
-double scale_engine_copy(RouteCall& r, double* a_cols) {
+template <class S>
+double scale_engine_copy(RouteCall<S>& r, S* a_cols) {
   const double local = max_norm('A', r.n, r.width, a_cols, r.n, r.threads);
   double anrm = 0;
   MPI_Allreduce(&local, &anrm, 1, MPI_DOUBLE, MPI_MAX, r.ec->engine);
@@ -369,19 +391,21 @@ double scale_engine_copy(RouteCall& r, double* a_cols) {
   return sigma;
 }
 
-std::unique_ptr<EngineBackend> make_backend(const RouteCall& r) {
+template <class S>
+std::unique_ptr<EngineBackend> make_backend(const RouteCall<S>& r) {
   if (!r.on_gpu) return make_host_backend();
   return make_gpu_backend(r.device, gpu_backend_settings(r.policy, r.threads));
 }
 
 // Set-up on this engine rank: PDSYEVD's scaling of its copy of A, and the backend. A failure is
 // kept in `run` for agree_on_failure.
-void set_up_engine(RouteCall& r, KeptBuffer& a_cols, EngineRun& run) {
+template <class S>
+void set_up_engine(RouteCall<S>& r, KeptBuffer& a_cols, EngineRun& run) {
   run.w.assign(r.n, 0.0);
   if (!r.engine) return;
   // Verbose 2: the engine's set-up (A's norm, the backend) and release get intervals of their own.
   const double setup_begin = MPI_Wtime();
-  if (!r.direct) run.sigma = scale_engine_copy(r, a_cols.data());
+  if (!r.direct) run.sigma = scale_engine_copy(r, elements_in<S>(a_cols.data()));
   try {
     run.backend = make_backend(r);
     inject_fault("setup", r.ec->engine_rank);
@@ -395,8 +419,20 @@ void set_up_engine(RouteCall& r, KeptBuffer& a_cols, EngineRun& run) {
 // engine pending (after the set-up, after the engine): the worst failure of any engine rank, thrown
 // as its type on every caller rank alike. The caller's A is untouched (the engine scales a copy),
 // so PIPEVD_BACKEND=auto can still forward the call.
-void agree_on_failure(const RouteCall& r, const EngineRun& run) {
+template <class S>
+void agree_on_failure(const RouteCall<S>& r, const EngineRun& run) {
   pipevd::agree_on_failure(r.ec->caller, run.failure);
+}
+
+// The two-stage engine takes real symmetric matrices only (start_route gives PZHEEVD's Hermitian
+// ones the one-stage path).
+int run_two_stage(EngineBackend& be, const RouteCall<double>& r, const double* a, double* z,
+                  EngineRun& run) {
+  return run_engine(be, r.ec->engine, r.plan.layout, a, run.w.data(), z, r.opt, &run.stats);
+}
+int run_two_stage(EngineBackend&, const RouteCall<std::complex<double>>&,
+                  const std::complex<double>*, std::complex<double>*, EngineRun&) {
+  throw std::logic_error("the two-stage engine takes real symmetric matrices only");
 }
 
 // Run: the engine on this engine rank, then its memory released in a thread. A failure is kept in
@@ -404,18 +440,18 @@ void agree_on_failure(const RouteCall& r, const EngineRun& run) {
 // engine ranks (core/failure_agreement), which covers the stages' local work and their
 // synchronisation. The remaining window: with several engine ranks, one that fails inside a
 // stage's collectives (DBBR's panel broadcasts, Q_d's) leaves the others waiting for it.
-void run_on_engine(RouteCall& r, KeptBuffer& a_cols, double* z_rows, EngineRun& run) {
+template <class S>
+void run_on_engine(RouteCall<S>& r, KeptBuffer& a_cols, S* z_rows, EngineRun& run) {
   if (!r.engine) return;
   try {
     inject_fault("engine", r.ec->engine_rank);
-    const double* a = r.direct ? r.c.a : a_cols.data();
-    double* z = r.direct ? r.c.z : z_rows;
+    const S* a = r.direct ? r.c.a : elements_in<S>(a_cols.data());
+    S* z = r.direct ? r.c.z : z_rows;
     if (r.one_stage())
       run.info = run_one_stage(*run.backend, r.ec->engine, r.plan.layout, a, run.w.data(), z, r.opt,
                                &run.one_stage_stats);
     else
-      run.info = run_engine(*run.backend, r.ec->engine, r.plan.layout, a, run.w.data(), z, r.opt,
-                            &run.stats);
+      run.info = run_two_stage(*run.backend, r, a, z, run);
   } catch (const std::exception& e) {
     run.failure = failure_of(e);
     return;
@@ -441,7 +477,8 @@ void run_on_engine(RouteCall& r, KeptBuffer& a_cols, double* z_rows, EngineRun& 
 }
 
 // W and INFO from engine rank 0 to every caller rank.
-void deliver_eigenvalues(RouteCall& r, EngineRun& run) {
+template <class S>
+void deliver_eigenvalues(RouteCall<S>& r, EngineRun& run) {
   const int root = r.ec->engine_to_caller[0];
   MPI_Bcast(&run.info, 1, MPI_INT, root, r.ec->caller);
   MPI_Bcast(run.w.data(), static_cast<int>(r.n), MPI_DOUBLE, root, r.ec->caller);
@@ -449,7 +486,8 @@ void deliver_eigenvalues(RouteCall& r, EngineRun& run) {
 }
 
 // Redistribute out: the engine ranks' rows of Z to the caller's DESCZ.
-void redistribute_out(RouteCall& r, const EngineRun& run, const double* z_rows) {
+template <class S>
+void redistribute_out(RouteCall<S>& r, const EngineRun& run, const S* z_rows) {
   const double t = MPI_Wtime();
   if (run.info == 0 && r.vectors && !r.direct)
     engine_to_block_cyclic(r.n, z_rows, r.plan.layout, *r.ec, r.c.z, *r.c.iz, *r.c.jz, r.c.descz,
@@ -459,7 +497,8 @@ void redistribute_out(RouteCall& r, const EngineRun& run, const double* z_rows) 
 }
 
 // The one-stage path's line: its engine rank's parts (no load balance: one engine rank).
-void report_one_stage(const RouteCall& r, const EngineRun& run) {
+template <class S>
+void report_one_stage(const RouteCall<S>& r, const EngineRun& run) {
   const OneStageStats& s = run.one_stage_stats;
   if (r.policy.verbose >= 1)
     std::fprintf(stderr,
@@ -472,7 +511,8 @@ void report_one_stage(const RouteCall& r, const EngineRun& run) {
 
 // Report. Verbose 1: engine rank 0's stage times and the load balance over the engine ranks
 // (collective over them); 2: every engine rank's line and the timeline file.
-void report(RouteCall& r, const EngineRun& run) {
+template <class S>
+void report(RouteCall<S>& r, const EngineRun& run) {
   if (!r.engine) return;
   const int e = r.ec->engine_rank;
   const EngineStats& s = run.stats;
@@ -503,11 +543,10 @@ void report(RouteCall& r, const EngineRun& run) {
                      r.on_gpu ? "gpu" : "host", r.n);
 }
 
-}  // namespace
-
-int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices,
-                     EnginePathChoice* path) {
-  RouteCall r(c, policy, on_gpu, gpu_devices);
+template <class S>
+int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_devices,
+              EnginePathChoice* path) {
+  RouteCall<S> r(c, policy, on_gpu, gpu_devices);
   start_route(r);
   if (path) *path = r.path;
   plan_route(r);
@@ -518,8 +557,9 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, in
   // both halves the host memory an engine rank holds.
   const bool copies = r.engine && !r.direct;
   const long engine_part = r.n * std::max(r.width, r.vectors ? r.height : 0L);
-  KeptBuffer a_cols(copies ? static_cast<std::size_t>(std::max(1L, engine_part)) : 0);
-  double* const z_rows = r.vectors ? a_cols.data() : nullptr;
+  KeptBuffer a_cols(
+      copies ? static_cast<std::size_t>(std::max(1L, engine_part) * Element<S>::doubles) : 0);
+  S* const z_rows = r.vectors ? elements_in<S>(a_cols.data()) : nullptr;
   EngineRun run;
   DevicePreparation prepare;
   prepare_device(r, prepare);
@@ -541,6 +581,18 @@ int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, in
   report(r, run);
   *c.info = run.info;
   return run.info;
+}
+
+}  // namespace
+
+int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices,
+                     EnginePathChoice* path) {
+  return run_route(c, policy, on_gpu, gpu_devices, path);
+}
+
+int run_engine_route(const PzheevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices,
+                     EnginePathChoice* path) {
+  return run_route(c, policy, on_gpu, gpu_devices, path);
 }
 
 }  // namespace pipevd

@@ -1,14 +1,15 @@
-// Route::Host and Route::Gpu: one PDSYEVD call on the engine (core/ on the host backend, or on the
-// GPU backend with one engine rank per visible GPU of each node): block-cyclic A -> engine layout
+// Route::Host and Route::Gpu: one PDSYEVD or PZHEEVD call on the engine (core/ on the host backend,
+// or on the GPU backend with one engine rank per visible GPU of each node): block-cyclic A ->
+// engine layout
 // -> run_engine -> Z back in DESCZ, W on every caller rank; ScaLAPACK's scaling of A.
 #pragma once
 #include "core/engine_path.hpp"
-#include "interface/pdsyevd_call.hpp"
+#include "interface/eigen_call.hpp"
 #include "interface/policy.hpp"
 
 namespace pipevd {
 
-// Collective over the grid of DESCA. Arguments have passed check_pdsyevd_arguments (N > 0, not a
+// Collective over the grid of DESCA. Arguments have passed check_arguments (N > 0, not a
 // query). Sets *call.info (0, or the D&C failure code > 0 as PDSYEVD reports it) and returns it.
 // on_gpu: the GPU backend (engine rank r of a node on device r; built with CUDA only), with
 // gpu_devices the devices per rank agreed over the grid (interface/agreement.hpp). A failure that
@@ -17,6 +18,11 @@ namespace pipevd {
 // path (optional): set to the engine path taken (core/engine_path.hpp: the crossover table or
 // PIPEVD_ENGINE_PATH) as soon as it is chosen, the same on every caller rank.
 int run_engine_route(const PdsyevdCall& call, const Policy& policy, bool on_gpu, int gpu_devices,
+                     EnginePathChoice* path = nullptr);
+// PZHEEVD: the same route on the one-stage path (core/engine_path.hpp's
+// choose_hermitian_engine_path), the Hermitian A rebuilt from its triangle with the other one
+// conjugated; an OutOfMemory where its memory does not fit, as for PDSYEVD.
+int run_engine_route(const PzheevdCall& call, const Policy& policy, bool on_gpu, int gpu_devices,
                      EnginePathChoice* path = nullptr);
 
 }  // namespace pipevd

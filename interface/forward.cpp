@@ -12,25 +12,24 @@ namespace {
 // True when fn lives in the same shared object as this file (libpipevd itself).
 bool is_ours(void* fn) {
   Dl_info mine{}, theirs{};
-  if (!dladdr(reinterpret_cast<void*>(&real_pdsyevd), &mine) || !dladdr(fn, &theirs)) return false;
+  if (!dladdr(reinterpret_cast<void*>(&is_ours), &mine) || !dladdr(fn, &theirs)) return false;
   return mine.dli_fbase == theirs.dli_fbase;
 }
 
-RealPdsyevd resolve() {
-  RealPdsyevd r;
-  void* fn = dlsym(RTLD_NEXT, "pdsyevd_");
+template <class Fn>
+RealRoutine<Fn> resolve(const char* symbol, const char* error) {
+  RealRoutine<Fn> r;
+  void* fn = dlsym(RTLD_NEXT, symbol);
   // A program that linked ScaLAPACK ahead of libpipevd has it before us in search order.
   if (!fn || is_ours(fn)) {
-    void* first = dlsym(RTLD_DEFAULT, "pdsyevd_");
+    void* first = dlsym(RTLD_DEFAULT, symbol);
     fn = (first && !is_ours(first)) ? first : nullptr;
   }
   if (!fn) {
-    r.error =
-        "pipevd: ScaLAPACK's pdsyevd_ was not found in the process (dlsym RTLD_NEXT/RTLD_DEFAULT); "
-        "link ScaLAPACK after -lpipevd (e.g. -lpipevd -lscalapack-openmpi)";
+    r.error = error;
     return r;
   }
-  r.fn = reinterpret_cast<pdsyevd_fn>(fn);
+  r.fn = reinterpret_cast<Fn>(fn);
   return r;
 }
 
@@ -52,13 +51,24 @@ int forward_lwork(int n, const int* descz, int rsrc, int csrc, int lwork) {
 
 }  // namespace
 
-const RealPdsyevd& real_pdsyevd() {
-  static const RealPdsyevd r = resolve();
+const RealPdsyevd& real_routine(const PdsyevdCall&) {
+  static const RealPdsyevd r = resolve<pdsyevd_fn>(
+      "pdsyevd_",
+      "pipevd: ScaLAPACK's pdsyevd_ was not found in the process (dlsym RTLD_NEXT/RTLD_DEFAULT); "
+      "link ScaLAPACK after -lpipevd (e.g. -lpipevd -lscalapack-openmpi)");
   return r;
 }
 
-void forward_pdsyevd(const PdsyevdCall& c) {
-  const pdsyevd_fn fn = real_pdsyevd().fn;  // the caller checked real_pdsyevd().error
+const RealPzheevd& real_routine(const PzheevdCall&) {
+  static const RealPzheevd r = resolve<pzheevd_fn>(
+      "pzheevd_",
+      "pipevd: ScaLAPACK's pzheevd_ was not found in the process (dlsym RTLD_NEXT/RTLD_DEFAULT); "
+      "link ScaLAPACK after -lpipevd (e.g. -lpipevd -lscalapack-openmpi)");
+  return r;
+}
+
+void forward_call(const PdsyevdCall& c) {
+  const pdsyevd_fn fn = real_routine(c).fn;  // the caller checked real_routine(c).error
   const char jobz[1] = {c.jobz}, uplo[1] = {c.uplo};
   // ScaLAPACK 2.2's PDSYEVD returns wrong eigenpairs when CSRC != 0 (RSRC != 0 is fine), so
   // such calls take the copy path below, whose copy starts on process (0, 0).

@@ -1,16 +1,20 @@
-// Forwarding to the real ScaLAPACK PDSYEVD: the routine that calls declined by pipevd reach.
+// Forwarding to the real ScaLAPACK: the routines that calls declined by pipevd reach.
 #pragma once
-#include "interface/pdsyevd_call.hpp"
+#include "interface/eigen_call.hpp"
 
 namespace pipevd::scalapack {
 
-// The real pdsyevd_ (the next definition after libpipevd in symbol search order), or an error that
+// The real routine (the next definition after libpipevd in symbol search order), or an error that
 // says why it could not be found. Resolved once.
-struct RealPdsyevd {
-  pdsyevd_fn fn = nullptr;
+template <class Fn>
+struct RealRoutine {
+  Fn fn = nullptr;
   const char* error = nullptr;  // set when fn is null
 };
-const RealPdsyevd& real_pdsyevd();
+using RealPdsyevd = RealRoutine<pdsyevd_fn>;
+using RealPzheevd = RealRoutine<pzheevd_fn>;
+const RealPdsyevd& real_routine(const PdsyevdCall&);
+const RealPzheevd& real_routine(const PzheevdCall&);
 
 // Calls ScaLAPACK's PDSYEVD with the caller's arguments when IA = JA = IZ = JZ = 1, with a WORK of
 // its own where the caller's LWORK (ScaLAPACK's LWMIN) is too small for PDSYEVD's own PDORMTR.
@@ -18,6 +22,13 @@ const RealPdsyevd& real_pdsyevd();
 // so for offsets the submatrix is copied with PDGEMR2D to a fresh IA = JA = 1 matrix on the same
 // grid and blocking, solved there, and Z copied back into the caller's (IZ, JZ).
 // Arguments must already have passed the PDSYEVD checks.
-void forward_pdsyevd(const PdsyevdCall& call);
+void forward_call(const PdsyevdCall& call);
+
+// ScaLAPACK's PZHEEVD likewise: the caller's arguments where sub(A) and sub(Z) start at (1, 1) on
+// process (0, 0), with an IWORK of its own where the caller's LIWORK (which PZHEEVD does not
+// check) is below its LIWMIN; otherwise (offsets, a nonzero RSRC or CSRC, which PZHEEVD's checks
+// let through but its tridiagonal gather and PDSTEDC do not handle) a PZGEMR2D copy at (1, 1) on
+// process (0, 0), solved there, Z copied back. Arguments must have passed the PZHEEVD checks.
+void forward_call(const PzheevdCall& call);
 
 }  // namespace pipevd::scalapack

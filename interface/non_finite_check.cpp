@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <complex>
 #include <vector>
 
 #include "redistribute/parallel_pieces.hpp"
@@ -18,15 +19,16 @@ long global_index(long l, int nb, int p, int src, int nprocs) {
   return (l / nb * nprocs + shift) * nb + l % nb;
 }
 
-// Max |a| with NaN propagating (std::max drops a NaN depending on the operands' order).
+// Max |a| with NaN propagating (std::max drops a NaN depending on the operands' order); a complex
+// entry by its larger part, which is finite exactly where the entry is.
 double max_abs(double m, double v) {
   const double a = std::fabs(v);
   return std::isnan(a) || a > m ? a : m;
 }
+double max_abs(double m, std::complex<double> v) { return max_abs(max_abs(m, v.real()), v.imag()); }
 
-}  // namespace
-
-bool agreed_non_finite(const PdsyevdCall& c, MPI_Comm grid, int threads) {
+template <class Scalar>
+bool non_finite(const EigenCall<Scalar>& c, MPI_Comm grid, int threads) {
   const int* d = c.desca;
   int nprow, npcol, myrow, mycol;
   blacs_gridinfo_(&d[CTXT_], &nprow, &npcol, &myrow, &mycol);
@@ -45,7 +47,7 @@ bool agreed_non_finite(const PdsyevdCall& c, MPI_Comm grid, int threads) {
     const long j = global_index(lj, d[NB_], mycol, d[CSRC_], npcol) - j0;
     if (j < 0 || j >= n) return;
     double m = 0;
-    const double* a = c.a + lj * lld;
+    const Scalar* a = c.a + lj * lld;
     for (long li = 0; li < rows; ++li) {
       const long i = row[li];
       if (i >= 0 && (lower ? i >= j : i <= j)) m = max_abs(m, a[li]);
@@ -57,6 +59,16 @@ bool agreed_non_finite(const PdsyevdCall& c, MPI_Comm grid, int threads) {
   int bad = !std::isfinite(m);
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_LOR, grid);
   return bad != 0;
+}
+
+}  // namespace
+
+bool agreed_non_finite(const PdsyevdCall& c, MPI_Comm grid, int threads) {
+  return non_finite(c, grid, threads);
+}
+
+bool agreed_non_finite(const PzheevdCall& c, MPI_Comm grid, int threads) {
+  return non_finite(c, grid, threads);
 }
 
 }  // namespace pipevd

@@ -1,11 +1,13 @@
 #include "redistribute/block_cyclic_to_engine.hpp"
 
+#include <complex>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
 
 #include "base/scalapack_api.hpp"
 #include "redistribute/block_cyclic_to_engine_on_node.hpp"
+#include "redistribute/element.hpp"
 #include "redistribute/exchange_setup.hpp"
 #include "redistribute/kept_buffer.hpp"
 #include "redistribute/node_window.hpp"
@@ -18,13 +20,15 @@ namespace pipevd {
 
 namespace {
 
-// Copies one segment from the local block-cyclic array to contiguous memory.
-inline void read_segment(const double* a, long lld, const Segment& s, double* out) {
-  const double* from = a + s.src_row + s.src_col * lld;
+// Copies one segment from the local block-cyclic array to contiguous memory (a mirrored one
+// conjugated where A is Hermitian).
+template <class T>
+inline void read_segment(const T* a, long lld, const Segment& s, T* out) {
+  const T* from = a + s.src_row + s.src_col * lld;
   if (!s.mirrored) {
-    std::memcpy(out, from, sizeof(double) * static_cast<size_t>(s.len));
+    std::memcpy(out, from, sizeof(T) * static_cast<size_t>(s.len));
   } else {
-    for (long t = 0; t < s.len; ++t) out[t] = from[t * lld];
+    for (long t = 0; t < s.len; ++t) out[t] = Element<T>::mirrored(from[t * lld]);
   }
 }
 
@@ -67,15 +71,14 @@ long elements_of(char uplo, const Piece& p) {
   return c;
 }
 
-}  // namespace
-
 // Senders pack the mirrored part (a mirrored segment is a row of their local array, no block for a
 // datatype) and send the direct part of long segments in place; the engine rank receives long
 // segments in place through a datatype over a_cols and unpacks only messages of short segments.
 // With counts past the int limit, everything is packed and moved in rounds.
-void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja, const int* desca,
-                            const EngineLayout& layout, const EngineComm& comm, double* a_cols,
-                            const ExchangeOptions& options, PhaseTimes* times) {
+template <class T>
+void to_engine(char uplo, long n, const T* a, long ia, long ja, const int* desca,
+               const EngineLayout& layout, const EngineComm& comm, T* a_cols,
+               const ExchangeOptions& options, PhaseTimes* times) {
   PhaseClock clock(times);
   check_layout("block_cyclic_to_engine", n, layout, comm);
   if (n == 0) return;
@@ -92,7 +95,8 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     return;
 
   const ExchangeCounts counts = counts_to_engine(uplo, view, grid, layout, comm);
-  const bool rounds = largest_total_to_engine(view, layout) > options.int_limit;
+  const bool rounds =
+      largest_total_to_engine(view, layout) * Element<T>::doubles > options.int_limit;
   const int chunks = rounds ? 1 : std::max(1, options.chunks);
   auto long_segments = [&](long elements, long segments) {
     return !rounds && chunks == 1 && elements > 0 &&
@@ -137,7 +141,10 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   }
   place_pieces(pieces, in, soff, roff, threads,
                [&](const Piece& p) { return elements_of(uplo, p); });
-  KeptBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));
+  KeptBuffer send_buffer(static_cast<size_t>(soff[size] * Element<T>::doubles)),
+      recv_buffer(static_cast<size_t>(roff[size] * Element<T>::doubles));
+  T* const send = elements_in<T>(send_buffer.data());
+  T* const recv = elements_in<T>(recv_buffer.data());
   auto pack_piece = [&](const Piece& p) {
     if (p.own) {
       auto own = [&](const Segment& s) {
@@ -153,7 +160,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
             });
       return;
     }
-    double* out = send.data() + p.offset;
+    T* out = send + p.offset;
     auto pack = [&](const Segment& s) {
       read_segment(a, lld, s, out);
       out += s.len;
@@ -171,10 +178,10 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     }
   };
   auto unpack_piece = [&](const Piece& p) {
-    const double* from = recv.data() + p.offset;
+    const T* from = recv + p.offset;
     auto unpack = [&](const Segment& s) {
       std::memcpy(a_cols + s.dest_row + (s.dest_col - c0) * n, from,
-                  sizeof(double) * static_cast<size_t>(s.len));
+                  sizeof(T) * static_cast<size_t>(s.len));
       from += s.len;
     };
     if (!p.mirrored) {
@@ -184,7 +191,7 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
           uplo, p.runs, c0, c1, unpack, [&](const Run& rr, const Run& cr) {
             for (long t = 0; t < rr.len; ++t) {
               std::memcpy(a_cols + cr.global + (rr.global + t - c0) * n, from,
-                          sizeof(double) * static_cast<size_t>(cr.len));
+                          sizeof(T) * static_cast<size_t>(cr.len));
               from += cr.len;
             }
           });
@@ -193,8 +200,9 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   if (chunks > 1) {
     clock.lap(&PhaseTimes::pack);
     pipelined_exchange(
-        chunks, threads, comm.caller, pieces, send.data(), in, recv.data(),
-        [&](long k) { pack_piece(pieces[k]); }, [&](long k) { unpack_piece(in[k]); });
+        chunks, threads, comm.caller, pieces, send, in, recv,
+        [&](long k) { pack_piece(pieces[k]); }, [&](long k) { unpack_piece(in[k]); },
+        element_type<T>());
     clock.lap(&PhaseTimes::exchange);
     return;
   }
@@ -213,14 +221,15 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     const int dest = comm.engine_to_caller[d];
     const long d0 = layout.col_begin[d], d1 = layout.col_begin[d + 1];
     if (dest == me || counts.send[dest] == 0) continue;
-    SegmentType direct;
+    SegmentType direct(element_type<T>());
     if (packed[dest] < counts.send[dest])
       for_each_direct_segment_to_engine(uplo, mine, d0, d1, [&](const Segment& s) {
         direct.add(a + s.src_row + s.src_col * lld, s.len);
       });
-    MPI_Datatype parts[2] = {
-        direct.commit(), packed[dest] > 0 ? contiguous_at(send.data() + soff[dest], packed[dest])
-                                          : MPI_DATATYPE_NULL};
+    MPI_Datatype parts[2] = {direct.commit(),
+                             packed[dest] > 0
+                                 ? contiguous_at(send + soff[dest], packed[dest], element_type<T>())
+                                 : MPI_DATATYPE_NULL};
     if (parts[0] == MPI_DATATYPE_NULL || parts[1] == MPI_DATATYPE_NULL) {
       stype[dest] = parts[0] != MPI_DATATYPE_NULL ? parts[0] : parts[1];
       continue;
@@ -235,15 +244,15 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
   clock.lap(&PhaseTimes::types);
 
   if (rounds) {
-    exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
+    exchange(send, counts.send, recv, counts.recv, comm.caller, options, element_type<T>());
   } else {
     for (int r = 0; r < size; ++r) {
       if (counts.recv[r] == 0) continue;
       if (!typed(r)) {
-        rtype[r] = contiguous_at(recv.data() + roff[r], counts.recv[r]);
+        rtype[r] = contiguous_at(recv + roff[r], counts.recv[r], element_type<T>());
         continue;
       }
-      SegmentType in_place;
+      SegmentType in_place(element_type<T>());
       for_each_segment_to_engine(uplo, local_runs(view, grid.prow[r], grid.pcol[r]), c0, c1,
                                  [&](const Segment& s) {
                                    in_place.add(a_cols + s.dest_row + (s.dest_col - c0) * n, s.len);
@@ -252,12 +261,27 @@ void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja
     }
     exchange_typed(stype, rtype, comm.caller);
   }
-  send.release();
+  send_buffer.release();
   clock.lap(&PhaseTimes::exchange);
 
   if (e < 0) return;
   parallel_for(static_cast<long>(in.size()), threads, [&](long k) { unpack_piece(in[k]); });
   clock.lap(&PhaseTimes::unpack);
+}
+
+}  // namespace
+
+void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja, const int* desca,
+                            const EngineLayout& layout, const EngineComm& comm, double* a_cols,
+                            const ExchangeOptions& options, PhaseTimes* times) {
+  to_engine(uplo, n, a, ia, ja, desca, layout, comm, a_cols, options, times);
+}
+
+void block_cyclic_to_engine(char uplo, long n, const std::complex<double>* a, long ia, long ja,
+                            const int* desca, const EngineLayout& layout, const EngineComm& comm,
+                            std::complex<double>* a_cols, const ExchangeOptions& options,
+                            PhaseTimes* times) {
+  to_engine(uplo, n, a, ia, ja, desca, layout, comm, a_cols, options, times);
 }
 
 }  // namespace pipevd

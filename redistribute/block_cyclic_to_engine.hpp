@@ -1,6 +1,9 @@
 // Block-cyclic A (any grid, MB/NB, RSRC/CSRC, IA/JA, LLD) -> the engine's column blocks of the
-// full symmetric matrix, rebuilt from the triangle UPLO names (the other one is never read).
+// full symmetric (or Hermitian) matrix, rebuilt from the triangle UPLO names (the other one is
+// never read).
 #pragma once
+#include <complex>
+
 #include "base/engine_layout.hpp"
 #include "redistribute/exchange.hpp"
 
@@ -13,5 +16,10 @@ namespace pipevd {
 void block_cyclic_to_engine(char uplo, long n, const double* a, long ia, long ja, const int* desca,
                             const EngineLayout& layout, const EngineComm& comm, double* a_cols,
                             const ExchangeOptions& options = {}, PhaseTimes* times = nullptr);
+// The same for a Hermitian A (PZHEEVD): the other triangle is the stored one's conjugate.
+void block_cyclic_to_engine(char uplo, long n, const std::complex<double>* a, long ia, long ja,
+                            const int* desca, const EngineLayout& layout, const EngineComm& comm,
+                            std::complex<double>* a_cols, const ExchangeOptions& options = {},
+                            PhaseTimes* times = nullptr);
 
 }  // namespace pipevd

@@ -1,8 +1,10 @@
 #include "redistribute/block_cyclic_to_engine_on_node.hpp"
 
 #include <algorithm>
+#include <complex>
 #include <vector>
 
+#include "redistribute/element.hpp"
 #include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
@@ -31,16 +33,18 @@ void add_pieces(std::vector<Piece>& pieces, int d, int source, const LocalRuns& 
 }
 
 // Copies a piece from a local array `from` (leading dimension ldf, the piece's local indices) into
-// columns [c0, c1) of the full matrix at `cols` (all n rows, leading dimension n).
-void copy_piece(const Copier& out, char uplo, const Piece& p, long c0, long c1, const double* from,
-                long ldf, double* cols, long n) {
+// columns [c0, c1) of the full matrix at `cols` (all n rows, leading dimension n); the mirrored
+// elements of a Hermitian matrix conjugated.
+template <class T>
+void copy_piece(const Copier& out, char uplo, const Piece& p, long c0, long c1, const T* from,
+                long ldf, T* cols, long n) {
   auto segment = [&](const Segment& s) {
-    const double* f = from + s.src_row + s.src_col * ldf;
-    double* to = cols + s.dest_row + (s.dest_col - c0) * n;
+    const T* f = from + s.src_row + s.src_col * ldf;
+    T* to = cols + s.dest_row + (s.dest_col - c0) * n;
     if (!s.mirrored) {
       out.copy(to, f, s.len);
     } else {
-      for (long t = 0; t < s.len; ++t) to[t] = f[t * ldf];
+      for (long t = 0; t < s.len; ++t) to[t] = Element<T>::mirrored(f[t * ldf]);
     }
   };
   if (!p.mirrored) {
@@ -80,13 +84,21 @@ void charge(const std::vector<Piece>& pieces, const std::vector<double>& seconds
   }
 }
 
-bool push(const Copier& out, char uplo, long n, const double* a, const ExchangeSetup& setup,
-          const EngineLayout& layout, const EngineComm& comm, double* a_cols, int threads,
+// The window holds doubles: T's elements take Element<T>::doubles each.
+template <class T>
+T* segment_of(const NodeWindow& window, int rank) {
+  return elements_in<T>(window.base[rank]);
+}
+
+template <class T>
+bool push(const Copier& out, char uplo, long n, const T* a, const ExchangeSetup& setup,
+          const EngineLayout& layout, const EngineComm& comm, T* a_cols, int threads,
           PhaseClock& clock, PhaseTimes* times) {
   const int e = comm.engine_rank;
   const long mine_elements = e >= 0 ? n * layout.width(e) : 0;
   const NodeWindow* shared = node_window(
-      comm.caller, std::max(mine_elements, engine_segment_elements(layout, e)), threads);
+      comm.caller,
+      std::max(mine_elements, engine_segment_elements(layout, e)) * Element<T>::doubles, threads);
   if (!shared) return false;
   const NodeWindow& window = *shared;
   const LocalRuns mine = local_runs(setup.view, setup.grid.myrow, setup.grid.mycol);
@@ -101,7 +113,7 @@ bool push(const Copier& out, char uplo, long n, const double* a, const ExchangeS
       timed_parallel_for(static_cast<long>(pieces.size()), threads, times != nullptr, [&](long k) {
         const Piece& p = pieces[k];
         copy_piece(out, uplo, p, layout.col_begin[p.engine], layout.col_begin[p.engine + 1], a,
-                   setup.view.lld, window.base[comm.engine_to_caller[p.engine]], n);
+                   setup.view.lld, segment_of<T>(window, comm.engine_to_caller[p.engine]), n);
       });
   charge(pieces, seconds, setup.me, comm, times);
   clock.lap(&PhaseTimes::pack);
@@ -109,14 +121,16 @@ bool push(const Copier& out, char uplo, long n, const double* a, const ExchangeS
   clock.lap(&PhaseTimes::exchange);
 
   // The segment is a_cols already, in the same order: one contiguous copy in 2 MiB pieces.
-  copy_on_threads(out, a_cols, window.base[setup.me], mine_elements, threads);
+  copy_on_threads(out, doubles_of(a_cols), window.base[setup.me],
+                  mine_elements * Element<T>::doubles, threads);
   MPI_Win_unlock_all(window.win);
   clock.lap(&PhaseTimes::unpack);
   return true;
 }
 
-bool pull(const Copier& out, char uplo, long n, const double* a, const ExchangeSetup& setup,
-          const EngineLayout& layout, const EngineComm& comm, double* a_cols, int threads,
+template <class T>
+bool pull(const Copier& out, char uplo, long n, const T* a, const ExchangeSetup& setup,
+          const EngineLayout& layout, const EngineComm& comm, T* a_cols, int threads,
           PhaseClock& clock, PhaseTimes* times) {
   // Every process's part of the submatrix in its segment: its local rows and columns of the
   // submatrix (contiguous in its local array, from the first run's local index) with leading
@@ -132,9 +146,11 @@ bool pull(const Copier& out, char uplo, long n, const double* a, const ExchangeS
   const long row_base = original.rows.empty() ? 0 : original.rows.front().local;
   const long col_base = original.cols.empty() ? 0 : original.cols.front().local;
   const long ld = ld_of[setup.me], local_cols = total(mine.cols);
-  const NodeWindow* shared = node_window(
-      comm.caller, std::max(ld * local_cols, engine_segment_elements(layout, comm.engine_rank)),
-      threads);
+  const NodeWindow* shared =
+      node_window(comm.caller,
+                  std::max(ld * local_cols, engine_segment_elements(layout, comm.engine_rank)) *
+                      Element<T>::doubles,
+                  threads);
   if (!shared) return false;
   const NodeWindow& window = *shared;
   MPI_Win_lock_all(MPI_MODE_NOCHECK, window.win);
@@ -147,7 +163,7 @@ bool pull(const Copier& out, char uplo, long n, const double* a, const ExchangeS
   std::vector<long> row_global(static_cast<size_t>(rows));
   for (const Run& r : mine.rows)
     for (long t = 0; t < r.len; ++t) row_global[r.local + t] = r.global + t;
-  double* seg = window.base[setup.me];
+  T* seg = segment_of<T>(window, setup.me);
   const int slices = threads > 1 ? 4 * threads : 1;
   const auto col_slices = split_runs(mine.cols.size(), slices);
   parallel_for(static_cast<long>(col_slices.size()), threads, [&](long k) {
@@ -178,7 +194,8 @@ bool pull(const Copier& out, char uplo, long n, const double* a, const ExchangeS
     const std::vector<double> seconds = timed_parallel_for(
         static_cast<long>(pieces.size()), threads, times != nullptr, [&](long k) {
           const Piece& p = pieces[k];
-          copy_piece(out, uplo, p, c0, c1, window.base[p.source], ld_of[p.source], a_cols, n);
+          copy_piece(out, uplo, p, c0, c1, segment_of<T>(window, p.source), ld_of[p.source], a_cols,
+                     n);
         });
     charge(pieces, seconds, setup.me, comm, times);
   }
@@ -189,15 +206,24 @@ bool pull(const Copier& out, char uplo, long n, const double* a, const ExchangeS
 
 }  // namespace
 
-bool block_cyclic_to_engine_on_node(NodeMemory way, bool streaming, char uplo, long n,
-                                    const double* a, const ExchangeSetup& setup,
-                                    const EngineLayout& layout, const EngineComm& comm,
-                                    double* a_cols, int threads, PhaseClock& clock,
-                                    PhaseTimes* times) {
+template <class T>
+bool block_cyclic_to_engine_on_node(NodeMemory way, bool streaming, char uplo, long n, const T* a,
+                                    const ExchangeSetup& setup, const EngineLayout& layout,
+                                    const EngineComm& comm, T* a_cols, int threads,
+                                    PhaseClock& clock, PhaseTimes* times) {
   const Copier out{streaming};
   return way == NodeMemory::push
              ? push(out, uplo, n, a, setup, layout, comm, a_cols, threads, clock, times)
              : pull(out, uplo, n, a, setup, layout, comm, a_cols, threads, clock, times);
 }
+
+template bool block_cyclic_to_engine_on_node(NodeMemory, bool, char, long, const double*,
+                                             const ExchangeSetup&, const EngineLayout&,
+                                             const EngineComm&, double*, int, PhaseClock&,
+                                             PhaseTimes*);
+template bool block_cyclic_to_engine_on_node(NodeMemory, bool, char, long,
+                                             const std::complex<double>*, const ExchangeSetup&,
+                                             const EngineLayout&, const EngineComm&,
+                                             std::complex<double>*, int, PhaseClock&, PhaseTimes*);
 
 }  // namespace pipevd

@@ -19,11 +19,12 @@ namespace pipevd {
 // Collective over comm.caller, which ranks_on_this_node() says is on one node. Arguments as
 // block_cyclic_to_engine's, after its setup; way: NodeMemory::push or NodeMemory::pull;
 // streaming: non-temporal stores (ExchangeOptions::streaming_stores). false
-// (on every rank, nothing moved) when the MPI gives no shared window.
-bool block_cyclic_to_engine_on_node(NodeMemory way, bool streaming, char uplo, long n,
-                                    const double* a, const ExchangeSetup& setup,
-                                    const EngineLayout& layout, const EngineComm& comm,
-                                    double* a_cols, int threads, PhaseClock& clock,
-                                    PhaseTimes* times);
+// (on every rank, nothing moved) when the MPI gives no shared window. T: double or
+// std::complex<double> (redistribute/element.hpp).
+template <class T>
+bool block_cyclic_to_engine_on_node(NodeMemory way, bool streaming, char uplo, long n, const T* a,
+                                    const ExchangeSetup& setup, const EngineLayout& layout,
+                                    const EngineComm& comm, T* a_cols, int threads,
+                                    PhaseClock& clock, PhaseTimes* times);
 
 }  // namespace pipevd

@@ -1,11 +1,13 @@
 #include "redistribute/engine_to_block_cyclic.hpp"
 
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
 
 #include "base/scalapack_api.hpp"
+#include "redistribute/element.hpp"
 #include "redistribute/engine_to_block_cyclic_on_node.hpp"
 #include "redistribute/exchange_setup.hpp"
 #include "redistribute/kept_buffer.hpp"
@@ -45,13 +47,12 @@ long elements_of(const Piece& p) {
   return c;
 }
 
-}  // namespace
-
 // Segments are contiguous on both sides, so messages of long segments go straight from z_rows to
 // z through datatypes; short-segment messages (and everything past the int limit) are packed.
-void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& layout,
-                            const EngineComm& comm, double* z, long iz, long jz, const int* descz,
-                            const ExchangeOptions& options, PhaseTimes* times) {
+template <class T>
+void from_engine(long n, const T* z_rows, const EngineLayout& layout, const EngineComm& comm, T* z,
+                 long iz, long jz, const int* descz, const ExchangeOptions& options,
+                 PhaseTimes* times) {
   PhaseClock clock(times);
   check_layout("engine_to_block_cyclic", n, layout, comm);
   if (n == 0) return;
@@ -68,7 +69,8 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     return;
 
   const ExchangeCounts counts = counts_from_engine(view, grid, layout, comm);
-  const bool rounds = largest_total_from_engine(view, layout) > options.int_limit;
+  const bool rounds =
+      largest_total_from_engine(view, layout) * Element<T>::doubles > options.int_limit;
   const int chunks = rounds ? 1 : std::max(1, options.chunks);
   auto typed = [&](long elements, long segments) {
     return !rounds && chunks == 1 && elements >= options.min_typed_segment * segments;
@@ -91,7 +93,10 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   // packed in slices of the destination's column runs on threads.
   const int slices = threads > 1 ? 2 * threads : 1;
   std::vector<MPI_Datatype> stype(size, MPI_DATATYPE_NULL), rtype(size, MPI_DATATYPE_NULL);
-  KeptBuffer send(static_cast<size_t>(soff[size])), recv(static_cast<size_t>(roff[size]));
+  KeptBuffer send_buffer(static_cast<size_t>(soff[size] * Element<T>::doubles)),
+      recv_buffer(static_cast<size_t>(roff[size] * Element<T>::doubles));
+  T* const send = elements_in<T>(send_buffer.data());
+  T* const recv = elements_in<T>(recv_buffer.data());
   std::vector<Piece> pieces, in;
   for (int dest = 0; dest < size && e >= 0; ++dest) {
     if (dest == me) {
@@ -101,7 +106,7 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     if (counts.send[dest] == 0) continue;
     const LocalRuns theirs = local_runs(view, grid.prow[dest], grid.pcol[dest]);
     if (typed(counts.send[dest], counts.send_segments[dest])) {
-      SegmentType in_place;
+      SegmentType in_place(element_type<T>());
       for_each_segment_from_engine(r0, r1, theirs, [&](const Segment& s) {
         in_place.add(z_rows + s.src_row + s.src_col * ldz, s.len);
       });
@@ -109,7 +114,8 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
       continue;
     }
     add_pieces(pieces, dest, r0, r1, false, theirs, chunks, slices);
-    if (!rounds) stype[dest] = contiguous_at(send.data() + soff[dest], counts.send[dest]);
+    if (!rounds)
+      stype[dest] = contiguous_at(send + soff[dest], counts.send[dest], element_type<T>());
   }
   // What this process unpacks: messages of short segments (all of them in chunks or rounds).
   for (int src = 0; src < size; ++src) {
@@ -123,10 +129,10 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   clock.lap(&PhaseTimes::types);
 
   auto pack_piece = [&](const Piece& p) {
-    double* out = send.data() + p.offset;
+    T* out = send + p.offset;
     for_each_segment_from_engine(r0, r1, p.runs, [&](const Segment& s) {
-      const double* from = z_rows + s.src_row + s.src_col * ldz;
-      const size_t bytes = sizeof(double) * static_cast<size_t>(s.len);
+      const T* from = z_rows + s.src_row + s.src_col * ldz;
+      const size_t bytes = sizeof(T) * static_cast<size_t>(s.len);
       if (p.own) {
         std::memcpy(z + s.dest_row + s.dest_col * lld, from, bytes);
       } else {
@@ -136,10 +142,9 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     });
   };
   auto unpack_piece = [&](const Piece& p) {
-    const double* from = recv.data() + p.offset;
+    const T* from = recv + p.offset;
     for_each_segment_from_engine(p.r0, p.r1, p.runs, [&](const Segment& s) {
-      std::memcpy(z + s.dest_row + s.dest_col * lld, from,
-                  sizeof(double) * static_cast<size_t>(s.len));
+      std::memcpy(z + s.dest_row + s.dest_col * lld, from, sizeof(T) * static_cast<size_t>(s.len));
       from += s.len;
     });
   };
@@ -147,8 +152,9 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     for (MPI_Datatype& t : stype)
       if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
     pipelined_exchange(
-        chunks, threads, comm.caller, pieces, send.data(), in, recv.data(),
-        [&](long k) { pack_piece(pieces[k]); }, [&](long k) { unpack_piece(in[k]); });
+        chunks, threads, comm.caller, pieces, send, in, recv,
+        [&](long k) { pack_piece(pieces[k]); }, [&](long k) { unpack_piece(in[k]); },
+        element_type<T>());
     clock.lap(&PhaseTimes::exchange);
     return;
   }
@@ -161,16 +167,16 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
   clock.lap(&PhaseTimes::pack);
 
   if (rounds) {
-    exchange(send.data(), counts.send, recv.data(), counts.recv, comm.caller, options);
+    exchange(send, counts.send, recv, counts.recv, comm.caller, options, element_type<T>());
   } else {
     for (int src = 0; src < size; ++src) {
       if (counts.recv[src] == 0) continue;
       if (!typed(counts.recv[src], counts.recv_segments[src])) {
-        rtype[src] = contiguous_at(recv.data() + roff[src], counts.recv[src]);
+        rtype[src] = contiguous_at(recv + roff[src], counts.recv[src], element_type<T>());
         continue;
       }
       const int from = engine_of[src];
-      SegmentType in_place;
+      SegmentType in_place(element_type<T>());
       for_each_segment_from_engine(
           layout.row_begin[from], layout.row_begin[from + 1], mine,
           [&](const Segment& s) { in_place.add(z + s.dest_row + s.dest_col * lld, s.len); });
@@ -178,11 +184,25 @@ void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& la
     }
     exchange_typed(stype, rtype, comm.caller);
   }
-  send.release();
+  send_buffer.release();
   clock.lap(&PhaseTimes::exchange);
 
   parallel_for(static_cast<long>(in.size()), threads, [&](long k) { unpack_piece(in[k]); });
   clock.lap(&PhaseTimes::unpack);
+}
+
+}  // namespace
+
+void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& layout,
+                            const EngineComm& comm, double* z, long iz, long jz, const int* descz,
+                            const ExchangeOptions& options, PhaseTimes* times) {
+  from_engine(n, z_rows, layout, comm, z, iz, jz, descz, options, times);
+}
+
+void engine_to_block_cyclic(long n, const std::complex<double>* z_rows, const EngineLayout& layout,
+                            const EngineComm& comm, std::complex<double>* z, long iz, long jz,
+                            const int* descz, const ExchangeOptions& options, PhaseTimes* times) {
+  from_engine(n, z_rows, layout, comm, z, iz, jz, descz, options, times);
 }
 
 }  // namespace pipevd

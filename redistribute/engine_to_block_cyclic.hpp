@@ -1,5 +1,7 @@
 // The engine's row blocks of Z -> the caller's block-cyclic Z (any grid, MB/NB, RSRC/CSRC, IZ/JZ).
 #pragma once
+#include <complex>
+
 #include "base/engine_layout.hpp"
 #include "redistribute/exchange.hpp"
 
@@ -12,5 +14,10 @@ namespace pipevd {
 void engine_to_block_cyclic(long n, const double* z_rows, const EngineLayout& layout,
                             const EngineComm& comm, double* z, long iz, long jz, const int* descz,
                             const ExchangeOptions& options = {}, PhaseTimes* times = nullptr);
+// The same for complex Z (PZHEEVD).
+void engine_to_block_cyclic(long n, const std::complex<double>* z_rows, const EngineLayout& layout,
+                            const EngineComm& comm, std::complex<double>* z, long iz, long jz,
+                            const int* descz, const ExchangeOptions& options = {},
+                            PhaseTimes* times = nullptr);
 
 }  // namespace pipevd

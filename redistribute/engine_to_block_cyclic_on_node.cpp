@@ -1,8 +1,10 @@
 #include "redistribute/engine_to_block_cyclic_on_node.hpp"
 
 #include <algorithm>
+#include <complex>
 #include <vector>
 
+#include "redistribute/element.hpp"
 #include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
@@ -21,17 +23,20 @@ struct Piece {
 
 }  // namespace
 
-bool engine_to_block_cyclic_on_node(bool streaming, long n, const double* z_rows,
+template <class T>
+bool engine_to_block_cyclic_on_node(bool streaming, long n, const T* z_rows,
                                     const ExchangeSetup& setup, const EngineLayout& layout,
-                                    const EngineComm& comm, double* z, int threads,
-                                    PhaseClock& clock, PhaseTimes* times) {
+                                    const EngineComm& comm, T* z, int threads, PhaseClock& clock,
+                                    PhaseTimes* times) {
   const Copier out{streaming};
   const int e = comm.engine_rank;
   // Engine rank d's segment: its rows as z_rows, leading dimension max(1, height(d)).
   auto ld_of = [&](int d) { return std::max(1L, layout.height(d)); };
   const long mine_elements = e >= 0 && layout.height(e) > 0 ? ld_of(e) * n : 0;
+  // The window holds doubles: T's elements take Element<T>::doubles each.
   const NodeWindow* shared = node_window(
-      comm.caller, std::max(mine_elements, engine_segment_elements(layout, e)), threads);
+      comm.caller,
+      std::max(mine_elements, engine_segment_elements(layout, e)) * Element<T>::doubles, threads);
   if (!shared) return false;
   const NodeWindow& window = *shared;
   const LocalRuns mine = local_runs(setup.view, setup.grid.myrow, setup.grid.mycol);
@@ -45,7 +50,8 @@ bool engine_to_block_cyclic_on_node(bool streaming, long n, const double* z_rows
   clock.lap(&PhaseTimes::plan);
 
   // Engine ranks: their rows into their segment, one contiguous copy in 2 MiB pieces.
-  copy_on_threads(out, window.base[setup.me], z_rows, mine_elements, threads);
+  copy_on_threads(out, window.base[setup.me], doubles_of(z_rows),
+                  mine_elements * Element<T>::doubles, threads);
   clock.lap(&PhaseTimes::pack);
   node_window_barrier(window, comm.caller);
   clock.lap(&PhaseTimes::exchange);
@@ -55,7 +61,7 @@ bool engine_to_block_cyclic_on_node(bool streaming, long n, const double* z_rows
   const std::vector<double> seconds =
       timed_parallel_for(static_cast<long>(pieces.size()), threads, times != nullptr, [&](long k) {
         const Piece& p = pieces[k];
-        const double* rows = window.base[comm.engine_to_caller[p.engine]];
+        const T* rows = elements_in<T>(window.base[comm.engine_to_caller[p.engine]]);
         const long ld = ld_of(p.engine);
         for_each_segment_from_engine(layout.row_begin[p.engine], layout.row_begin[p.engine + 1],
                                      p.runs, [&](const Segment& s) {
@@ -70,5 +76,13 @@ bool engine_to_block_cyclic_on_node(bool streaming, long n, const double* z_rows
   clock.lap(&PhaseTimes::unpack);
   return true;
 }
+
+template bool engine_to_block_cyclic_on_node(bool, long, const double*, const ExchangeSetup&,
+                                             const EngineLayout&, const EngineComm&, double*, int,
+                                             PhaseClock&, PhaseTimes*);
+template bool engine_to_block_cyclic_on_node(bool, long, const std::complex<double>*,
+                                             const ExchangeSetup&, const EngineLayout&,
+                                             const EngineComm&, std::complex<double>*, int,
+                                             PhaseClock&, PhaseTimes*);
 
 }  // namespace pipevd

@@ -13,10 +13,11 @@ namespace pipevd {
 // Collective over comm.caller, which ranks_on_this_node() says is on one node. Arguments as
 // engine_to_block_cyclic's, after its setup; streaming: non-temporal stores
 // (ExchangeOptions::streaming_stores). false (on every rank, nothing moved) when the MPI gives no
-// shared window.
-bool engine_to_block_cyclic_on_node(bool streaming, long n, const double* z_rows,
+// shared window. T: double or std::complex<double> (redistribute/element.hpp).
+template <class T>
+bool engine_to_block_cyclic_on_node(bool streaming, long n, const T* z_rows,
                                     const ExchangeSetup& setup, const EngineLayout& layout,
-                                    const EngineComm& comm, double* z, int threads,
-                                    PhaseClock& clock, PhaseTimes* times);
+                                    const EngineComm& comm, T* z, int threads, PhaseClock& clock,
+                                    PhaseTimes* times);
 
 }  // namespace pipevd

@@ -14,20 +14,20 @@ std::vector<long> offsets_of(const std::vector<long>& counts) {
   return off;
 }
 
-// `count` doubles at element offset `offset` of a buffer, as a datatype relative to the buffer.
-MPI_Datatype piece_type(long offset, long count) {
+// `count` elements at element offset `offset` of a buffer, as a datatype relative to the buffer.
+MPI_Datatype piece_type(long offset, long count, ElementType element) {
   MPI_Datatype t;
   const int len = static_cast<int>(count);
-  const MPI_Aint disp = static_cast<MPI_Aint>(offset) * static_cast<MPI_Aint>(sizeof(double));
-  MPI_Type_create_hindexed(1, &len, &disp, MPI_DOUBLE, &t);
+  const MPI_Aint disp = static_cast<MPI_Aint>(offset) * static_cast<MPI_Aint>(element.bytes);
+  MPI_Type_create_hindexed(1, &len, &disp, element.mpi, &t);
   MPI_Type_commit(&t);
   return t;
 }
 
-void exchange_in_rounds(const double* send, const std::vector<long>& send_counts,
-                        const std::vector<long>& soff, double* recv,
+void exchange_in_rounds(const void* send, const std::vector<long>& send_counts,
+                        const std::vector<long>& soff, void* recv,
                         const std::vector<long>& recv_counts, const std::vector<long>& roff,
-                        MPI_Comm comm, long max_message) {
+                        MPI_Comm comm, long max_message, ElementType element) {
   const int size = static_cast<int>(send_counts.size());
   long longest = 0;
   for (int r = 0; r < size; ++r) longest = std::max({longest, send_counts[r], recv_counts[r]});
@@ -42,8 +42,8 @@ void exchange_in_rounds(const double* send, const std::vector<long>& send_counts
       const long q = std::clamp(recv_counts[r] - first, 0L, max_message);
       scount[r] = s > 0 ? 1 : 0;
       rcount[r] = q > 0 ? 1 : 0;
-      stype[r] = s > 0 ? piece_type(soff[r] + first, s) : MPI_DOUBLE;
-      rtype[r] = q > 0 ? piece_type(roff[r] + first, q) : MPI_DOUBLE;
+      stype[r] = s > 0 ? piece_type(soff[r] + first, s, element) : MPI_DOUBLE;
+      rtype[r] = q > 0 ? piece_type(roff[r] + first, q, element) : MPI_DOUBLE;
     }
     MPI_Alltoallw(send, scount.data(), zero.data(), stype.data(), recv, rcount.data(), zero.data(),
                   rtype.data(), comm);
@@ -56,8 +56,9 @@ void exchange_in_rounds(const double* send, const std::vector<long>& send_counts
 
 }  // namespace
 
-void exchange(const double* send, const std::vector<long>& send_counts, double* recv,
-              const std::vector<long>& recv_counts, MPI_Comm comm, const ExchangeOptions& options) {
+void exchange(const void* send, const std::vector<long>& send_counts, void* recv,
+              const std::vector<long>& recv_counts, MPI_Comm comm, const ExchangeOptions& options,
+              ElementType element) {
   int size = 0;
   MPI_Comm_size(comm, &size);
   if (static_cast<int>(send_counts.size()) != size || static_cast<int>(recv_counts.size()) != size)
@@ -68,8 +69,11 @@ void exchange(const double* send, const std::vector<long>& send_counts, double* 
   // Every rank must take the same path: agree on the largest total.
   long largest = std::max(soff[size], roff[size]);
   MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_LONG, MPI_MAX, comm);
-  if (largest > options.int_limit) {
-    exchange_in_rounds(send, send_counts, soff, recv, recv_counts, roff, comm, options.max_message);
+  // The limits are sized in doubles: an element of several doubles counts as that many.
+  const long doubles = std::max(1L, element.bytes / static_cast<long>(sizeof(double)));
+  if (largest * doubles > options.int_limit) {
+    exchange_in_rounds(send, send_counts, soff, recv, recv_counts, roff, comm,
+                       std::max(1L, options.max_message / doubles), element);
     return;
   }
   std::vector<int> sc(size), sd(size), rc(size), rd(size);
@@ -79,7 +83,7 @@ void exchange(const double* send, const std::vector<long>& send_counts, double* 
     rc[r] = static_cast<int>(recv_counts[r]);
     rd[r] = static_cast<int>(roff[r]);
   }
-  MPI_Alltoallv(send, sc.data(), sd.data(), MPI_DOUBLE, recv, rc.data(), rd.data(), MPI_DOUBLE,
+  MPI_Alltoallv(send, sc.data(), sd.data(), element.mpi, recv, rc.data(), rd.data(), element.mpi,
                 comm);
 }
 

@@ -8,6 +8,8 @@
 
 #include <vector>
 
+#include "redistribute/element.hpp"
+
 namespace pipevd {
 
 enum class NodeMemory { off, push, pull };
@@ -46,10 +48,11 @@ struct PhaseTimes {
 };
 
 // Collective over comm. send holds the elements for rank r at [sum(send_counts[<r]), +count), and
-// recv receives those from rank r likewise. Counts are in doubles.
-void exchange(const double* send, const std::vector<long>& send_counts, double* recv,
+// recv receives those from rank r likewise. Counts are in elements of `element` (doubles unless
+// told); the limits of `options` count doubles, an element of two doubles as two.
+void exchange(const void* send, const std::vector<long>& send_counts, void* recv,
               const std::vector<long>& recv_counts, MPI_Comm comm,
-              const ExchangeOptions& options = {});
+              const ExchangeOptions& options = {}, ElementType element = {});
 
 // Collective over comm: one MPI_Alltoallw from MPI_BOTTOM, one message per peer described by a
 // datatype over absolute addresses (MPI_DATATYPE_NULL: no message). Frees the datatypes.

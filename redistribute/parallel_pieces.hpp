@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/parallel_for.hpp"
+#include "redistribute/element.hpp"
 #include "redistribute/redistribution_plan.hpp"
 
 namespace pipevd {
@@ -56,11 +57,11 @@ void parallel_for_during(long count, int threads, MPI_Request* req, F&& f) {
 // packing chunk c+1 and unpacking chunk c-1 overlap the transfer of chunk c. Pieces (P: peer,
 // chunk, own, count, offset; each peer's pieces in chunk order, so a chunk of a message is
 // contiguous): pack(k) fills send piece k (own ones go straight to their place), unpack(k) reads
-// receive piece k. Counts below the int limit.
+// receive piece k. Counts and offsets in elements of `element`, below the int limit.
 template <class P, class Pack, class Unpack>
 void pipelined_exchange(int chunks, int threads, MPI_Comm comm, const std::vector<P>& out,
-                        const double* sbuf, const std::vector<P>& in, double* rbuf, Pack&& pack,
-                        Unpack&& unpack) {
+                        const void* sbuf, const std::vector<P>& in, void* rbuf, Pack&& pack,
+                        Unpack&& unpack, ElementType element = {}) {
   int size = 0;
   MPI_Comm_size(comm, &size);
   std::vector<std::vector<int>> sc(chunks, std::vector<int>(size, 0)), sd = sc, rc = sc, rd = sc;
@@ -83,8 +84,8 @@ void pipelined_exchange(int chunks, int threads, MPI_Comm comm, const std::vecto
                       [&](long i) { pack(packs[0][i]); });
   for (int c = 0; c < chunks; ++c) {
     MPI_Request req;
-    MPI_Ialltoallv(sbuf, sc[c].data(), sd[c].data(), MPI_DOUBLE, rbuf, rc[c].data(), rd[c].data(),
-                   MPI_DOUBLE, comm, &req);
+    MPI_Ialltoallv(sbuf, sc[c].data(), sd[c].data(), element.mpi, rbuf, rc[c].data(), rd[c].data(),
+                   element.mpi, comm, &req);
     static const std::vector<long> nothing;
     const std::vector<long>& p = c + 1 < chunks ? packs[c + 1] : nothing;
     const std::vector<long>& u = c > 0 ? unpacks[c - 1] : nothing;

@@ -5,9 +5,10 @@
 
 namespace pipevd {
 
-void SegmentType::add(const double* p, long len) {
+void SegmentType::add(const void* p, long len) {
   if (len <= 0) return;
-  if (!lengths_.empty() && p == end_ && lengths_.back() <= INT_MAX - len) {
+  const char* at = static_cast<const char*>(p);
+  if (!lengths_.empty() && at == end_ && lengths_.back() <= INT_MAX - len) {
     lengths_.back() += static_cast<int>(len);
   } else {
     if (len > INT_MAX) throw std::length_error("SegmentType: segment longer than INT_MAX");
@@ -16,22 +17,22 @@ void SegmentType::add(const double* p, long len) {
     lengths_.push_back(static_cast<int>(len));
     displacements_.push_back(a);
   }
-  end_ = p + len;
+  end_ = at + len * element_.bytes;
 }
 
 MPI_Datatype SegmentType::commit() {
   if (lengths_.empty()) return MPI_DATATYPE_NULL;
   MPI_Datatype t;
   MPI_Type_create_hindexed(static_cast<int>(lengths_.size()), lengths_.data(),
-                           displacements_.data(), MPI_DOUBLE, &t);
+                           displacements_.data(), element_.mpi, &t);
   MPI_Type_commit(&t);
   lengths_ = {};
   displacements_ = {};
   return t;
 }
 
-MPI_Datatype contiguous_at(const double* p, long count) {
-  SegmentType s;
+MPI_Datatype contiguous_at(const void* p, long count, ElementType element) {
+  SegmentType s(element);
   s.add(p, count);
   return s.commit();
 }

@@ -6,22 +6,27 @@
 
 #include <vector>
 
+#include "redistribute/element.hpp"
+
 namespace pipevd {
 
 class SegmentType {
  public:
-  // Appends len doubles at p; merges with the previous segment where they touch.
-  void add(const double* p, long len);
+  // Segments of elements of `element` (element.hpp): doubles unless told.
+  explicit SegmentType(ElementType element = {}) : element_(element) {}
+  // Appends len elements at p; merges with the previous segment where they touch.
+  void add(const void* p, long len);
   // The committed datatype (the caller frees it), MPI_DATATYPE_NULL when nothing was added.
   MPI_Datatype commit();
 
  private:
+  ElementType element_;
   std::vector<int> lengths_;
   std::vector<MPI_Aint> displacements_;
-  const double* end_ = nullptr;  // one past the last segment
+  const char* end_ = nullptr;  // one past the last segment
 };
 
-// `count` contiguous doubles at p as a datatype over absolute addresses.
-MPI_Datatype contiguous_at(const double* p, long count);
+// `count` contiguous elements at p as a datatype over absolute addresses.
+MPI_Datatype contiguous_at(const void* p, long count, ElementType element = {});
 
 }  // namespace pipevd

@@ -4,6 +4,7 @@
 // partial lines at the ends plainly. Plain copies where the CPU has no SSE2. Stores from a thread
 // become visible to other processes only after stream_fence() (or a locked instruction) on it.
 #pragma once
+#include <complex>
 #include <cstring>
 
 #include "redistribute/tile_transpose.hpp"
@@ -20,7 +21,8 @@ void stream_transpose_tile(const double* src, long lds, long rows, long cols, do
 // Orders this thread's non-temporal stores before its later stores (sfence).
 void stream_fence();
 
-// Contiguous and transposing copies, streamed or plain (a run-time choice).
+// Contiguous and transposing copies, streamed or plain (a run-time choice). A complex element is
+// copied as its two doubles; its transposing copy (the Hermitian mirror, conjugated) is plain.
 struct Copier {
   bool streaming;
   void copy(double* dst, const double* src, long len) const {
@@ -28,6 +30,13 @@ struct Copier {
       stream_copy(dst, src, len);
     else
       std::memcpy(dst, src, sizeof(double) * static_cast<size_t>(len));
+  }
+  void copy(std::complex<double>* dst, const std::complex<double>* src, long len) const {
+    copy(reinterpret_cast<double*>(dst), reinterpret_cast<const double*>(src), 2 * len);
+  }
+  void transpose(const std::complex<double>* src, long lds, long rows, long cols,
+                 std::complex<double>* dst, long ldd) const {
+    transpose_tile(src, lds, rows, cols, dst, ldd);
   }
   void transpose(const double* src, long lds, long rows, long cols, double* dst, long ldd) const {
     if (streaming)

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/errors.hpp"
 #include "core/engine_path.hpp"
 
 namespace pipevd {
@@ -94,6 +95,13 @@ TEST(EnginePath, SettingNames) {
   EXPECT_EQ(engine_path_setting("two_stage"), EnginePathSetting::TwoStage);
   EXPECT_EQ(engine_path_setting("one_stage"), EnginePathSetting::OneStage);
   EXPECT_THROW(engine_path_setting("fast"), std::invalid_argument);
+}
+
+// Complex Hermitian matrices: the one-stage path at any n; two_stage is a configuration error.
+TEST(EnginePath, HermitianTakesTheOneStagePath) {
+  EXPECT_EQ(choose_hermitian_engine_path(EnginePathSetting::Auto).path, EnginePath::OneStage);
+  EXPECT_EQ(choose_hermitian_engine_path(EnginePathSetting::OneStage).path, EnginePath::OneStage);
+  EXPECT_THROW(choose_hermitian_engine_path(EnginePathSetting::TwoStage), ConfigurationError);
 }
 
 }  // namespace

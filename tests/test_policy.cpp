@@ -276,5 +276,27 @@ TEST(Decision, ExplicitBackendThatIsMissingIsAnError) {
   EXPECT_TRUE(d.error.empty());
 }
 
+// PZHEEVD: the engine's complex path is one-stage only. PIPEVD_ENGINE_PATH=two_stage forwards under
+// auto and is an error under an explicit engine; every other setting decides as for PDSYEVD.
+TEST(Decision, HermitianTwoStageForwardsUnderAutoElseRefuses) {
+  Policy p;
+  EXPECT_EQ(decide_hermitian(p, 1000, {true, true}).route, Route::Gpu);
+  EXPECT_EQ(decide_hermitian(p, 1000, {true, false}).route, Route::Scalapack);
+  p.engine_path = "one_stage";
+  EXPECT_EQ(decide_hermitian(p, 1000, {true, true}).route, Route::Gpu);
+  p.engine_path = "two_stage";
+  const Decision fwd = decide_hermitian(p, 1000, {true, true});
+  EXPECT_EQ(fwd.route, Route::Scalapack);
+  EXPECT_TRUE(fwd.error.empty());
+  EXPECT_NE(fwd.why.find("one-stage path only"), std::string::npos) << fwd.why;
+  for (Backend b : {Backend::Gpu, Backend::Host}) {
+    p.backend = b;
+    const Decision d = decide_hermitian(p, 1000, {true, true});
+    EXPECT_NE(d.error.find("PIPEVD_ENGINE_PATH=two_stage"), std::string::npos) << d.error;
+  }
+  p.backend = Backend::Scalapack;
+  EXPECT_TRUE(decide_hermitian(p, 1000, {true, true}).error.empty());
+}
+
 }  // namespace
 }  // namespace pipevd
