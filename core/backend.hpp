@@ -27,6 +27,10 @@ class EngineBackend {
 
   // --- Communicator: the engine ranks; every communication below is over it.
   virtual void bind(MPI_Comm engine) = 0;
+  // The bound communicator (MPI_COMM_NULL before bind), over which a stage that sends messages
+  // agrees on a rank's failure before that rank could leave the others waiting
+  // (core/failure_agreement).
+  virtual MPI_Comm communicator() const = 0;
 
   // --- Memory (device buffers, zero-initialized).
   virtual double* allocate(long count) = 0;

@@ -1,13 +1,37 @@
 #include "core/dbbr.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "core/failure_agreement.hpp"
+#include "core/fault_injection.hpp"
 
 namespace pipevd {
 
 long effective_bandwidth(long n, long b) { return std::max(1L, std::min(b, n - 1)); }
+
+namespace {
+
+// The outer block's width: k rounded up to a multiple of b (at least b).
+long outer_block_width(long b, long k) { return std::max(b, (std::max(k, b) + b - 1) / b * b); }
+
+// A panel at column j has rows j+b..n-1 below the band; one row or none needs no reflector.
+bool has_panel_at(long n, long b, long j) { return n - j - b >= 2; }
+
+}  // namespace
+
+std::vector<OuterBlock> outer_blocks(const EngineLayout& L, long b_in, long k) {
+  const long n = L.n, b = effective_bandwidth(n, b_in), kb = outer_block_width(b, k);
+  std::vector<OuterBlock> blocks;
+  for (int p = 0; p < L.engine_ranks(); ++p)
+    for (long i = L.col_begin[p]; i < L.col_begin[p + 1]; i += kb) {
+      if (!has_panel_at(n, b, i)) return blocks;  // no reflector left anywhere to the right
+      blocks.push_back({p, i, std::min(i + kb, L.col_begin[p + 1])});
+    }
+  return blocks;
+}
 
 namespace {
 
@@ -28,8 +52,23 @@ class Timed {
   DbbrPart part_;
 };
 
+// The buffers of the outer block in progress, allocated together before its first message and
+// agreed on, so that no rank allocates between the messages of its panels: Yb, Zb (the block's
+// accumulated Y, Z, full height, zeros on top), the owner's saved block columns, each panel's W and
+// Y (kept for SBR-back, so separate buffers that SBR-back's merge frees one by one; eigenvalues
+// only, one pair every panel reuses), and one Z, one part of A W (sent, or received from each
+// other rank in turn), S and W^T A W that every panel reuses, sized for the block's first panel,
+// its tallest.
+struct BlockBuffers {
+  DeviceBuffer yb, zb, old;
+  std::vector<DeviceBuffer> w, y;
+  DeviceBuffer z, part, s, wtaw;
+};
+
 // One rank's share of the band reduction. All ranks walk the same sequence of outer blocks and
-// panels (a pure function of the layout), so collectives match without extra coordination.
+// panels (outer_blocks), so collectives match without extra coordination. A failure in a rank's
+// own work is held (DeferredFailure) while the rank goes on taking part in every message, and
+// agreed at the next outer block's start, where the block's buffers are, or at the end.
 class BandReduction {
  public:
   BandReduction(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
@@ -40,62 +79,128 @@ class BandReduction {
         a_(a),
         n_(layout.n),
         b_(effective_bandwidth(layout.n, opt.b)),
+        k_(outer_block_width(b_, opt.k)),
         keep_(opt.keep_reflectors),
         panel_syr2k_(opt.panel_syr2k),
         prof_(opt.profiler) {
-    k_ = std::max(b_, (std::max(opt.k, b_) + b_ - 1) / b_ * b_);
     out_.n = n_;
     out_.b = b_;
   }
 
   ReflectorPanels run() {
-    const int ranks = L_.engine_ranks();
-    for (int p = 0; p < ranks; ++p) {
-      for (long i = L_.col_begin[p]; i < L_.col_begin[p + 1]; i += k_) {
-        if (!has_panel(i)) return std::move(out_);  // no reflector left anywhere to the right
-        outer_block(p, i, std::min(i + k_, L_.col_begin[p + 1]));
-      }
-    }
+    const std::vector<OuterBlock> blocks = outer_blocks(L_, b_, k_);
+    for (std::size_t t = 0; t < blocks.size(); ++t) outer_block(blocks[t], static_cast<long>(t));
+    failure_.agree(be_.communicator());  // the last block's
     return std::move(out_);
   }
 
  private:
-  // A panel at column j has rows j+b..n-1 below the band; one row or none needs no reflector.
-  bool has_panel(long j) const { return n_ - j - b_ >= 2; }
+  bool has_panel(long j) const { return has_panel_at(n_, b_, j); }
   long my_begin() const { return L_.col_begin[me_]; }
   long my_end() const { return L_.col_begin[me_ + 1]; }
   // Device address of A(row, col) for a column this rank holds.
   double* at(long row, long col) const { return a_ + row + (col - my_begin()) * n_; }
-  double* yb(long row, long bcol) const { return yb_.get() + row + bcol * n_; }
-  double* zb(long row, long bcol) const { return zb_.get() + row + bcol * n_; }
+  double* yb(long row, long bcol) const { return buf_.yb.get() + row + bcol * n_; }
+  double* zb(long row, long bcol) const { return buf_.zb.get() + row + bcol * n_; }
 
-  void outer_block(int owner, long i, long e) {
-    owner_ = owner;
-    i_ = i;
-    e_ = e;
-    const long groups = (e - i + b_ - 1) / b_;
+  // This rank's own work between the block's messages: skipped after a failure, which is held for
+  // the next agreement.
+  template <class Work>
+  void local(Work&& work) {
+    failure_.run(std::forward<Work>(work));
+  }
+
+  void outer_block(const OuterBlock& block, long index) {
+    owner_ = block.owner;
+    i_ = block.begin;
+    e_ = block.end;
+    const long groups = (e_ - i_ + b_ - 1) / b_;
     kb_ = groups * b_;
-    {
-      Timed t(prof_, DbbrPart::Copies);
-      // The accumulated Y, Z of the block, full height, zeros on top.
-      yb_ = DeviceBuffer(be_, n_ * kb_);
-      zb_ = DeviceBuffer(be_, n_ * kb_);
-    }
-    if (me_ == owner_ && e_ - i_ > b_) {
-      Timed t(prof_, DbbrPart::Copies);
-      // The block's columns right of its first panel as they were when the block began: the
-      // panel updates overwrite them in place, while A W of later panels must use the matrix
-      // before this block's updates (its updates enter through Z, Y).
-      old_ld_ = n_ - i_ - b_;
-      old_ = DeviceBuffer(be_, old_ld_ * (e_ - i_ - b_), DeviceBuffer::Unfilled{});
-      be_.copy_matrix(old_ld_, e_ - i_ - b_, at(i_ + b_, i_ + b_), n_, old_.get(), old_ld_);
-    }
+    local([&] {
+      allocate_block(groups);
+      inject_fault("dbbr_outer_block", me_, index);
+    });
+    // Every rank holds the block's buffers, or every rank throws (so does a failure held from the
+    // previous block).
+    failure_.agree(be_.communicator());
+    local([&] { save_block_columns(); });
     panels(0, groups);
-    {
+    release_panel_work();
+    local([&] {
       Timed t(prof_, DbbrPart::TrailingUpdate);
       trailing_update();
+    });
+    local([&] { keep_panels(); });
+    buf_ = BlockBuffers{};
+  }
+
+  void allocate_block(long groups) {
+    Timed t(prof_, DbbrPart::Copies);
+    buf_.yb = DeviceBuffer(be_, n_ * kb_);
+    buf_.zb = DeviceBuffer(be_, n_ * kb_);
+    if (me_ == owner_ && e_ - i_ > b_) {
+      old_ld_ = n_ - i_ - b_;
+      buf_.old = DeviceBuffer(be_, old_ld_ * (e_ - i_ - b_), DeviceBuffer::Unfilled{});
     }
-    old_.reset();
+    // Written in full before they are read: panel_qr writes all of W and Y (zero columns past
+    // min(m, b)), A W all of Z.
+    long pairs = 0;
+    while (pairs < groups && has_panel(i_ + pairs * b_)) ++pairs;
+    if (!keep_) pairs = 1;
+    buf_.w.reserve(pairs);
+    buf_.y.reserve(pairs);
+    for (long g = 0; g < pairs; ++g) {
+      const long m = n_ - i_ - (g + 1) * b_;
+      buf_.w.emplace_back(be_, m * b_, DeviceBuffer::Unfilled{});
+      buf_.y.emplace_back(be_, m * b_, DeviceBuffer::Unfilled{});
+    }
+    buf_.z = DeviceBuffer(be_, (n_ - i_ - b_) * b_, DeviceBuffer::Unfilled{});
+    buf_.part = DeviceBuffer(be_, part_rows() * b_);
+    buf_.s = DeviceBuffer(be_, (kb_ - b_) * b_);
+    buf_.wtaw = DeviceBuffer(be_, b_ * b_);
+  }
+
+  // The most rows of A W this rank exchanges for one of the block's panels (its first): the
+  // owner receives each other rank's in turn, the others send their own.
+  long part_rows() const {
+    const long r0 = i_ + b_;
+    if (me_ != owner_) return std::max(0L, my_end() - std::max(r0, my_begin()));
+    long most = 0;
+    for (int q = owner_ + 1; q < L_.engine_ranks(); ++q)
+      most = std::max(most, L_.col_begin[q + 1] - std::max(r0, L_.col_begin[q]));
+    return most;
+  }
+
+  // The block's columns right of its first panel as they were when the block began: the panel
+  // updates overwrite them in place, while A W of later panels must use the matrix before this
+  // block's updates (its updates enter through Z, Y).
+  void save_block_columns() {
+    if (!buf_.old.get()) return;
+    Timed t(prof_, DbbrPart::Copies);
+    be_.copy_matrix(old_ld_, e_ - i_ - b_, at(i_ + b_, i_ + b_), n_, buf_.old.get(), old_ld_);
+  }
+
+  // What only the panels use goes before the trailing update, which needs Yb and Zb alone.
+  void release_panel_work() {
+    buf_.old.reset();
+    buf_.z.reset();
+    buf_.part.reset();
+    buf_.s.reset();
+    buf_.wtaw.reset();
+    if (!keep_) {
+      buf_.w.clear();
+      buf_.y.clear();
+    }
+  }
+
+  // The block's W, Y as Q_s's next panels.
+  void keep_panels() {
+    if (!keep_) return;
+    for (std::size_t g = 0; g < buf_.w.size(); ++g) {
+      const long r0 = i_ + (static_cast<long>(g) + 1) * b_;
+      out_.panels.push_back(
+          ReflectorPanel{r0, n_ - r0, b_, std::move(buf_.w[g]), std::move(buf_.y[g])});
+    }
   }
 
   // Panels [s, t) of the block (in units of b columns): left half, update of the right half's
@@ -107,79 +212,79 @@ class BandReduction {
     }
     const long mid = s + (t - s) / 2;
     panels(s, mid);
-    if (me_ == owner_ && has_panel(i_ + s * b_)) {
-      Timed time(prof_, DbbrPart::PanelUpdate);
-      const long c0 = i_ + mid * b_, c1 = std::min(i_ + t * b_, e_);
-      const long g0 = s * b_, inner = (mid - s) * b_;
-      if (panel_syr2k_) {
-        update_diagonal_block(c0, c1, g0, inner);
-        update_rows(c1, n_, c0, c1, g0, inner);
-      } else {
-        update_rows(c0, n_, c0, c1, g0, inner);
-      }
-    }
+    if (me_ == owner_ && has_panel(i_ + s * b_)) local([&] { update_right_half(s, mid, t); });
     panels(mid, t);
+  }
+
+  // The columns of panels [mid, t) with the Z, Y of panels [s, mid).
+  void update_right_half(long s, long mid, long t) {
+    Timed time(prof_, DbbrPart::PanelUpdate);
+    const long c0 = i_ + mid * b_, c1 = std::min(i_ + t * b_, e_);
+    const long g0 = s * b_, inner = (mid - s) * b_;
+    if (panel_syr2k_) {
+      update_diagonal_block(c0, c1, g0, inner);
+      update_rows(c1, n_, c0, c1, g0, inner);
+    } else {
+      update_rows(c0, n_, c0, c1, g0, inner);
+    }
   }
 
   void panel(long g) {
     const long j = i_ + g * b_;
     if (!has_panel(j)) return;
     const long r0 = j + b_, m = n_ - r0, tb = g * b_;
-    DeviceBuffer w, y, z;
-    {
-      Timed t(prof_, DbbrPart::Copies);
-      // Written in full before they are read: panel_qr writes all of W and Y (zero columns past
-      // min(m, b)), A W all of Z.
-      w = DeviceBuffer(be_, m * b_, DeviceBuffer::Unfilled{});
-      y = DeviceBuffer(be_, m * b_, DeviceBuffer::Unfilled{});
-      z = DeviceBuffer(be_, m * b_, DeviceBuffer::Unfilled{});
-    }
-    if (me_ == owner_) {
+    double* w = buf_.w[keep_ ? g : 0].get();
+    double* y = buf_.y[keep_ ? g : 0].get();
+    double* z = buf_.z.get();
+    local([&] {
+      inject_fault("dbbr_panel", me_, j / b_);
+      if (me_ != owner_) return;
       Timed t(prof_, DbbrPart::PanelQr);
-      be_.panel_qr(m, b_, at(r0, j), n_, w.get(), m, y.get(), m);
-    }
+      be_.panel_qr(m, b_, at(r0, j), n_, w, m, y, m);
+    });
     {
       Timed t(prof_, DbbrPart::Broadcast);
-      be_.broadcast(w.get(), m * b_, owner_);
-      be_.broadcast(y.get(), m * b_, owner_);
+      be_.broadcast(w, m * b_, owner_);
+      be_.broadcast(y, m * b_, owner_);
     }
-    {
+    local([&] {
       Timed t(prof_, DbbrPart::Copies);
-      be_.copy_matrix(m, b_, y.get(), m, yb(r0, tb), n_);
+      be_.copy_matrix(m, b_, y, m, yb(r0, tb), n_);
+    });
+    a_times_w(m, r0, w, z);
+    if (me_ == owner_) local([&] { form_z(m, r0, tb, w, y, z); });
+    {
+      Timed t(prof_, DbbrPart::Broadcast);
+      be_.broadcast(z, m * b_, owner_);
     }
+    local([&] {
+      Timed t(prof_, DbbrPart::Copies);
+      be_.copy_matrix(m, b_, z, m, zb(r0, tb), n_);
+    });
+  }
 
-    // Rows [r0, n) of A W: rank q forms rows [max(r0, c_q), c_{q+1}) from its own columns.
+  // Rows [r0, n) of A W: rank q forms rows [max(r0, c_q), c_{q+1}) from its own columns, into z
+  // on the owner, sent to it from the others.
+  void a_times_w(long m, long r0, const double* w, double* z) {
+    Timed t(prof_, DbbrPart::AW);
     const long lo = std::max(r0, my_begin()), hi = my_end();
-    std::optional<Timed> aw(std::in_place, prof_, DbbrPart::AW);
-    if (me_ == owner_) {
-      if (lo == r0 && hi == n_) {
-        // The owner holds the whole trailing matrix (one rank): the symmetric product, which may
-        // read one triangle only.
+    if (me_ == owner_ && lo == r0 && hi == n_) {
+      // The owner holds the whole trailing matrix (one rank): the symmetric product, which may
+      // read one triangle only.
+      local([&] {
         const long split = std::max(0L, e_ - r0);
-        be_.symmetric_product(m, b_, split,
-                              split > 0 ? old_.get() + (r0 - i_ - b_) * (1 + old_ld_) : nullptr,
-                              old_ld_, at(r0, r0 + split), n_, w.get(), m, z.get(), m);
-      } else {
-        owner_product(m, r0, lo, hi, w.get(), z.get());
-      }
-      aw.reset();
-      Timed t(prof_, DbbrPart::FormZ);
-      form_z(m, r0, tb, w.get(), y.get(), z.get());
+        const double* saved = split > 0 ? buf_.old.get() + (r0 - i_ - b_) * (1 + old_ld_) : nullptr;
+        be_.symmetric_product(m, b_, split, saved, old_ld_, at(r0, r0 + split), n_, w, m, z, m);
+      });
+    } else if (me_ == owner_) {
+      owner_product(m, r0, lo, hi, w, z);
     } else if (hi > lo) {
-      DeviceBuffer part(be_, (hi - lo) * b_);
-      be_.gemm('T', 'N', hi - lo, b_, m, 1.0, at(r0, lo), n_, w.get(), m, 0.0, part.get(), hi - lo);
-      be_.send(part.get(), (hi - lo) * b_, owner_, 0);
+      double* part = buf_.part.get();
+      local([&] {
+        be_.gemm('T', 'N', hi - lo, b_, m, 1.0, at(r0, lo), n_, w, m, 0.0, part, hi - lo);
+      });
+      be_.send(part, (hi - lo) * b_, owner_, 0);
     }
-    aw.reset();
-    {
-      Timed t(prof_, DbbrPart::Broadcast);
-      be_.broadcast(z.get(), m * b_, owner_);
-    }
-    {
-      Timed t(prof_, DbbrPart::Copies);
-      be_.copy_matrix(m, b_, z.get(), m, zb(r0, tb), n_);
-    }
-    if (keep_) out_.panels.push_back(ReflectorPanel{r0, m, b_, std::move(w), std::move(y)});
   }
 
   // Rows [r0, n) of A W on the owner, with other ranks holding columns: its own rows first, block
@@ -187,36 +292,41 @@ class BandReduction {
   // that on a device stream (where a receive waits in order) the owner's product runs while the
   // other ranks compute theirs; then the other ranks' rows (disjoint from the own ones).
   void owner_product(long m, long r0, long lo, long hi, const double* w, double* z) {
+    local([&] { own_rows(m, r0, lo, hi, w, z); });
+    double* part = buf_.part.get();
+    for (int q = owner_ + 1; q < L_.engine_ranks(); ++q) {
+      const long qlo = std::max(r0, L_.col_begin[q]), qhi = L_.col_begin[q + 1];
+      if (qhi <= qlo) continue;
+      be_.recv(part, (qhi - qlo) * b_, q, 0);
+      local([&] { be_.copy_matrix(qhi - qlo, b_, part, qhi - qlo, z + (qlo - r0), m); });
+    }
+  }
+
+  void own_rows(long m, long r0, long lo, long hi, const double* w, double* z) {
     const long mid = std::min(hi, e_);
     if (mid > lo)
       be_.gemm('T', 'N', mid - lo, b_, m, 1.0,
-               old_.get() + (r0 - i_ - b_) + (lo - i_ - b_) * old_ld_, old_ld_, w, m, 0.0,
+               buf_.old.get() + (r0 - i_ - b_) + (lo - i_ - b_) * old_ld_, old_ld_, w, m, 0.0,
                z + (lo - r0), m);
     const long lo2 = std::max(lo, e_);
     if (hi > lo2)
       be_.gemm('T', 'N', hi - lo2, b_, m, 1.0, at(r0, lo2), n_, w, m, 0.0, z + (lo2 - r0), m);
-    for (int q = owner_ + 1; q < L_.engine_ranks(); ++q) {
-      const long qlo = std::max(r0, L_.col_begin[q]), qhi = L_.col_begin[q + 1];
-      if (qhi <= qlo) continue;
-      DeviceBuffer part(be_, (qhi - qlo) * b_);
-      be_.recv(part.get(), (qhi - qlo) * b_, q, 0);
-      be_.copy_matrix(qhi - qlo, b_, part.get(), qhi - qlo, z + (qlo - r0), m);
-    }
   }
 
   // Z = A_cur W - 1/2 Y (W^T A_cur W), with A_cur = A_old - Zb Yb^T - Yb Zb^T the matrix after
   // the block's earlier panels; on entry z holds A_old W (rows [r0, n)).
   void form_z(long m, long r0, long tb, const double* w, const double* y, double* z) {
+    Timed t(prof_, DbbrPart::FormZ);
+    double* s = buf_.s.get();
     if (tb > 0) {
-      DeviceBuffer s(be_, tb * b_);
-      be_.gemm('T', 'N', tb, b_, m, 1.0, yb(r0, 0), n_, w, m, 0.0, s.get(), tb);
-      be_.gemm('N', 'N', m, b_, tb, -1.0, zb(r0, 0), n_, s.get(), tb, 1.0, z, m);
-      be_.gemm('T', 'N', tb, b_, m, 1.0, zb(r0, 0), n_, w, m, 0.0, s.get(), tb);
-      be_.gemm('N', 'N', m, b_, tb, -1.0, yb(r0, 0), n_, s.get(), tb, 1.0, z, m);
+      be_.gemm('T', 'N', tb, b_, m, 1.0, yb(r0, 0), n_, w, m, 0.0, s, tb);
+      be_.gemm('N', 'N', m, b_, tb, -1.0, zb(r0, 0), n_, s, tb, 1.0, z, m);
+      be_.gemm('T', 'N', tb, b_, m, 1.0, zb(r0, 0), n_, w, m, 0.0, s, tb);
+      be_.gemm('N', 'N', m, b_, tb, -1.0, yb(r0, 0), n_, s, tb, 1.0, z, m);
     }
-    DeviceBuffer wtaw(be_, b_ * b_);
-    be_.gemm('T', 'N', b_, b_, m, 1.0, w, m, z, m, 0.0, wtaw.get(), b_);
-    be_.gemm('N', 'N', m, b_, b_, -0.5, y, m, wtaw.get(), b_, 1.0, z, m);
+    double* wtaw = buf_.wtaw.get();
+    be_.gemm('T', 'N', b_, b_, m, 1.0, w, m, z, m, 0.0, wtaw, b_);
+    be_.gemm('N', 'N', m, b_, b_, -0.5, y, m, wtaw, b_, 1.0, z, m);
   }
 
   // A(e:n, own columns >= e) -= Z Y^T + Y Z^T with the block's accumulated Z, Y. The own columns
@@ -251,14 +361,15 @@ class BandReduction {
   const EngineLayout& L_;
   int me_;
   double* a_;
-  long n_, b_, k_ = 0;
+  long n_, b_, k_;
   bool keep_, panel_syr2k_;
   DbbrProfiler* prof_;
   ReflectorPanels out_;
+  DeferredFailure failure_;
   // The outer block in progress.
   int owner_ = 0;
   long i_ = 0, e_ = 0, kb_ = 0, old_ld_ = 1;
-  DeviceBuffer yb_, zb_, old_;
+  BlockBuffers buf_;
 };
 
 void check_layout(const EngineLayout& L, long b) {
@@ -276,6 +387,18 @@ void check_layout(const EngineLayout& L, long b) {
   }
 }
 
+// This rank's columns' band rows into the band storage ab (ldab = b + 1).
+void copy_own_band(EngineBackend& be, const EngineLayout& L, int rank, const double* a, long b,
+                   double* ab) {
+  const long n = L.n, ldab = b + 1;
+  const long c0 = L.col_begin[rank], c1 = L.col_begin[rank + 1];
+  // Column c's band rows c..c+b lie along the diagonal: stride n + 1 walks A(c, c), A(c+1, c+1)...
+  const long full = std::min(c1, std::max(c0, n - b));  // columns whose b+1 band rows all exist
+  if (full > c0) be.copy_matrix(b + 1, full - c0, a + c0, n + 1, ab + c0 * ldab, ldab);
+  for (long c = full; c < c1; ++c)
+    be.copy_matrix(n - c, 1, a + c + (c - c0) * n, n, ab + c * ldab, ldab);
+}
+
 }  // namespace
 
 ReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
@@ -286,14 +409,15 @@ ReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, in
 
 DeviceBuffer gather_band(EngineBackend& be, const EngineLayout& L, int rank, const double* a,
                          long b) {
-  const long n = L.n, ldab = b + 1;
-  DeviceBuffer ab(be, n * ldab);
-  const long c0 = L.col_begin[rank], c1 = L.col_begin[rank + 1];
-  // Column c's band rows c..c+b lie along the diagonal: stride n + 1 walks A(c, c), A(c+1, c+1)...
-  const long full = std::min(c1, std::max(c0, n - b));  // columns whose b+1 band rows all exist
-  if (full > c0) be.copy_matrix(b + 1, full - c0, a + c0, n + 1, ab.get() + c0 * ldab, ldab);
-  for (long c = full; c < c1; ++c)
-    be.copy_matrix(n - c, 1, a + c + (c - c0) * n, n, ab.get() + c * ldab, ldab);
+  const long ldab = b + 1;
+  DeviceBuffer ab;
+  DeferredFailure failure;
+  failure.run([&] {
+    ab = DeviceBuffer(be, L.n * ldab);
+    copy_own_band(be, L, rank, a, b, ab.get());
+    inject_fault("gather_band", rank);
+  });
+  failure.agree(be.communicator());  // every rank holds the band before its broadcasts
   for (int q = 0; q < L.engine_ranks(); ++q)
     if (L.width(q) > 0) be.broadcast(ab.get() + L.col_begin[q] * ldab, L.width(q) * ldab, q);
   return ab;

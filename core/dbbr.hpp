@@ -7,6 +7,8 @@
 // the FULL matrix, so it forms its own rows of A W from its own columns; only W, Y, Z of each
 // panel (and the rows of A W, to the panel's owner) travel.
 #pragma once
+#include <vector>
+
 #include "base/engine_layout.hpp"
 #include "core/reflector_panels.hpp"
 
@@ -43,16 +45,30 @@ struct DbbrOptions {
 // The bandwidth actually used for an n x n matrix: b, but at most n - 1 (and at least 1).
 long effective_bandwidth(long n, long b);
 
+// One outer block: columns [begin, end) of engine rank `owner`, at most k wide.
+struct OuterBlock {
+  int owner = 0;
+  long begin = 0, end = 0;
+};
+
+// DBBR's outer blocks in the order every rank walks them (a pure function of the layout, so the
+// ranks' messages match): each rank's columns in blocks of k (rounded up to a multiple of the
+// effective bandwidth), up to the last block with a panel to reduce.
+std::vector<OuterBlock> outer_blocks(const EngineLayout& layout, long b, long k);
+
 // Reduces the matrix in place. `a` (device) holds this rank's columns [col_begin[rank],
 // col_begin[rank+1]) of the full symmetric matrix, leading dimension n. Every col_begin must be a
 // multiple of effective_bandwidth(n, b) or equal n. Collective over the backend's communicator.
 // On return the lower band of `a` (rows j..j+b of column j) holds the band matrix B = Q_s^T A Q_s;
-// the result lists Q_s's panels on every rank.
+// the result lists Q_s's panels on every rank. A failure on one rank (an allocation, a panel's
+// work) is thrown on every rank alike (core/failure_agreement) at the next outer block's start or
+// at the end, never leaving the others waiting in a panel's messages.
 ReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
                                const DbbrOptions& opt);
 
 // The band matrix in lower band storage (core/band_storage.hpp layout), ldab = b + 1, on every
-// rank (device buffer of n * ldab doubles), assembled from each rank's columns.
+// rank (device buffer of n * ldab doubles), assembled from each rank's columns. Collective over
+// the backend's communicator; a rank's failure to allocate it is thrown on every rank alike.
 DeviceBuffer gather_band(EngineBackend& be, const EngineLayout& layout, int rank, const double* a,
                          long b);
 

@@ -59,21 +59,25 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   double t = MPI_Wtime();
   DeviceBuffer band;
   ReflectorPanels panels;
+  if (opt.symmetrize && layout.engine_ranks() != 1)
+    throw std::invalid_argument("engine: symmetrize needs a single engine rank");
   {
-    DeviceBuffer a(be, n * layout.width(rank));
-    be.copy_to_device(a_cols, a.get(), n * layout.width(rank));
-    if (opt.symmetrize) {
-      if (layout.engine_ranks() != 1)
-        throw std::invalid_argument("engine: symmetrize needs a single engine rank");
-      be.mirror_triangle(opt.symmetrize, n, a.get(), n);
-    }
+    // Every rank's columns on the device before DBBR's first message, or every rank throws.
+    DeviceBuffer a;
+    agree_on_allocation(engine, "upload", [&] {
+      a = DeviceBuffer(be, n * layout.width(rank));
+      be.copy_to_device(a_cols, a.get(), n * layout.width(rank));
+      if (opt.symmetrize) be.mirror_triangle(opt.symmetrize, n, a.get(), n);
+    });
     panels = reduce_to_band(be, layout, rank, a.get(), DbbrOptions{b, opt.k, opt.want_vectors});
     band = gather_band(be, layout, rank, a.get(), b);
   }
   // Each stage ends where every engine rank agrees on a failure of any (core/failure_agreement):
   // the stage's local work (all of it where the stage sends no message) and its synchronisation,
-  // where an asynchronous device error surfaces. A failure inside a stage's collectives (DBBR's
-  // panels, Q_d's broadcast) is not covered: the others would wait for the failed rank.
+  // where an asynchronous device error surfaces. Inside a stage that sends messages, the buffers
+  // they need are agreed on before them (agree_on_allocation here; DBBR per outer block, where a
+  // rank's own work between its panels' messages holds a failure to the next block), so that no
+  // rank leaves the others waiting in a message.
   finish_stage(engine, "dbbr", [&] { be.synchronize(); });
   st.dbbr = MPI_Wtime() - t;
   timeline_add(opt.timeline, "dbbr", t, t + st.dbbr);
@@ -92,22 +96,25 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     if (release_panels) panels.panels.clear();
     apply_sbr_back(sb, blocks, h, x.get(), ldx);
   };
-  if (opt.want_vectors) {
-    x = DeviceBuffer(be, ldx * n);
-    be.fill_matrix(h, n, 0.0, 0.0, x.get(), ldx);
-    be.fill_matrix(h, h, 0.0, 1.0, x.get() + r0 * ldx, ldx);
-    if (opt.overlap_sbr_back) {
-      be.synchronize();
-      sbr_be = be.companion(/*urgent=*/false);
-      start_sbr_back(*sbr_be, /*release_panels=*/false);
-    }
-  }
+  if (opt.want_vectors)
+    agree_on_allocation(engine, "x_allocation", [&] {
+      x = DeviceBuffer(be, ldx * n);
+      be.fill_matrix(h, n, 0.0, 0.0, x.get(), ldx);
+      be.fill_matrix(h, h, 0.0, 1.0, x.get() + r0 * ldx, ldx);
+      if (opt.overlap_sbr_back) {
+        be.synchronize();
+        sbr_be = be.companion(/*urgent=*/false);
+        start_sbr_back(*sbr_be, /*release_panels=*/false);
+      }
+    });
 
   // 2 Bulge chasing, replicated on every rank (each needs all of U for its rows of BC-back).
   t = MPI_Wtime();
-  std::vector<double> d(std::max(1L, n)), e(std::max(1L, n));
+  std::vector<double> d, e;
   ReflectorStore u;
   finish_stage(engine, "bulge_chasing", [&] {
+    d.resize(std::max(1L, n));
+    e.resize(std::max(1L, n));
     if (opt.want_vectors)
       be.bulge_chase(n, b, band.get(), b + 1, d.data(), e.data(), u, /*host_copy=*/false,
                      /*beside_companion=*/sbr_be != nullptr);
@@ -139,7 +146,6 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   std::unique_ptr<EngineBackend> dc_be;
   TridiagonalResult rank0;  // after dc_be: its buffers go through it
   const bool use_dc = solver == TridiagonalSolver::Dc;
-  if (rank == 0 && use_dc) dc_be = be.companion(/*urgent=*/true);
   std::exception_ptr dc_error;
   std::chrono::steady_clock::time_point dc_begin, dc_end;  // for the timeline
   auto solve = [&] {  // no MPI in here: the caller may have MPI_THREAD_SINGLE
@@ -164,12 +170,18 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   // Declared after all the D&C thread uses: a throw in the main thread while it runs (e.g. out of
   // device memory in SBR-back, next to the D&C's buffers) joins it before any of those go.
   JoiningThread dc;
+  // A failure to start (the companion, the thread) is the D&C's own, agreed after the join.
   auto start_dc = [&] {
     if (rank != 0) return;
-    if (opt.dc_in_thread)
-      dc = JoiningThread(solve);
-    else
-      solve();
+    try {
+      if (use_dc) dc_be = be.companion(/*urgent=*/true);
+      if (opt.dc_in_thread)
+        dc = JoiningThread(solve);
+      else
+        solve();
+    } catch (...) {
+      dc_error = std::current_exception();
+    }
   };
   // dstedc (host memory) starts at once; dc's device buffers (Q_d or M, and a work copy or Q_pre:
   // 2 n^2) would meet SBR-back's merged W, Y on the device, so it starts after SBR-back and

@@ -1,6 +1,7 @@
 #include "core/failure_agreement.hpp"
 
 #include <new>
+#include <utility>
 
 #include "base/errors.hpp"
 #include "core/fault_injection.hpp"
@@ -28,11 +29,27 @@ int failure_kind(const std::exception& e) {
   return 4;
 }
 
+// `work` and the injected fault for `step` on this rank, their failure agreed over `engine`.
+void agree_on_step(MPI_Comm engine, const char* step, const std::function<void()>& work) {
+  int rank = 0;
+  MPI_Comm_rank(engine, &rank);
+  DeferredFailure failure;
+  failure.run([&] {
+    work();
+    inject_fault(step, rank);
+  });
+  failure.agree(engine);
+}
+
 }  // namespace
 
 Failure failure_of(const std::exception& e) { return {failure_kind(e), e.what()}; }
 
 void agree_on_failure(MPI_Comm comm, const Failure& mine) {
+  if (comm == MPI_COMM_NULL) {
+    if (mine.kind != 0) throw_failure(mine.kind, mine.what);
+    return;
+  }
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   struct {
@@ -47,16 +64,16 @@ void agree_on_failure(MPI_Comm comm, const Failure& mine) {
 }
 
 void finish_stage(MPI_Comm engine, const char* stage, const std::function<void()>& finish) {
-  int rank = 0;
-  MPI_Comm_rank(engine, &rank);
-  Failure mine;
-  try {
-    finish();
-    inject_fault(stage, rank);
-  } catch (const std::exception& e) {
-    mine = failure_of(e);
-  }
-  agree_on_failure(engine, mine);
+  agree_on_step(engine, stage, finish);
+}
+
+void agree_on_allocation(MPI_Comm engine, const char* step, const std::function<void()>& allocate) {
+  agree_on_step(engine, step, allocate);
+}
+
+void DeferredFailure::agree(MPI_Comm comm) {
+  const Failure held = std::exchange(held_, Failure{});
+  agree_on_failure(comm, held);
 }
 
 }  // namespace pipevd

@@ -12,14 +12,21 @@ constexpr int kEveryEngineRank = -2;
 struct FaultInjection {
   // "setup" (after the backend is made), "engine" (before run_engine), or the end of an engine
   // stage: "dbbr", "bulge_chasing", "eigenvalues" (JOBZ = 'N'), "sbr_back", "bc_back",
-  // "pre_gemm" (the folded D&C's X Q_pre), "gemm" (core/failure_agreement's finish_stage).
+  // "pre_gemm" (the folded D&C's X Q_pre), "gemm" (core/failure_agreement's finish_stage). Inside
+  // the stages, where a rank allocates what it needs before the next message, agreed on before
+  // that message, as if the allocation failed: "upload" (A's device copy), "dbbr_outer_block" (an
+  // outer block's buffers, `index` the block's place in core/dbbr's outer_blocks), "gather_band"
+  // (the band's), "x_allocation" (the back transformation's row block), "qd_allocation" (Q_d's
+  // copy for its broadcast); and in a rank's own work between DBBR's messages, as if panel QR or
+  // A W failed: "dbbr_panel" (`index` the panel's first column / b).
   std::string step;
   int engine_rank = -1;  // -1: none; kEveryEngineRank: all of them
   enum Kind { OutOfMemory, Device, Communication } kind = Device;
+  long index = -1;  // the step's occurrence where it has several; -1: any (the first)
 };
 
 void set_fault_injection(const FaultInjection& fault);
-// Throws the injected failure where `step` and `engine_rank` match it.
-void inject_fault(const char* step, int engine_rank);
+// Throws the injected failure where `step`, `engine_rank` and `index` match it.
+void inject_fault(const char* step, int engine_rank, long index = -1);
 
 }  // namespace pipevd

@@ -22,11 +22,13 @@ void whole_product(EngineBackend& be, MPI_Comm engine, bool multiply, const Fina
   DeviceBuffer q;
   double* qp = r.dc.m.get();  // dc on rank 0: already in this device's memory
   if (multiply) {
-    if (!qp) {
+    // Every rank holds Q_d's copy before its broadcast, or every rank throws.
+    agree_on_allocation(engine, "qd_allocation", [&] {
+      if (qp) return;
       q = DeviceBuffer(be, n * n);
       qp = q.get();
       if (!r.q_host.empty()) be.copy_to_device(r.q_host.data(), qp, n * n);
-    }
+    });
     std::vector<double>().swap(r.q_host);
     be.broadcast(qp, n * n, 0);
     parts.done("qd_broadcast");
@@ -58,10 +60,11 @@ void folded_product(EngineBackend& be, MPI_Comm engine, const FinalProductRank& 
   const std::vector<long> orders = agreed_orders(engine, r.dc.orders);
   DeviceBuffer q_pre;
   double* qp = r.dc.q_pre.get();
-  if (!qp) {
+  agree_on_allocation(engine, "qd_allocation", [&] {  // Q_pre's copy, as Q_d's above
+    if (qp) return;
     q_pre = DeviceBuffer(be, packed_size(orders), DeviceBuffer::Unfilled{});
     qp = q_pre.get();
-  }
+  });
   be.broadcast(qp, packed_size(orders), 0);
   parts.done("qpre_broadcast");
   DeviceBuffer y, m;

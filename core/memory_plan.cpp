@@ -53,8 +53,11 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
     if (!want_vectors) panels = 0;
   }
   const long band = n * (b + 1);
-  // Outer block: Yb, Zb (n x kb), the saved block columns (< n x kb); one panel's W, Y, Z, the
-  // received part, S and W^T A W; GPU panel QR: tau, G, T (b x b) and geqrf's workspace (< n b).
+  // Outer block, allocated at its start (core/dbbr.cpp): Yb, Zb (n x kb), the saved block columns
+  // (< n x kb), the Z, the part of A W, S and W^T A W every panel of the block reuses (< n b each
+  // but S, kb x b) and, eigenvalues only, one W, Y pair (< n b each; with eigenvectors each panel's
+  // W, Y, the block's among them, count in `panels`); GPU panel QR: tau, G, T (b x b) and geqrf's
+  // workspace (< n b).
   const long block_work = 3 * n * kb + 4 * n * b + kb * b + b * b;
   const long qr_work = gpu_buffers ? n * b + 3 * b * b + b : 0;
   // With symmetric_product, the rank whose columns reach n runs A W through it on the trailing

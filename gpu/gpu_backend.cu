@@ -388,6 +388,8 @@ void GpuBackend::bind(MPI_Comm engine) {
 #endif
 }
 
+MPI_Comm GpuBackend::communicator() const { return s_->comm; }
+
 double* GpuBackend::allocate(long count) {
   double* p = allocate_unfilled(count);
   ScopedDevice guard(s_->device);

@@ -63,6 +63,7 @@ class GpuBackend final : public EngineBackend {
   // Collective over `engine`: checks that no two engine ranks drive one GPU (see
   // gpu_sharing_allowed) and makes (or finds) the engine's NCCL communicator.
   void bind(MPI_Comm engine) override;
+  MPI_Comm communicator() const override;
   // Messages go through NCCL (bound to > 1 rank, one GPU each, NCCL built in).
   bool uses_nccl() const;
 

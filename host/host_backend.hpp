@@ -14,6 +14,7 @@ class HostBackend final : public EngineBackend {
  public:
   const char* name() const override { return "host"; }
   void bind(MPI_Comm engine) override { comm_ = engine; }
+  MPI_Comm communicator() const override { return comm_; }
 
   double* allocate(long count) override;
   void release(double* p) override;

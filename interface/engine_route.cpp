@@ -438,8 +438,10 @@ int run_two_stage(EngineBackend&, const RouteCall<std::complex<double>>&,
 // Run: the engine on this engine rank, then its memory released in a thread. A failure is kept in
 // `run` for agree_on_failure. Inside run_engine each stage's end agrees on a failure over the
 // engine ranks (core/failure_agreement), which covers the stages' local work and their
-// synchronisation. The remaining window: with several engine ranks, one that fails inside a
-// stage's collectives (DBBR's panel broadcasts, Q_d's) leaves the others waiting for it.
+// synchronisation, and the buffers a stage's messages need are agreed on before them (DBBR's per
+// outer block, the band's, Q_d's or Q_pre's). What remains: a failure inside a message itself
+// (NCCL, MPI), or a device fault that breaks the device's later work, leaves the others waiting
+// for that rank.
 template <class S>
 void run_on_engine(RouteCall<S>& r, KeptBuffer& a_cols, S* z_rows, EngineRun& run) {
   if (!r.engine) return;
