@@ -113,11 +113,15 @@ ncu_one_launch() {
 # pipevd_bench_run <label> <ranks> <visible GPUs> <solver> <n> <calls> [env assignments...]: one
 # pipevd-bench process (one rank per GPU of the list, or as many as asked), `calls` timed calls
 # after WARM (default 0) warm-up calls at each n (a comma list), within the budget (CAP seconds
-# at most); BENCH_NB (256) and BENCH_JOBZ (V) its nb and JOBZ. Its JSON lines go
+# at most); BENCH_NB (256) and BENCH_JOBZ (V) its nb and JOBZ, BENCH_SPECTRUM its matrix (random;
+# with JOBZ = N uniform, whose exact eigenvalues are the reference: without eigenvectors there is
+# no residual to check, and pipevd-bench vouches for no unchecked run). Its JSON lines go
 # to $runs with the label, the card and whether the call was the process's first or a repeated
 # one; its log to $out/bench.log. Needs $bench, $runs and $out.
 pipevd_bench_run() {
   local label=$1 ranks=$2 gpus=$3 solver=$4 n=$5 calls=$6 warm=${WARM:-0}
+  local spectrum=${BENCH_SPECTRUM:-random}
+  [ "${BENCH_JOBZ:-V}" = N ] && spectrum=${BENCH_SPECTRUM:-uniform}
   shift 6
   local t=$(($(left) - 5))
   ((${CAP:-0} > 0 && CAP < t)) && t=$CAP
@@ -136,7 +140,7 @@ pipevd_bench_run() {
     timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
     -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND \
     -x PIPEVD_VERBOSE -x PIPEVD_TIMELINE -x PIPEVD_ENGINE_PATH "$bench" --solver "$solver" \
-    --n "$n" --nb "${BENCH_NB:-256}" --jobz "${BENCH_JOBZ:-V}" --repeat "$calls" --warmup "$warm" \
+    --n "$n" --nb "${BENCH_NB:-256}" --jobz "${BENCH_JOBZ:-V}" --spectrum "$spectrum" --repeat "$calls" --warmup "$warm" \
     --reference none >"$out/run.tmp" 2>&1
   local r=$? first=first
   ((warm > 0)) && first=repeated
