@@ -67,6 +67,19 @@ const RealPzheevd& real_routine(const PzheevdCall&) {
   return r;
 }
 
+FreshCopy fresh_copy(int n, const int* desca) {
+  const int zero = 0, ictxt = desca[CTXT_];
+  int nprow, npcol, myrow, mycol;
+  blacs_gridinfo_(&ictxt, &nprow, &npcol, &myrow, &mycol);
+  FreshCopy f;
+  const int lld = std::max(1, numroc_(&n, &desca[MB_], &myrow, &zero, &nprow));
+  int dinfo = 0;
+  descinit_(f.desc, &n, &n, &desca[MB_], &desca[NB_], &zero, &zero, &ictxt, &lld, &dinfo);
+  const int local_cols = numroc_(&n, &desca[NB_], &mycol, &zero, &npcol);
+  f.local = static_cast<std::size_t>(lld) * std::max(1, local_cols);
+  return f;
+}
+
 void forward_call(const PdsyevdCall& c) {
   const pdsyevd_fn fn = real_routine(c).fn;  // the caller checked real_routine(c).error
   const char jobz[1] = {c.jobz}, uplo[1] = {c.uplo};
@@ -80,16 +93,10 @@ void forward_call(const PdsyevdCall& c) {
     return;
   }
   // Submatrix: solve a copy at (1,1) on the same grid and blocking, then copy Z back.
-  const int n = *c.n, one = 1, zero = 0, ictxt = c.desca[CTXT_];
-  int nprow, npcol, myrow, mycol;
-  blacs_gridinfo_(&ictxt, &nprow, &npcol, &myrow, &mycol);
-  int desc1[kDescLen];
-  const int lld = std::max(1, numroc_(&n, &c.desca[MB_], &myrow, &zero, &nprow));
-  int dinfo = 0;
-  descinit_(desc1, &n, &n, &c.desca[MB_], &c.desca[NB_], &zero, &zero, &ictxt, &lld, &dinfo);
-  const int nloc_cols = numroc_(&n, &c.desca[NB_], &mycol, &zero, &npcol);
-  const std::size_t local = static_cast<std::size_t>(lld) * std::max(1, nloc_cols);
-  std::vector<double> a1(local), z1(local);
+  const int n = *c.n, one = 1, ictxt = c.desca[CTXT_];
+  FreshCopy copy = fresh_copy(n, c.desca);
+  int* desc1 = copy.desc;
+  std::vector<double> a1(copy.local), z1(copy.local);
   pdgemr2d_(&n, &n, c.a, c.ia, c.ja, c.desca, a1.data(), &one, &one, desc1, &ictxt);
 
   double wq = 0;

@@ -1,5 +1,7 @@
 // Forwarding to the real ScaLAPACK: the routines that calls declined by pipevd reach.
 #pragma once
+#include <cstddef>
+
 #include "interface/eigen_call.hpp"
 
 namespace pipevd::scalapack {
@@ -15,6 +17,14 @@ using RealPdsyevd = RealRoutine<pdsyevd_fn>;
 using RealPzheevd = RealRoutine<pzheevd_fn>;
 const RealPdsyevd& real_routine(const PdsyevdCall&);
 const RealPzheevd& real_routine(const PzheevdCall&);
+
+// A fresh n x n copy at (1, 1) on process (0, 0) of `desca`'s grid with its blocking (where the
+// forwards solve a submatrix): its descriptor and the local entries this process holds of it.
+struct FreshCopy {
+  int desc[kDescLen];
+  std::size_t local = 0;
+};
+FreshCopy fresh_copy(int n, const int* desca);
 
 // Calls ScaLAPACK's PDSYEVD with the caller's arguments when IA = JA = IZ = JZ = 1, with a WORK of
 // its own where the caller's LWORK (ScaLAPACK's LWMIN) is too small for PDSYEVD's own PDORMTR.

@@ -23,7 +23,7 @@ bool solvable_in_place(const PzheevdCall& c) {
 void forward_call(const PzheevdCall& c) {
   const pzheevd_fn fn = real_routine(c).fn;  // the caller checked real_routine(c).error
   const char jobz[1] = {c.jobz}, uplo[1] = {c.uplo};
-  const int n = *c.n, one = 1, zero = 0, ictxt = c.desca[CTXT_];
+  const int n = *c.n, one = 1, ictxt = c.desca[CTXT_];
   int nprow, npcol, myrow, mycol;
   blacs_gridinfo_(&ictxt, &nprow, &npcol, &myrow, &mycol);
   if (solvable_in_place(c)) {
@@ -35,13 +35,9 @@ void forward_call(const PzheevdCall& c) {
     return;
   }
   // A copy at (1, 1) on process (0, 0) with the caller's blocking, solved there, Z copied back.
-  int desc1[kDescLen];
-  const int lld = std::max(1, numroc_(&n, &c.desca[MB_], &myrow, &zero, &nprow));
-  int dinfo = 0;
-  descinit_(desc1, &n, &n, &c.desca[MB_], &c.desca[NB_], &zero, &zero, &ictxt, &lld, &dinfo);
-  const int nloc_cols = numroc_(&n, &c.desca[NB_], &mycol, &zero, &npcol);
-  const std::size_t local = static_cast<std::size_t>(lld) * std::max(1, nloc_cols);
-  std::vector<Complex> a1(local), z1(local);
+  FreshCopy copy = fresh_copy(n, c.desca);
+  int* desc1 = copy.desc;
+  std::vector<Complex> a1(copy.local), z1(copy.local);
   pzgemr2d_(&n, &n, c.a, c.ia, c.ja, c.desca, a1.data(), &one, &one, desc1, &ictxt);
 
   Complex wq = 0;

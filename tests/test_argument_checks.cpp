@@ -11,6 +11,7 @@
 
 #include "bench/peers/scalapack/scalapack_reference.hpp"
 #include "include/pipevd.h"
+#include "tests/support/argument_check_grids.hpp"
 #include "tests/support/blacs_grid.hpp"
 
 namespace pipevd::test {
@@ -65,16 +66,6 @@ Outcome via_pipevd(const Args& args) {
       args);
 }
 
-// ScaLAPACK 2.2's PDSYEVD sets UPPER only once CHK1MAT has passed on this process, yet always sends
-// it to PCHK1MAT: where CHK1MAT failed, the UPLO it compares over the grid is whatever lies in
-// UPPER's stack slot (the Debian build reads 0x9c(%rsp)), and a stale 'U' on one process gives
-// INFO = -2 everywhere. Painting the stack below the call with UPLO's truth value makes that
-// garbage read as the UPLO the caller passed: the one defined answer, and the one pipevd gives.
-__attribute__((noinline)) void paint_stack(unsigned char byte) {
-  volatile unsigned char below[16 * 1024];
-  for (size_t i = 0; i < sizeof(below); ++i) below[i] = byte;
-}
-
 Outcome via_scalapack(const Args& args) {
   return run(
       [](Args& g, double* a, double* w, double* z, double* work, int* iwork, int* info) {
@@ -97,30 +88,6 @@ void expect_same(const Args& g, const std::string& what, bool bad_call) {
   EXPECT_TRUE(ours.rest_untouched) << where;
   EXPECT_TRUE(theirs.rest_untouched) << where;
   if (bad_call) EXPECT_LT(theirs.info, 0) << where << ": the case is not a bad call";
-}
-
-// A descriptor for an m x m matrix on grid (BLACS's DESCINIT without its checks, so that it can
-// also describe a process outside the grid).
-void describe(const BlacsGrid& grid, int m, int nb, int rsrc, int csrc, int* d) {
-  const int lld =
-      grid.in_grid() ? std::max(1, numroc_(&m, &nb, &grid.myrow, &rsrc, &grid.nprow)) : 1;
-  const int v[9] = {1, grid.ictxt, m, m, nb, nb, rsrc, csrc, lld};
-  std::copy(v, v + 9, d);
-}
-
-struct GridCase {
-  int nprow, npcol;
-  char order;
-};
-
-// The grids every test runs on: squarest, 1 x P, P x 1, and column-major.
-std::vector<GridCase> grids() {
-  const int p = world_size();
-  const GridShape sq = squarest_grid(p);
-  std::vector<GridCase> g = {{sq.nprow, sq.npcol, 'R'}, {1, p, 'R'}, {p, 1, 'R'}};
-  if (sq.nprow > 1 && sq.npcol > 1) g.push_back({sq.nprow, sq.npcol, 'C'});
-  if (p > 1) g.push_back({sq.npcol, sq.nprow, 'C'});
-  return g;
 }
 
 std::string grid_name(const BlacsGrid& grid, char order) {

@@ -13,6 +13,7 @@
 
 #include "bench/peers/scalapack/scalapack_reference.hpp"
 #include "include/pipevd.h"
+#include "tests/support/argument_check_grids.hpp"
 #include "tests/support/blacs_grid.hpp"
 
 namespace pipevd::test {
@@ -72,13 +73,6 @@ Outcome via_pipevd(const Args& args) {
       args);
 }
 
-// As in test_argument_checks.cpp: PZHEEVD sets LOWER only once CHK1MAT has passed, yet sends it to
-// PCHK2MAT; a stack painted with UPLO's truth value makes that garbage read as the UPLO passed.
-__attribute__((noinline)) void paint_stack(unsigned char byte) {
-  volatile unsigned char below[16 * 1024];
-  for (size_t i = 0; i < sizeof(below); ++i) below[i] = byte;
-}
-
 Outcome via_scalapack(const Args& args) {
   return run(
       [](Args& g, Complex* a, double* w, Complex* z, Complex* work, double* rwork, int* iwork,
@@ -104,29 +98,6 @@ void expect_same(const Args& g, const std::string& what, bool bad_call) {
   EXPECT_TRUE(ours.rest_untouched) << where;
   EXPECT_TRUE(theirs.rest_untouched) << where;
   if (bad_call) EXPECT_LT(theirs.info, 0) << where << ": the case is not a bad call";
-}
-
-// A descriptor for an m x m matrix on grid (DESCINIT without its checks, so that it can also
-// describe a process outside the grid).
-void describe(const BlacsGrid& grid, int m, int nb, int rsrc, int csrc, int* d) {
-  const int lld =
-      grid.in_grid() ? std::max(1, numroc_(&m, &nb, &grid.myrow, &rsrc, &grid.nprow)) : 1;
-  const int v[9] = {1, grid.ictxt, m, m, nb, nb, rsrc, csrc, lld};
-  std::copy(v, v + 9, d);
-}
-
-struct GridCase {
-  int nprow, npcol;
-  char order;
-};
-
-// The squarest grid, 1 x P, P x 1 and a column-major one.
-std::vector<GridCase> grids() {
-  const int p = world_size();
-  const GridShape sq = squarest_grid(p);
-  std::vector<GridCase> g = {{sq.nprow, sq.npcol, 'R'}, {1, p, 'R'}, {p, 1, 'R'}};
-  if (p > 1) g.push_back({sq.npcol, sq.nprow, 'C'});
-  return g;
 }
 
 std::string grid_name(const BlacsGrid& grid, char order) {

@@ -1,0 +1,48 @@
+// What the argument-check tests (PDSYEVD's and PZHEEVD's) share: the grids every case runs on, a
+// descriptor that can also describe a process outside the grid, and the stack painting that makes
+// ScaLAPACK's read of an unset UPLO flag defined.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "bench/peers/scalapack/scalapack_reference.hpp"
+#include "tests/support/blacs_grid.hpp"
+
+namespace pipevd::test {
+
+// ScaLAPACK 2.2's PDSYEVD and PZHEEVD set their UPLO flag only once CHK1MAT has passed on this
+// process, yet always send it to PCHK1MAT / PCHK2MAT: where CHK1MAT failed, the UPLO compared over
+// the grid is whatever lies in the flag's stack slot, and a stale value on one process changes
+// INFO everywhere. Painting the stack below the call with UPLO's truth value makes that garbage
+// read as the UPLO the caller passed: the one defined answer, and the one pipevd gives.
+__attribute__((noinline)) inline void paint_stack(unsigned char byte) {
+  volatile unsigned char below[16 * 1024];
+  for (std::size_t i = 0; i < sizeof(below); ++i) below[i] = byte;
+}
+
+// A descriptor for an m x m matrix on grid (BLACS's DESCINIT without its checks, so that it can
+// also describe a process outside the grid).
+inline void describe(const BlacsGrid& grid, int m, int nb, int rsrc, int csrc, int* d) {
+  const int lld =
+      grid.in_grid() ? std::max(1, numroc_(&m, &nb, &grid.myrow, &rsrc, &grid.nprow)) : 1;
+  const int v[9] = {1, grid.ictxt, m, m, nb, nb, rsrc, csrc, lld};
+  std::copy(v, v + 9, d);
+}
+
+struct GridCase {
+  int nprow, npcol;
+  char order;
+};
+
+// The grids every case runs on: squarest, 1 x P, P x 1, and column-major ones.
+inline std::vector<GridCase> grids() {
+  const int p = world_size();
+  const GridShape sq = squarest_grid(p);
+  std::vector<GridCase> g = {{sq.nprow, sq.npcol, 'R'}, {1, p, 'R'}, {p, 1, 'R'}};
+  if (sq.nprow > 1 && sq.npcol > 1) g.push_back({sq.nprow, sq.npcol, 'C'});
+  if (p > 1) g.push_back({sq.npcol, sq.nprow, 'C'});
+  return g;
+}
+
+}  // namespace pipevd::test
