@@ -5,8 +5,10 @@
 # relinked with -lpipevd ahead of ScaLAPACK (relink) or the same binary with LD_PRELOAD of
 # libpipevd.so (preload). Passes when both runs pass their own residual checks (exit 0), only the
 # second one went through pipevd (PIPEVD_VERBOSE line), and their eigenvalues agree to 1e-12
-# relative to the largest in magnitude.
+# relative to the largest in magnitude. ROUTINE (default pdsyevd): the routine the application
+# calls, as pipevd's verbose line names it (pdsyevd, pzheevd).
 set -u
+routine=${ROUTINE:-pdsyevd}
 mode=$1 work=$2 reference=$3 candidate=$4 n=$5 nb=$6
 shift 6
 [ "$1" = "--" ] && shift
@@ -29,10 +31,10 @@ echo "--- through pipevd ($mode):"; cat "$work/candidate.out"
 status=0
 [ $rc_ref -eq 0 ] || { echo "FAIL: the ScaLAPACK-only run exited with $rc_ref"; status=1; }
 [ $rc_cand -eq 0 ] || { echo "FAIL: the $mode run exited with $rc_cand"; status=1; }
-if grep -q 'pipevd: pdsyevd route=' "$work/reference.out"; then
+if grep -q "pipevd: $routine route=" "$work/reference.out"; then
   echo "FAIL: the ScaLAPACK-only binary went through pipevd"; status=1
 fi
-if [ "$(grep -c 'pipevd: pdsyevd route=' "$work/candidate.out")" -ne 1 ]; then
+if [ "$(grep -c "pipevd: $routine route=" "$work/candidate.out")" -ne 1 ]; then
   echo "FAIL: the $mode run did not make exactly one call through pipevd"; status=1
 fi
 if [ -s "$work/reference.txt" ] && [ -s "$work/candidate.txt" ]; then
