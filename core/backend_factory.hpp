@@ -52,9 +52,13 @@ void gpu_prepare(int device, long pool_bytes);
 // engine rank must run once (in the preparing thread: no MPI inside), makes it, so that a first
 // call's NCCL set-up also overlaps the redistribution. Empty where there is nothing to make.
 std::function<void()> gpu_begin_nccl(MPI_Comm engine, int device);
-// The NCCL communicators destroyed (collective, see pipevd_release()) and the free memory of
-// pipevd's device pools handed back to the driver.
+// The NCCL communicators destroyed (collective, see pipevd_release()), the page-locked host
+// staging kept between calls freed, and the free memory of pipevd's device pools handed back to the
+// driver.
 void gpu_release_memory();
+// The page-locked host staging kept between calls freed (not collective: the end of a call that
+// keeps no memory).
+void gpu_release_host_staging();
 // Makes `device` current in the calling thread (a new thread's current device is 0); no-op for
 // device < 0 or without the GPU engine.
 void gpu_make_current(int device);

@@ -7,6 +7,7 @@
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
 #include "gpu/nccl_communicators.hpp"
+#include "gpu/pinned_staging.hpp"
 
 namespace pipevd {
 namespace {
@@ -68,8 +69,11 @@ std::function<void()> gpu_begin_nccl(MPI_Comm engine, int device) {
   return gpu::begin_nccl_communicator(engine, device);
 }
 
+void gpu_release_host_staging() { gpu::release_pinned_staging(); }
+
 void gpu_release_memory() {
   gpu::release_nccl_communicators();
+  gpu::release_pinned_staging();
   gpu::trim_device_pools();
 }
 

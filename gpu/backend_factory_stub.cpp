@@ -18,6 +18,7 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int, const GpuBackendSettings&) 
 void gpu_prepare(int, long) {}
 std::function<void()> gpu_begin_nccl(MPI_Comm, int) { return {}; }
 void gpu_release_memory() {}
+void gpu_release_host_staging() {}
 void gpu_make_current(int) {}
 
 }  // namespace pipevd

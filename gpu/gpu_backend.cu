@@ -23,6 +23,7 @@
 #include "gpu/nccl_communicators.hpp"
 #include "gpu/pageable_copy.hpp"
 #include "gpu/panel_qr.cuh"
+#include "gpu/pinned_staging.hpp"
 #include "gpu/secular_merge.cuh"
 #include "gpu/sturm_bisection.cuh"
 #include "gpu/symmetric_eigensolver.hpp"
@@ -302,8 +303,9 @@ GpuBackend::~GpuBackend() {
     if (g->p) cudaFreeAsync(g->p, s_->stream);
   cudaStreamSynchronize(s_->stream);
   for (auto& [p, ev] : s_->upload_done) cudaEventDestroy(ev);
-  for (auto& [count, p] : s_->pinned_free) cudaFreeHost(p);
-  for (auto& [p, count] : s_->pinned_used) cudaFreeHost(const_cast<double*>(p));
+  // Kept for the next call's backend (gpu/pinned_staging.hpp); the stream is idle now.
+  for (auto& [count, p] : s_->pinned_free) keep_pinned_staging(p, count);
+  for (auto& [p, count] : s_->pinned_used) keep_pinned_staging(const_cast<double*>(p), count);
   if (s_->params) cusolverDnDestroyParams(s_->params);
   if (s_->own_stream) {  // the pool stays as the lane-0 backend set it
     cublasDestroy(s_->blas);
@@ -484,16 +486,18 @@ double* GpuBackend::allocate_host_staging(long count) {
     return p;
   }
   ScopedDevice guard(s_->device);
-  void* p = nullptr;
-  if (cudaMallocHost(&p, sizeof(double) * static_cast<std::size_t>(count)) != cudaSuccess) {
-    cudaGetLastError();
-    // Pinning can fail where pinned memory is limited: drop the cache and try once more.
+  long got = 0;
+  double* p = take_pinned_staging(count, &got);
+  if (!p) {  // pinning can fail where pinned memory is limited: this backend's blocks make room
     for (auto& [c, q] : s_->pinned_free) cudaFreeHost(q);
     s_->pinned_free.clear();
-    PIPEVD_CUDA_CHECK(cudaMallocHost(&p, sizeof(double) * static_cast<std::size_t>(count)));
+    p = take_pinned_staging(count, &got);
+    if (!p)
+      throw OutOfMemory("pipevd: cannot allocate " + std::to_string(count * sizeof(double)) +
+                        " bytes of page-locked host memory");
   }
-  s_->pinned_used.emplace(static_cast<double*>(p), count);
-  return static_cast<double*>(p);
+  s_->pinned_used.emplace(p, got);
+  return p;
 }
 
 void GpuBackend::release_host_staging(double* p) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/errors.hpp"
+#include "core/backend_factory.hpp"
 #include "interface/agreement.hpp"
 #include "interface/argument_checks.hpp"
 #include "interface/decision.hpp"
@@ -104,6 +105,12 @@ Decision decide_for(const PzheevdCall&, const Policy& policy, int n,
   return decide_hermitian(policy, n, available);
 }
 
+// PIPEVD_KEEP_MEMORY=0: what a call keeps for the next one (host buffers, pinned staging) freed.
+void release_call_memory() {
+  release_kept_buffers();
+  gpu_release_host_staging();
+}
+
 // The engine's route. Its failures reach here on every caller rank alike (engine_route.cpp's
 // agree_on_failure): auto forwards (A is intact), an explicit engine returns pipevd's INFO.
 template <class Call>
@@ -114,7 +121,7 @@ void take_engine_route(const Call& c, const ArgumentCheck& chk, const Policy& po
   EnginePathChoice path;
   try {
     run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices, &path);
-    if (!policy.keep_memory) release_kept_buffers();
+    if (!policy.keep_memory) release_call_memory();
     write_workspace_answers(c, chk);
     last_path = to_string(path.path);
     if (policy.verbose >= 1) report(c, d, MPI_Wtime() - t0, &path);
@@ -125,7 +132,7 @@ void take_engine_route(const Call& c, const ArgumentCheck& chk, const Policy& po
   } catch (const std::exception& e) {
     failure = e.what();
   }
-  if (!policy.keep_memory) release_kept_buffers();
+  if (!policy.keep_memory) release_call_memory();
   const std::string engine = std::string(to_string(d.route)) + " engine: " + failure;
   const bool jobz_n = c.jobz == 'N' || c.jobz == 'n';  // ScaLAPACK's routines have no 'N'
   if (policy.backend != Backend::Auto || jobz_n)

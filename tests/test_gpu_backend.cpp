@@ -24,6 +24,7 @@
 #include "core/reflector_store.hpp"
 #include "core/tridiagonal_solver.hpp"
 #include "gpu/gpu_backend.hpp"
+#include "gpu/pinned_staging.hpp"
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
 #include "host/host_backend.hpp"
@@ -101,6 +102,29 @@ TEST_F(GpuBackendTest, PageableCopiesThroughPinnedChunksAreExact) {
       gpu_.release_host_staging(pinned);
     }
   gpu_.set_host_threads(1);
+}
+
+// Page-locked staging outlives its backend (one per call): a later backend on the device takes the
+// same block back instead of pinning a new one, and releasing the kept staging empties the cache.
+TEST_F(GpuBackendTest, PinnedStagingIsKeptForTheNextBackend) {
+  gpu::release_pinned_staging();
+  const long count = 3L << 20;
+  double* first = nullptr;
+  {
+    gpu::GpuBackend call(-1);
+    first = call.allocate_host_staging(count);
+    call.release_host_staging(first);
+  }
+  EXPECT_GE(gpu::pinned_staging_bytes(), sizeof(double) * count);
+  {
+    gpu::GpuBackend next(-1);
+    double* again = next.allocate_host_staging(count);
+    EXPECT_EQ(again, first);
+    EXPECT_EQ(gpu::pinned_staging_bytes(), 0u);
+    next.release_host_staging(again);
+  }
+  gpu::release_pinned_staging();
+  EXPECT_EQ(gpu::pinned_staging_bytes(), 0u);
 }
 
 // The triangle uplo mirrored into the other, which held NaN: bitwise the host's, padding rows kept.
