@@ -39,8 +39,8 @@ class EngineBackend {
   virtual void release(double* p) = 0;  // after the work issued on p before it
   virtual void copy_to_device(const double* host, double* dev, long count) = 0;
   virtual void copy_to_host(const double* dev, double* host, long count) = 0;
-  // Page-locked host staging memory for uploads that overlap host work (GPU: pinned, cached and
-  // reused by the backend; host backend: plain memory). Not zero-initialized.
+  // Page-locked host staging memory for uploads that overlap host work (GPU: pinned, kept and
+  // reused between calls; host backend: plain memory). Not zero-initialized.
   virtual double* allocate_host_staging(long count) { return new double[std::max(1L, count)]; }
   virtual void release_host_staging(double* p) { delete[] p; }  // after wait_staging(p)
   // copy_to_device from staging memory that returns at once: `host` must stay unchanged until

@@ -500,10 +500,14 @@ constexpr size_t kLanesBytes = 16 + sizeof(unsigned long long) * kLaneSlots;
 // Lanes per row block: the shape's, or (0) as many as the resident blocks left over by the row
 // blocks allow, within the groups there are; always within the resident blocks (a lane waits on
 // another that must be running). The X prefetch reads a step's columns before its wait: no lanes.
+long rows_per_block(const BcBackTensorShape& s) { return 8L * s.mtiles * s.warps; }
+long row_blocks_of(const BcBackTensorShape& s, long m) {
+  return (m + rows_per_block(s) - 1) / rows_per_block(s);
+}
+
 long group_lanes(const Shape& k, int requested, long groups, long m, int device) {
-  const long rb = 8L * k.s.mtiles * k.s.warps;
-  const long row_blocks = (m + rb - 1) / rb;
-  const long resident = k.wave(device) / rb;
+  const long row_blocks = row_blocks_of(k.s, m);
+  const long resident = k.wave(device) / rows_per_block(k.s);
   if (k.s.prefetch_x || requested == 1 || row_blocks == 0) return 1;
   long lanes = requested > 0 ? requested : resident / row_blocks;
   lanes = std::min(
@@ -573,9 +577,8 @@ void bc_back_tensor(const ReflectorLayout& L, const double* d_v, const double* d
     lanes.ticket = reinterpret_cast<unsigned int*>(at);
     lanes.progress = reinterpret_cast<unsigned long long*>(at + 16);
     lanes.stride = L.steps(0) + 2;
-    const long rb = 8L * s.mtiles * s.warps;
     PIPEVD_CUDA_CHECK(cudaMemsetAsync(
-        at, 0, 16 + sizeof(unsigned long long) * ((m + rb - 1) / rb) * lanes.count, stream));
+        at, 0, 16 + sizeof(unsigned long long) * row_blocks_of(s, m) * lanes.count, stream));
   }
   k->fn(L, d_v, tf, off, m, d_x, ldx, lanes, stream);
 }

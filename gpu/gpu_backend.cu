@@ -213,9 +213,8 @@ struct GpuBackend::State {
   bool u_valid = false;
   bool nccl = false;            // bound to more than one rank, each on its own GPU
   std::vector<double> staging;  // host staging for MPI without NCCL
-  // Pinned staging blocks: free ones (by size) and those handed out; per source buffer, the event
-  // after its last asynchronous upload.
-  std::multimap<long, double*> pinned_free;
+  // Pinned staging blocks handed out (taken from gpu/pinned_staging, with their sizes); per source
+  // buffer, the event after its last asynchronous upload.
   std::map<const double*, long> pinned_used;
   std::map<const double*, cudaEvent_t> upload_done;
   int host_threads = 1;  // for copies to and from pageable memory (gpu/pageable_copy.hpp)
@@ -303,8 +302,7 @@ GpuBackend::~GpuBackend() {
     if (g->p) cudaFreeAsync(g->p, s_->stream);
   cudaStreamSynchronize(s_->stream);
   for (auto& [p, ev] : s_->upload_done) cudaEventDestroy(ev);
-  // Kept for the next call's backend (gpu/pinned_staging.hpp); the stream is idle now.
-  for (auto& [count, p] : s_->pinned_free) keep_pinned_staging(p, count);
+  // Blocks still taken go back to the kept staging (gpu/pinned_staging.hpp); the stream is idle.
   for (auto& [p, count] : s_->pinned_used) keep_pinned_staging(const_cast<double*>(p), count);
   if (s_->params) cusolverDnDestroyParams(s_->params);
   if (s_->own_stream) {  // the pool stays as the lane-0 backend set it
@@ -477,25 +475,11 @@ void GpuBackend::copy_to_device(const double* host, double* dev, long count) {
 
 double* GpuBackend::allocate_host_staging(long count) {
   count = std::max(1L, count);
-  // The smallest cached block that holds count, unless it is more than twice as large.
-  auto it = s_->pinned_free.lower_bound(count);
-  if (it != s_->pinned_free.end() && it->first <= 2 * count) {
-    double* p = it->second;
-    s_->pinned_used.emplace(p, it->first);
-    s_->pinned_free.erase(it);
-    return p;
-  }
-  ScopedDevice guard(s_->device);
   long got = 0;
-  double* p = take_pinned_staging(count, &got);
-  if (!p) {  // pinning can fail where pinned memory is limited: this backend's blocks make room
-    for (auto& [c, q] : s_->pinned_free) cudaFreeHost(q);
-    s_->pinned_free.clear();
-    p = take_pinned_staging(count, &got);
-    if (!p)
-      throw OutOfMemory("pipevd: cannot allocate " + std::to_string(count * sizeof(double)) +
-                        " bytes of page-locked host memory");
-  }
+  double* p = take_pinned_staging(count, &got);  // kept between calls: gpu/pinned_staging.hpp
+  if (!p)
+    throw OutOfMemory("pipevd: cannot allocate " + std::to_string(count * sizeof(double)) +
+                      " bytes of page-locked host memory");
   s_->pinned_used.emplace(p, got);
   return p;
 }
@@ -505,7 +489,7 @@ void GpuBackend::release_host_staging(double* p) {
   auto it = s_->pinned_used.find(p);
   if (it == s_->pinned_used.end()) throw GpuError("pipevd: release_host_staging: unknown buffer");
   wait_staging(p);  // its uploads must have read it before it is handed out again
-  s_->pinned_free.emplace(it->second, p);
+  keep_pinned_staging(p, it->second);
   s_->pinned_used.erase(it);
 }
 

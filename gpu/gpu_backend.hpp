@@ -83,7 +83,8 @@ class GpuBackend final : public EngineBackend {
   // Host threads for those pageable copies (default 1): the engine rank's share of the CPUs.
   void set_host_threads(int threads);
   void set_tuning(const GpuTuning& tuning);
-  // Pinned (cudaMallocHost) blocks, kept by the backend once released and handed out again.
+  // Pinned blocks from the staging kept between calls (gpu/pinned_staging.hpp), back there once
+  // released.
   double* allocate_host_staging(long count) override;
   void release_host_staging(double* p) override;
   // cudaMemcpyAsync on the stream; an event per source buffer marks when it has been read.

@@ -103,21 +103,18 @@ ncclComm_t nccl_for(MPI_Comm comm, int device) {
   std::lock_guard<std::mutex> lock(nccl_mutex());
   NcclCache& cache = cache_of(comm);
   auto it = cache.by_device.find(device);
-  if (it == cache.by_device.end()) {
+  if (it == cache.by_device.end()) {  // made here; a failure leaves no entry behind
+    const ncclComm_t c = make_communicator(boot_of(comm));
     std::promise<ncclComm_t> made;
-    it = cache.by_device.emplace(device, made.get_future().share()).first;
-    try {
-      made.set_value(make_communicator(boot_of(comm)));
-    } catch (...) {
-      cache.by_device.erase(it);  // the next call tries again, on every rank alike
-      throw;
-    }
+    made.set_value(c);
+    cache.by_device.emplace(device, made.get_future().share());
+    return c;
   }
   const std::shared_future<ncclComm_t> comm_made = it->second;
   try {
     return comm_made.get();  // a begun one: its thread has been joined before the engine starts
   } catch (...) {
-    cache.by_device.erase(device);
+    cache.by_device.erase(device);  // the next call tries again, on every rank alike
     throw;
   }
 }
