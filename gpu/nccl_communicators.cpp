@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "base/cuda_check.hpp"
 #include "gpu/gpu_context.hpp"
 
 namespace pipevd::gpu {
@@ -97,6 +98,55 @@ ncclComm_t make_communicator(const Boot& boot) {
   return c;
 }
 
+// Device memory and a stream for the messages that open a communicator's connections.
+class ConnectionScratch {
+ public:
+  static constexpr std::size_t kSmall = 64, kLarge = std::size_t(1) << 17;  // doubles
+  explicit ConnectionScratch(int ranks) : ranks_(ranks) {
+    PIPEVD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    if (cudaMalloc(&buf_, sizeof(double) * kLarge * (ranks + 1)) != cudaSuccess) {
+      cudaGetLastError();
+      cudaStreamDestroy(stream_);
+      throw OutOfMemory("pipevd: no device memory for NCCL's first messages");
+    }
+  }
+  ~ConnectionScratch() {
+    cudaFree(buf_);
+    cudaStreamDestroy(stream_);
+  }
+  ConnectionScratch(const ConnectionScratch&) = delete;
+  ConnectionScratch& operator=(const ConnectionScratch&) = delete;
+  double* send() const { return buf_; }
+  double* recv_from(int peer) const { return buf_ + kLarge * (peer + 1); }
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  int ranks_;
+  double* buf_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+// NCCL connects a ring, or a pair of peers, on its first message there (runtime connection):
+// without this the first call's first panels pay for it between the engine ranks' messages. A
+// broadcast and a send and receive with every peer, at a size of each protocol class, open them
+// here instead, in the thread beside the redistribution. The scratch is allocated before the
+// communicator is made, so that no rank fails between collectives the others are in.
+void open_connections(ncclComm_t c, const Boot& boot, const ConnectionScratch& scratch) {
+  for (const std::size_t count : {ConnectionScratch::kSmall, ConnectionScratch::kLarge}) {
+    PIPEVD_NCCL_CHECK(
+        ncclBroadcast(scratch.send(), scratch.send(), count, ncclDouble, 0, c, scratch.stream()));
+    PIPEVD_NCCL_CHECK(ncclGroupStart());
+    for (int peer = 0; peer < boot.size; ++peer) {
+      if (peer == boot.rank) continue;
+      PIPEVD_NCCL_CHECK(ncclSend(scratch.send(), count, ncclDouble, peer, c, scratch.stream()));
+      PIPEVD_NCCL_CHECK(
+          ncclRecv(scratch.recv_from(peer), count, ncclDouble, peer, c, scratch.stream()));
+    }
+    PIPEVD_NCCL_CHECK(ncclGroupEnd());
+  }
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(scratch.stream()));
+}
+
 }  // namespace
 
 ncclComm_t nccl_for(MPI_Comm comm, int device) {
@@ -129,7 +179,15 @@ std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device) {
   return [made, boot, device] {
     try {
       if (cudaSetDevice(device) != cudaSuccess) cudaGetLastError();  // NCCL reports it below
-      made->set_value(make_communicator(boot));
+      const ConnectionScratch scratch(boot.size);
+      const ncclComm_t c = make_communicator(boot);
+      try {
+        open_connections(c, boot, scratch);
+      } catch (...) {
+        ncclCommAbort(c);
+        throw;
+      }
+      made->set_value(c);
     } catch (...) {
       made->set_exception(std::current_exception());
     }
