@@ -5,6 +5,7 @@
 // not push the band out of L2.
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
+#include <cuda_pipeline.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -346,7 +347,7 @@ __device__ void chase_step_registers(const cg::thread_block_tile<32>& g, const R
 // Shared memory of one sweep's group: vs and ws (b doubles each) and, staged, a window of 2b
 // columns of the working band.
 std::size_t staged_bytes_per_sweep(long b, long ld, bool stage) {
-  return sizeof(double) * static_cast<std::size_t>(2 * b + (stage ? 2 * b * ld : 0));
+  return sizeof(double) * static_cast<std::size_t>(2 * ((b + 1) & ~1L) + (stage ? 2 * b * ld : 0));
 }
 
 // The columns of the working band that step (s,t) reads or writes: [c, first + len), each in full
@@ -411,9 +412,13 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
   const long gid = static_cast<long>(blockIdx.x) * per_block + g.meta_group_rank();
   const long G = static_cast<long>(gridDim.x) * per_block;
   const long window = STAGE ? 2 * L.b * ld : 0;  // doubles of a staged window
-  double* vs = smem + (2 * L.b + window) * g.meta_group_rank();
-  double* ws = vs + L.b;
-  double* win = ws + L.b;  // 16-byte aligned: 2b doubles after a 16-byte aligned vs
+  // vs and ws padded to an even length: ptxas widens chase_step's vs[i] loads to 16 bytes
+  // (LDS.128 of vs[i], vs[i+1], the second unused), which for odd b read ws[0] while lane 0
+  // writes it (racecheck's intra-warp warning at lines 151/154); the pad keeps them inside vs.
+  const long bs = (L.b + 1) & ~1L;
+  double* vs = smem + (2 * bs + window) * g.meta_group_rank();
+  double* ws = vs + bs;
+  double* win = ws + bs;  // 16-byte aligned: 2 bs doubles after a 16-byte aligned vs
   const bool leader = g.thread_rank() == 0;
 
   for (long s = gid; s < L.sweeps(); s += G) {
@@ -452,9 +457,16 @@ __global__ void chase_sweeps(ReflectorLayout L, double* __restrict__ a, long ld,
         // b) of the band storage, stale values read in but never written out.
         const long b = L.b, first = L.first_row(s, t), c = t == 0 ? s : first - b;
         const long skip = t == 0 ? 0 : b;
+        // One cp.async per 16-byte pair, each pair by one lane (cg::memcpy_async's tile path
+        // clamps the ranks past a partial last round onto its last pair, so that pair is written
+        // by up to 32 lanes at once: same bytes, but racecheck's write-write reports).
         const auto copy_in = [&](double* dst, long from, long to) {  // band storage offsets
-          cg::memcpy_async(g, dst, a + from,
-                           cuda::aligned_size_t<16>(sizeof(double) * (to - from)));
+          const long pairs = (to - from) / 2;  // from, to even: 16-byte aligned on both sides
+          const double2* s2 = reinterpret_cast<const double2*>(a + from);
+          double2* d2 = reinterpret_cast<double2*>(dst);
+          for (long k = g.thread_rank(); k < pairs; k += TPS)
+            __pipeline_memcpy_async(d2 + k, s2 + k, sizeof(double2));
+          __pipeline_commit();
         };
         if (b == 32 && L.length(s, t) == 32 && first + 64 <= L.n) {
           const long half_size = 32 * ld;
