@@ -24,7 +24,7 @@ command -v compute-sanitizer >/dev/null || { log "compute-sanitizer not found"; 
 # binary|gtest filter: the kernels' own tests at the capped orders.
 cases=(
   "test_gpu_bulge_chasing|Sizes/GpuBulgeChasing.*:GpuBulgeChasingSpecial.*:GpuBulgeChasingTunables.StagedWindowSameAsInPlace"
-  "test_gpu_bc_back|GpuBcBack.Blas2EqualsHostEveryVariantBitwiseRepeatable"
+  "test_gpu_bc_back|GpuBcBack.Blas2EqualsHostEveryVariantBitwiseRepeatable:GpuBcBack.TensorGroupLanesEqualOneLaneBitwise"
   "test_gpu_tridiagonal_dc|GpuTridiagonalDc.DeviceMergeAgainstHostMerge"
   "test_gpu_syr2k|Sizes/Syr2kVsCublas.*"
   "test_gpu_symmetric_product|Sizes/SymmetricProduct.*"
