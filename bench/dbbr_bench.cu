@@ -44,6 +44,7 @@
 #include "core/dbbr.hpp"
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
+#include "gpu/dbbr_event_clock.hpp"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
 #include "interface/policy.hpp"
@@ -56,9 +57,8 @@ using pipevd::bench::parse_list;
 using pipevd::bench::seconds_since;
 using pipevd::bench::splitmix_uniform;
 
-constexpr int kParts = static_cast<int>(DbbrPart::Count);
-const char* const kPartNames[kParts] = {"panel_qr", "aw",     "form_z", "panel_upd",
-                                        "trailing", "copies", "bcast"};
+constexpr int kParts = pipevd::kDbbrParts;
+using EventProfiler = pipevd::gpu::DbbrEventClock;
 
 // A(i, j) = A(j, i) uniform in (-1, 1) from a hash of (min, max): symmetric, full storage.
 __global__ void random_symmetric(long n, std::uint64_t seed, double* a) {
@@ -83,50 +83,6 @@ void fill_random(cudaStream_t s, long n, double* a) {
   PIPEVD_CUDA_CHECK_LAUNCH();
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s));
 }
-
-// Device events around each part on the backend's stream; summed after the run.
-class EventProfiler : public pipevd::DbbrProfiler {
- public:
-  explicit EventProfiler(cudaStream_t s) : s_(s) {}
-  ~EventProfiler() override {
-    for (cudaEvent_t e : pool_) cudaEventDestroy(e);
-  }
-  void begin(DbbrPart p) override { marks_.push_back({static_cast<int>(p), record()}); }
-  void end(DbbrPart p) override { marks_.push_back({static_cast<int>(p), record()}); }
-  // Seconds per part since the last call; resets.
-  std::array<double, kParts> collect() {
-    std::array<double, kParts> t{};
-    PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s_));
-    for (std::size_t i = 0; i + 1 < marks_.size(); i += 2) {
-      float ms = 0;
-      PIPEVD_CUDA_CHECK(cudaEventElapsedTime(&ms, marks_[i].event, marks_[i + 1].event));
-      t[marks_[i].part] += ms * 1e-3;
-    }
-    marks_.clear();
-    used_ = 0;
-    return t;
-  }
-
- private:
-  struct Mark {
-    int part;
-    cudaEvent_t event;
-  };
-  cudaEvent_t record() {
-    if (used_ == pool_.size()) {
-      cudaEvent_t e;
-      PIPEVD_CUDA_CHECK(cudaEventCreate(&e));
-      pool_.push_back(e);
-    }
-    cudaEvent_t e = pool_[used_++];
-    PIPEVD_CUDA_CHECK(cudaEventRecord(e, s_));
-    return e;
-  }
-  cudaStream_t s_;
-  std::vector<cudaEvent_t> pool_;
-  std::size_t used_ = 0;
-  std::vector<Mark> marks_;
-};
 
 double tflops(long n, double s) { return 4.0 / 3.0 * double(n) * n * n / s * 1e-12; }
 
@@ -163,7 +119,7 @@ void run_dbbr(pipevd::gpu::GpuBackend& be, cudaStream_t s, EventProfiler& prof, 
   std::printf("dbbr n=%ld b=%ld k=%ld panel_syr2k=%d: %.4f s %.2f TFLOP/s |", c.n, c.b, c.k,
               c.panel_syr2k ? 1 : 0, wall, tflops(c.n, wall));
   for (int i = 0; i < kParts; ++i) {
-    std::printf(" %s %.4f", kPartNames[i], parts[i]);
+    std::printf(" %s %.4f", pipevd::to_string(static_cast<DbbrPart>(i)), parts[i]);
     sum += parts[i];
   }
   std::printf(" | gaps %.4f | panel_qr_path %s%s | aw %s\n", wall - sum, path_name(c.qr_path),

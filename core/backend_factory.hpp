@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/dbbr.hpp"
 
 namespace pipevd {
 
@@ -43,6 +44,8 @@ bool gpu_symmetric_product_available(int device);
 long gpu_wave_rows(int device, long m, long b, const std::string& bc_back_kernel);
 // The GPU backend on `device`; throws where the GPU engine is not built.
 std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSettings& settings);
+// DBBR's parts timed on `be`'s stream where `be` is a GPU backend (nullptr otherwise).
+std::unique_ptr<DbbrPartClock> make_gpu_dbbr_clock(EngineBackend& be);
 // Readies `device` for a call: its CUDA context, streams and library handles, and pipevd's pool
 // grown to `pool_bytes`, so the engine's first steps find them made. No MPI (it runs in a thread
 // beside the redistribution); best effort: what it could not make, the engine makes or reports.

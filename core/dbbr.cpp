@@ -10,6 +10,13 @@
 
 namespace pipevd {
 
+const char* to_string(DbbrPart part) {
+  static const char* const names[kDbbrParts] = {"panel_qr", "aw",     "form_z", "panel_upd",
+                                                "trailing", "copies", "bcast"};
+  const int i = static_cast<int>(part);
+  return i >= 0 && i < kDbbrParts ? names[i] : "?";
+}
+
 long effective_bandwidth(long n, long b) { return std::max(1L, std::min(b, n - 1)); }
 
 namespace {

@@ -7,6 +7,7 @@
 // the FULL matrix, so it forms its own rows of A W from its own columns; only W, Y, Z of each
 // panel (and the rows of A W, to the panel's owner) travel.
 #pragma once
+#include <array>
 #include <vector>
 
 #include "base/engine_layout.hpp"
@@ -30,6 +31,17 @@ struct DbbrProfiler {
   virtual ~DbbrProfiler() = default;
   virtual void begin(DbbrPart part) = 0;  // parts never nest
   virtual void end(DbbrPart part) = 0;
+};
+
+constexpr int kDbbrParts = static_cast<int>(DbbrPart::Count);
+using DbbrPartSeconds = std::array<double, kDbbrParts>;
+// The part's short name in reports: panel_qr, aw, form_z, panel_upd, trailing, copies, bcast.
+const char* to_string(DbbrPart part);
+
+// A profiler that sums its parts: seconds per part since the last collect(), which waits for the
+// work it timed and starts the sums afresh.
+struct DbbrPartClock : DbbrProfiler {
+  virtual DbbrPartSeconds collect() = 0;
 };
 
 struct DbbrOptions {

@@ -69,7 +69,9 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
       be.copy_to_device(a_cols, a.get(), n * layout.width(rank));
       if (opt.symmetrize) be.mirror_triangle(opt.symmetrize, n, a.get(), n);
     });
-    panels = reduce_to_band(be, layout, rank, a.get(), DbbrOptions{b, opt.k, opt.want_vectors});
+    DbbrOptions dbbr{b, opt.k, opt.want_vectors};
+    dbbr.profiler = opt.dbbr_profiler;
+    panels = reduce_to_band(be, layout, rank, a.get(), dbbr);
     band = gather_band(be, layout, rank, a.get(), b);
   }
   // Each stage ends where every engine rank agrees on a failure of any (core/failure_agreement):

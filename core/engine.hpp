@@ -13,6 +13,7 @@
 
 #include "base/engine_layout.hpp"
 #include "core/backend.hpp"
+#include "core/dbbr.hpp"
 #include "core/timeline.hpp"
 #include "core/tridiagonal_dc.hpp"
 
@@ -59,7 +60,8 @@ struct EngineOptions {
   // Auto: dc on a device backend; dstedc on the host backend (the reference stays LAPACK), dc
   // there only where n exceeds dstedc's limit.
   TridiagonalSolver tridiagonal = TridiagonalSolver::Auto;
-  DcOptions dc;  // tridiagonal_dc's leaf, panel and threads
+  DcOptions dc;                           // tridiagonal_dc's leaf, panel and threads
+  DbbrProfiler* dbbr_profiler = nullptr;  // optional, not owned: DBBR's parts timed
 };
 
 // Seconds per stage on this rank (stage 3 on rank 0 only). gemm is stage 5 whole: the wait for

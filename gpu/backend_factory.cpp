@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/bc_back.cuh"
+#include "gpu/dbbr_event_clock.hpp"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
 #include "gpu/nccl_communicators.hpp"
@@ -45,6 +46,11 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSett
   t.sharing = s.sharing;
   be->set_tuning(t);
   return be;
+}
+
+std::unique_ptr<DbbrPartClock> make_gpu_dbbr_clock(EngineBackend& be) {
+  auto* gpu = dynamic_cast<gpu::GpuBackend*>(&be);
+  return gpu ? std::make_unique<gpu::DbbrEventClock>(gpu->stream()) : nullptr;
 }
 
 void gpu_prepare(int device, long pool_bytes) {

@@ -15,6 +15,7 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int, const GpuBackendSettings&) 
   throw ConfigurationError("no GPU engine in this build");
 }
 
+std::unique_ptr<DbbrPartClock> make_gpu_dbbr_clock(EngineBackend&) { return nullptr; }
 void gpu_prepare(int, long) {}
 std::function<void()> gpu_begin_nccl(MPI_Comm, int) { return {}; }
 void gpu_release_memory() {}

@@ -315,6 +315,8 @@ GpuBackend::~GpuBackend() {
   if (previous >= 0) cudaSetDevice(previous);
 }
 
+cudaStream_t GpuBackend::stream() const { return s_->stream; }
+
 int GpuBackend::device() const { return s_->device; }
 
 std::unique_ptr<EngineBackend> GpuBackend::companion(bool urgent) const {

@@ -60,6 +60,8 @@ class GpuBackend final : public EngineBackend {
 
   const char* name() const override { return "gpu"; }
   int device() const;
+  // The stream this backend queues all its work on (profilers record their events there).
+  cudaStream_t stream() const;
   // Collective over `engine`: checks that no two engine ranks drive one GPU (see
   // gpu_sharing_allowed) and makes (or finds) the engine's NCCL communicator.
   void bind(MPI_Comm engine) override;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -130,6 +131,7 @@ struct EngineRun {
   int info = 0;
   EngineStats stats;
   OneStageStats one_stage_stats;
+  std::optional<DbbrPartSeconds> dbbr_parts;  // verbose 2 on a GPU: DBBR's parts on the device
   Failure failure;   // this engine rank's, for agree_on_failure (kind 0: none)
   double sigma = 1;  // PDSYEVD's scaling of A
   // The backend's release runs in a thread next to W's broadcast and Z's redistribution (mostly
@@ -428,7 +430,13 @@ void agree_on_failure(const RouteCall<S>& r, const EngineRun& run) {
 // ones the one-stage path).
 int run_two_stage(EngineBackend& be, const RouteCall<double>& r, const double* a, double* z,
                   EngineRun& run) {
-  return run_engine(be, r.ec->engine, r.plan.layout, a, run.w.data(), z, r.opt, &run.stats);
+  EngineOptions opt = r.opt;
+  const std::unique_ptr<DbbrPartClock> clock =
+      r.policy.verbose >= 2 ? make_gpu_dbbr_clock(be) : nullptr;
+  opt.dbbr_profiler = clock.get();
+  const int info = run_engine(be, r.ec->engine, r.plan.layout, a, run.w.data(), z, opt, &run.stats);
+  if (clock) run.dbbr_parts = clock->collect();
+  return info;
 }
 int run_two_stage(EngineBackend&, const RouteCall<std::complex<double>>&,
                   const std::complex<double>*, std::complex<double>*, EngineRun&) {
@@ -511,6 +519,19 @@ void report_one_stage(const RouteCall<S>& r, const EngineRun& run) {
                  s.total);
 }
 
+// DBBR's parts on this rank's device (verbose 2): where its stage time goes between the panels'
+// messages (a rank's bcast includes its wait for the panel's owner).
+void print_dbbr_parts(int rank, int ranks, const DbbrPartSeconds& parts) {
+  std::string line =
+      "pipevd: dbbr parts rank=" + std::to_string(rank) + "/" + std::to_string(ranks);
+  char item[48];
+  for (int p = 0; p < kDbbrParts; ++p) {
+    std::snprintf(item, sizeof item, " %s=%.4f", to_string(static_cast<DbbrPart>(p)), parts[p]);
+    line += item;
+  }
+  std::fprintf(stderr, "%s s\n", line.c_str());
+}
+
 // Report. Verbose 1: engine rank 0's stage times and the load balance over the engine ranks
 // (collective over them); 2: every engine rank's line and the timeline file.
 template <class S>
@@ -529,6 +550,7 @@ void report(RouteCall<S>& r, const EngineRun& run) {
                  effective_bandwidth(r.n, r.opt.b), r.opt.k, s.dc_folded ? " dc_fold" : "",
                  r.redistribute_s, r.direct ? " (none: caller's arrays)" : "", s.dbbr,
                  s.bulge_chasing, s.dc, s.sbr_back, s.bc_back, s.gemm, s.total);
+  if (run.dbbr_parts) print_dbbr_parts(e, r.ranks, *run.dbbr_parts);
   if (r.timed)
     std::fprintf(stderr,
                  "pipevd: redistribution rank=%d/%d in: plan=%.4f pack=%.4f exchange=%.4f "

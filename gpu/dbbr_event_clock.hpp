@@ -1,0 +1,39 @@
+// DBBR's parts timed on the device: an event pair around each part on the stream that queues its
+// work, summed when collected. The host only queues work, so host clocks would time the queueing;
+// the events time what the device did between them, messages (NCCL on the same stream) included:
+// a rank's `bcast` is its wait for the panel's owner as well as the transfer.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "core/dbbr.hpp"
+
+namespace pipevd::gpu {
+
+class DbbrEventClock : public DbbrPartClock {
+ public:
+  explicit DbbrEventClock(cudaStream_t stream) : stream_(stream) {}
+  ~DbbrEventClock() override;
+  DbbrEventClock(const DbbrEventClock&) = delete;
+  DbbrEventClock& operator=(const DbbrEventClock&) = delete;
+
+  void begin(DbbrPart part) override { marks_.push_back({part, record()}); }
+  void end(DbbrPart part) override { marks_.push_back({part, record()}); }
+  DbbrPartSeconds collect() override;
+
+ private:
+  struct Mark {
+    DbbrPart part;
+    cudaEvent_t event;
+  };
+  cudaEvent_t record();
+
+  cudaStream_t stream_;
+  std::vector<cudaEvent_t> pool_;  // reused from one collect() to the next
+  std::size_t used_ = 0;
+  std::vector<Mark> marks_;
+};
+
+}  // namespace pipevd::gpu
