@@ -4,7 +4,7 @@
 # apart, one process each, every run's residual and orthogonality checked) on 4, 2 and 1 GPUs and
 # the peers (cuSOLVERMp one rank per GPU, cuSOLVERMg) on the same GPUs, in one run.
 #   source .gpu-node/env.sh && bash bench/device/scaling.sh
-# Settings: STEPS ("build test bench"), SIZES ("32768 49152"), GPU_COUNTS ("4 1"), PEERS
+# Settings (an empty SIZES or PEERS runs none of them): STEPS ("build test bench"), SIZES ("32768 49152"), GPU_COUNTS ("4 1"), PEERS
 # ("cusolvermp cusolvermg"), PEER_SIZES (32768), TEST_REGEX, TEST_EXCLUDE, BUDGET_S (560), PEER_CAP (100),
 # LABEL_SUFFIX (appended to pipevd's run labels and timeline names: runs of one call told apart).
 # Logs under $OUT/scaling/ (at most 8 files come back): session.log, build_ctest.log, bench.log,
@@ -45,14 +45,14 @@ runs=$out/runs.jsonl
 gpu_list() { seq -s, 0 $(($1 - 1)); }
 
 if [[ $steps == *" bench "* && -x $bench ]]; then
-  for n in ${SIZES:-32768 49152}; do
+  for n in ${SIZES-32768 49152}; do
     for g in ${GPU_COUNTS:-4 1}; do
       ((g > ngpu)) && continue
       pipevd_bench_run "pipevd_${g}gpu_n$n${LABEL_SUFFIX:-}" "$g" "$(gpu_list "$g")" pipevd "$n" 2 \
         PIPEVD_VERBOSE=2 PIPEVD_TIMELINE="$out/timeline_${g}gpu_n$n${LABEL_SUFFIX:-}.json"
     done
   done
-  for n in ${PEER_SIZES:-32768}; do
+  for n in ${PEER_SIZES-32768}; do
     for peer in ${PEERS-cusolvermp cusolvermg}; do
       ranks=$ngpu
       [ "$peer" = cusolvermg ] && ranks=1
