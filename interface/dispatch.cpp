@@ -115,12 +115,12 @@ void release_call_memory() {
 // agree_on_failure): auto forwards (A is intact), an explicit engine returns pipevd's INFO.
 template <class Call>
 void take_engine_route(const Call& c, const ArgumentCheck& chk, const Policy& policy,
-                       const Decision& d, int gpu_devices, double t0) {
+                       const Decision& d, int gpu_devices, double max_abs, double t0) {
   std::string failure;
   int info = kInfoEngineFailure;
   EnginePathChoice path;
   try {
-    run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices, &path);
+    run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices, &path, max_abs);
     if (!policy.keep_memory) release_call_memory();
     write_workspace_answers(c, chk);
     last_path = to_string(path.path);
@@ -192,13 +192,17 @@ void run(const Call& c) {
   if (!d.error.empty()) return refuse(c, kInfoConfiguration, d.error);
   // Before any route, forwarding included (ScaLAPACK's scaling stops the job on a NaN). The checks
   // passed with N > 0, so this process is in the grid (agreed).
-  if (agreed && agreed_non_finite(
-                    c, grid, redistribution_threads(pol.policy.threads, ranks_on_this_node(grid))))
+  EntryScan entries;
+  if (agreed)
+    entries = agreed_entry_scan(
+        c, grid, redistribution_threads(pol.policy.threads, ranks_on_this_node(grid)));
+  if (entries.non_finite)
     return refuse(c, info_non_finite(*c.n),
                   "A holds a NaN or an infinity in the triangle UPLO names; nothing was computed");
 
   if (d.route != Route::Scalapack)
-    return take_engine_route(c, chk, pol.policy, d, available.gpu_devices, t0);
+    return take_engine_route(c, chk, pol.policy, d, available.gpu_devices,
+                             agreed ? entries.max_abs : -1.0, t0);
   if (!forward(c, chk, "")) return;
   if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
 }

@@ -97,12 +97,13 @@ const EngineComm& one_engine_comm(int ictxt, bool on_gpu) {
 // scalar, double (PDSYEVD) or std::complex<double> (PZHEEVD, the one-stage path only).
 template <class S>
 struct RouteCall {
-  RouteCall(const EigenCall<S>& call, const Policy& pol, bool gpu, int devices)
-      : c(call), policy(pol), on_gpu(gpu), gpu_devices(devices) {}
+  RouteCall(const EigenCall<S>& call, const Policy& pol, bool gpu, int devices, double norm)
+      : c(call), policy(pol), on_gpu(gpu), gpu_devices(devices), max_abs(norm) {}
   const EigenCall<S>& c;
   const Policy& policy;
   const bool on_gpu;
   const int gpu_devices;  // the fewest any caller rank sees, agreed over the grid
+  const double max_abs;   // A's max-norm agreed over the grid (< 0: not known, the route's pass)
   long n = 0;
   bool vectors = false;
   char uplo = 'L';
@@ -233,7 +234,8 @@ bool direct_path(const RouteCall<S>& r) {
   const bool direct = caller_size == 1 && r.engine && n >= 1 && *c.ia == 1 && *c.ja == 1 &&
                       c.desca[LLD_] == n &&
                       (!r.vectors || (*c.iz == 1 && *c.jz == 1 && c.descz[LLD_] == n));
-  return direct && scaling_factor(max_norm(r.uplo, n, n, c.a, n, r.threads)) == 1;
+  return direct && scaling_factor(r.max_abs >= 0 ? r.max_abs
+                                                 : max_norm(r.uplo, n, n, c.a, n, r.threads)) == 1;
 }
 
 // Host bytes this call adds on this caller rank: the engine rank's copy of A and Z (beyond what is
@@ -382,9 +384,11 @@ void redistribute_in(RouteCall<S>& r, KeptBuffer& a_cols) {
 // PDSYEVD's scaling of this engine rank's copy of A (the max-norm agreed over the engine ranks).
 template <class S>
 double scale_engine_copy(RouteCall<S>& r, S* a_cols) {
-  const double local = max_norm('A', r.n, r.width, a_cols, r.n, r.threads);
-  double anrm = 0;
-  MPI_Allreduce(&local, &anrm, 1, MPI_DOUBLE, MPI_MAX, r.ec->engine);
+  double anrm = r.max_abs;
+  if (anrm < 0) {
+    const double local = max_norm('A', r.n, r.width, a_cols, r.n, r.threads);
+    MPI_Allreduce(&local, &anrm, 1, MPI_DOUBLE, MPI_MAX, r.ec->engine);
+  }
   const double sigma = scaling_factor(anrm);
   if (sigma != 1)
     parallel_for(r.width, r.threads, [&](long j) {
@@ -569,8 +573,8 @@ void report(RouteCall<S>& r, const EngineRun& run) {
 
 template <class S>
 int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_devices,
-              EnginePathChoice* path) {
-  RouteCall<S> r(c, policy, on_gpu, gpu_devices);
+              EnginePathChoice* path, double max_abs) {
+  RouteCall<S> r(c, policy, on_gpu, gpu_devices, max_abs);
   start_route(r);
   if (path) *path = r.path;
   plan_route(r);
@@ -610,13 +614,13 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
 }  // namespace
 
 int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices,
-                     EnginePathChoice* path) {
-  return run_route(c, policy, on_gpu, gpu_devices, path);
+                     EnginePathChoice* path, double max_abs) {
+  return run_route(c, policy, on_gpu, gpu_devices, path, max_abs);
 }
 
 int run_engine_route(const PzheevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices,
-                     EnginePathChoice* path) {
-  return run_route(c, policy, on_gpu, gpu_devices, path);
+                     EnginePathChoice* path, double max_abs) {
+  return run_route(c, policy, on_gpu, gpu_devices, path, max_abs);
 }
 
 }  // namespace pipevd

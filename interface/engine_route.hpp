@@ -16,13 +16,15 @@ namespace pipevd {
 // stops the engine (the memory plan, the set-up, the engine itself) is thrown as its base/errors
 // type on every caller rank alike, with the caller's A untouched (see agree_on_failure).
 // path (optional): set to the engine path taken (core/engine_path.hpp: the crossover table or
-// PIPEVD_ENGINE_PATH) as soon as it is chosen, the same on every caller rank.
+// PIPEVD_ENGINE_PATH) as soon as it is chosen, the same on every caller rank. max_abs: A's
+// max-norm as agreed over the grid (interface/non_finite_check.hpp's scan), which PDSYEVD's
+// scaling then takes without a pass of its own over A; < 0: not known.
 int run_engine_route(const PdsyevdCall& call, const Policy& policy, bool on_gpu, int gpu_devices,
-                     EnginePathChoice* path = nullptr);
+                     EnginePathChoice* path = nullptr, double max_abs = -1);
 // PZHEEVD: the same route on the one-stage path (core/engine_path.hpp's
 // choose_hermitian_engine_path), the Hermitian A rebuilt from its triangle with the other one
 // conjugated; an OutOfMemory where its memory does not fit, as for PDSYEVD.
 int run_engine_route(const PzheevdCall& call, const Policy& policy, bool on_gpu, int gpu_devices,
-                     EnginePathChoice* path = nullptr);
+                     EnginePathChoice* path = nullptr, double max_abs = -1);
 
 }  // namespace pipevd

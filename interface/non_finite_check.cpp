@@ -20,15 +20,33 @@ long global_index(long l, int nb, int p, int src, int nprocs) {
 }
 
 // Max |a| with NaN propagating (std::max drops a NaN depending on the operands' order); a complex
-// entry by its larger part, which is finite exactly where the entry is.
+// entry by its larger part, which is finite exactly where the entry is (its modulus may overflow).
 double max_abs(double m, double v) {
   const double a = std::fabs(v);
   return std::isnan(a) || a > m ? a : m;
 }
 double max_abs(double m, std::complex<double> v) { return max_abs(max_abs(m, v.real()), v.imag()); }
 
+// The running maxima of one column: the NaN-propagating one above, and the modulus one of the
+// norm (the same for a real entry).
+struct ColumnMax {
+  double part = 0, modulus = 0;
+  void add(double v) { part = modulus = max_abs(part, v); }
+  void add(std::complex<double> v) {
+    part = max_abs(part, v);
+    modulus = std::max(modulus, std::abs(v));
+  }
+  // A diagonal entry: PZLANHE takes its real part only (a Hermitian diagonal is real; PZHEEVD
+  // ignores the imaginary parts there, though a NaN in them is still refused).
+  void add_diagonal(double v) { add(v); }
+  void add_diagonal(std::complex<double> v) {
+    part = max_abs(part, v);
+    modulus = std::max(modulus, std::fabs(v.real()));
+  }
+};
+
 template <class Scalar>
-bool non_finite(const EigenCall<Scalar>& c, MPI_Comm grid, int threads) {
+EntryScan scan(const EigenCall<Scalar>& c, MPI_Comm grid, int threads) {
   const int* d = c.desca;
   int nprow, npcol, myrow, mycol;
   blacs_gridinfo_(&d[CTXT_], &nprow, &npcol, &myrow, &mycol);
@@ -42,33 +60,39 @@ bool non_finite(const EigenCall<Scalar>& c, MPI_Comm grid, int threads) {
     const long i = global_index(l, d[MB_], myrow, d[RSRC_], nprow) - i0;
     row[l] = i >= 0 && i < n ? i : -1;
   }
-  std::vector<double> col_max(static_cast<std::size_t>(std::max(0, cols)), 0.0);
+  std::vector<ColumnMax> col_max(static_cast<std::size_t>(std::max(0, cols)));
   parallel_for(cols, threads, [&](long lj) {
     const long j = global_index(lj, d[NB_], mycol, d[CSRC_], npcol) - j0;
     if (j < 0 || j >= n) return;
-    double m = 0;
+    ColumnMax m;
     const Scalar* a = c.a + lj * lld;
     for (long li = 0; li < rows; ++li) {
       const long i = row[li];
-      if (i >= 0 && (lower ? i >= j : i <= j)) m = max_abs(m, a[li]);
+      if (i == j)
+        m.add_diagonal(a[li]);
+      else if (i >= 0 && (lower ? i > j : i < j))
+        m.add(a[li]);
     }
     col_max[lj] = m;
   });
-  double m = 0;
-  for (double v : col_max) m = max_abs(m, v);
-  int bad = !std::isfinite(m);
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_LOR, grid);
-  return bad != 0;
+  double part = 0, modulus = 0;
+  for (const ColumnMax& m : col_max) {
+    part = max_abs(part, m.part);
+    modulus = std::max(modulus, m.modulus);
+  }
+  double agreed[2] = {std::isfinite(part) ? 0.0 : 1.0, modulus};  // one reduction for both
+  MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_DOUBLE, MPI_MAX, grid);
+  return {agreed[0] != 0, agreed[1]};
 }
 
 }  // namespace
 
-bool agreed_non_finite(const PdsyevdCall& c, MPI_Comm grid, int threads) {
-  return non_finite(c, grid, threads);
+EntryScan agreed_entry_scan(const PdsyevdCall& c, MPI_Comm grid, int threads) {
+  return scan(c, grid, threads);
 }
 
-bool agreed_non_finite(const PzheevdCall& c, MPI_Comm grid, int threads) {
-  return non_finite(c, grid, threads);
+EntryScan agreed_entry_scan(const PzheevdCall& c, MPI_Comm grid, int threads) {
+  return scan(c, grid, threads);
 }
 
 }  // namespace pipevd
