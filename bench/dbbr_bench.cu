@@ -365,7 +365,7 @@ int run(int argc, char** argv) {
   cudaStream_t s = ctx.lane(0).stream;
   cusolverDnHandle_t solver = ctx.solver(s);
   cublasHandle_t blas = ctx.lane(0).blas;
-  EventProfiler prof(s);
+  EventProfiler prof(device, s);
 
   if (!qr_sweep.empty()) {  // the panel QR alone: fused kernel against the cuSOLVER path
     for (long m : qr_sweep)

@@ -50,7 +50,7 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSett
 
 std::unique_ptr<DbbrPartClock> make_gpu_dbbr_clock(EngineBackend& be) {
   auto* gpu = dynamic_cast<gpu::GpuBackend*>(&be);
-  return gpu ? std::make_unique<gpu::DbbrEventClock>(gpu->stream()) : nullptr;
+  return gpu ? std::make_unique<gpu::DbbrEventClock>(gpu->device(), gpu->stream()) : nullptr;
 }
 
 void gpu_prepare(int device, long pool_bytes) {

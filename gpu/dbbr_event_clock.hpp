@@ -12,9 +12,11 @@
 
 namespace pipevd::gpu {
 
+// The events belong to the stream's device, which need not be the calling thread's current one
+// (the route's thread keeps its own): each call makes it current for its CUDA calls.
 class DbbrEventClock : public DbbrPartClock {
  public:
-  explicit DbbrEventClock(cudaStream_t stream) : stream_(stream) {}
+  DbbrEventClock(int device, cudaStream_t stream) : device_(device), stream_(stream) {}
   ~DbbrEventClock() override;
   DbbrEventClock(const DbbrEventClock&) = delete;
   DbbrEventClock& operator=(const DbbrEventClock&) = delete;
@@ -30,6 +32,7 @@ class DbbrEventClock : public DbbrPartClock {
   };
   cudaEvent_t record();
 
+  int device_;
   cudaStream_t stream_;
   std::vector<cudaEvent_t> pool_;  // reused from one collect() to the next
   std::size_t used_ = 0;
