@@ -6,6 +6,8 @@
 #include <limits>
 #include <thread>
 
+#include "base/parallel_for.hpp"
+
 namespace pipevd {
 
 SturmProblem prepare_sturm(long n, const double* d, const double* e, SturmArrays& arrays,
@@ -87,10 +89,9 @@ int tridiagonal_eigenvalues_bisection(long n, const double* d, const double* e, 
   auto part = [&](int t) {  // eigenvalues interleaved: the expensive ones spread over threads
     for (long i = t; i < n; i += threads) w[i] = bisect_eigenvalue(p, i);
   };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(part, t);
-  part(0);
-  for (std::thread& th : pool) th.join();
+  // The library's pool: a thread that cannot start leaves its share to the others, and every
+  // thread is joined before an exception leaves (no std::terminate in the caller's job).
+  parallel_for(threads, threads, [&](long t) { part(static_cast<int>(t)); });
   // Counts are monotone in x in IEEE arithmetic, so w is ascending already; sorting makes it so
   // whatever the compiler did.
   std::sort(w, w + n);

@@ -30,8 +30,8 @@ std::mutex& one_call_at_a_time() {
 template <class Call>
 void guarded(const Call& call, void (*run)(const Call&)) {
   std::string what = "unknown exception";
-  const std::lock_guard<std::mutex> lock(one_call_at_a_time());
   try {
+    const std::lock_guard<std::mutex> lock(one_call_at_a_time());
     run(call);
     return;
   } catch (const std::exception& e) {
@@ -126,14 +126,26 @@ __attribute__((visibility("default"))) void pipevd_pzheevd_(
 __attribute__((visibility("default"))) const char* pipevd_version(void) { return PIPEVD_VERSION; }
 
 __attribute__((visibility("default"))) const char* pipevd_last_path(void) {
-  const std::lock_guard<std::mutex> lock(one_call_at_a_time());
-  return pipevd::last_call_path();
+  try {
+    const std::lock_guard<std::mutex> lock(one_call_at_a_time());
+    return pipevd::last_call_path();
+  } catch (...) {  // the lock itself failed: no path to tell
+    return "";
+  }
 }
 
+// Nothing here is expected to throw; should it, the caller's job goes on with the memory kept.
 __attribute__((visibility("default"))) void pipevd_release(void) {
-  const std::lock_guard<std::mutex> lock(one_call_at_a_time());
-  pipevd::release_kept_buffers();
-  pipevd::release_node_windows();
-  pipevd::gpu_release_memory();
+  try {
+    const std::lock_guard<std::mutex> lock(one_call_at_a_time());
+    pipevd::release_kept_buffers();
+    pipevd::release_node_windows();
+    pipevd::gpu_release_memory();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pipevd: error: %s (pipevd_release kept what it could not free)\n",
+                 e.what());
+    std::fflush(stderr);
+  } catch (...) {
+  }
 }
 }

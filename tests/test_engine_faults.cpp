@@ -1,10 +1,10 @@
-// An engine failure (core/fault_injection: out of memory, a device or a communication error) is
-// agreed over the caller ranks: under PIPEVD_BACKEND=host every rank returns the same INFO (-1002
-// out of memory, -1003 otherwise), A and W untouched, nothing aborts or hangs; the next call, fault
-// cleared, is right. After the set-up, and at the end of each engine stage, one engine rank's
-// failure is agreed; at the engine's start only one every engine rank meets (a lone rank's failure
-// there, with the others already in the engine's collectives, is the window engine_route.cpp
-// documents).
+// An engine failure (core/fault_injection: out of memory, a device or a communication error) on
+// any one engine rank is agreed over the caller ranks: under PIPEVD_BACKEND=host every rank returns
+// the same INFO (-1002 out of memory, -1003 otherwise), A and W untouched, nothing aborts or hangs;
+// the next call, fault cleared, is right. After the set-up, and at the end of each engine stage,
+// one engine rank's failure is agreed; at the engine's start only one every engine rank meets (a
+// lone rank's failure there, with the others already in the engine's collectives, is the window
+// engine_route.cpp documents).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -32,9 +32,11 @@ void expect_every_rank_agrees(int n, const std::vector<std::string>& steps) {
   for (long j = 0; j < n; ++j)
     for (long i = 0; i < n; ++i) full[i + j * n] = entry(i, j);
   const std::vector<double> w_ref = lapack_eigenvalues(n, full);
+  // Every caller rank is an engine rank of the host engine (one per GPU on the device).
+  std::vector<int> each_rank;
+  for (int r = 0; r < world_size(); ++r) each_rank.push_back(r);
   for (const std::string& step : steps)
-    for (int rank : step == "engine" ? std::vector<int>{kEveryEngineRank}
-                                     : std::vector<int>{0, world_size() - 1})
+    for (int rank : step == "engine" ? std::vector<int>{kEveryEngineRank} : each_rank)
       for (auto kind :
            {FaultInjection::OutOfMemory, FaultInjection::Device, FaultInjection::Communication}) {
         SCOPED_TRACE(std::string(step) + " on engine rank " + std::to_string(rank) + " kind " +

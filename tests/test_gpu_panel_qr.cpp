@@ -7,6 +7,7 @@
 // orthogonal, Q R = panel, R upper trapezoidal, Y unit lower trapezoidal. Every GPU result is
 // computed twice and must be bitwise identical. The fused kernel also passes power-of-two column
 // scalings through exactly, subnormal columns included.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "gpu/gpu_backend.hpp"
+#include "gpu/panel_qr.cuh"
 #include "host/host_backend.hpp"
 #include "tests/support/device_vector.hpp"
 #include "tests/support/gpu_host_fixture.hpp"
@@ -138,19 +140,54 @@ class GpuPanelQrTest : public test::GpuAgainstHostTest {
     host_.gemm('N', 'N', m, n, nb, -1.0, second.data(), m, s.data(), nb, 1.0, x.data(), m);
   }
 
-  void check(Kind kind, long m, long nb, gpu::GpuBackend::PanelQrPath path) {
+  // The backend's panel QR on the given path: R (ldp), W and Y (m) into run.
+  void backend_qr(gpu::GpuBackend::PanelQrPath path, long m, long nb, long ldp, const Mat& a,
+                  Mat (&run)[3]) {
+    gpu_.set_panel_qr_path(path);
+    Dev p(gpu_, a), w(gpu_, Mat(m * nb, 7.0)), y(gpu_, Mat(m * nb, 7.0));
+    gpu_.panel_qr(m, nb, p.get(), ldp, w.get(), m, y.get(), m);
+    run[0] = p.to_host(ldp * nb);
+    run[1] = w.to_host(m * nb);
+    run[2] = y.to_host(m * nb);
+  }
+
+  // The fused kernel itself, also at widths the backend does not give it (nb > 32): R, Y and T
+  // from the kernel, W = Y T on the host (exact enough for the checks, which allow 50 eps).
+  void fused_kernel_qr(long m, long nb, long ldp, const Mat& a, Mat (&run)[3]) {
+    const long kk = std::min(m, nb);
+    cudaDeviceProp props{};
+    ASSERT_EQ(cudaGetDeviceProperties(&props, gpu_.device()), cudaSuccess);
+    ASSERT_EQ(cudaSetDevice(gpu_.device()), cudaSuccess);
+    const gpu::FusedPanelQrPlan plan = gpu::plan_fused_panel_qr(props, m, nb);
+    ASSERT_TRUE(plan.ok) << m << " x " << nb;
+    Dev p(gpu_, a), y(gpu_, Mat(m * nb, 0.0)), tau(gpu_, kk), t(gpu_, Mat(kk * kk, 0.0)),
+        scratch(gpu_, gpu::fused_panel_qr_scratch(plan, nb));
+    gpu_.synchronize();  // the uploads ran on the backend's stream; the kernel runs on 0
+    ASSERT_TRUE(gpu::fused_panel_qr(plan, 0, m, nb, p.get(), ldp, y.get(), m, tau.get(), t.get(),
+                                    kk, scratch.get()));
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    run[0] = p.to_host(ldp * nb);
+    run[2] = y.to_host(m * nb);
+    Mat tt = t.to_host(kk * kk);
+    for (long j = 0; j < kk; ++j)
+      for (long i = j + 1; i < kk; ++i) tt[i + j * kk] = 0.0;  // its lower part is not T's
+    run[1].assign(static_cast<size_t>(m * nb), 0.0);
+    host_.gemm('N', 'N', m, kk, kk, 1.0, run[2].data(), m, tt.data(), kk, 0.0, run[1].data(), m);
+  }
+
+  void check(Kind kind, long m, long nb, gpu::GpuBackend::PanelQrPath path,
+             bool kernel_directly = false) {
     const long ldp = m + 3, kk = std::min(m, nb);
     const Mat a = make_panel(kind, m, nb, ldp, static_cast<unsigned>(m * 131 + nb));
     Mat hp = a, hw(m * nb, 7.0), hy(m * nb, 7.0);
     host_.panel_qr(m, nb, hp.data(), ldp, hw.data(), m, hy.data(), m);
-    gpu_.set_panel_qr_path(path);
     Mat runs[2][3];
     for (auto& run : runs) {
-      Dev p(gpu_, a), w(gpu_, Mat(m * nb, 7.0)), y(gpu_, Mat(m * nb, 7.0));
-      gpu_.panel_qr(m, nb, p.get(), ldp, w.get(), m, y.get(), m);
-      run[0] = p.to_host(ldp * nb);
-      run[1] = w.to_host(m * nb);
-      run[2] = y.to_host(m * nb);
+      if (kernel_directly)
+        fused_kernel_qr(m, nb, ldp, a, run);
+      else
+        backend_qr(path, m, nb, ldp, a, run);
+      if (HasFatalFailure()) return;
     }
     for (int i = 0; i < 3; ++i)
       EXPECT_TRUE(bitwise_equal(runs[0][i], runs[1][i])) << "output " << i;
@@ -263,6 +300,51 @@ TEST_F(GpuPanelQrTest, FusedPassesColumnScalingsExactly) {
           if (out[0][0][i + j * ldp] != std::ldexp(out[1][0][i + j * ldp], shifts[j % 6])) ++bad;
       EXPECT_EQ(bad, 0) << "R";
     }
+}
+
+// Every width the backend gives the fused kernel (1..32), on the panels that stress a Householder
+// QR: rank-deficient (zero and repeated columns), graded, and with x^T x underflowing.
+TEST_F(GpuPanelQrTest, FusedAtEveryServedWidthOnDifficultPanels) {
+  for (Kind kind : {Kind::ZeroColumns, Kind::RepeatedColumns, Kind::Graded, Kind::TinyBelow})
+    for (long m : {33L, 1000L, 4099L})
+      for (long nb = 1; nb <= 32; ++nb) {
+        SCOPED_TRACE(std::string(name(kind)) + " m=" + std::to_string(m) +
+                     " nb=" + std::to_string(nb));
+        gpu_.set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Fused);
+        ASSERT_TRUE(gpu_.panel_qr_fused(m, nb));  // the fused kernel, not the fallback
+        check(kind, m, nb, gpu::GpuBackend::PanelQrPath::Fused);
+        if (HasFatalFailure()) return;
+      }
+}
+
+// Widths past 32 go to cuSOLVER (any band PIPEVD_BAND allows): the same difficult panels there.
+TEST_F(GpuPanelQrTest, CusolverPathOnDifficultPanels) {
+  for (Kind kind : {Kind::ZeroColumns, Kind::RepeatedColumns, Kind::Tiny, Kind::Huge, Kind::Graded,
+                    Kind::ThreeRows, Kind::TinyBelow})
+    for (long m : {33L, 1000L, 4099L})
+      for (long nb : {33L, 48L, 64L, 96L}) {
+        SCOPED_TRACE(std::string(name(kind)) + " m=" + std::to_string(m) +
+                     " nb=" + std::to_string(nb));
+        check(kind, m, nb, gpu::GpuBackend::PanelQrPath::Cusolver);
+        if (HasFatalFailure()) return;
+      }
+}
+
+// The fused kernel at the widths the backend keeps from it (33..64), launched directly. Its nb = 64
+// failure on repeated columns came from a kernel without the 2^600 rescaling of tiny x: dlarfg's
+// beta, tau and alpha - beta rounded in subnormal arithmetic, once the repeated columns' noise
+// (eps times smaller per repeat) reached 2^-1022 from about the 20th repeat. The kernel of today
+// forms them from 2^600 x; this test is the evidence for serving these widths again (or not).
+TEST_F(GpuPanelQrTest, FusedKernelPastTheServedWidths) {
+  for (Kind kind : {Kind::RepeatedColumns, Kind::Random, Kind::ZeroColumns, Kind::Graded,
+                    Kind::TinyBelow, Kind::Tiny, Kind::Huge})
+    for (long m : {33L, 100L, 1000L, 4099L, 32769L})
+      for (long nb : {33L, 40L, 42L, 44L, 48L, 56L, 64L}) {
+        SCOPED_TRACE(std::string(name(kind)) + " m=" + std::to_string(m) +
+                     " nb=" + std::to_string(nb));
+        check(kind, m, nb, gpu::GpuBackend::PanelQrPath::Fused, true);
+        if (HasFatalFailure()) return;
+      }
 }
 
 TEST_F(GpuPanelQrTest, CusolverPathEqualsLapack) {
