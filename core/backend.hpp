@@ -7,6 +7,12 @@
 // 64-bit sizes and leading dimensions. A device backend may run work asynchronously (streams) as
 // long as each operation sees the results of those issued before it; synchronize() waits for all
 // of it. The host backend runs everything in program order, so that is a no-op there.
+//
+// Complex Hermitian matrices (PZHEEVD's two-stage path) go through the same stages: memory and
+// messages of std::complex<double> are the real operations on twice the doubles (the non-virtual
+// overloads below), and the operations whose arithmetic differs have complex overloads. Their
+// defaults here throw UnsupportedScalar: a backend without complex kernels (the GPU's) inherits
+// them, and the route never gives it complex two-stage work.
 #pragma once
 #include <mpi.h>
 
@@ -14,11 +20,19 @@
 #include <complex>
 #include <memory>
 
+#include "base/errors.hpp"
 #include "core/reflector_store.hpp"
+#include "core/scalar.hpp"
 #include "core/secular_merge.hpp"
 #include "core/tridiagonal_solver.hpp"
 
 namespace pipevd {
+
+// A backend was handed work in a scalar type it has no kernels for.
+class __attribute__((visibility("default"))) UnsupportedScalar : public ConfigurationError {
+ public:
+  using ConfigurationError::ConfigurationError;
+};
 
 class EngineBackend {
  public:
@@ -169,6 +183,62 @@ class EngineBackend {
   virtual void send(const double* buf, long count, int dest, int tag) = 0;
   virtual void recv(double* buf, long count, int source, int tag) = 0;
 
+  // --- Complex Hermitian (the two-stage engine over std::complex<double>). Memory, copies and
+  // messages: the real operations on the same bytes.
+  void copy_to_device(const Complex* host, Complex* dev, long count) {
+    copy_to_device(as_words(host), as_words(dev), 2 * count);
+  }
+  void copy_to_host(const Complex* dev, Complex* host, long count) {
+    copy_to_host(as_words(dev), as_words(host), 2 * count);
+  }
+  void copy_matrix(long m, long n, const Complex* src, long lds, Complex* dst, long ldd) {
+    copy_matrix(2 * m, n, as_words(src), 2 * lds, as_words(dst), 2 * ldd);
+  }
+  void broadcast(Complex* buf, long count, int root) { broadcast(as_words(buf), 2 * count, root); }
+  void send(const Complex* buf, long count, int dest, int tag) {
+    send(as_words(buf), 2 * count, dest, tag);
+  }
+  void recv(Complex* buf, long count, int source, int tag) {
+    recv(as_words(buf), 2 * count, source, tag);
+  }
+  // The operations whose arithmetic differs, as their real twins above with A^H for A^T: laset;
+  // the Hermitian a from its triangle (the other conjugated, the diagonal's imaginary parts
+  // zero, as zheevd reads them); GEMM with 'C'; the panel's QR by zgeqrf's reflectors
+  // (Q = I - W Y^H); bulge chasing to the real tridiagonal T = D^H Q_b^H B Q_b D (u.phase holds
+  // the diagonal unitary D, core/reflector_store.hpp); X := X Q_b D.
+  virtual void fill_matrix(long m, long n, Complex alpha, Complex beta, Complex* a, long lda);
+  virtual void mirror_triangle(char uplo, long n, Complex* a, long lda);
+  virtual void gemm(char transa, char transb, long m, long n, long k, Complex alpha,
+                    const Complex* a, long lda, const Complex* b, long ldb, Complex beta,
+                    Complex* c, long ldc);
+  virtual void panel_qr(long m, long nb, Complex* panel, long ldp, Complex* w, long ldw, Complex* y,
+                        long ldy);
+  virtual void bulge_chase(long n, long b, const Complex* ab, long ldab, double* d, double* e,
+                           ComplexReflectorStore& u, bool host_copy = true,
+                           bool beside_companion = false);
+  virtual void bulge_chase_values(long n, long b, const Complex* ab, long ldab, double* d,
+                                  double* e) {
+    ComplexReflectorStore u;
+    bulge_chase(n, b, ab, ldab, d, e, u);
+  }
+  virtual void bc_back(const ComplexReflectorStore& u, long m, Complex* x, long ldx);
+  // C := C + alpha A B^H + conj(alpha) B A^H (both triangles) by two GEMMs.
+  virtual void syr2k_full(long n, long k, Complex alpha, const Complex* a, long lda,
+                          const Complex* b, long ldb, Complex* c, long ldc) {
+    gemm('N', 'C', n, n, k, alpha, a, lda, b, ldb, 1.0, c, ldc);
+    gemm('N', 'C', n, n, k, std::conj(alpha), b, ldb, a, lda, 1.0, c, ldc);
+  }
+  // Z = S W for the Hermitian S stored full: S's row c is its column c's adjoint.
+  virtual void symmetric_product(long m, long k, long split, const Complex* s1, long ld1,
+                                 const Complex* s2, long ld2, const Complex* w, long ldw,
+                                 Complex* z, long ldz) {
+    if (split > 0) gemm('C', 'N', split, k, m, 1.0, s1, ld1, w, ldw, 0.0, z, ldz);
+    if (m > split) gemm('C', 'N', m - split, k, m, 1.0, s2, ld2, w, ldw, 0.0, z + split, ldz);
+  }
+  // W(:, k1:k1+k2) -= W(:, 0:k1) (Y(:, 0:k1)^H W(:, k1:k1+k2)), by two GEMMs.
+  virtual void merge_reflector_blocks(long m, long k1, long k2, Complex* w, long ldw,
+                                      const Complex* y, long ldy);
+
   // --- Ordering: wait for all work issued so far (no-op on the host).
   virtual void synchronize() = 0;
 
@@ -183,22 +253,28 @@ class EngineBackend {
   virtual bool host_memory() const { return false; }
 };
 
-// A device buffer owned through its backend.
-class DeviceBuffer {
+// Not zero-filled (EngineBackend::allocate_unfilled): for buffers written in full before they are
+// read.
+struct UnfilledBuffer {};
+
+// A device buffer of `count` elements of T owned through its backend (which counts doubles).
+template <class T>
+class BasicDeviceBuffer {
  public:
-  DeviceBuffer() = default;
-  DeviceBuffer(EngineBackend& be, long count)
-      : be_(&be), p_(count > 0 ? be.allocate(count) : nullptr), n_(count) {}
-  // Not zero-filled (allocate_unfilled): for buffers written in full before they are read.
-  struct Unfilled {};
-  DeviceBuffer(EngineBackend& be, long count, Unfilled)
-      : be_(&be), p_(count > 0 ? be.allocate_unfilled(count) : nullptr), n_(count) {}
-  ~DeviceBuffer() { reset(); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : be_(o.be_), p_(o.p_), n_(o.n_) {
+  BasicDeviceBuffer() = default;
+  BasicDeviceBuffer(EngineBackend& be, long count)
+      : be_(&be), p_(count > 0 ? be.allocate(Scalar<T>::words * count) : nullptr), n_(count) {}
+  using Unfilled = UnfilledBuffer;
+  BasicDeviceBuffer(EngineBackend& be, long count, Unfilled)
+      : be_(&be),
+        p_(count > 0 ? be.allocate_unfilled(Scalar<T>::words * count) : nullptr),
+        n_(count) {}
+  ~BasicDeviceBuffer() { reset(); }
+  BasicDeviceBuffer(BasicDeviceBuffer&& o) noexcept : be_(o.be_), p_(o.p_), n_(o.n_) {
     o.p_ = nullptr;
     o.n_ = 0;
   }
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+  BasicDeviceBuffer& operator=(BasicDeviceBuffer&& o) noexcept {
     if (this != &o) {
       reset();
       be_ = o.be_;
@@ -209,14 +285,14 @@ class DeviceBuffer {
     }
     return *this;
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  BasicDeviceBuffer(const BasicDeviceBuffer&) = delete;
+  BasicDeviceBuffer& operator=(const BasicDeviceBuffer&) = delete;
   void reset() {
     if (p_) be_->release(p_);
     p_ = nullptr;
     n_ = 0;
   }
-  double* get() const { return p_; }
+  T* get() const { return reinterpret_cast<T*>(p_); }
   long size() const { return n_; }
 
  private:
@@ -224,5 +300,7 @@ class DeviceBuffer {
   double* p_ = nullptr;
   long n_ = 0;
 };
+
+using DeviceBuffer = BasicDeviceBuffer<double>;
 
 }  // namespace pipevd

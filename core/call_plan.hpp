@@ -33,6 +33,7 @@ struct CallPlanInput {
   bool dc_solver =
       false;  // stage 3 by core/tridiagonal_dc (resolve_tridiagonal_solver), not dstedc
   DcFoldSetting dc_fold = DcFoldSetting::Auto;
+  long words = 1;  // doubles per element: 2 for a complex Hermitian matrix (core/memory_plan.hpp)
 };
 
 struct CallPlan {

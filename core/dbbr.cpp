@@ -66,19 +66,26 @@ class Timed {
 // only, one pair every panel reuses), and one Z, one part of A W (sent, or received from each
 // other rank in turn), S and W^T A W that every panel reuses, sized for the block's first panel,
 // its tallest.
+template <class T>
 struct BlockBuffers {
-  DeviceBuffer yb, zb, old;
-  std::vector<DeviceBuffer> w, y;
-  DeviceBuffer z, part, s, wtaw;
+  BasicDeviceBuffer<T> yb, zb, old;
+  std::vector<BasicDeviceBuffer<T>> w, y;
+  BasicDeviceBuffer<T> z, part, s, wtaw;
 };
 
-// One rank's share of the band reduction. All ranks walk the same sequence of outer blocks and
-// panels (outer_blocks), so collectives match without extra coordination. A failure in a rank's
-// own work is held (DeferredFailure) while the rank goes on taking part in every message, and
-// agreed at the next outer block's start, where the block's buffers are, or at the end.
+// One rank's share of the band reduction, over the scalar T (double or std::complex<double>: the
+// Hermitian case is the symmetric one with every transpose an adjoint). All ranks walk the same
+// sequence of outer blocks and panels (outer_blocks), so collectives match without extra
+// coordination. A failure in a rank's own work is held (DeferredFailure) while the rank goes on
+// taking part in every message, and agreed at the next outer block's start, where the block's
+// buffers are, or at the end.
+template <class T>
 class BandReduction {
+  using Buffer = BasicDeviceBuffer<T>;
+  static constexpr char kAdjoint = Scalar<T>::adjoint;
+
  public:
-  BandReduction(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
+  BandReduction(EngineBackend& be, const EngineLayout& layout, int rank, T* a,
                 const DbbrOptions& opt)
       : be_(be),
         L_(layout),
@@ -94,7 +101,7 @@ class BandReduction {
     out_.b = b_;
   }
 
-  ReflectorPanels run() {
+  BasicReflectorPanels<T> run() {
     const std::vector<OuterBlock> blocks = outer_blocks(L_, b_, k_);
     for (std::size_t t = 0; t < blocks.size(); ++t) outer_block(blocks[t], static_cast<long>(t));
     failure_.agree(be_.communicator());  // the last block's
@@ -106,9 +113,9 @@ class BandReduction {
   long my_begin() const { return L_.col_begin[me_]; }
   long my_end() const { return L_.col_begin[me_ + 1]; }
   // Device address of A(row, col) for a column this rank holds.
-  double* at(long row, long col) const { return a_ + row + (col - my_begin()) * n_; }
-  double* yb(long row, long bcol) const { return buf_.yb.get() + row + bcol * n_; }
-  double* zb(long row, long bcol) const { return buf_.zb.get() + row + bcol * n_; }
+  T* at(long row, long col) const { return a_ + row + (col - my_begin()) * n_; }
+  T* yb(long row, long bcol) const { return buf_.yb.get() + row + bcol * n_; }
+  T* zb(long row, long bcol) const { return buf_.zb.get() + row + bcol * n_; }
 
   // This rank's own work between the block's messages: skipped after a failure, which is held for
   // the next agreement.
@@ -138,16 +145,16 @@ class BandReduction {
       trailing_update();
     });
     local([&] { keep_panels(); });
-    buf_ = BlockBuffers{};
+    buf_ = BlockBuffers<T>{};
   }
 
   void allocate_block(long groups) {
     Timed t(prof_, DbbrPart::Copies);
-    buf_.yb = DeviceBuffer(be_, n_ * kb_);
-    buf_.zb = DeviceBuffer(be_, n_ * kb_);
+    buf_.yb = Buffer(be_, n_ * kb_);
+    buf_.zb = Buffer(be_, n_ * kb_);
     if (me_ == owner_ && e_ - i_ > b_) {
       old_ld_ = n_ - i_ - b_;
-      buf_.old = DeviceBuffer(be_, old_ld_ * (e_ - i_ - b_), DeviceBuffer::Unfilled{});
+      buf_.old = Buffer(be_, old_ld_ * (e_ - i_ - b_), UnfilledBuffer{});
     }
     // Written in full before they are read: panel_qr writes all of W and Y (zero columns past
     // min(m, b)), A W all of Z.
@@ -158,13 +165,13 @@ class BandReduction {
     buf_.y.reserve(pairs);
     for (long g = 0; g < pairs; ++g) {
       const long m = n_ - i_ - (g + 1) * b_;
-      buf_.w.emplace_back(be_, m * b_, DeviceBuffer::Unfilled{});
-      buf_.y.emplace_back(be_, m * b_, DeviceBuffer::Unfilled{});
+      buf_.w.emplace_back(be_, m * b_, UnfilledBuffer{});
+      buf_.y.emplace_back(be_, m * b_, UnfilledBuffer{});
     }
-    buf_.z = DeviceBuffer(be_, (n_ - i_ - b_) * b_, DeviceBuffer::Unfilled{});
-    buf_.part = DeviceBuffer(be_, part_rows() * b_);
-    buf_.s = DeviceBuffer(be_, (kb_ - b_) * b_);
-    buf_.wtaw = DeviceBuffer(be_, b_ * b_);
+    buf_.z = Buffer(be_, (n_ - i_ - b_) * b_, UnfilledBuffer{});
+    buf_.part = Buffer(be_, part_rows() * b_);
+    buf_.s = Buffer(be_, (kb_ - b_) * b_);
+    buf_.wtaw = Buffer(be_, b_ * b_);
   }
 
   // The most rows of A W this rank exchanges for one of the block's panels (its first): the
@@ -206,7 +213,7 @@ class BandReduction {
     for (std::size_t g = 0; g < buf_.w.size(); ++g) {
       const long r0 = i_ + (static_cast<long>(g) + 1) * b_;
       out_.panels.push_back(
-          ReflectorPanel{r0, n_ - r0, b_, std::move(buf_.w[g]), std::move(buf_.y[g])});
+          BasicReflectorPanel<T>{r0, n_ - r0, b_, std::move(buf_.w[g]), std::move(buf_.y[g])});
     }
   }
 
@@ -240,9 +247,9 @@ class BandReduction {
     const long j = i_ + g * b_;
     if (!has_panel(j)) return;
     const long r0 = j + b_, m = n_ - r0, tb = g * b_;
-    double* w = buf_.w[keep_ ? g : 0].get();
-    double* y = buf_.y[keep_ ? g : 0].get();
-    double* z = buf_.z.get();
+    T* w = buf_.w[keep_ ? g : 0].get();
+    T* y = buf_.y[keep_ ? g : 0].get();
+    T* z = buf_.z.get();
     local([&] {
       inject_fault("dbbr_panel", me_, j / b_);
       if (me_ != owner_) return;
@@ -272,7 +279,7 @@ class BandReduction {
 
   // Rows [r0, n) of A W: rank q forms rows [max(r0, c_q), c_{q+1}) from its own columns, into z
   // on the owner, sent to it from the others.
-  void a_times_w(long m, long r0, const double* w, double* z) {
+  void a_times_w(long m, long r0, const T* w, T* z) {
     Timed t(prof_, DbbrPart::AW);
     const long lo = std::max(r0, my_begin()), hi = my_end();
     if (me_ == owner_ && lo == r0 && hi == n_) {
@@ -280,15 +287,15 @@ class BandReduction {
       // read one triangle only.
       local([&] {
         const long split = std::max(0L, e_ - r0);
-        const double* saved = split > 0 ? buf_.old.get() + (r0 - i_ - b_) * (1 + old_ld_) : nullptr;
+        const T* saved = split > 0 ? buf_.old.get() + (r0 - i_ - b_) * (1 + old_ld_) : nullptr;
         be_.symmetric_product(m, b_, split, saved, old_ld_, at(r0, r0 + split), n_, w, m, z, m);
       });
     } else if (me_ == owner_) {
       owner_product(m, r0, lo, hi, w, z);
     } else if (hi > lo) {
-      double* part = buf_.part.get();
+      T* part = buf_.part.get();
       local([&] {
-        be_.gemm('T', 'N', hi - lo, b_, m, 1.0, at(r0, lo), n_, w, m, 0.0, part, hi - lo);
+        be_.gemm(kAdjoint, 'N', hi - lo, b_, m, 1.0, at(r0, lo), n_, w, m, 0.0, part, hi - lo);
       });
       be_.send(part, (hi - lo) * b_, owner_, 0);
     }
@@ -298,9 +305,9 @@ class BandReduction {
   // columns from the saved copy, columns right of the block from A. Issued before the receives, so
   // that on a device stream (where a receive waits in order) the owner's product runs while the
   // other ranks compute theirs; then the other ranks' rows (disjoint from the own ones).
-  void owner_product(long m, long r0, long lo, long hi, const double* w, double* z) {
+  void owner_product(long m, long r0, long lo, long hi, const T* w, T* z) {
     local([&] { own_rows(m, r0, lo, hi, w, z); });
-    double* part = buf_.part.get();
+    T* part = buf_.part.get();
     for (int q = owner_ + 1; q < L_.engine_ranks(); ++q) {
       const long qlo = std::max(r0, L_.col_begin[q]), qhi = L_.col_begin[q + 1];
       if (qhi <= qlo) continue;
@@ -309,34 +316,34 @@ class BandReduction {
     }
   }
 
-  void own_rows(long m, long r0, long lo, long hi, const double* w, double* z) {
+  void own_rows(long m, long r0, long lo, long hi, const T* w, T* z) {
     const long mid = std::min(hi, e_);
     if (mid > lo)
-      be_.gemm('T', 'N', mid - lo, b_, m, 1.0,
+      be_.gemm(kAdjoint, 'N', mid - lo, b_, m, 1.0,
                buf_.old.get() + (r0 - i_ - b_) + (lo - i_ - b_) * old_ld_, old_ld_, w, m, 0.0,
                z + (lo - r0), m);
     const long lo2 = std::max(lo, e_);
     if (hi > lo2)
-      be_.gemm('T', 'N', hi - lo2, b_, m, 1.0, at(r0, lo2), n_, w, m, 0.0, z + (lo2 - r0), m);
+      be_.gemm(kAdjoint, 'N', hi - lo2, b_, m, 1.0, at(r0, lo2), n_, w, m, 0.0, z + (lo2 - r0), m);
   }
 
-  // Z = A_cur W - 1/2 Y (W^T A_cur W), with A_cur = A_old - Zb Yb^T - Yb Zb^T the matrix after
+  // Z = A_cur W - 1/2 Y (W^H A_cur W), with A_cur = A_old - Zb Yb^H - Yb Zb^H the matrix after
   // the block's earlier panels; on entry z holds A_old W (rows [r0, n)).
-  void form_z(long m, long r0, long tb, const double* w, const double* y, double* z) {
+  void form_z(long m, long r0, long tb, const T* w, const T* y, T* z) {
     Timed t(prof_, DbbrPart::FormZ);
-    double* s = buf_.s.get();
+    T* s = buf_.s.get();
     if (tb > 0) {
-      be_.gemm('T', 'N', tb, b_, m, 1.0, yb(r0, 0), n_, w, m, 0.0, s, tb);
+      be_.gemm(kAdjoint, 'N', tb, b_, m, 1.0, yb(r0, 0), n_, w, m, 0.0, s, tb);
       be_.gemm('N', 'N', m, b_, tb, -1.0, zb(r0, 0), n_, s, tb, 1.0, z, m);
-      be_.gemm('T', 'N', tb, b_, m, 1.0, zb(r0, 0), n_, w, m, 0.0, s, tb);
+      be_.gemm(kAdjoint, 'N', tb, b_, m, 1.0, zb(r0, 0), n_, w, m, 0.0, s, tb);
       be_.gemm('N', 'N', m, b_, tb, -1.0, yb(r0, 0), n_, s, tb, 1.0, z, m);
     }
-    double* wtaw = buf_.wtaw.get();
-    be_.gemm('T', 'N', b_, b_, m, 1.0, w, m, z, m, 0.0, wtaw, b_);
+    T* wtaw = buf_.wtaw.get();
+    be_.gemm(kAdjoint, 'N', b_, b_, m, 1.0, w, m, z, m, 0.0, wtaw, b_);
     be_.gemm('N', 'N', m, b_, b_, -0.5, y, m, wtaw, b_, 1.0, z, m);
   }
 
-  // A(e:n, own columns >= e) -= Z Y^T + Y Z^T with the block's accumulated Z, Y. The own columns
+  // A(e:n, own columns >= e) -= Z Y^H + Y Z^H with the block's accumulated Z, Y. The own columns
   // [c0, c1) cross the trailing matrix's rows as: rows [e, c0) above the rank's diagonal block
   // (only where its columns start right of e), the diagonal block [c0, c1)^2 itself, symmetric,
   // so syr2k (one triangle, mirrored), and rows [c1, n) below it. One rank: the whole trailing
@@ -349,12 +356,12 @@ class BandReduction {
     update_rows(c1, n_, c0, c1, 0, kb_);
   }
 
-  // A(r0:r1, c0:c1) -= Zb Yb^T + Yb Zb^T over the block columns [g0, g0 + inner) of Zb, Yb.
+  // A(r0:r1, c0:c1) -= Zb Yb^H + Yb Zb^H over the block columns [g0, g0 + inner) of Zb, Yb.
   void update_rows(long r0, long r1, long c0, long c1, long g0, long inner) {
     if (r1 <= r0 || c1 <= c0 || inner <= 0) return;
-    be_.gemm('N', 'T', r1 - r0, c1 - c0, inner, -1.0, zb(r0, g0), n_, yb(c0, g0), n_, 1.0,
+    be_.gemm('N', kAdjoint, r1 - r0, c1 - c0, inner, -1.0, zb(r0, g0), n_, yb(c0, g0), n_, 1.0,
              at(r0, c0), n_);
-    be_.gemm('N', 'T', r1 - r0, c1 - c0, inner, -1.0, yb(r0, g0), n_, zb(c0, g0), n_, 1.0,
+    be_.gemm('N', kAdjoint, r1 - r0, c1 - c0, inner, -1.0, yb(r0, g0), n_, zb(c0, g0), n_, 1.0,
              at(r0, c0), n_);
   }
 
@@ -367,16 +374,16 @@ class BandReduction {
   EngineBackend& be_;
   const EngineLayout& L_;
   int me_;
-  double* a_;
+  T* a_;
   long n_, b_, k_;
   bool keep_, panel_syr2k_;
   DbbrProfiler* prof_;
-  ReflectorPanels out_;
+  BasicReflectorPanels<T> out_;
   DeferredFailure failure_;
   // The outer block in progress.
   int owner_ = 0;
   long i_ = 0, e_ = 0, kb_ = 0, old_ld_ = 1;
-  BlockBuffers buf_;
+  BlockBuffers<T> buf_;
 };
 
 void check_layout(const EngineLayout& L, long b) {
@@ -395,8 +402,8 @@ void check_layout(const EngineLayout& L, long b) {
 }
 
 // This rank's columns' band rows into the band storage ab (ldab = b + 1).
-void copy_own_band(EngineBackend& be, const EngineLayout& L, int rank, const double* a, long b,
-                   double* ab) {
+template <class T>
+void copy_own_band(EngineBackend& be, const EngineLayout& L, int rank, const T* a, long b, T* ab) {
   const long n = L.n, ldab = b + 1;
   const long c0 = L.col_begin[rank], c1 = L.col_begin[rank + 1];
   // Column c's band rows c..c+b lie along the diagonal: stride n + 1 walks A(c, c), A(c+1, c+1)...
@@ -406,21 +413,21 @@ void copy_own_band(EngineBackend& be, const EngineLayout& L, int rank, const dou
     be.copy_matrix(n - c, 1, a + c + (c - c0) * n, n, ab + c * ldab, ldab);
 }
 
-}  // namespace
-
-ReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
+template <class T>
+BasicReflectorPanels<T> reduce(EngineBackend& be, const EngineLayout& layout, int rank, T* a,
                                const DbbrOptions& opt) {
   check_layout(layout, effective_bandwidth(layout.n, opt.b));
-  return BandReduction(be, layout, rank, a, opt).run();
+  return BandReduction<T>(be, layout, rank, a, opt).run();
 }
 
-DeviceBuffer gather_band(EngineBackend& be, const EngineLayout& L, int rank, const double* a,
-                         long b) {
+template <class T>
+BasicDeviceBuffer<T> gather(EngineBackend& be, const EngineLayout& L, int rank, const T* a,
+                            long b) {
   const long ldab = b + 1;
-  DeviceBuffer ab;
+  BasicDeviceBuffer<T> ab;
   DeferredFailure failure;
   failure.run([&] {
-    ab = DeviceBuffer(be, L.n * ldab);
+    ab = BasicDeviceBuffer<T>(be, L.n * ldab);
     copy_own_band(be, L, rank, a, b, ab.get());
     inject_fault("gather_band", rank);
   });
@@ -428,6 +435,28 @@ DeviceBuffer gather_band(EngineBackend& be, const EngineLayout& L, int rank, con
   for (int q = 0; q < L.engine_ranks(); ++q)
     if (L.width(q) > 0) be.broadcast(ab.get() + L.col_begin[q] * ldab, L.width(q) * ldab, q);
   return ab;
+}
+
+}  // namespace
+
+ReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
+                               const DbbrOptions& opt) {
+  return reduce(be, layout, rank, a, opt);
+}
+
+ComplexReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank,
+                                      Complex* a, const DbbrOptions& opt) {
+  return reduce(be, layout, rank, a, opt);
+}
+
+DeviceBuffer gather_band(EngineBackend& be, const EngineLayout& L, int rank, const double* a,
+                         long b) {
+  return gather(be, L, rank, a, b);
+}
+
+BasicDeviceBuffer<Complex> gather_band(EngineBackend& be, const EngineLayout& L, int rank,
+                                       const Complex* a, long b) {
+  return gather(be, L, rank, a, b);
 }
 
 }  // namespace pipevd

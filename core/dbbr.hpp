@@ -69,19 +69,23 @@ struct OuterBlock {
 std::vector<OuterBlock> outer_blocks(const EngineLayout& layout, long b, long k);
 
 // Reduces the matrix in place. `a` (device) holds this rank's columns [col_begin[rank],
-// col_begin[rank+1]) of the full symmetric matrix, leading dimension n. Every col_begin must be a
-// multiple of effective_bandwidth(n, b) or equal n. Collective over the backend's communicator.
-// On return the lower band of `a` (rows j..j+b of column j) holds the band matrix B = Q_s^T A Q_s;
-// the result lists Q_s's panels on every rank. A failure on one rank (an allocation, a panel's
-// work) is thrown on every rank alike (core/failure_agreement) at the next outer block's start or
-// at the end, never leaving the others waiting in a panel's messages.
+// col_begin[rank+1]) of the full symmetric (complex: Hermitian) matrix, leading dimension n. Every
+// col_begin must be a multiple of effective_bandwidth(n, b) or equal n. Collective over the
+// backend's communicator. On return the lower band of `a` (rows j..j+b of column j) holds the band
+// matrix B = Q_s^H A Q_s; the result lists Q_s's panels on every rank. A failure on one rank (an
+// allocation, a panel's work) is thrown on every rank alike (core/failure_agreement) at the next
+// outer block's start or at the end, never leaving the others waiting in a panel's messages.
 ReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
                                const DbbrOptions& opt);
+ComplexReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank,
+                                      Complex* a, const DbbrOptions& opt);
 
 // The band matrix in lower band storage (core/band_storage.hpp layout), ldab = b + 1, on every
-// rank (device buffer of n * ldab doubles), assembled from each rank's columns. Collective over
+// rank (device buffer of n * ldab elements), assembled from each rank's columns. Collective over
 // the backend's communicator; a rank's failure to allocate it is thrown on every rank alike.
 DeviceBuffer gather_band(EngineBackend& be, const EngineLayout& layout, int rank, const double* a,
                          long b);
+BasicDeviceBuffer<Complex> gather_band(EngineBackend& be, const EngineLayout& layout, int rank,
+                                       const Complex* a, long b);
 
 }  // namespace pipevd

@@ -38,8 +38,14 @@ TridiagonalSolver resolve_tridiagonal_solver(TridiagonalSolver s, bool host_memo
   return host_memory && n <= kDstedcMaxN ? TridiagonalSolver::Dstedc : TridiagonalSolver::Dc;
 }
 
-int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const double* a_cols,
-               double* w, double* z_rows, const EngineOptions& opt, EngineStats* stats) {
+namespace {
+
+// The engine over the scalar T: double, or std::complex<double> for a Hermitian matrix, whose band
+// chases to a real tridiagonal (core/reflector_store.hpp), so stages 3 and 5's right factors are
+// real in both cases.
+template <class T>
+int run_two_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const T* a_cols,
+                  double* w, T* z_rows, const EngineOptions& opt, EngineStats* stats) {
   EngineStats st;
   const double t_start = MPI_Wtime();
   be.bind(engine);
@@ -57,15 +63,15 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
 
   // 1 DBBR on the device copy of this rank's columns, then the band on every rank.
   double t = MPI_Wtime();
-  DeviceBuffer band;
-  ReflectorPanels panels;
+  BasicDeviceBuffer<T> band;
+  BasicReflectorPanels<T> panels;
   if (opt.symmetrize && layout.engine_ranks() != 1)
     throw std::invalid_argument("engine: symmetrize needs a single engine rank");
   {
     // Every rank's columns on the device before DBBR's first message, or every rank throws.
-    DeviceBuffer a;
+    BasicDeviceBuffer<T> a;
     agree_on_allocation(engine, "upload", [&] {
-      a = DeviceBuffer(be, n * layout.width(rank));
+      a = BasicDeviceBuffer<T>(be, n * layout.width(rank));
       be.copy_to_device(a_cols, a.get(), n * layout.width(rank));
       if (opt.symmetrize) be.mirror_triangle(opt.symmetrize, n, a.get(), n);
     });
@@ -89,20 +95,24 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   // complete on `be` before: the synchronisation above) and runs next to bulge chasing. The
   // panels (freed through `be`'s stream) and merged blocks then live until that stream is
   // synchronised; without the overlap each panel goes as soon as it is merged.
+  // X is held as doubles: stage 5 multiplies it by the real Q_d, which for complex X is the real
+  // product of its doubles (2h rows) with Q_d.
   const long h = layout.height(rank), r0 = layout.row_begin[rank], ldx = std::max(1L, h);
+  constexpr long words = Scalar<T>::words;
   DeviceBuffer x;
+  auto xt = [&] { return reinterpret_cast<T*>(x.get()); };
   std::unique_ptr<EngineBackend> sbr_be;
-  std::vector<MergedReflectorBlock> blocks;
+  std::vector<BasicMergedReflectorBlock<T>> blocks;
   auto start_sbr_back = [&](EngineBackend& sb, bool release_panels) {
     blocks = merge_reflector_panels(sb, panels, opt.k, release_panels);
     if (release_panels) panels.panels.clear();
-    apply_sbr_back(sb, blocks, h, x.get(), ldx);
+    apply_sbr_back(sb, blocks, h, xt(), ldx);
   };
   if (opt.want_vectors)
     agree_on_allocation(engine, "x_allocation", [&] {
-      x = DeviceBuffer(be, ldx * n);
-      be.fill_matrix(h, n, 0.0, 0.0, x.get(), ldx);
-      be.fill_matrix(h, h, 0.0, 1.0, x.get() + r0 * ldx, ldx);
+      x = DeviceBuffer(be, words * ldx * n);
+      be.fill_matrix(h, n, T(0), T(0), xt(), ldx);
+      be.fill_matrix(h, h, T(0), T(1), xt() + r0 * ldx, ldx);
       if (opt.overlap_sbr_back) {
         be.synchronize();
         sbr_be = be.companion(/*urgent=*/false);
@@ -113,7 +123,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   // 2 Bulge chasing, replicated on every rank (each needs all of U for its rows of BC-back).
   t = MPI_Wtime();
   std::vector<double> d, e;
-  ReflectorStore u;
+  BasicReflectorStore<T> u;
   finish_stage(engine, "bulge_chasing", [&] {
     d.resize(std::max(1L, n));
     e.resize(std::max(1L, n));
@@ -210,7 +220,7 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
   if (!dc_early) start_dc();
   t = MPI_Wtime();
   finish_stage(engine, "bc_back", [&] {
-    if (h > 0) be.bc_back(u, h, x.get(), ldx);
+    if (h > 0) be.bc_back(u, h, xt(), ldx);
     be.release_reflectors();  // U's device copy (n^2 / 2) makes room for Q_d and Z
     be.synchronize();
   });
@@ -242,12 +252,25 @@ int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, c
     std::copy(d.begin(), d.begin() + n, w);
   }
   StageParts parts(be, opt.timeline, t);
-  final_product(be, engine, info == 0, st.dc_folded, FinalProductRank{n, h, ldx, &x, z_rows}, rank0,
-                parts);
+  final_product(be, engine, info == 0, st.dc_folded,
+                FinalProductRank{n, words * h, words * ldx, &x, as_words(z_rows)}, rank0, parts);
   st.gemm = MPI_Wtime() - wait_begin;  // the wait for the D&C included (dc_wait)
   st.total = MPI_Wtime() - t_start;
   if (stats) *stats = st;
   return info;
+}
+
+}  // namespace
+
+int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const double* a_cols,
+               double* w, double* z_rows, const EngineOptions& opt, EngineStats* stats) {
+  return run_two_stage(be, engine, layout, a_cols, w, z_rows, opt, stats);
+}
+
+int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout,
+               const Complex* a_cols, double* w, Complex* z_rows, const EngineOptions& opt,
+               EngineStats* stats) {
+  return run_two_stage(be, engine, layout, a_cols, w, z_rows, opt, stats);
 }
 
 }  // namespace pipevd

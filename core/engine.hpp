@@ -84,5 +84,11 @@ struct EngineStats {
 // Returns 0, or the tridiagonal solver's INFO (> 0) on every rank when it failed.
 int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const double* a_cols,
                double* w, double* z_rows, const EngineOptions& opt, EngineStats* stats);
+// The same for a complex Hermitian matrix (PZHEEVD): a_cols its columns (with opt.symmetrize one
+// triangle of it), z_rows complex; its band chases to a real tridiagonal, so stage 3 is the real
+// D&C and W is real. The backend needs the complex operations (the host backend's).
+int run_engine(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout,
+               const Complex* a_cols, double* w, Complex* z_rows, const EngineOptions& opt,
+               EngineStats* stats);
 
 }  // namespace pipevd

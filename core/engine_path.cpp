@@ -53,18 +53,20 @@ EnginePathChoice choose_engine_path(long n, bool want_vectors, int gpus,
           "n=" + std::to_string(n) + " >= " + std::to_string(below) + ", " + where};
 }
 
-EnginePathChoice choose_hermitian_engine_path(EnginePathSetting setting) {
+EnginePathChoice choose_hermitian_engine_path(long n, bool want_vectors, int gpus,
+                                              EnginePathSetting setting) {
+  if (gpus <= 0) return choose_engine_path(n, want_vectors, gpus, setting);
   switch (setting) {
     case EnginePathSetting::TwoStage:
       throw ConfigurationError(
-          "PIPEVD_ENGINE_PATH=two_stage: the engine solves complex Hermitian matrices on the "
+          "PIPEVD_ENGINE_PATH=two_stage: the GPU engine solves complex Hermitian matrices on the "
           "one-stage path only");
     case EnginePathSetting::OneStage:
       return {EnginePath::OneStage, "PIPEVD_ENGINE_PATH=one_stage"};
     case EnginePathSetting::Auto:
       break;
   }
-  return {EnginePath::OneStage, "complex Hermitian: the one-stage path only"};
+  return {EnginePath::OneStage, "complex Hermitian on GPUs: the one-stage path only"};
 }
 
 }  // namespace pipevd

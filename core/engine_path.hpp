@@ -55,9 +55,11 @@ struct EnginePathChoice {
 // GPU route, 0 on the host engine (whose auto is always two-stage: the table is the GPU's).
 EnginePathChoice choose_engine_path(long n, bool want_vectors, int gpus, EnginePathSetting setting);
 
-// The path for a complex Hermitian problem (PZHEEVD): the one-stage path, the engine's only one for
-// complex matrices, under auto and one_stage; two_stage throws ConfigurationError (the route never
-// asks: interface/decision.hpp's decide_hermitian forwards or refuses such calls first).
-EnginePathChoice choose_hermitian_engine_path(EnginePathSetting setting);
+// The path for a complex Hermitian problem (PZHEEVD). The host engine (gpus = 0) runs both paths
+// over complex matrices and chooses as for real ones (choose_engine_path). The GPU engine has the
+// one-stage path only: auto and one_stage take it, two_stage throws ConfigurationError (the route
+// never asks: interface/decision.hpp's decide_hermitian forwards or refuses such calls first).
+EnginePathChoice choose_hermitian_engine_path(long n, bool want_vectors, int gpus,
+                                              EnginePathSetting setting);
 
 }  // namespace pipevd

@@ -25,6 +25,21 @@ void dsyevd_(const char*, const char*, const int*, double*, const int*, double*,
 // COMPLEX*16 arrays as std::complex<double> (its layout is Fortran's).
 void zheevd_(const char*, const char*, const int*, void*, const int*, double*, void*, const int*,
              double*, const int*, int*, const int*, int*, std::size_t, std::size_t);
+void zgemm_(const char*, const char*, const int*, const int*, const int*, const void*, const void*,
+            const int*, const void*, const int*, const void*, void*, const int*, std::size_t,
+            std::size_t);
+void zher2k_(const char*, const char*, const int*, const int*, const void*, const void*, const int*,
+             const void*, const int*, const double*, void*, const int*, std::size_t, std::size_t);
+void ztrmm_(const char*, const char*, const char*, const char*, const int*, const int*, const void*,
+            const void*, const int*, void*, const int*, std::size_t, std::size_t, std::size_t,
+            std::size_t);
+void zgeqrf_(const int*, const int*, void*, const int*, void*, void*, const int*, int*);
+void zlarft_(const char*, const char*, const int*, const int*, void*, const int*, const void*,
+             void*, const int*, std::size_t, std::size_t);
+void zlacpy_(const char*, const int*, const int*, const void*, const int*, void*, const int*,
+             std::size_t);
+void zlaset_(const char*, const int*, const int*, const void*, const void*, void*, const int*,
+             std::size_t);
 }
 extern "C" {
 void dsteqr_(const char*, const int*, double*, double*, double*, const int*, double*, int*,

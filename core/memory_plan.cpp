@@ -21,7 +21,8 @@ Syr2kWorkspace syr2k_workspace(long n, long k, long diag_block, long pack_max_k)
 
 EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, long k_in,
                                     bool want_vectors, bool gpu_buffers, bool overlap_sbr_back,
-                                    bool dc_at_sbr_back, bool symmetric_product, bool dc_fold) {
+                                    bool dc_at_sbr_back, bool symmetric_product, bool dc_fold,
+                                    long words) {
   EngineMemoryPlan p;
   const long n = L.n;
   if (n <= 0) return p;
@@ -76,15 +77,15 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // are never live together.
   long& syr2k_work = p.syr2k_workspace;
   if (gpu_buffers) syr2k_work = syr2k_workspace(std::min(width, n - b), kb).total();
-  p.dbbr =
-      n * width + panels + std::max(block_work + qr_work + std::max(sym_work, syr2k_work), band);
+  p.dbbr = words * (n * width + panels +
+                    std::max(block_work + qr_work + std::max(sym_work, syr2k_work), band));
 
   // Bulge chasing: the band, d and e on the device, the working band (2b wide) and sweep flags,
   // and the reflectors U (kept on the device by the GPU backend for BC-back).
   const ReflectorLayout u{n, b};
   const long u_dev = gpu_buffers && want_vectors ? u.vector_array_size() + u.count() : 0;
   const long bc_work = gpu_buffers ? n * std::max(2L, 2 * b) + n / 2 + 64 + 2 * n : 0;
-  p.bulge_chasing = band + panels + bc_work + u_dev;
+  p.bulge_chasing = words * (band + panels + bc_work + u_dev);
 
   if (!want_vectors) {
     p.tridiagonal = gpu_buffers ? 3 * n : 0;  // d, e^2 and w of the bisection
@@ -100,8 +101,8 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // next to the blocks, and bulge chasing's band and work arrays are there too.
   const long merged = blocks + 2 * n * widest;
   const long sbr_back =
-      ldx * n + u_dev + merge_ws + h * widest +
-      (overlap_sbr_back ? merged + panels + band + bc_work : std::max(merged, panels));
+      words * (ldx * n + u_dev + merge_ws + h * widest +
+               (overlap_sbr_back ? merged + panels + band + bc_work : std::max(merged, panels)));
   // Folded, the same buffers hold M and Q_pre (M's in-place permutation takes one column, less
   // than the panel); they are backend memory then on the host engine too.
   const bool dc_on_backend = rank == 0 && (gpu_buffers || dc_fold);
@@ -111,11 +112,11 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   const long t_factors =
       gpu_buffers && u.count() > 0 ? 8 * u.count() + 64 * (u.steps(0) + 1) + n / 8 + 2 : 0;
   p.back_transformation = std::max(sbr_back + (dc_at_sbr_back ? dc_device : 0),
-                                   ldx * n + u_dev + t_factors + dc_device);
+                                   words * (ldx * n + u_dev + t_factors) + dc_device);
   // Final GEMM: X, Q_d, Z (U's device copy released after BC-back). Folded: X, Q_pre's blocks
   // (packed, at most n^2) and Y, then Y, M and Z; rank 0 holds its D&C's two buffers through the
   // first.
-  p.final_gemm = 2 * ldx * n + (dc_fold && rank == 0 ? 2 : 1) * n * n;
+  p.final_gemm = words * 2 * ldx * n + (dc_fold && rank == 0 ? 2 : 1) * n * n;
   p.peak = std::max({p.dbbr, p.bulge_chasing, p.back_transformation, p.final_gemm}) + libraries;
   return p;
 }

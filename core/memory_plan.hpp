@@ -75,10 +75,12 @@ struct EngineMemoryPlan {
 // symmetric_product: DBBR's A W through the backend's symmetric_product kernel (the route passes
 // whether its backend runs it: PIPEVD_GPU_AW, default symm, on a device that has the kernel);
 // dc_fold: EngineOptions::dc_fold (stage 3 by tridiagonal_dc, its top merge folded into the final
-// GEMM).
+// GEMM). words: doubles per element of the matrix's scalar, 2 for a complex Hermitian matrix
+// (A, the panels, the band, U, X and Z count twice; the D&C's real Q_d, Q_pre and M once).
 EngineMemoryPlan plan_engine_memory(const EngineLayout& layout, int rank, long b, long k,
                                     bool want_vectors, bool gpu_buffers = true,
                                     bool overlap_sbr_back = false, bool dc_at_sbr_back = false,
-                                    bool symmetric_product = false, bool dc_fold = false);
+                                    bool symmetric_product = false, bool dc_fold = false,
+                                    long words = 1);
 
 }  // namespace pipevd

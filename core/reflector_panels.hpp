@@ -6,20 +6,26 @@
 
 namespace pipevd {
 
-// Q_j = I - W Y^T acting on rows/columns [row0, n) of the matrix; W and Y are m x width
-// (m = n - row0), column-major with leading dimension m, device memory.
-struct ReflectorPanel {
+// Q_j = I - W Y^H acting on rows/columns [row0, n) of the matrix (Y^T for real T); W and Y are
+// m x width (m = n - row0), column-major with leading dimension m, device memory.
+template <class T>
+struct BasicReflectorPanel {
   long row0 = 0;
   long m = 0;
   long width = 0;
-  DeviceBuffer w, y;
+  BasicDeviceBuffer<T> w, y;
 };
 
-// Q_s = Q_0 Q_1 ... in panel order, so that Q_s^T A Q_s is the band matrix.
-struct ReflectorPanels {
+// Q_s = Q_0 Q_1 ... in panel order, so that Q_s^H A Q_s is the band matrix.
+template <class T>
+struct BasicReflectorPanels {
   long n = 0;
   long b = 0;
-  std::vector<ReflectorPanel> panels;
+  std::vector<BasicReflectorPanel<T>> panels;
 };
+
+using ReflectorPanel = BasicReflectorPanel<double>;
+using ReflectorPanels = BasicReflectorPanels<double>;
+using ComplexReflectorPanels = BasicReflectorPanels<Complex>;
 
 }  // namespace pipevd

@@ -37,8 +37,17 @@
 // H(s+1,t-1) and H(s+1,t)). Any order respecting these edges gives bitwise the same X when each
 // reflector's application is computed the same way, because reflectors that are not ordered
 // touch disjoint columns of X. for_each_in_bc_back_order() gives the GPU kernel's order.
+//
+// Complex Hermitian B (the same layout, complex v and tau). Normalisation of LAPACK zlarfg:
+// H = I - tau v v^H with v[0] = 1, H^H (alpha, x)^T = (beta, 0)^T with beta real, so H is unitary
+// but not Hermitian (tau complex); each step applies H^H from the left and H from the right, and
+// Q_b^H B Q_b is a Hermitian tridiagonal whose diagonal is real and whose subdiagonal is real
+// where a reflector made it (beta) and complex elsewhere (the last entry, every entry for b = 1).
+// A diagonal unitary D (phase, |D(j,j)| = 1) makes it real: T = D^H Q_b^H B Q_b D with
+// T(j+1, j) = |e_j| >= 0, so the real D&C runs on T and the back transformation is Q_b D.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <vector>
 
@@ -108,25 +117,32 @@ struct ReflectorLayout {
 // All reflectors of one bulge chasing, on the host; or, when held_by_backend, only in the memory
 // of the backend whose bulge_chase made them (v and tau empty: only its bc_back can use them, until
 // its release_reflectors()). backend_token: the device chase they came from (unique in the
-// process; 0 for a host chase), so that backend can reuse its device copy.
-struct ReflectorStore {
+// process; 0 for a host chase), so that backend can reuse its device copy. T: double, or
+// std::complex<double> for a Hermitian band.
+template <class T>
+struct BasicReflectorStore {
   ReflectorLayout layout;
-  std::vector<double> v;    // layout.vector_array_size() doubles, see above
-  std::vector<double> tau;  // layout.count() doubles
+  std::vector<T> v;    // layout.vector_array_size() elements, see above
+  std::vector<T> tau;  // layout.count() elements
+  // Complex: D's diagonal, n entries (empty for real: D = I, T's subdiagonal keeps its signs).
+  std::vector<T> phase;
   bool held_by_backend = false;
   unsigned long backend_token = 0;
 
-  ReflectorStore() = default;
-  ReflectorStore(long n, long b)
+  BasicReflectorStore() = default;
+  BasicReflectorStore(long n, long b)
       : layout{n, b},
-        v(static_cast<std::size_t>(layout.vector_array_size()), 0.0),
-        tau(static_cast<std::size_t>(layout.count()), 0.0) {}
+        v(static_cast<std::size_t>(layout.vector_array_size()), T(0)),
+        tau(static_cast<std::size_t>(layout.count()), T(0)) {}
 
-  double* vector(long s, long t) { return v.data() + layout.vector_offset(s, t); }
-  const double* vector(long s, long t) const { return v.data() + layout.vector_offset(s, t); }
-  double& tau_of(long s, long t) { return tau[static_cast<std::size_t>(layout.index(s, t))]; }
-  double tau_of(long s, long t) const { return tau[static_cast<std::size_t>(layout.index(s, t))]; }
+  T* vector(long s, long t) { return v.data() + layout.vector_offset(s, t); }
+  const T* vector(long s, long t) const { return v.data() + layout.vector_offset(s, t); }
+  T& tau_of(long s, long t) { return tau[static_cast<std::size_t>(layout.index(s, t))]; }
+  T tau_of(long s, long t) const { return tau[static_cast<std::size_t>(layout.index(s, t))]; }
 };
+
+using ReflectorStore = BasicReflectorStore<double>;
+using ComplexReflectorStore = BasicReflectorStore<std::complex<double>>;
 
 // The BC-back order of the pipelined paper §4.3 (Figure 11) for X * Q_b (equivalently Q_b^T * Y):
 // sweeps are taken in blocks of `group` consecutive sweeps, blocks left to right; inside a block

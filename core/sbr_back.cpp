@@ -4,24 +4,26 @@
 
 namespace pipevd {
 
-std::vector<MergedReflectorBlock> merge_reflector_panels(EngineBackend& be, ReflectorPanels& q,
-                                                         long k, bool release_panels) {
-  std::vector<MergedReflectorBlock> blocks;
+template <class T>
+std::vector<BasicMergedReflectorBlock<T>> merge_reflector_panels(EngineBackend& be,
+                                                                 BasicReflectorPanels<T>& q, long k,
+                                                                 bool release_panels) {
+  std::vector<BasicMergedReflectorBlock<T>> blocks;
   const long count = static_cast<long>(q.panels.size());
   const long per_block = std::max(1L, k / std::max(1L, q.b));
   for (long first = 0; first < count; first += per_block) {
     const long last = std::min(count, first + per_block);
-    MergedReflectorBlock blk;
+    BasicMergedReflectorBlock<T> blk;
     blk.row0 = q.panels[first].row0;
     blk.m = q.n - blk.row0;
     for (long p = first; p < last; ++p) blk.width += q.panels[p].width;
-    blk.w = DeviceBuffer(be, blk.m * blk.width);
-    blk.y = DeviceBuffer(be, blk.m * blk.width);
+    blk.w = BasicDeviceBuffer<T>(be, blk.m * blk.width);
+    blk.y = BasicDeviceBuffer<T>(be, blk.m * blk.width);
     // Each panel's W, Y below its own first row; zeros above (from allocation).
     long col = 0;
     std::vector<long> starts;
     for (long p = first; p < last; ++p) {
-      ReflectorPanel& pan = q.panels[p];
+      BasicReflectorPanel<T>& pan = q.panels[p];
       const long off = pan.row0 - blk.row0 + col * blk.m;
       be.copy_matrix(pan.m, pan.width, pan.w.get(), pan.m, blk.w.get() + off, blk.m);
       be.copy_matrix(pan.m, pan.width, pan.y.get(), pan.m, blk.y.get() + off, blk.m);
@@ -48,17 +50,28 @@ std::vector<MergedReflectorBlock> merge_reflector_panels(EngineBackend& be, Refl
   return blocks;
 }
 
-void apply_sbr_back(EngineBackend& be, const std::vector<MergedReflectorBlock>& blocks, long h,
-                    double* x, long ldx) {
+template <class T>
+void apply_sbr_back(EngineBackend& be, const std::vector<BasicMergedReflectorBlock<T>>& blocks,
+                    long h, T* x, long ldx) {
   if (h <= 0) return;
   long tmax = 0;
   for (const auto& blk : blocks) tmax = std::max(tmax, blk.width);
-  DeviceBuffer t(be, h * tmax);
+  BasicDeviceBuffer<T> t(be, h * tmax);
   for (const auto& blk : blocks) {
-    double* xs = x + blk.row0 * ldx;  // X(:, row0:n)
+    T* xs = x + blk.row0 * ldx;  // X(:, row0:n)
     be.gemm('N', 'N', h, blk.width, blk.m, 1.0, xs, ldx, blk.w.get(), blk.m, 0.0, t.get(), h);
-    be.gemm('N', 'T', h, blk.m, blk.width, -1.0, t.get(), h, blk.y.get(), blk.m, 1.0, xs, ldx);
+    be.gemm('N', Scalar<T>::adjoint, h, blk.m, blk.width, -1.0, t.get(), h, blk.y.get(), blk.m, 1.0,
+            xs, ldx);
   }
 }
+
+template std::vector<BasicMergedReflectorBlock<double>> merge_reflector_panels(
+    EngineBackend&, BasicReflectorPanels<double>&, long, bool);
+template std::vector<BasicMergedReflectorBlock<Complex>> merge_reflector_panels(
+    EngineBackend&, BasicReflectorPanels<Complex>&, long, bool);
+template void apply_sbr_back(EngineBackend&, const std::vector<BasicMergedReflectorBlock<double>>&,
+                             long, double*, long);
+template void apply_sbr_back(EngineBackend&, const std::vector<BasicMergedReflectorBlock<Complex>>&,
+                             long, Complex*, long);
 
 }  // namespace pipevd

@@ -59,6 +59,18 @@ class GpuBackend final : public EngineBackend {
   GpuBackend& operator=(const GpuBackend&) = delete;
 
   const char* name() const override { return "gpu"; }
+  // No complex kernels: the interface's complex operations throw UnsupportedScalar (the route gives
+  // complex Hermitian matrices the one-stage path on GPUs).
+  using EngineBackend::bc_back;
+  using EngineBackend::bulge_chase;
+  using EngineBackend::bulge_chase_values;
+  using EngineBackend::fill_matrix;
+  using EngineBackend::gemm;
+  using EngineBackend::merge_reflector_blocks;
+  using EngineBackend::mirror_triangle;
+  using EngineBackend::panel_qr;
+  using EngineBackend::symmetric_product;
+  using EngineBackend::syr2k_full;
   int device() const;
   // The stream this backend queues all its work on (profilers record their events there).
   cudaStream_t stream() const;

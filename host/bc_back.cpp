@@ -10,23 +10,25 @@
 #include <string>
 #include <vector>
 
+#include "core/scalar.hpp"
+
 namespace pipevd::host {
 namespace {
 
-// X(:, first .. first+len-1) := X(:, first ..) * (I - tau v v^T), X m rows; w holds m doubles.
-void apply_right(long m, long first, long len, const double* v, double tau, double* x, long ldx,
-                 double* w) {
+// X(:, first .. first+len-1) := X(:, first ..) * (I - tau v v^H), X m rows; w holds m elements.
+template <class T>
+void apply_right(long m, long first, long len, const T* v, T tau, T* x, long ldx, T* w) {
   if (tau == 0.0) return;
-  const double* x0 = x + first * ldx;
+  const T* x0 = x + first * ldx;
   for (long r = 0; r < m; ++r) w[r] = x0[r];  // v[0] = 1
   for (long i = 1; i < len; ++i) {
-    const double* xi = x0 + i * ldx;
-    const double vi = v[i];
+    const T* xi = x0 + i * ldx;
+    const T vi = v[i];
     for (long r = 0; r < m; ++r) w[r] += vi * xi[r];
   }
   for (long i = 0; i < len; ++i) {
-    double* xi = x + (first + i) * ldx;
-    const double c = tau * v[i];
+    T* xi = x + (first + i) * ldx;
+    const T c = tau * conjugate(v[i]);
     for (long r = 0; r < m; ++r) xi[r] -= c * w[r];
   }
 }
@@ -43,20 +45,32 @@ void apply_left(long m, long first, long len, const double* v, double tau, doubl
   }
 }
 
-}  // namespace
-
-void apply_bc_back(const ReflectorStore& U, long m, double* x, long ldx, long group) {
+template <class T>
+void apply_reflectors(const BasicReflectorStore<T>& U, long m, T* x, long ldx, long group) {
   const ReflectorLayout& layout = U.layout;
   if (m < 0 || (m > 0 && ldx < m))
     throw std::invalid_argument("apply_bc_back: m = " + std::to_string(m) +
                                 ", ldx = " + std::to_string(ldx));
   if (m == 0 || layout.count() == 0) return;
   if (group <= 0) group = layout.b;
-  std::vector<double> w(static_cast<size_t>(m));
+  std::vector<T> w(static_cast<size_t>(m));
   for_each_in_bc_back_order(layout, group, [&](long s, long t) {
     apply_right(m, layout.first_row(s, t), layout.length(s, t), U.vector(s, t), U.tau_of(s, t), x,
                 ldx, w.data());
   });
+}
+
+}  // namespace
+
+void apply_bc_back(const ReflectorStore& U, long m, double* x, long ldx, long group) {
+  apply_reflectors(U, m, x, ldx, group);
+}
+
+void apply_bc_back(const ComplexReflectorStore& U, long m, Complex* x, long ldx, long group) {
+  apply_reflectors(U, m, x, ldx, group);
+  if (m <= 0 || U.phase.empty()) return;
+  for (long j = 0; j < U.layout.n; ++j)
+    for (long r = 0; r < m; ++r) x[r + j * ldx] *= U.phase[static_cast<std::size_t>(j)];
 }
 
 void apply_bc_back_left(const ReflectorStore& U, long m, double* x, long ldx) {

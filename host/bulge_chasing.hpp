@@ -1,6 +1,8 @@
-// Stage 2 on the host: bulge chasing, symmetric band -> tridiagonal, keeping every reflector.
+// Stage 2 on the host: bulge chasing, symmetric (or Hermitian) band -> tridiagonal, keeping every
+// reflector.
 #pragma once
 
+#include <complex>
 #include <vector>
 
 #include "core/reflector_store.hpp"
@@ -20,30 +22,39 @@ namespace pipevd::host {
 // s-1 (the GPU's pipelined sweeps) gives bitwise the same results with the same step arithmetic.
 void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
                  ReflectorStore& U);
+// The Hermitian band (zhb2st's kernels): the real tridiagonal T = D^H Q_b^H B Q_b D, e >= 0, with
+// U.phase holding D (core/reflector_store.hpp).
+void bulge_chase(long n, long b, const std::complex<double>* ab, long ldab, double* d, double* e,
+                 ComplexReflectorStore& U);
 
-// The same d and e (bitwise) without keeping the reflectors (JOBZ = 'N': no n^2/2 doubles of U).
+// The same d and e (bitwise) without keeping the reflectors (JOBZ = 'N': no n^2/2 elements of U).
 void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d, double* e);
+void bulge_chase_values(long n, long b, const std::complex<double>* ab, long ldab, double* d,
+                        double* e);
 
 // The working matrix of bulge chasing: lower band storage with 2b - 1 subdiagonals, the band plus
 // room for the bulge (the b x b block below the band that a step's right update fills).
-class BulgeBand {
+template <class T>
+class BasicBulgeBand {
  public:
   // Copies B (lower band storage, bandwidth layout.b) in.
-  BulgeBand(const ReflectorLayout& layout, const double* ab, long ldab);
+  BasicBulgeBand(const ReflectorLayout& layout, const T* ab, long ldab);
   // B(i, j) for i >= j, i - j < 2b.
-  double& operator()(long i, long j) { return a_[static_cast<std::size_t>((i - j) + j * ld_)]; }
-  // B(i, j) for |i - j| < 2b, through symmetry.
-  double& sym(long i, long j) { return i >= j ? (*this)(i, j) : (*this)(j, i); }
+  T& operator()(long i, long j) { return a_[static_cast<std::size_t>((i - j) + j * ld_)]; }
+  // B(i, j) for |i - j| < 2b, through symmetry (the conjugate above the diagonal).
+  T herm(long i, long j) const;
 
  private:
   long ld_;
-  std::vector<double> a_;
+  std::vector<T> a_;
 };
+using BulgeBand = BasicBulgeBand<double>;
 
-// Step t of sweep s: generates H(s,t) (v: b doubles, tau) and applies it to `a`. Reads and writes
-// only entries B(i, j) with i in [first_row, min(n, first_row + length + b)) and j in [c,
-// first_row + length), c = s for t = 0 and first_row - b otherwise.
-void chase_step(BulgeBand& a, const ReflectorLayout& layout, long s, long t, double* v,
-                double& tau);
+// Step t of sweep s: generates H(s,t) (v: b elements, tau) and applies it to `a` (H^H from the
+// left, H from the right). Reads and writes only entries B(i, j) with i in [first_row,
+// min(n, first_row + length + b)) and j in [c, first_row + length), c = s for t = 0 and
+// first_row - b otherwise.
+template <class T>
+void chase_step(BasicBulgeBand<T>& a, const ReflectorLayout& layout, long s, long t, T* v, T& tau);
 
 }  // namespace pipevd::host

@@ -181,6 +181,93 @@ void HostBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) 
   host::apply_bc_back(u, m, x, ldx);
 }
 
+void HostBackend::fill_matrix(long m, long n, Complex alpha, Complex beta, Complex* a, long lda) {
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < m; ++i) a[i + j * lda] = i == j ? beta : alpha;
+}
+
+void HostBackend::mirror_triangle(char uplo, long n, Complex* a, long lda) {
+  const bool lower = uplo == 'L' || uplo == 'l';
+  for (long j = 0; j < n; ++j) {
+    a[j + j * lda] = a[j + j * lda].real();
+    for (long i = j + 1; i < n; ++i) {
+      if (lower)
+        a[j + i * lda] = std::conj(a[i + j * lda]);
+      else
+        a[i + j * lda] = std::conj(a[j + i * lda]);
+    }
+  }
+}
+
+void HostBackend::gemm(char transa, char transb, long m, long n, long k, Complex alpha,
+                       const Complex* a, long lda, const Complex* b, long ldb, Complex beta,
+                       Complex* c, long ldc) {
+  if (m <= 0 || n <= 0) return;
+  const int im = to_int(m), in = to_int(n), ik = to_int(k), ia = to_int(std::max(1L, lda)),
+            ib = to_int(std::max(1L, ldb)), ic = to_int(ldc);
+  zgemm_(&transa, &transb, &im, &in, &ik, &alpha, a, &ia, b, &ib, &beta, c, &ic, 1, 1);
+}
+
+void HostBackend::syr2k_full(long n, long k, Complex alpha, const Complex* a, long lda,
+                             const Complex* b, long ldb, Complex* c, long ldc) {
+  if (n <= 0 || k <= 0) return;
+  const int in = to_int(n), ik = to_int(k), ia = to_int(std::max(1L, lda)),
+            ib = to_int(std::max(1L, ldb)), ic = to_int(ldc);
+  const double one = 1.0;
+  zher2k_("L", "N", &in, &ik, &alpha, a, &ia, b, &ib, &one, c, &ic, 1, 1);
+  // The upper triangle from the lower (zher2k leaves the diagonal real).
+  for (long j = 1; j < n; ++j)
+    for (long i = 0; i < j; ++i) c[i + j * ldc] = std::conj(c[j + i * ldc]);
+}
+
+void HostBackend::panel_qr(long m, long nb, Complex* panel, long ldp, Complex* w, long ldw,
+                           Complex* y, long ldy) {
+  fill_matrix(m, nb, 0.0, 0.0, w, ldw);
+  fill_matrix(m, nb, 0.0, 0.0, y, ldy);
+  const long kk = std::min(m, nb);
+  if (kk <= 0) return;
+  const int im = to_int(m), inb = to_int(nb), ikk = to_int(kk), ip = to_int(ldp), iy = to_int(ldy),
+            iw = to_int(ldw);
+  std::vector<Complex> tau(kk), t(kk * kk);
+  int info = 0, lwork = -1;
+  Complex query = 0;
+  zgeqrf_(&im, &inb, panel, &ip, tau.data(), &query, &lwork, &info);
+  lwork = std::max(1, static_cast<int>(query.real()));
+  std::vector<Complex> work(lwork);
+  zgeqrf_(&im, &inb, panel, &ip, tau.data(), work.data(), &lwork, &info);
+  // Y: the reflectors below the diagonal, explicit unit diagonal, zeros above.
+  const Complex zero = 0.0, one = 1.0;
+  zlacpy_("L", &im, &ikk, panel, &ip, y, &iy, 1);
+  zlaset_("U", &ikk, &ikk, &zero, &one, y, &iy, 1);
+  // W = Y T, with Q = H_1 ... H_kk = I - Y T Y^H.
+  zlarft_("F", "C", &im, &ikk, y, &iy, tau.data(), t.data(), &ikk, 1, 1);
+  zlacpy_("A", &im, &ikk, y, &iy, w, &iw, 1);
+  ztrmm_("R", "U", "N", "N", &im, &ikk, &one, t.data(), &ikk, w, &iw, 1, 1, 1, 1);
+  // The panel now holds R: zeros below the diagonal.
+  if (m > 1) {
+    const int im1 = im - 1;
+    zlaset_("L", &im1, &ikk, &zero, &zero, panel + 1, &ip, 1);
+  }
+}
+
+// As the real merge: its workspace is host memory outside the engine's buffers.
+void HostBackend::merge_reflector_blocks(long m, long k1, long k2, Complex* w, long ldw,
+                                         const Complex* y, long ldy) {
+  if (m <= 0 || k1 <= 0 || k2 <= 0) return;
+  std::vector<Complex> s(k1 * k2);
+  gemm('C', 'N', k1, k2, m, 1.0, y, ldy, w + k1 * ldw, ldw, 0.0, s.data(), k1);
+  gemm('N', 'N', m, k2, k1, -1.0, w, ldw, s.data(), k1, 1.0, w + k1 * ldw, ldw);
+}
+
+void HostBackend::bulge_chase(long n, long b, const Complex* ab, long ldab, double* d, double* e,
+                              ComplexReflectorStore& u, bool, bool) {
+  host::bulge_chase(n, b, ab, ldab, d, e, u);
+}
+
+void HostBackend::bc_back(const ComplexReflectorStore& u, long m, Complex* x, long ldx) {
+  host::apply_bc_back(u, m, x, ldx);
+}
+
 void HostBackend::broadcast(double* buf, long count, int root) {
   for (long off = 0; off < count; off += kMessageChunk)
     MPI_Bcast(buf + off, static_cast<int>(std::min(kMessageChunk, count - off)), MPI_DOUBLE, root,

@@ -42,6 +42,36 @@ class HostBackend final : public EngineBackend {
   void send(const double* buf, long count, int dest, int tag) override;
   void recv(double* buf, long count, int source, int tag) override;
 
+  // Complex Hermitian: the same operations by LAPACK's z routines (core/backend.hpp).
+  using EngineBackend::bc_back;
+  using EngineBackend::broadcast;
+  using EngineBackend::bulge_chase;
+  using EngineBackend::copy_matrix;
+  using EngineBackend::copy_to_device;
+  using EngineBackend::copy_to_host;
+  using EngineBackend::fill_matrix;
+  using EngineBackend::gemm;
+  using EngineBackend::merge_reflector_blocks;
+  using EngineBackend::mirror_triangle;
+  using EngineBackend::panel_qr;
+  using EngineBackend::recv;
+  using EngineBackend::send;
+  using EngineBackend::syr2k_full;
+  void fill_matrix(long m, long n, Complex alpha, Complex beta, Complex* a, long lda) override;
+  void mirror_triangle(char uplo, long n, Complex* a, long lda) override;
+  void gemm(char transa, char transb, long m, long n, long k, Complex alpha, const Complex* a,
+            long lda, const Complex* b, long ldb, Complex beta, Complex* c, long ldc) override;
+  void syr2k_full(long n, long k, Complex alpha, const Complex* a, long lda, const Complex* b,
+                  long ldb, Complex* c, long ldc) override;
+  void panel_qr(long m, long nb, Complex* panel, long ldp, Complex* w, long ldw, Complex* y,
+                long ldy) override;
+  void merge_reflector_blocks(long m, long k1, long k2, Complex* w, long ldw, const Complex* y,
+                              long ldy) override;
+  void bulge_chase(long n, long b, const Complex* ab, long ldab, double* d, double* e,
+                   ComplexReflectorStore& u, bool host_copy = true,
+                   bool beside_companion = false) override;
+  void bc_back(const ComplexReflectorStore& u, long m, Complex* x, long ldx) override;
+
   void synchronize() override {}
   // Its allocations count in this backend's accounting (the D&C's buffers are the engine's too).
   std::unique_ptr<EngineBackend> companion(bool /*urgent*/) const override {

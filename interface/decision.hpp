@@ -28,10 +28,10 @@ struct EngineAvailability {
 // auto: the GPU engine where available, else ScaLAPACK (the host engine only when asked for).
 Decision decide(const Policy& policy, int n, const EngineAvailability& available);
 
-// PZHEEVD: decide(), then the engine's one limit for complex Hermitian matrices: it solves them on
-// the one-stage path only. PIPEVD_ENGINE_PATH=two_stage cannot be honoured there: under
-// PIPEVD_BACKEND=auto the call is forwarded to ScaLAPACK; under an explicit engine (gpu, host) it
-// is an error (INFO = -1001, as for an engine this machine lacks).
+// PZHEEVD: decide(), then the GPU engine's one limit for complex Hermitian matrices: it solves them
+// on the one-stage path only (the host engine runs both paths). PIPEVD_ENGINE_PATH=two_stage cannot
+// be honoured there: under PIPEVD_BACKEND=auto the call is forwarded to ScaLAPACK; under
+// PIPEVD_BACKEND=gpu it is an error (INFO = -1001, as for an engine this machine lacks).
 Decision decide_hermitian(const Policy& policy, int n, const EngineAvailability& available);
 
 // What this build and this process offer.

@@ -29,6 +29,7 @@
 #include "core/memory_check.hpp"
 #include "core/memory_plan.hpp"
 #include "core/one_stage.hpp"
+#include "core/scalar.hpp"
 #include "core/timeline.hpp"
 #include "interface/engine_options.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
@@ -94,7 +95,8 @@ const EngineComm& one_engine_comm(int ictxt, bool on_gpu) {
 }
 
 // One call along the route: what the steps below decide and the later ones read. S: the call's
-// scalar, double (PDSYEVD) or std::complex<double> (PZHEEVD, the one-stage path only).
+// scalar, double (PDSYEVD) or std::complex<double> (PZHEEVD: both paths on the host engine, the
+// one-stage path on GPUs).
 template <class S>
 struct RouteCall {
   RouteCall(const EigenCall<S>& call, const Policy& pol, bool gpu, int devices, double norm)
@@ -152,9 +154,9 @@ void start_route(RouteCall<S>& r) {
   // The path from values agreed over the grid (n, JOBZ, the engine ranks, rank 0's policy), so
   // every caller rank takes it; the one-stage path then keeps one engine rank of those.
   const EnginePathSetting setting = engine_path_setting(r.policy.engine_path);
-  r.path = std::is_same_v<S, double>
-               ? choose_engine_path(r.n, r.vectors, r.on_gpu ? r.ranks : 0, setting)
-               : choose_hermitian_engine_path(setting);
+  const int gpus = r.on_gpu ? r.ranks : 0;
+  r.path = std::is_same_v<S, double> ? choose_engine_path(r.n, r.vectors, gpus, setting)
+                                     : choose_hermitian_engine_path(r.n, r.vectors, gpus, setting);
   if (r.one_stage() && r.ranks != 1) {
     r.ec = &one_engine_comm(r.c.desca[CTXT_], r.on_gpu);
     r.ranks = static_cast<int>(r.ec->engine_to_caller.size());
@@ -261,10 +263,10 @@ long host_bytes_needed(const RouteCall<S>& r) {
         0L, static_cast<long>(sizeof(S)) * segment - 8 * node_window_segment(r.ec->caller));
   }
   if (r.engine && !r.on_gpu)
-    need +=
-        static_cast<long>(plan_engine_memory(r.plan.layout, r.ec->engine_rank, r.opt.b, r.opt.k,
-                                             r.vectors, false, false, false, false, r.opt.dc_fold)
-                              .peak_bytes());
+    need += static_cast<long>(plan_engine_memory(r.plan.layout, r.ec->engine_rank, r.opt.b, r.opt.k,
+                                                 r.vectors, false, false, false, false,
+                                                 r.opt.dc_fold, Scalar<S>::words)
+                                  .peak_bytes());
   if (r.engine) need += engine_memory_margin(need);
   return need;
 }
@@ -308,6 +310,7 @@ void plan_two_stage(RouteCall<S>& r) {
   in.dc_solver =
       resolve_tridiagonal_solver(r.opt.tridiagonal, !r.on_gpu, r.n) == TridiagonalSolver::Dc;
   in.dc_fold = dc_fold_setting(r.policy.dc_fold);
+  in.words = Scalar<S>::words;
   r.plan = plan_call(r.ec->caller, in);
   r.opt.overlap_sbr_back = r.plan.overlap_sbr_back;
   r.opt.dc_at_sbr_back = r.plan.dc_at_sbr_back;
@@ -397,6 +400,14 @@ double scale_engine_copy(RouteCall<S>& r, S* a_cols) {
   return sigma;
 }
 
+// A Hermitian matrix's diagonal is real: the imaginary parts the caller's diagonal may hold are not
+// read (as by zheevd), so this engine rank's copy drops them before the engine sees its columns.
+void real_diagonal(const RouteCall<double>&, double*) {}
+void real_diagonal(const RouteCall<Complex>& r, Complex* a_cols) {
+  const long c0 = r.plan.layout.col_begin[r.ec->engine_rank];
+  for (long j = 0; j < r.width; ++j) a_cols[c0 + j + j * r.n].imag(0.0);
+}
+
 template <class S>
 std::unique_ptr<EngineBackend> make_backend(const RouteCall<S>& r) {
   if (!r.on_gpu) return make_host_backend();
@@ -411,7 +422,10 @@ void set_up_engine(RouteCall<S>& r, KeptBuffer& a_cols, EngineRun& run) {
   if (!r.engine) return;
   // Verbose 2: the engine's set-up (A's norm, the backend) and release get intervals of their own.
   const double setup_begin = MPI_Wtime();
-  if (!r.direct) run.sigma = scale_engine_copy(r, elements_in<S>(a_cols.data()));
+  if (!r.direct) {
+    run.sigma = scale_engine_copy(r, elements_in<S>(a_cols.data()));
+    real_diagonal(r, elements_in<S>(a_cols.data()));
+  }
   try {
     run.backend = make_backend(r);
     inject_fault("setup", r.ec->engine_rank);
@@ -430,10 +444,10 @@ void agree_on_failure(const RouteCall<S>& r, const EngineRun& run) {
   pipevd::agree_on_failure(r.ec->caller, run.failure);
 }
 
-// The two-stage engine takes real symmetric matrices only (start_route gives PZHEEVD's Hermitian
-// ones the one-stage path).
-int run_two_stage(EngineBackend& be, const RouteCall<double>& r, const double* a, double* z,
-                  EngineRun& run) {
+// The two-stage engine over the call's scalar (complex on the host engine only: start_route gives
+// the GPU engine's Hermitian calls the one-stage path).
+template <class S>
+int run_two_stage(EngineBackend& be, const RouteCall<S>& r, const S* a, S* z, EngineRun& run) {
   EngineOptions opt = r.opt;
   const std::unique_ptr<DbbrPartClock> clock =
       r.policy.verbose >= 2 ? make_gpu_dbbr_clock(be) : nullptr;
@@ -441,10 +455,6 @@ int run_two_stage(EngineBackend& be, const RouteCall<double>& r, const double* a
   const int info = run_engine(be, r.ec->engine, r.plan.layout, a, run.w.data(), z, opt, &run.stats);
   if (clock) run.dbbr_parts = clock->collect();
   return info;
-}
-int run_two_stage(EngineBackend&, const RouteCall<std::complex<double>>&,
-                  const std::complex<double>*, std::complex<double>*, EngineRun&) {
-  throw std::logic_error("the two-stage engine takes real symmetric matrices only");
 }
 
 // Run: the engine on this engine rank, then its memory released in a thread. A failure is kept in

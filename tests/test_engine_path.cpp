@@ -97,11 +97,30 @@ TEST(EnginePath, SettingNames) {
   EXPECT_THROW(engine_path_setting("fast"), std::invalid_argument);
 }
 
-// Complex Hermitian matrices: the one-stage path at any n; two_stage is a configuration error.
-TEST(EnginePath, HermitianTakesTheOneStagePath) {
-  EXPECT_EQ(choose_hermitian_engine_path(EnginePathSetting::Auto).path, EnginePath::OneStage);
-  EXPECT_EQ(choose_hermitian_engine_path(EnginePathSetting::OneStage).path, EnginePath::OneStage);
-  EXPECT_THROW(choose_hermitian_engine_path(EnginePathSetting::TwoStage), ConfigurationError);
+// Complex Hermitian matrices on GPUs: the one-stage path at any n; two_stage is a configuration
+// error. On the host engine (gpus = 0) both paths, chosen as for real matrices.
+TEST(EnginePath, HermitianTakesTheOneStagePathOnGpus) {
+  for (int gpus : {1, 4})
+    for (long n : {100L, 100000L}) {
+      EXPECT_EQ(choose_hermitian_engine_path(n, true, gpus, EnginePathSetting::Auto).path,
+                EnginePath::OneStage);
+      EXPECT_EQ(choose_hermitian_engine_path(n, false, gpus, EnginePathSetting::OneStage).path,
+                EnginePath::OneStage);
+      EXPECT_THROW(choose_hermitian_engine_path(n, true, gpus, EnginePathSetting::TwoStage),
+                   ConfigurationError);
+    }
+}
+
+TEST(EnginePath, HermitianOnTheHostEngineChoosesAsReal) {
+  for (auto s : {EnginePathSetting::Auto, EnginePathSetting::TwoStage, EnginePathSetting::OneStage})
+    for (long n : {10L, 100000L}) {
+      const EnginePathChoice c = choose_hermitian_engine_path(n, true, 0, s);
+      const EnginePathChoice r = choose_engine_path(n, true, 0, s);
+      EXPECT_EQ(c.path, r.path);
+      EXPECT_EQ(c.reason, r.reason);
+    }
+  EXPECT_EQ(choose_hermitian_engine_path(50, true, 0, EnginePathSetting::Auto).path,
+            EnginePath::TwoStage);
 }
 
 }  // namespace

@@ -155,6 +155,47 @@ TEST(MemoryPlan, BoundsTheMeasuredPeak) {
     }
 }
 
+// The complex Hermitian engine: the plan with 16-byte elements (words = 2) bounds what the host
+// backend holds at once, as tightly as the real plan.
+TEST(MemoryPlan, BoundsTheMeasuredPeakOfTheComplexEngine) {
+  const int me = world_rank(), ranks = world_size();
+  struct Case {
+    long n, b, k;
+  };
+  for (const Case c : {Case{37, 4, 8}, Case{150, 8, 32}, Case{257, 16, 64}})
+    for (const bool vectors : {true, false}) {
+      const EngineLayout L = plan_engine_layout(c.n, ranks, c.b);
+      std::mt19937_64 gen(c.n);
+      std::uniform_real_distribution<double> u(-1, 1);
+      std::vector<Complex> a(c.n * c.n);
+      for (long j = 0; j < c.n; ++j) {
+        a[j + j * c.n] = u(gen);
+        for (long i = j + 1; i < c.n; ++i) {
+          a[i + j * c.n] = Complex(u(gen), u(gen));
+          a[j + i * c.n] = std::conj(a[i + j * c.n]);
+        }
+      }
+      const long c0 = L.col_begin[me], w = L.width(me), ldz = std::max(1L, L.height(me));
+      std::vector<Complex> mine(a.begin() + c0 * c.n, a.begin() + (c0 + w) * c.n);
+      std::vector<Complex> z(ldz * c.n);
+      std::vector<double> ev(c.n);
+      HostBackend be;
+      EngineOptions opt;
+      opt.b = c.b;
+      opt.k = c.k;
+      opt.want_vectors = vectors;
+      ASSERT_EQ(run_engine(be, MPI_COMM_WORLD, L, mine.data(), ev.data(), z.data(), opt, nullptr),
+                0);
+      EXPECT_EQ(be.live_doubles(), 0) << "buffers left allocated";
+      const EngineMemoryPlan p =
+          plan_engine_memory(L, me, c.b, c.k, vectors, false, false, false, false, false, 2);
+      const long measured = be.peak_doubles();
+      EXPECT_GE(p.peak, measured) << "n=" << c.n << " b=" << c.b << " vectors=" << vectors;
+      EXPECT_LE(p.peak, 1.6 * measured + 2 * (3 * c.n * std::max(c.k, c.b) + 5 * c.n * c.b))
+          << "n=" << c.n << " measured " << measured << " predicted " << p.peak;
+    }
+}
+
 // The D&C's top merge folded into the final GEMM: on a device backend only engine rank 0's final
 // GEMM grows (its D&C's two buffers through the product with Q_pre), by n^2, and stays below its
 // BC-back next to the D&C with several ranks; the other ranks' plans are unchanged (Q_pre and X go

@@ -276,8 +276,9 @@ TEST(Decision, ExplicitBackendThatIsMissingIsAnError) {
   EXPECT_TRUE(d.error.empty());
 }
 
-// PZHEEVD: the engine's complex path is one-stage only. PIPEVD_ENGINE_PATH=two_stage forwards under
-// auto and is an error under an explicit engine; every other setting decides as for PDSYEVD.
+// PZHEEVD: the GPU engine's complex path is one-stage only. PIPEVD_ENGINE_PATH=two_stage forwards
+// under auto and is an error under PIPEVD_BACKEND=gpu; the host engine takes it; every other
+// setting decides as for PDSYEVD.
 TEST(Decision, HermitianTwoStageForwardsUnderAutoElseRefuses) {
   Policy p;
   EXPECT_EQ(decide_hermitian(p, 1000, {true, true}).route, Route::Gpu);
@@ -289,11 +290,13 @@ TEST(Decision, HermitianTwoStageForwardsUnderAutoElseRefuses) {
   EXPECT_EQ(fwd.route, Route::Scalapack);
   EXPECT_TRUE(fwd.error.empty());
   EXPECT_NE(fwd.why.find("one-stage path only"), std::string::npos) << fwd.why;
-  for (Backend b : {Backend::Gpu, Backend::Host}) {
-    p.backend = b;
-    const Decision d = decide_hermitian(p, 1000, {true, true});
-    EXPECT_NE(d.error.find("PIPEVD_ENGINE_PATH=two_stage"), std::string::npos) << d.error;
-  }
+  p.backend = Backend::Gpu;
+  const Decision refused = decide_hermitian(p, 1000, {true, true});
+  EXPECT_NE(refused.error.find("PIPEVD_ENGINE_PATH=two_stage"), std::string::npos) << refused.error;
+  p.backend = Backend::Host;
+  const Decision host = decide_hermitian(p, 1000, {true, true});
+  EXPECT_EQ(host.route, Route::Host);
+  EXPECT_TRUE(host.error.empty()) << host.error;
   p.backend = Backend::Scalapack;
   EXPECT_TRUE(decide_hermitian(p, 1000, {true, true}).error.empty());
 }
