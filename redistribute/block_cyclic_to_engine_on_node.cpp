@@ -195,94 +195,121 @@ std::vector<long> globals_of(const std::vector<Run>& runs) {
   return g;
 }
 
-// Copies image columns [c0, c1) (rebased local indices) of the stored triangle from the local
-// array into `seg` from column `at`. Local rows ascend with global rows, so the triangle's part of
-// a local column is a suffix ('L': rows i >= j) or a prefix ('U': i <= j) of it.
+// Copies this process's image columns of the stored triangle from its local array into its
+// segment. Local rows ascend with global rows, so the triangle's part of a local column is a
+// suffix ('L': rows i >= j) or a prefix ('U': i <= j) of it.
 template <class T>
-struct TriangleWriter {
-  const Copier& out;
-  bool lower;
-  const T* a;  // the image's (0, 0) in the local array
-  long lld, ld;
-  std::vector<long> row_global, col_global;
-  void operator()(long c0, long c1, T* seg, long at) const {
-    const long rows = static_cast<long>(row_global.size());
-    for (long lc = c0; lc < c1; ++lc) {
-      const long j = col_global[lc];
-      const long split = std::lower_bound(row_global.begin(), row_global.end(), lower ? j : j + 1) -
-                         row_global.begin();
-      const long r0 = lower ? split : 0, r1 = lower ? rows : split;
-      if (r1 > r0) out.copy(seg + r0 + (at + lc - c0) * ld, a + r0 + lc * lld, r1 - r0);
-    }
-    out.fence();
+class TriangleWriter {
+ public:
+  TriangleWriter(const Copier& out, char uplo, const T* a, const ExchangeSetup& setup,
+                 const LocalRuns& image, long ld)
+      : out_(out),
+        lower_(uplo == 'L' || uplo == 'l'),
+        lld_(setup.view.lld),
+        ld_(ld),
+        row_global_(globals_of(image.rows)),
+        col_global_(globals_of(image.cols)) {
+    const LocalRuns original = local_runs(setup.view, setup.grid.myrow, setup.grid.mycol);
+    const long row_base = original.rows.empty() ? 0 : original.rows.front().local;
+    const long col_base = original.cols.empty() ? 0 : original.cols.front().local;
+    a_ = a + row_base + col_base * lld_;
   }
+
+  // Round r's columns into `seg`, each group cut into at most `parts` pieces.
+  RoundCopies round(const WindowRounds& rounds, long r, long parts, T* seg) const {
+    struct Stretch {
+      long c0, c1, at;  // image columns [c0, c1) go to the segment's columns from at
+    };
+    std::vector<Stretch> stretches;
+    rounds.for_each_group(r, static_cast<long>(col_global_.size()),
+                          [&](long first, long len, long at) {
+                            const long q = std::min(parts, len);
+                            for (long p = 0; p < q; ++p) {
+                              const long c0 = first + len * p / q, c1 = first + len * (p + 1) / q;
+                              stretches.push_back(Stretch{c0, c1, at + (c0 - first)});
+                            }
+                          });
+    RoundCopies c;
+    c.count = static_cast<long>(stretches.size());
+    c.copy = [this, seg, stretches](long k) {
+      copy(stretches[k].c0, stretches[k].c1, seg, stretches[k].at);
+    };
+    return c;
+  }
+
+ private:
+  void copy(long c0, long c1, T* seg, long at) const {
+    const long rows = static_cast<long>(row_global_.size());
+    for (long lc = c0; lc < c1; ++lc) {
+      const long j = col_global_[lc];
+      const long split =
+          std::lower_bound(row_global_.begin(), row_global_.end(), lower_ ? j : j + 1) -
+          row_global_.begin();
+      const long r0 = lower_ ? split : 0, r1 = lower_ ? rows : split;
+      if (r1 > r0) out_.copy(seg + r0 + (at + lc - c0) * ld_, a_ + r0 + lc * lld_, r1 - r0);
+    }
+    out_.fence();
+  }
+
+  const Copier& out_;
+  bool lower_;
+  const T* a_ = nullptr;  // the image's (0, 0) in the local array
+  long lld_, ld_;
+  std::vector<long> row_global_, col_global_;
 };
+
+// Engine rank e's reads of round r: its columns' elements from every process's segment.
+template <class T>
+RoundCopies column_reads(const Copier& out, char uplo, long n, const Images& im,
+                         const WindowRounds& rounds, long r, const NodeWindow& window,
+                         const EngineLayout& layout, const EngineComm& comm, int me, T* a_cols,
+                         int threads, PhaseTimes* times) {
+  const int e = comm.engine_rank;
+  std::vector<Piece<T>> pieces;
+  if (e >= 0 && layout.width(e) > 0) {
+    const long c0 = layout.col_begin[e], c1 = layout.col_begin[e + 1];
+    const int sources = static_cast<int>(im.runs.size());
+    const long parts = parts_for(threads, rounds.groups * sources);
+    for (int s = 0; s < sources; ++s) {
+      const LocalRuns& runs = im.runs[s];
+      rounds.for_each_group(r, total(runs.cols), [&](long first, long len, long at) {
+        const LocalRuns in_round{runs.rows, local_stretch(runs.cols, first, len, at)};
+        add_pieces(
+            pieces,
+            Piece<T>{e, s, false, in_round, c0, c1, segment_of<T>(window, s), im.ld[s], a_cols},
+            parts);
+      });
+    }
+  }
+  return piece_copies(out, uplo, n, std::move(pieces), me, comm, times);
+}
 
 template <class T>
 bool pull(const Copier& out, char uplo, long n, const T* a, const ExchangeSetup& setup,
           const EngineLayout& layout, const EngineComm& comm, T* a_cols, int threads, long segment,
           PhaseClock& clock, PhaseTimes* times) {
   const Images im = images_of(setup);
-  const int e = comm.engine_rank;
   const long d = Element<T>::doubles, ld = im.ld[setup.me];
-  const LocalRuns& mine = im.runs[setup.me];
-  const long columns = total(mine.cols);
+  const long columns = total(im.runs[setup.me].cols);
   const WindowRounds rounds =
       plan_window_rounds(im.most_columns, im.most_ld * d, segment, 8L * setup.size);
-  const NodeWindow* shared =
-      node_window(comm.caller, window_request(rounds, columns, ld * d, layout, e, d, segment),
-                  threads, segment);
+  const NodeWindow* shared = node_window(
+      comm.caller, window_request(rounds, columns, ld * d, layout, comm.engine_rank, d, segment),
+      threads, segment);
   if (!shared) return false;
   const NodeWindow& window = *shared;
-  const LocalRuns original = local_runs(setup.view, setup.grid.myrow, setup.grid.mycol);
-  const long row_base = original.rows.empty() ? 0 : original.rows.front().local;
-  const long col_base = original.cols.empty() ? 0 : original.cols.front().local;
-  const long lld = setup.view.lld;
-  const TriangleWriter<T> writer{
-      out, uplo == 'L' || uplo == 'l', a + row_base + col_base * lld, lld,
-      ld,  globals_of(mine.rows),      globals_of(mine.cols)};
+  const TriangleWriter<T> writer(out, uplo, a, setup, im.runs[setup.me], ld);
   const long parts = parts_for(threads, rounds.groups);
   clock.lap(&PhaseTimes::plan);
 
-  // Every process: the round's columns of its image into its segment.
-  auto write = [&](long r) {
-    std::vector<std::pair<long, long>> stretches;  // image columns [c0, c1), at segment column
-    std::vector<long> at_of;
-    rounds.for_each_group(r, columns, [&](long first, long len, long at) {
-      const long q = std::min(parts, len);
-      for (long p = 0; p < q; ++p) {
-        stretches.emplace_back(first + len * p / q, first + len * (p + 1) / q);
-        at_of.push_back(at + (stretches.back().first - first));
-      }
-    });
-    RoundCopies c;
-    c.count = static_cast<long>(stretches.size());
-    T* seg = segment_of<T>(window, setup.me);
-    c.copy = [&writer, seg, stretches, at_of](long k) {
-      writer(stretches[k].first, stretches[k].second, seg, at_of[k]);
-    };
-    return c;
-  };
-  // Engine ranks: their columns' elements of the round from every process's segment.
-  auto read = [&](long r) {
-    std::vector<Piece<T>> pieces;
-    if (e >= 0 && layout.width(e) > 0) {
-      const long c0 = layout.col_begin[e], c1 = layout.col_begin[e + 1];
-      const long per_source = parts_for(threads, rounds.groups * setup.size);
-      for (int s = 0; s < setup.size; ++s) {
-        const LocalRuns& runs = im.runs[s];
-        rounds.for_each_group(r, total(runs.cols), [&](long first, long len, long at) {
-          const LocalRuns in_round{runs.rows, local_stretch(runs.cols, first, len, at)};
-          add_pieces(
-              pieces,
-              Piece<T>{e, s, false, in_round, c0, c1, segment_of<T>(window, s), im.ld[s], a_cols},
-              per_source);
-        });
-      }
-    }
-    return piece_copies(out, uplo, n, std::move(pieces), setup.me, comm, times);
-  };
-  copy_in_rounds(rounds, threads, window, comm.caller, write, read, clock, times);
+  copy_in_rounds(
+      rounds, threads, window, comm.caller,
+      [&](long r) { return writer.round(rounds, r, parts, segment_of<T>(window, setup.me)); },
+      [&](long r) {
+        return column_reads(out, uplo, n, im, rounds, r, window, layout, comm, setup.me, a_cols,
+                            threads, times);
+      },
+      clock, times);
   return true;
 }
 
