@@ -4,6 +4,7 @@
 //
 //   mpiexec -n 4 redistribute_bench [n=16384] [nb=64] [repetitions=3] [engine_ranks_per_node=ranks]
 //                                   [pdgemr2d=1] [variants=typed1,typed,packed] [max_threads=0]
+//                                   [segment_mib=0]
 //
 // pdgemr2d=0 leaves PDGEMR2D out (quicker runs when only ours and the all-to-all are compared).
 // variants: the settings of ours to time side by side, each "typed" (messages of long segments
@@ -16,7 +17,9 @@
 // messages; block_cyclic_to_engine_on_node.hpp, engine_to_block_cyclic_on_node.hpp: "out" pulls
 // for both); pullplain, pushplain...: without non-temporal stores
 // (ExchangeOptions::streaming_stores). max_threads > 0 caps the default thread count (what
-// PIPEVD_THREADS does for pdsyevd_), for the variants that name none.
+// PIPEVD_THREADS does for pdsyevd_), for the variants that name none. segment_mib > 0: the node
+// window's segments hold at most this many MiB (ExchangeOptions::node_segment_bytes; past it in
+// rounds), else the default.
 //
 // Bytes compared: MPI_Alltoall moves n^2/P^2 doubles per pair (self included), n^2 doubles in
 // all; ours moves n^2 doubles in all too (the engine's columns, each rank's own part copied
@@ -97,6 +100,7 @@ int main(int argc, char** argv) {
   const int g = argc > 4 && std::atoi(argv[4]) > 0 ? std::atoi(argv[4]) : size;
   const bool with_gemr = argc > 5 ? std::atoi(argv[5]) != 0 : true;
   const int max_threads = argc > 7 ? std::atoi(argv[7]) : 0;
+  const long segment_mib = argc > 8 ? std::atol(argv[8]) : 0;
   struct Variant {
     std::string name;
     pipevd::ExchangeOptions options;
@@ -122,6 +126,7 @@ int main(int argc, char** argv) {
                                 : pull ? pipevd::NodeMemory::pull
                                        : pipevd::NodeMemory::off;
       var.options.streaming_stores = !plain;
+      if (segment_mib > 0) var.options.node_segment_bytes = segment_mib << 20;
       std::string rest = v.substr(plain ? 9 : node ? 4 : packed ? 6 : 5);
       const size_t c = rest.find('c');
       if (c != std::string::npos) {
@@ -238,11 +243,14 @@ int main(int argc, char** argv) {
     std::printf("n=%d nb=%d ranks=%d grid=%dx%d engine_ranks=%d reps=%d (matrix %.2f GB)\n", n, nb,
                 size, nprow, npcol, engines, reps, gb);
     // Ratios: best against best and median against median of the same run.
-    std::printf("threads (this rank's default): %d, cap %d; node window (push, pull): %s\n",
-                default_threads, max_threads,
-                !one_node     ? "no, ranks on several nodes"
-                : have_window ? "yes"
-                              : "refused by MPI");
+    std::printf(
+        "threads (this rank's default): %d, cap %d; node window (push, pull): %s, segments of at "
+        "most %ld MiB\n",
+        default_threads, max_threads,
+        !one_node     ? "no, ranks on several nodes"
+        : have_window ? "yes"
+                      : "refused by MPI",
+        variants.empty() ? 0L : variants.front().options.node_segment_bytes >> 20);
     std::printf("%-32s %8s %8s %8s %17s %17s\n", "operation", "best s", "median s", "GB/s",
                 "vs alltoall b/m", "vs PDGEMR2D b/m");
     auto row = [&](const char* name, Stats s, const Stats* plain_ref, const Stats* gemr_ref) {

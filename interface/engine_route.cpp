@@ -257,10 +257,12 @@ long host_bytes_needed(const RouteCall<S>& r) {
     const int n = static_cast<int>(r.n);
     const long local = static_cast<long>(numroc_(&n, &d[MB_], &myrow, &d[RSRC_], &nprow)) *
                        numroc_(&n, &d[NB_], &mycol, &d[CSRC_], &npcol);
+    // Segments bounded by node_segment_bytes (more in rounds).
+    const long part = std::max(local, r.n * std::max(r.width, r.height));
     const long segment =
-        std::max(local, engine_segment_elements(r.plan.layout, r.engine ? r.ec->engine_rank : -1));
-    need += std::max(
-        0L, static_cast<long>(sizeof(S)) * segment - 8 * node_window_segment(r.ec->caller));
+        std::min(static_cast<long>(sizeof(S)) * part,
+                 std::max(r.in_options.node_segment_bytes, r.out_options.node_segment_bytes));
+    need += std::max(0L, segment - 8 * node_window_segment(r.ec->caller));
   }
   if (r.engine && !r.on_gpu)
     need += static_cast<long>(plan_engine_memory(r.plan.layout, r.ec->engine_rank, r.opt.b, r.opt.k,

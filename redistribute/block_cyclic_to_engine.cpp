@@ -90,8 +90,8 @@ void to_engine(char uplo, long n, const T* a, long ia, long ja, const int* desca
   const int threads = redistribution_threads(options.threads, ranks_on_this_node(comm.caller));
   // One process: the message path only copies in place, one pass where the window takes two.
   if (options.node_memory != NodeMemory::off && several_on_one_node(comm.caller) &&
-      block_cyclic_to_engine_on_node(options.node_memory, options.streaming_stores, uplo, n, a,
-                                     setup, layout, comm, a_cols, threads, clock, times))
+      block_cyclic_to_engine_on_node(options, uplo, n, a, setup, layout, comm, a_cols, threads,
+                                     clock, times))
     return;
 
   const ExchangeCounts counts = counts_to_engine(uplo, view, grid, layout, comm);

@@ -8,6 +8,9 @@
 //    elements from every process's segment straight into a_cols (in place and mirrored). Fewer
 //    bytes than push (the triangle, not the full columns, goes through the window), but only
 //    engine ranks work in the second copy.
+// Past ExchangeOptions::node_segment_bytes in rounds (window_rounds.hpp): push's round r takes
+// every engine rank's columns [r c, (r + 1) c) of its own; pull's a share of every process's local
+// columns, spread over all of them so that every engine rank reads in every round.
 // No counts, so no 2^31 limit either.
 #pragma once
 #include "base/engine_layout.hpp"
@@ -17,12 +20,12 @@
 namespace pipevd {
 
 // Collective over comm.caller, which ranks_on_this_node() says is on one node. Arguments as
-// block_cyclic_to_engine's, after its setup; way: NodeMemory::push or NodeMemory::pull;
-// streaming: non-temporal stores (ExchangeOptions::streaming_stores). false
-// (on every rank, nothing moved) when the MPI gives no shared window. T: double or
-// std::complex<double> (redistribute/element.hpp).
+// block_cyclic_to_engine's, after its setup; of the options: node_memory (push or pull),
+// streaming_stores and node_segment_bytes (in rounds past it: window_rounds.hpp). false (on every
+// rank, nothing moved) when the MPI gives no shared window. T: double or std::complex<double>
+// (redistribute/element.hpp).
 template <class T>
-bool block_cyclic_to_engine_on_node(NodeMemory way, bool streaming, char uplo, long n, const T* a,
+bool block_cyclic_to_engine_on_node(const ExchangeOptions& options, char uplo, long n, const T* a,
                                     const ExchangeSetup& setup, const EngineLayout& layout,
                                     const EngineComm& comm, T* a_cols, int threads,
                                     PhaseClock& clock, PhaseTimes* times);

@@ -64,8 +64,8 @@ void from_engine(long n, const T* z_rows, const EngineLayout& layout, const Engi
   const int threads = redistribution_threads(options.threads, ranks_on_this_node(comm.caller));
   // One process: the message path only copies in place, one pass where the window takes two.
   if (options.node_memory != NodeMemory::off && several_on_one_node(comm.caller) &&
-      engine_to_block_cyclic_on_node(options.streaming_stores, n, z_rows, setup, layout, comm, z,
-                                     threads, clock, times))
+      engine_to_block_cyclic_on_node(options, n, z_rows, setup, layout, comm, z, threads, clock,
+                                     times))
     return;
 
   const ExchangeCounts counts = counts_from_engine(view, grid, layout, comm);

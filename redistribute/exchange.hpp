@@ -34,6 +34,14 @@ struct ExchangeOptions {
   // they differ), engine_to_block_cyclic pulls for either (engine_to_block_cyclic_on_node.hpp);
   // elsewhere (and for one process) the settings above apply. Any size. The same on every rank.
   NodeMemory node_memory = NodeMemory::off;
+  // There: the most bytes one process's segment of the window holds (at least two columns of what
+  // it passes); a call whose parts exceed it moves them in rounds (window_rounds.hpp). Larger:
+  // fewer rounds, each a barrier that waits for the slowest process and a start of the threads,
+  // paid on every call; smaller: fewer fresh pages for the first call to populate (the kernel
+  // zeroes them far slower than a round copies them) and less of /dev/shm held between calls.
+  // 256 MiB keeps a node's first populate to a fraction of a second for a few processes while the
+  // rounds stay few, since a code makes many repeated calls to one first. The same on every rank.
+  long node_segment_bytes = 256L << 20;
   // There: whole cache lines written with non-temporal stores (stream_copy.hpp).
   bool streaming_stores = true;
 };

@@ -126,7 +126,7 @@ long node_window_segment(MPI_Comm comm) {
   return s.window.elements[me];
 }
 
-const NodeWindow* node_window(MPI_Comm comm, long elements, int threads) {
+const NodeWindow* node_window(MPI_Comm comm, long elements, int threads, long limit) {
   NodeState& s = state_of(comm);
   int size = 0, me = 0;
   MPI_Comm_size(comm, &size);
@@ -143,8 +143,9 @@ const NodeWindow* node_window(MPI_Comm comm, long elements, int threads) {
   // Each segment on its own pages (noncontig), a multiple of 2 MiB past 4 MiB so the kernel may
   // back it with huge pages.
   long bytes = std::max(elements, keep) * static_cast<long>(sizeof(double));
-  const long huge = 2L << 20;
-  if (bytes >= 2 * huge) bytes = (bytes + huge - 1) / huge * huge;
+  const long huge = 2L << 20, rounded = (bytes + huge - 1) / huge * huge;
+  if (bytes >= 2 * huge && (limit <= 0 || rounded <= limit * static_cast<long>(sizeof(double))))
+    bytes = rounded;
   long everyone = bytes;
   MPI_Allreduce(MPI_IN_PLACE, &everyone, 1, MPI_LONG, MPI_SUM, comm);
   int room = room_in_dev_shm(everyone);
@@ -211,11 +212,6 @@ long node_windows_held() {
   for (const auto& [c, s] : states())
     if (s->window.win != MPI_WIN_NULL) ++held;
   return held;
-}
-
-long engine_segment_elements(const EngineLayout& layout, int e) {
-  if (e < 0) return 0;
-  return layout.n * std::max(layout.width(e), layout.height(e));
 }
 
 void node_window_barrier(const NodeWindow& window, MPI_Comm comm) {

@@ -12,8 +12,6 @@
 
 #include <vector>
 
-#include "base/engine_layout.hpp"
-
 namespace pipevd {
 
 // Collective over comm the first time for a communicator, cached after: how many of its
@@ -37,8 +35,9 @@ struct NodeWindow {
   std::vector<long> elements;
 };
 // A new window's pages are mapped into every process on `threads` threads before it returns.
-// nullptr on every rank when the MPI gives no shared window.
-const NodeWindow* node_window(MPI_Comm comm, long elements, int threads);
+// Segments are rounded up to whole huge pages where that keeps them within `limit` doubles (0: no
+// limit). nullptr on every rank when the MPI gives no shared window.
+const NodeWindow* node_window(MPI_Comm comm, long elements, int threads, long limit = 0);
 
 // Collective over comm: its window freed (the /dev/shm pages go back); the next call makes a new
 // one. For a call that keeps no memory (PIPEVD_KEEP_MEMORY=0).
@@ -52,11 +51,5 @@ long node_windows_held();
 // Collective over comm: every process's writes into the window (this thread's and those of
 // threads it joined) done and visible before anyone reads them.
 void node_window_barrier(const NodeWindow& window, MPI_Comm comm);
-
-// What engine rank e's segment holds in either direction of a call: its columns of A (n x width)
-// on the way in, its rows of Z (height x n) on the way out; 0 elsewhere. Both directions ask for
-// at least this much, so the way out finds the window the way in made (a window grown there is a
-// new one, its pages fresh again).
-long engine_segment_elements(const EngineLayout& layout, int e);
 
 }  // namespace pipevd

@@ -154,4 +154,13 @@ inline LocalRuns with_cols(const LocalRuns& r, size_t k0, size_t k1) {
   return {r.rows, std::vector<Run>(r.cols.begin() + k0, r.cols.begin() + k1)};
 }
 
+// The parts of `runs` inside the (global, submatrix-relative) range [lo, hi).
+std::vector<Run> clip_runs(const std::vector<Run>& runs, long lo, long hi);
+// The parts of `runs` at local indices [first, first + len), those indices moved to start at
+// `at` (where a window holds those local columns).
+std::vector<Run> local_stretch(const std::vector<Run>& runs, long first, long len, long at);
+// `runs` cut into at most `parts` pieces of nearly equal total length (none empty; a run may be
+// cut), for threads to share.
+std::vector<std::vector<Run>> cut_runs(const std::vector<Run>& runs, long parts);
+
 }  // namespace pipevd
