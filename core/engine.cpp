@@ -10,6 +10,7 @@
 #include "base/joining_thread.hpp"
 #include "core/dbbr.hpp"
 #include "core/failure_agreement.hpp"
+#include "core/fault_injection.hpp"
 #include "core/final_product.hpp"
 #include "core/reflector_store.hpp"
 #include "core/sbr_back.hpp"
@@ -163,6 +164,7 @@ int run_two_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout
   auto solve = [&] {  // no MPI in here: the caller may have MPI_THREAD_SINGLE
     const auto t0 = dc_begin = std::chrono::steady_clock::now();
     try {
+      inject_fault("dc", rank);
       if (use_dc && opt.dc_fold) {
         info = tridiagonal_dc_fold(*dc_be, n, d.data(), e.data(), rank0.dc, opt.dc);
       } else if (use_dc) {
@@ -230,11 +232,19 @@ int run_two_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout
   const double wait_begin = MPI_Wtime();
   dc.join();
   if (opt.timeline && rank == 0) opt.timeline->add("dc", dc_begin, dc_end, "dc");
-  // A throw in stage 3 (e.g. out of device memory) stops every rank, not rank 0 alone.
-  int threw = dc_error ? 1 : 0;
-  MPI_Bcast(&threw, 1, MPI_INT, 0, engine);
-  if (dc_error) std::rethrow_exception(dc_error);
-  if (threw) throw std::runtime_error("engine: stage 3 failed on engine rank 0");
+  // A throw in stage 3 (e.g. out of device memory) stops every rank, not rank 0 alone, as its
+  // type on every rank (an out-of-memory stays one: auto may forward, an explicit engine says so).
+  Failure dc_failure;
+  if (dc_error) {
+    try {
+      std::rethrow_exception(dc_error);
+    } catch (const std::exception& e) {
+      dc_failure = failure_of(e);
+    } catch (...) {
+      dc_failure = {4, "engine: stage 3 failed with an unknown exception"};
+    }
+  }
+  agree_on_failure(engine, dc_failure);
 
   // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d (or Q_pre and M: core/final_product) and the
   // eigenvalues from rank 0, which says with INFO whether it folded. With a timeline its parts are

@@ -21,7 +21,8 @@
 namespace pipevd::test {
 namespace {
 
-// Each step's failure on one engine rank (or all, at "engine"), of each kind, for an n x n call.
+// Each step's failure on one engine rank (or all, at "engine"; rank 0 alone at "dc", the D&C's
+// thread there), of each kind, for an n x n call.
 void expect_every_rank_agrees(int n, const std::vector<std::string>& steps) {
   const GridShape shape = squarest_grid(world_size());
   BlacsGrid grid(shape.nprow, shape.npcol);
@@ -36,7 +37,9 @@ void expect_every_rank_agrees(int n, const std::vector<std::string>& steps) {
   std::vector<int> each_rank;
   for (int r = 0; r < world_size(); ++r) each_rank.push_back(r);
   for (const std::string& step : steps)
-    for (int rank : step == "engine" ? std::vector<int>{kEveryEngineRank} : each_rank)
+    for (int rank : step == "engine" ? std::vector<int>{kEveryEngineRank}
+                    : step == "dc"   ? std::vector<int>{0}
+                                     : each_rank)
       for (auto kind :
            {FaultInjection::OutOfMemory, FaultInjection::Device, FaultInjection::Communication}) {
         SCOPED_TRACE(std::string(step) + " on engine rank " + std::to_string(rank) + " kind " +
@@ -65,8 +68,8 @@ void expect_every_rank_agrees(int n, const std::vector<std::string>& steps) {
 }
 
 TEST(EngineFaults, OneRanksFailureIsEveryRanksInfo) {
-  expect_every_rank_agrees(61, {"setup", "engine", "dbbr", "bulge_chasing", "sbr_back", "bc_back",
-                                "gemm", "eigenvalues"});
+  expect_every_rank_agrees(61, {"setup", "engine", "dbbr", "bulge_chasing", "dc", "sbr_back",
+                                "bc_back", "gemm", "eigenvalues"});
 }
 
 // With the D&C's top merge folded into the final GEMM (PIPEVD_DC_FOLD=on, stage 3 by dc, n past a
