@@ -220,6 +220,9 @@ void plan_redistribution(RouteCall<S>& r) {
   MPI_Comm_size(r.ec->caller, &caller_size);
   r.in_options.node_memory = r.ranks == 1 && caller_size > 1 ? NodeMemory::push : NodeMemory::pull;
   r.out_options.node_memory = NodeMemory::pull;
+  if (r.policy.node_segment_mib > 0)  // agreed over the grid: the rounds match on every rank
+    r.in_options.node_segment_bytes = r.out_options.node_segment_bytes = r.policy.node_segment_mib
+                                                                         << 20;
 }
 
 // One caller rank that is the engine, with the whole matrix in its local array at leading

@@ -118,6 +118,15 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
     }
     r.policy.band = *v;
   }
+  if (const char* s = getenv_fn("PIPEVD_NODE_SEGMENT_MIB")) {
+    const auto v = parse_integer(s, 1, 1 << 20);
+    if (!v) {
+      r.error =
+          std::string("PIPEVD_NODE_SEGMENT_MIB='") + s + "' is not an integer in [1, 1048576]";
+      return r;
+    }
+    r.policy.node_segment_mib = *v;
+  }
   if (const char* s = getenv_fn("PIPEVD_BLOCK")) {
     const auto v = parse_integer(s, 1, 1 << 16);
     if (!v) {

@@ -37,8 +37,11 @@ struct Policy {
   // (0: the memory cgroup's room, where one is set; core/host_memory_room.hpp).
   long host_memory_limit = 0;
 
-  int dc_threads = 0;              // PIPEVD_DC_THREADS: the D&C's host threads; 0: every CPU
-  int threads = 0;                 // PIPEVD_THREADS: redistribution's threads cap; 0: none
+  int dc_threads = 0;  // PIPEVD_DC_THREADS: the D&C's host threads; 0: every CPU
+  int threads = 0;     // PIPEVD_THREADS: redistribution's threads cap; 0: none
+  // PIPEVD_NODE_SEGMENT_MIB: the node window's segment limit per process in MiB (a call's parts
+  // past it move in rounds: redistribute/window_rounds.hpp); 0: ExchangeOptions' default.
+  long node_segment_mib = 0;
   bool panel_qr_cusolver = false;  // PIPEVD_GPU_PANEL_QR=cusolver: no fused panel QR
   bool aw_symm = true;  // PIPEVD_GPU_AW=gemm: DBBR's A W by GEMMs, not the one-triangle kernel
   // PIPEVD_GPU_BC_BACK: BC-back's kernel, "auto", "blas2" or "tensor" (gpu::BcBackKernel).

@@ -153,6 +153,15 @@ TEST(Policy, BandAndBlock) {
       << q.error;
 }
 
+TEST(Policy, NodeSegmentMib) {
+  EXPECT_EQ(parse({}).policy.node_segment_mib, 0);  // 0: the redistribution's default
+  EXPECT_EQ(parse({{"PIPEVD_NODE_SEGMENT_MIB", "64"}}).policy.node_segment_mib, 64);
+  for (const char* bad : {"0", "-1", "64M", "1048577"}) {
+    const PolicyOrError q = parse({{"PIPEVD_NODE_SEGMENT_MIB", bad}});
+    EXPECT_NE(q.error.find("PIPEVD_NODE_SEGMENT_MIB"), std::string::npos) << bad;
+  }
+}
+
 // auto never takes the host engine: without a GPU a relinked code keeps ScaLAPACK's speed and
 // memory.
 // An empty value means unset (`export PIPEVD_BAND=`, mpirun -x with an empty value): the default,
@@ -165,6 +174,7 @@ TEST(Policy, EmptyIsUnset) {
                           "PIPEVD_ENGINE_RANKS",
                           "PIPEVD_BAND",
                           "PIPEVD_BLOCK",
+                          "PIPEVD_NODE_SEGMENT_MIB",
                           "PIPEVD_TRIDIAGONAL",
                           "PIPEVD_ENGINE_PATH",
                           "PIPEVD_GPU_MEMORY_LIMIT",
