@@ -15,7 +15,7 @@
 
 namespace pipevd {
 
-// The parts of DBBR a profiler can time (bench/dbbr_bench.cu puts device events around them).
+// The parts of DBBR a profiler can time (gpu/dbbr_event_clock puts device events around them).
 enum class DbbrPart {
   PanelQr,         // panel_qr of each b-column panel
   AW,              // A W: the GEMMs over the rank's columns (and their send to the panel's owner)
@@ -27,10 +27,12 @@ enum class DbbrPart {
   Count
 };
 
+// begin and end throw nothing: end runs in a destructor, while a failure of the part's work may
+// be unwinding.
 struct DbbrProfiler {
   virtual ~DbbrProfiler() = default;
-  virtual void begin(DbbrPart part) = 0;  // parts never nest
-  virtual void end(DbbrPart part) = 0;
+  virtual void begin(DbbrPart part) noexcept = 0;  // parts never nest
+  virtual void end(DbbrPart part) noexcept = 0;
 };
 
 constexpr int kDbbrParts = static_cast<int>(DbbrPart::Count);

@@ -175,7 +175,7 @@ int run_two_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout
         info = tridiagonal_eigenpairs(n, d.data(), e.data(), rank0.q_host.data());
       }
       if (dc_be) dc_be->synchronize();
-    } catch (...) {  // rethrown by the main thread after the join
+    } catch (...) {  // agreed over the engine ranks by the main thread after the join
       dc_error = std::current_exception();
     }
     dc_end = std::chrono::steady_clock::now();
@@ -234,17 +234,7 @@ int run_two_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout
   if (opt.timeline && rank == 0) opt.timeline->add("dc", dc_begin, dc_end, "dc");
   // A throw in stage 3 (e.g. out of device memory) stops every rank, not rank 0 alone, as its
   // type on every rank (an out-of-memory stays one: auto may forward, an explicit engine says so).
-  Failure dc_failure;
-  if (dc_error) {
-    try {
-      std::rethrow_exception(dc_error);
-    } catch (const std::exception& e) {
-      dc_failure = failure_of(e);
-    } catch (...) {
-      dc_failure = {4, "engine: stage 3 failed with an unknown exception"};
-    }
-  }
-  agree_on_failure(engine, dc_failure);
+  agree_on_failure(engine, dc_error ? failure_of(dc_error) : Failure{});
 
   // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d (or Q_pre and M: core/final_product) and the
   // eigenvalues from rank 0, which says with INFO whether it folded. With a timeline its parts are

@@ -45,6 +45,16 @@ void agree_on_step(MPI_Comm engine, const char* step, const std::function<void()
 
 Failure failure_of(const std::exception& e) { return {failure_kind(e), e.what()}; }
 
+Failure failure_of(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& caught) {
+    return failure_of(caught);
+  } catch (...) {
+    return {4, "pipevd: unknown exception"};
+  }
+}
+
 void agree_on_failure(MPI_Comm comm, const Failure& mine) {
   if (comm == MPI_COMM_NULL) {
     if (mine.kind != 0) throw_failure(mine.kind, mine.what);

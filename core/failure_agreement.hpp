@@ -20,6 +20,9 @@ struct Failure {
 
 // The failure `e` stands for.
 Failure failure_of(const std::exception& e);
+// The same for a caught exception (not null) held across threads; one that is no std::exception
+// is kind 4.
+Failure failure_of(const std::exception_ptr& e);
 
 // Collective over comm: throws, on every rank, the worst failure any rank brings (base/errors.hpp
 // type by kind, with that rank's message); returns where none does. MPI_COMM_NULL (a backend bound

@@ -1,17 +1,32 @@
 #include "gpu/dbbr_event_clock.hpp"
 
+#include <utility>
+
 #include "base/cuda_check.hpp"
 #include "gpu/gpu_context.hpp"
 
 namespace pipevd::gpu {
 
 DbbrEventClock::~DbbrEventClock() {
-  ScopedDevice guard(device_);
-  for (cudaEvent_t e : pool_) cudaEventDestroy(e);
+  if (pool_.empty()) return;
+  try {
+    ScopedDevice guard(device_);
+    for (cudaEvent_t e : pool_) cudaEventDestroy(e);
+  } catch (...) {  // a destructor must not throw: the events go with the context
+  }
+}
+
+void DbbrEventClock::mark(DbbrPart part) noexcept {
+  if (failure_) return;
+  try {
+    ScopedDevice guard(device_);
+    marks_.push_back({part, record()});
+  } catch (...) {
+    failure_ = std::current_exception();
+  }
 }
 
 cudaEvent_t DbbrEventClock::record() {
-  ScopedDevice guard(device_);
   if (used_ == pool_.size()) {
     cudaEvent_t e = nullptr;
     PIPEVD_CUDA_CHECK(cudaEventCreate(&e));
@@ -24,15 +39,16 @@ cudaEvent_t DbbrEventClock::record() {
 
 DbbrPartSeconds DbbrEventClock::collect() {
   DbbrPartSeconds seconds{};
+  const std::vector<Mark> marks = std::exchange(marks_, {});
+  used_ = 0;
+  if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
   ScopedDevice guard(device_);
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  for (std::size_t i = 0; i + 1 < marks_.size(); i += 2) {  // parts never nest: begin, end pairs
+  for (std::size_t i = 0; i + 1 < marks.size(); i += 2) {  // parts never nest: begin, end pairs
     float ms = 0;
-    PIPEVD_CUDA_CHECK(cudaEventElapsedTime(&ms, marks_[i].event, marks_[i + 1].event));
-    seconds[static_cast<int>(marks_[i].part)] += ms * 1e-3;
+    PIPEVD_CUDA_CHECK(cudaEventElapsedTime(&ms, marks[i].event, marks[i + 1].event));
+    seconds[static_cast<int>(marks[i].part)] += ms * 1e-3;
   }
-  marks_.clear();
-  used_ = 0;
   return seconds;
 }
 

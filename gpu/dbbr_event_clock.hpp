@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <exception>
 #include <vector>
 
 #include "core/dbbr.hpp"
@@ -13,7 +14,9 @@
 namespace pipevd::gpu {
 
 // The events belong to the stream's device, which need not be the calling thread's current one
-// (the route's thread keeps its own): each call makes it current for its CUDA calls.
+// (the route's thread keeps its own): each call makes it current for its CUDA calls. begin and end
+// run where a part's work ends, in destructors too, so they throw nothing: the first failure to
+// record stops the timing and collect() throws it.
 class DbbrEventClock : public DbbrPartClock {
  public:
   DbbrEventClock(int device, cudaStream_t stream) : device_(device), stream_(stream) {}
@@ -21,8 +24,8 @@ class DbbrEventClock : public DbbrPartClock {
   DbbrEventClock(const DbbrEventClock&) = delete;
   DbbrEventClock& operator=(const DbbrEventClock&) = delete;
 
-  void begin(DbbrPart part) override { marks_.push_back({part, record()}); }
-  void end(DbbrPart part) override { marks_.push_back({part, record()}); }
+  void begin(DbbrPart part) noexcept override { mark(part); }
+  void end(DbbrPart part) noexcept override { mark(part); }
   DbbrPartSeconds collect() override;
 
  private:
@@ -30,6 +33,7 @@ class DbbrEventClock : public DbbrPartClock {
     DbbrPart part;
     cudaEvent_t event;
   };
+  void mark(DbbrPart part) noexcept;
   cudaEvent_t record();
 
   int device_;
@@ -37,6 +41,7 @@ class DbbrEventClock : public DbbrPartClock {
   std::vector<cudaEvent_t> pool_;  // reused from one collect() to the next
   std::size_t used_ = 0;
   std::vector<Mark> marks_;
+  std::exception_ptr failure_;  // the first mark's that failed, for collect()
 };
 
 }  // namespace pipevd::gpu

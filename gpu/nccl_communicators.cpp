@@ -102,7 +102,7 @@ ncclComm_t make_communicator(const Boot& boot) {
 class ConnectionScratch {
  public:
   static constexpr std::size_t kSmall = 64, kLarge = std::size_t(1) << 17;  // doubles
-  explicit ConnectionScratch(int ranks) : ranks_(ranks) {
+  explicit ConnectionScratch(int ranks) {
     PIPEVD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     if (cudaMalloc(&buf_, sizeof(double) * kLarge * (ranks + 1)) != cudaSuccess) {
       cudaGetLastError();
@@ -121,7 +121,6 @@ class ConnectionScratch {
   cudaStream_t stream() const { return stream_; }
 
  private:
-  int ranks_;
   double* buf_ = nullptr;
   cudaStream_t stream_ = nullptr;
 };

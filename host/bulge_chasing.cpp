@@ -182,8 +182,4 @@ void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d, 
   chase_all<double>(n, b, ab, ldab, d, e, nullptr);
 }
 
-void bulge_chase_values(long n, long b, const Complex* ab, long ldab, double* d, double* e) {
-  chase_all<Complex>(n, b, ab, ldab, d, e, nullptr);
-}
-
 }  // namespace pipevd::host

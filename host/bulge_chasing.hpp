@@ -29,8 +29,6 @@ void bulge_chase(long n, long b, const std::complex<double>* ab, long ldab, doub
 
 // The same d and e (bitwise) without keeping the reflectors (JOBZ = 'N': no n^2/2 elements of U).
 void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d, double* e);
-void bulge_chase_values(long n, long b, const std::complex<double>* ab, long ldab, double* d,
-                        double* e);
 
 // The working matrix of bulge chasing: lower band storage with 2b - 1 subdiagonals, the band plus
 // room for the bulge (the b x b block below the band that a step's right update fills).

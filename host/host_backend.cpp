@@ -32,6 +32,122 @@ int to_int(long v) {
 // MPI messages in pieces of at most this many doubles.
 constexpr long kMessageChunk = 1L << 28;
 
+// The BLAS/LAPACK routines of T's precision: LAPACK's d routines for double, its z routines
+// (Hermitian where d is symmetric) for std::complex<double>.
+template <class T>
+struct Lapack;
+template <>
+struct Lapack<double> {
+  static constexpr auto gemm = dgemm_;
+  static constexpr auto rank_2k = dsyr2k_;
+  static constexpr auto geqrf = dgeqrf_;
+  static constexpr auto lacpy = dlacpy_;
+  static constexpr auto laset = dlaset_;
+  static constexpr auto larft = dlarft_;
+  static constexpr auto trmm = dtrmm_;
+};
+template <>
+struct Lapack<Complex> {
+  static constexpr auto gemm = zgemm_;
+  static constexpr auto rank_2k = zher2k_;
+  static constexpr auto geqrf = zgeqrf_;
+  static constexpr auto lacpy = zlacpy_;
+  static constexpr auto laset = zlaset_;
+  static constexpr auto larft = zlarft_;
+  static constexpr auto trmm = ztrmm_;
+};
+
+template <class T>
+void fill(long m, long n, T alpha, T beta, T* a, long lda) {
+  for (long j = 0; j < n; ++j)
+    for (long i = 0; i < m; ++i) a[i + j * lda] = i == j ? beta : alpha;
+}
+
+// The other triangle conjugated; a Hermitian diagonal's imaginary parts zero, as zheevd reads it.
+template <class T>
+void mirror(char uplo, long n, T* a, long lda) {
+  const bool lower = uplo == 'L' || uplo == 'l';
+  for (long j = 0; j < n; ++j) {
+    if constexpr (is_complex_v<T>) a[j + j * lda] = a[j + j * lda].real();
+    for (long i = j + 1; i < n; ++i) {
+      if (lower)
+        a[j + i * lda] = conjugate(a[i + j * lda]);
+      else
+        a[i + j * lda] = conjugate(a[j + i * lda]);
+    }
+  }
+}
+
+template <class T>
+void product(char transa, char transb, long m, long n, long k, T alpha, const T* a, long lda,
+             const T* b, long ldb, T beta, T* c, long ldc) {
+  if (m <= 0 || n <= 0) return;
+  const int im = to_int(m), in = to_int(n), ik = to_int(k), ia = to_int(std::max(1L, lda)),
+            ib = to_int(std::max(1L, ldb)), ic = to_int(ldc);
+  Lapack<T>::gemm(&transa, &transb, &im, &in, &ik, &alpha, a, &ia, b, &ib, &beta, c, &ic, 1, 1);
+}
+
+// dsyr2k (zher2k) on the lower triangle, then the upper from it (zher2k leaves the diagonal real).
+template <class T>
+void rank_2k_full(long n, long k, T alpha, const T* a, long lda, const T* b, long ldb, T* c,
+                  long ldc) {
+  if (n <= 0 || k <= 0) return;
+  const int in = to_int(n), ik = to_int(k), ia = to_int(std::max(1L, lda)),
+            ib = to_int(std::max(1L, ldb)), ic = to_int(ldc);
+  const double one = 1.0;
+  Lapack<T>::rank_2k("L", "N", &in, &ik, &alpha, a, &ia, b, &ib, &one, c, &ic, 1, 1);
+  for (long j = 1; j < n; ++j)
+    for (long i = 0; i < j; ++i) c[i + j * ldc] = conjugate(c[j + i * ldc]);
+}
+
+// The panel's QR by LAPACK's reflectors: Q = H_1 ... H_kk = I - W Y^H (Y^T for real T).
+template <class T>
+void householder_qr(long m, long nb, T* panel, long ldp, T* w, long ldw, T* y, long ldy) {
+  fill(m, nb, T(0), T(0), w, ldw);
+  fill(m, nb, T(0), T(0), y, ldy);
+  const long kk = std::min(m, nb);
+  if (kk <= 0) return;
+  const int im = to_int(m), inb = to_int(nb), ikk = to_int(kk), ip = to_int(ldp), iy = to_int(ldy),
+            iw = to_int(ldw);
+  std::vector<T> tau(kk), t(kk * kk);
+  int info = 0, lwork = -1;
+  T query = 0;
+  Lapack<T>::geqrf(&im, &inb, panel, &ip, tau.data(), &query, &lwork, &info);
+  lwork = std::max(1, static_cast<int>(std::real(query)));
+  std::vector<T> work(lwork);
+  Lapack<T>::geqrf(&im, &inb, panel, &ip, tau.data(), work.data(), &lwork, &info);
+  // Y: the reflectors below the diagonal, explicit unit diagonal, zeros above.
+  const T zero = 0.0, one = 1.0;
+  Lapack<T>::lacpy("L", &im, &ikk, panel, &ip, y, &iy, 1);
+  Lapack<T>::laset("U", &ikk, &ikk, &zero, &one, y, &iy, 1);
+  // W = Y T.
+  Lapack<T>::larft("F", "C", &im, &ikk, y, &iy, tau.data(), t.data(), &ikk, 1, 1);
+  Lapack<T>::lacpy("A", &im, &ikk, y, &iy, w, &iw, 1);
+  Lapack<T>::trmm("R", "U", "N", "N", &im, &ikk, &one, t.data(), &ikk, w, &iw, 1, 1, 1, 1);
+  // The panel now holds R: zeros below the diagonal.
+  if (m > 1) {
+    const int im1 = im - 1;
+    Lapack<T>::laset("L", &im1, &ikk, &zero, &zero, panel + 1, &ip, 1);
+  }
+}
+
+// Its workspace is host memory outside the engine's buffers (not counted as the backend's).
+template <class T>
+void merge_blocks(EngineBackend& be, long m, long k1, long k2, T* w, long ldw, const T* y,
+                  long ldy) {
+  if (m <= 0 || k1 <= 0 || k2 <= 0) return;
+  std::vector<T> s(k1 * k2);
+  be.gemm(Scalar<T>::adjoint, 'N', k1, k2, m, T(1), y, ldy, w + k1 * ldw, ldw, T(0), s.data(), k1);
+  be.gemm('N', 'N', m, k2, k1, T(-1), w, ldw, s.data(), k1, T(1), w + k1 * ldw, ldw);
+}
+
+template <class T>
+void apply_bc_back(const BasicReflectorStore<T>& u, long m, T* x, long ldx) {
+  if (u.held_by_backend)
+    throw std::logic_error("bc_back: reflectors held by another backend's memory");
+  host::apply_bc_back(u, m, x, ldx);
+}
+
 }  // namespace
 
 double* HostBackend::allocate(long count) {
@@ -95,78 +211,55 @@ void HostBackend::copy_matrix(long m, long n, const double* src, long lds, doubl
 }
 
 void HostBackend::mirror_triangle(char uplo, long n, double* a, long lda) {
-  const bool lower = uplo == 'L' || uplo == 'l';
-  for (long j = 0; j < n; ++j)
-    for (long i = j + 1; i < n; ++i) {
-      if (lower)
-        a[j + i * lda] = a[i + j * lda];
-      else
-        a[i + j * lda] = a[j + i * lda];
-    }
+  mirror(uplo, n, a, lda);
+}
+void HostBackend::mirror_triangle(char uplo, long n, Complex* a, long lda) {
+  mirror(uplo, n, a, lda);
 }
 
 void HostBackend::fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) {
-  for (long j = 0; j < n; ++j)
-    for (long i = 0; i < m; ++i) a[i + j * lda] = i == j ? beta : alpha;
+  fill(m, n, alpha, beta, a, lda);
+}
+void HostBackend::fill_matrix(long m, long n, Complex alpha, Complex beta, Complex* a, long lda) {
+  fill(m, n, alpha, beta, a, lda);
 }
 
 void HostBackend::gemm(char transa, char transb, long m, long n, long k, double alpha,
                        const double* a, long lda, const double* b, long ldb, double beta, double* c,
                        long ldc) {
-  if (m <= 0 || n <= 0) return;
-  const int im = to_int(m), in = to_int(n), ik = to_int(k), ia = to_int(std::max(1L, lda)),
-            ib = to_int(std::max(1L, ldb)), ic = to_int(ldc);
-  dgemm_(&transa, &transb, &im, &in, &ik, &alpha, a, &ia, b, &ib, &beta, c, &ic, 1, 1);
+  product(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+void HostBackend::gemm(char transa, char transb, long m, long n, long k, Complex alpha,
+                       const Complex* a, long lda, const Complex* b, long ldb, Complex beta,
+                       Complex* c, long ldc) {
+  product(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void HostBackend::syr2k_full(long n, long k, double alpha, const double* a, long lda,
                              const double* b, long ldb, double* c, long ldc) {
-  if (n <= 0 || k <= 0) return;
-  const int in = to_int(n), ik = to_int(k), ia = to_int(std::max(1L, lda)),
-            ib = to_int(std::max(1L, ldb)), ic = to_int(ldc);
-  const double one = 1.0;
-  dsyr2k_("L", "N", &in, &ik, &alpha, a, &ia, b, &ib, &one, c, &ic, 1, 1);
-  // The upper triangle from the lower.
-  for (long j = 1; j < n; ++j)
-    for (long i = 0; i < j; ++i) c[i + j * ldc] = c[j + i * ldc];
+  rank_2k_full(n, k, alpha, a, lda, b, ldb, c, ldc);
+}
+void HostBackend::syr2k_full(long n, long k, Complex alpha, const Complex* a, long lda,
+                             const Complex* b, long ldb, Complex* c, long ldc) {
+  rank_2k_full(n, k, alpha, a, lda, b, ldb, c, ldc);
 }
 
 void HostBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
                            long ldy) {
-  fill_matrix(m, nb, 0.0, 0.0, w, ldw);
-  fill_matrix(m, nb, 0.0, 0.0, y, ldy);
-  const long kk = std::min(m, nb);
-  if (kk <= 0) return;
-  const int im = to_int(m), inb = to_int(nb), ikk = to_int(kk), ip = to_int(ldp), iy = to_int(ldy),
-            iw = to_int(ldw);
-  std::vector<double> tau(kk), t(kk * kk);
-  int info = 0, lwork = -1;
-  double query = 0;
-  dgeqrf_(&im, &inb, panel, &ip, tau.data(), &query, &lwork, &info);
-  lwork = std::max(1, static_cast<int>(query));
-  std::vector<double> work(lwork);
-  dgeqrf_(&im, &inb, panel, &ip, tau.data(), work.data(), &lwork, &info);
-  // Y: the reflectors below the diagonal, explicit unit diagonal, zeros above.
-  const double zero = 0, one = 1;
-  dlacpy_("L", &im, &ikk, panel, &ip, y, &iy, 1);
-  dlaset_("U", &ikk, &ikk, &zero, &one, y, &iy, 1);
-  // W = Y T, with Q = H_1 ... H_kk = I - Y T Y^T.
-  dlarft_("F", "C", &im, &ikk, y, &iy, tau.data(), t.data(), &ikk, 1, 1);
-  dlacpy_("A", &im, &ikk, y, &iy, w, &iw, 1);
-  dtrmm_("R", "U", "N", "N", &im, &ikk, &one, t.data(), &ikk, w, &iw, 1, 1, 1, 1);
-  // The panel now holds R: zeros below the diagonal.
-  if (m > 1) {
-    const int im1 = im - 1;
-    dlaset_("L", &im1, &ikk, &zero, &zero, panel + 1, &ip, 1);
-  }
+  householder_qr(m, nb, panel, ldp, w, ldw, y, ldy);
+}
+void HostBackend::panel_qr(long m, long nb, Complex* panel, long ldp, Complex* w, long ldw,
+                           Complex* y, long ldy) {
+  householder_qr(m, nb, panel, ldp, w, ldw, y, ldy);
 }
 
 void HostBackend::merge_reflector_blocks(long m, long k1, long k2, double* w, long ldw,
                                          const double* y, long ldy) {
-  if (m <= 0 || k1 <= 0 || k2 <= 0) return;
-  std::vector<double> s(k1 * k2);
-  gemm('T', 'N', k1, k2, m, 1.0, y, ldy, w + k1 * ldw, ldw, 0.0, s.data(), k1);
-  gemm('N', 'N', m, k2, k1, -1.0, w, ldw, s.data(), k1, 1.0, w + k1 * ldw, ldw);
+  merge_blocks(*this, m, k1, k2, w, ldw, y, ldy);
+}
+void HostBackend::merge_reflector_blocks(long m, long k1, long k2, Complex* w, long ldw,
+                                         const Complex* y, long ldy) {
+  merge_blocks(*this, m, k1, k2, w, ldw, y, ldy);
 }
 
 void HostBackend::bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
@@ -174,98 +267,16 @@ void HostBackend::bulge_chase(long n, long b, const double* ab, long ldab, doubl
                               bool /*beside_companion: one thread, nothing shared*/) {
   host::bulge_chase(n, b, ab, ldab, d, e, u);
 }
-
-void HostBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
-  if (u.held_by_backend)
-    throw std::logic_error("bc_back: reflectors held by another backend's memory");
-  host::apply_bc_back(u, m, x, ldx);
-}
-
-void HostBackend::fill_matrix(long m, long n, Complex alpha, Complex beta, Complex* a, long lda) {
-  for (long j = 0; j < n; ++j)
-    for (long i = 0; i < m; ++i) a[i + j * lda] = i == j ? beta : alpha;
-}
-
-void HostBackend::mirror_triangle(char uplo, long n, Complex* a, long lda) {
-  const bool lower = uplo == 'L' || uplo == 'l';
-  for (long j = 0; j < n; ++j) {
-    a[j + j * lda] = a[j + j * lda].real();
-    for (long i = j + 1; i < n; ++i) {
-      if (lower)
-        a[j + i * lda] = std::conj(a[i + j * lda]);
-      else
-        a[i + j * lda] = std::conj(a[j + i * lda]);
-    }
-  }
-}
-
-void HostBackend::gemm(char transa, char transb, long m, long n, long k, Complex alpha,
-                       const Complex* a, long lda, const Complex* b, long ldb, Complex beta,
-                       Complex* c, long ldc) {
-  if (m <= 0 || n <= 0) return;
-  const int im = to_int(m), in = to_int(n), ik = to_int(k), ia = to_int(std::max(1L, lda)),
-            ib = to_int(std::max(1L, ldb)), ic = to_int(ldc);
-  zgemm_(&transa, &transb, &im, &in, &ik, &alpha, a, &ia, b, &ib, &beta, c, &ic, 1, 1);
-}
-
-void HostBackend::syr2k_full(long n, long k, Complex alpha, const Complex* a, long lda,
-                             const Complex* b, long ldb, Complex* c, long ldc) {
-  if (n <= 0 || k <= 0) return;
-  const int in = to_int(n), ik = to_int(k), ia = to_int(std::max(1L, lda)),
-            ib = to_int(std::max(1L, ldb)), ic = to_int(ldc);
-  const double one = 1.0;
-  zher2k_("L", "N", &in, &ik, &alpha, a, &ia, b, &ib, &one, c, &ic, 1, 1);
-  // The upper triangle from the lower (zher2k leaves the diagonal real).
-  for (long j = 1; j < n; ++j)
-    for (long i = 0; i < j; ++i) c[i + j * ldc] = std::conj(c[j + i * ldc]);
-}
-
-void HostBackend::panel_qr(long m, long nb, Complex* panel, long ldp, Complex* w, long ldw,
-                           Complex* y, long ldy) {
-  fill_matrix(m, nb, 0.0, 0.0, w, ldw);
-  fill_matrix(m, nb, 0.0, 0.0, y, ldy);
-  const long kk = std::min(m, nb);
-  if (kk <= 0) return;
-  const int im = to_int(m), inb = to_int(nb), ikk = to_int(kk), ip = to_int(ldp), iy = to_int(ldy),
-            iw = to_int(ldw);
-  std::vector<Complex> tau(kk), t(kk * kk);
-  int info = 0, lwork = -1;
-  Complex query = 0;
-  zgeqrf_(&im, &inb, panel, &ip, tau.data(), &query, &lwork, &info);
-  lwork = std::max(1, static_cast<int>(query.real()));
-  std::vector<Complex> work(lwork);
-  zgeqrf_(&im, &inb, panel, &ip, tau.data(), work.data(), &lwork, &info);
-  // Y: the reflectors below the diagonal, explicit unit diagonal, zeros above.
-  const Complex zero = 0.0, one = 1.0;
-  zlacpy_("L", &im, &ikk, panel, &ip, y, &iy, 1);
-  zlaset_("U", &ikk, &ikk, &zero, &one, y, &iy, 1);
-  // W = Y T, with Q = H_1 ... H_kk = I - Y T Y^H.
-  zlarft_("F", "C", &im, &ikk, y, &iy, tau.data(), t.data(), &ikk, 1, 1);
-  zlacpy_("A", &im, &ikk, y, &iy, w, &iw, 1);
-  ztrmm_("R", "U", "N", "N", &im, &ikk, &one, t.data(), &ikk, w, &iw, 1, 1, 1, 1);
-  // The panel now holds R: zeros below the diagonal.
-  if (m > 1) {
-    const int im1 = im - 1;
-    zlaset_("L", &im1, &ikk, &zero, &zero, panel + 1, &ip, 1);
-  }
-}
-
-// As the real merge: its workspace is host memory outside the engine's buffers.
-void HostBackend::merge_reflector_blocks(long m, long k1, long k2, Complex* w, long ldw,
-                                         const Complex* y, long ldy) {
-  if (m <= 0 || k1 <= 0 || k2 <= 0) return;
-  std::vector<Complex> s(k1 * k2);
-  gemm('C', 'N', k1, k2, m, 1.0, y, ldy, w + k1 * ldw, ldw, 0.0, s.data(), k1);
-  gemm('N', 'N', m, k2, k1, -1.0, w, ldw, s.data(), k1, 1.0, w + k1 * ldw, ldw);
-}
-
 void HostBackend::bulge_chase(long n, long b, const Complex* ab, long ldab, double* d, double* e,
                               ComplexReflectorStore& u, bool, bool) {
   host::bulge_chase(n, b, ab, ldab, d, e, u);
 }
 
+void HostBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
+  apply_bc_back(u, m, x, ldx);
+}
 void HostBackend::bc_back(const ComplexReflectorStore& u, long m, Complex* x, long ldx) {
-  host::apply_bc_back(u, m, x, ldx);
+  apply_bc_back(u, m, x, ldx);
 }
 
 void HostBackend::broadcast(double* buf, long count, int root) {

@@ -146,6 +146,9 @@ __attribute__((visibility("default"))) void pipevd_release(void) {
                  e.what());
     std::fflush(stderr);
   } catch (...) {
+    std::fprintf(stderr,
+                 "pipevd: error: unknown exception (pipevd_release kept what it could not free)\n");
+    std::fflush(stderr);
   }
 }
 }

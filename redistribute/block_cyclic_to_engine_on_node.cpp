@@ -113,11 +113,6 @@ T* segment_of(const NodeWindow& window, int rank) {
   return elements_in<T>(window.base[rank]);
 }
 
-// Pieces per (engine rank, stretch of columns) so that a round gives every thread a few.
-long parts_for(int threads, long stretches) {
-  return threads > 1 ? std::max(1L, (4L * threads + stretches - 1) / std::max(1L, stretches)) : 1;
-}
-
 // Segment of engine rank k: a round's columns of its a_cols (leading dimension n); round r takes
 // every engine rank's columns [r c, (r + 1) c) of its own.
 template <class T>

@@ -83,7 +83,7 @@ bool engine_to_block_cyclic_on_node(const ExchangeOptions& options, long n, cons
   if (!shared) return false;
   const NodeWindow& window = *shared;
   const LocalRuns mine = local_runs(setup.view, setup.grid.myrow, setup.grid.mycol);
-  const long parts = threads > 1 ? std::max(1L, (4L * threads + engines - 1) / engines) : 1;
+  const long parts = parts_for(threads, engines);
   clock.lap(&PhaseTimes::plan);
 
   // Engine ranks: the round's columns of their rows into their segment, contiguous.

@@ -33,6 +33,10 @@ long segment_doubles(const ExchangeOptions& options) {
   return std::max(1L, options.node_segment_bytes / static_cast<long>(sizeof(double)));
 }
 
+long parts_for(int threads, long stretches) {
+  return threads > 1 ? std::max(1L, (4L * threads + stretches - 1) / std::max(1L, stretches)) : 1;
+}
+
 RoundCopies span_copies(const Copier& out, const std::vector<Span>& spans) {
   constexpr long kPiece = 1L << 18;  // 2 MiB of doubles
   std::vector<Span> pieces;

@@ -64,6 +64,10 @@ long window_request(const WindowRounds& rounds, long columns, long column_double
 // A segment's limit from ExchangeOptions::node_segment_bytes, in doubles.
 long segment_doubles(const ExchangeOptions& options);
 
+// Pieces to cut each of a round's `stretches` (its groups, per engine rank or per source) into,
+// so that the round gives every thread a few.
+long parts_for(int threads, long stretches);
+
 // What one process copies in one round: `count` pieces, copy(k) the k-th (on any thread, its
 // streaming stores fenced); charge(k, seconds), where set, is told each piece's time.
 struct RoundCopies {

@@ -5,6 +5,7 @@
 // sizes where the syr2k recursion has several levels and the panel count is not a power of two.
 // Every GPU result is computed twice and must be bitwise identical; the part profiler sees each
 // part it is given opened and closed in pairs, without changing the result.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -17,8 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.hpp"
 #include "core/dbbr.hpp"
 #include "core/engine_plan.hpp"
+#include "gpu/dbbr_event_clock.hpp"
 #include "gpu/gpu_backend.hpp"
 #include "host/host_backend.hpp"
 #include "tests/support/gpu_host_fixture.hpp"
@@ -87,12 +90,12 @@ struct CountingProfiler : DbbrProfiler {
   std::array<long, static_cast<int>(DbbrPart::Count)> opened{}, closed{};
   int open = -1;
   bool nested = false;
-  void begin(DbbrPart p) override {
+  void begin(DbbrPart p) noexcept override {
     nested |= open >= 0;
     open = static_cast<int>(p);
     ++opened[open];
   }
-  void end(DbbrPart p) override {
+  void end(DbbrPart p) noexcept override {
     nested |= open != static_cast<int>(p);
     ++closed[static_cast<int>(p)];
     open = -1;
@@ -199,6 +202,17 @@ TEST_F(GpuDbbrTest, ProfilerSeesEveryPartWithoutChangingTheResult) {
     EXPECT_EQ(prof.opened[p], prof.closed[p]) << p;
     if (p != static_cast<int>(DbbrPart::Broadcast)) EXPECT_GT(prof.opened[p], 0) << p;
   }
+}
+
+// A part's end runs in DBBR's destructors, also while a failure unwinds: the clock's failure to
+// record (here: no such device) waits for collect() instead of leaving end() as an exception.
+TEST(DbbrEventClock, AFailureToRecordIsThrownByCollectNotByEnd) {
+  int devices = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+  gpu::DbbrEventClock clock(devices + 7, nullptr);
+  EXPECT_NO_THROW(clock.begin(DbbrPart::Copies));
+  EXPECT_NO_THROW(clock.end(DbbrPart::Copies));
+  EXPECT_THROW(clock.collect(), DeviceError);
 }
 
 }  // namespace

@@ -330,11 +330,10 @@ TEST_F(GpuPanelQrTest, CusolverPathOnDifficultPanels) {
       }
 }
 
-// The fused kernel at the widths the backend keeps from it (33..64), launched directly. Its nb = 64
-// failure on repeated columns came from a kernel without the 2^600 rescaling of tiny x: dlarfg's
-// beta, tau and alpha - beta rounded in subnormal arithmetic, once the repeated columns' noise
-// (eps times smaller per repeat) reached 2^-1022 from about the 20th repeat. The kernel of today
-// forms them from 2^600 x; this test is the evidence for serving these widths again (or not).
+// The fused kernel at the widths the backend keeps from it (33..64), launched directly: what
+// serving them would need. Repeated columns leave noise eps times smaller per repeat, so wide
+// panels reach subnormal x, where dlarfg's beta, tau and alpha - beta must be formed from 2^600 x
+// to stay consistent (bench/panel_qr_model/README.md).
 TEST_F(GpuPanelQrTest, FusedKernelPastTheServedWidths) {
   for (Kind kind : {Kind::RepeatedColumns, Kind::Random, Kind::ZeroColumns, Kind::Graded,
                     Kind::TinyBelow, Kind::Tiny, Kind::Huge})
