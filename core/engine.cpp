@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/joining_thread.hpp"
+#include "base/page_array.hpp"
 #include "core/dbbr.hpp"
 #include "core/failure_agreement.hpp"
 #include "core/fault_injection.hpp"
@@ -171,7 +172,7 @@ int run_two_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout
         rank0.dc.m = DeviceBuffer(*dc_be, n * n);
         info = tridiagonal_dc(*dc_be, n, d.data(), e.data(), rank0.dc.m.get(), n, opt.dc);
       } else {
-        rank0.q_host.assign(static_cast<std::size_t>(n) * n, 0.0);
+        rank0.q_host = PageArray<double>(static_cast<std::size_t>(n) * n);
         info = tridiagonal_eigenpairs(n, d.data(), e.data(), rank0.q_host.data());
       }
       if (dc_be) dc_be->synchronize();

@@ -1,11 +1,15 @@
 // A fault-injection hook for tests: a typed failure thrown on one engine rank at a named step of
 // the route, so that tests can show every caller rank returning the same INFO (or forwarding)
-// without a real device fault. Inert unless a test (linked with pipevd_internal) sets it: it is
-// not part of the C API and its symbols are hidden in libpipevd.
+// without a real device fault. Compiled only with PIPEVD_FAULT_INJECTION (CMake's option, on where
+// the tests are built); inert even then unless a test (linked with pipevd_internal) sets it: it is
+// not part of the C API and its symbols are hidden in libpipevd. Without it inject_fault is an
+// inline no-op and set_fault_injection does not exist.
 #pragma once
 #include <string>
 
 namespace pipevd {
+
+#ifdef PIPEVD_FAULT_INJECTION
 
 constexpr int kEveryEngineRank = -2;
 
@@ -28,5 +32,8 @@ struct FaultInjection {
 void set_fault_injection(const FaultInjection& fault);
 // Throws the injected failure where `step`, `engine_rank` and `index` match it.
 void inject_fault(const char* step, int engine_rank, long index = -1);
+#else
+inline void inject_fault(const char*, int, long = -1) {}
+#endif
 
 }  // namespace pipevd

@@ -29,7 +29,7 @@ void whole_product(EngineBackend& be, MPI_Comm engine, bool multiply, const Fina
       qp = q.get();
       if (!r.q_host.empty()) be.copy_to_device(r.q_host.data(), qp, n * n);
     });
-    std::vector<double>().swap(r.q_host);
+    r.q_host.reset();
     be.broadcast(qp, n * n, 0);
     parts.done("qd_broadcast");
   }

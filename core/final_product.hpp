@@ -9,6 +9,7 @@
 
 #include <vector>
 
+#include "base/page_array.hpp"
 #include "core/backend.hpp"
 #include "core/timeline.hpp"
 #include "core/tridiagonal_dc.hpp"
@@ -18,7 +19,7 @@ namespace pipevd {
 // Engine rank 0's stage-3 result (nothing on the other ranks): dstedc's Q_d in host memory, or
 // tridiagonal_dc's in the memory of the D&C's companion backend, whole (dc.m) or folded.
 struct TridiagonalResult {
-  std::vector<double> q_host;
+  PageArray<double> q_host;  // freed into the kernel, not the D&C thread's malloc arena
   DcFold dc;
 };
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "base/page_array.hpp"
 #include "core/lapack_prototypes.hpp"
 
 namespace pipevd {
@@ -18,7 +19,8 @@ int tridiagonal_eigenpairs(long n, double* d, double* e, double* qd) {
   dstedc_("I", &in, d, e, qd, &in, &query, &lwork, &iquery, &liwork, &info, 1);
   lwork = std::max(1, static_cast<int>(query));
   liwork = std::max(1, iquery);
-  std::vector<double> work(lwork);
+  // n^2 doubles, in rank 0's D&C thread: pages of its own (base/page_array.hpp).
+  PageArray<double> work(static_cast<std::size_t>(lwork));
   std::vector<int> iwork(liwork);
   dstedc_("I", &in, d, e, qd, &in, work.data(), &lwork, iwork.data(), &liwork, &info, 1);
   return info;

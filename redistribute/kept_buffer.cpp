@@ -1,27 +1,31 @@
 #include "redistribute/kept_buffer.hpp"
 
-#include <sys/mman.h>
-
 #include <cstdlib>
 #include <mutex>
 #include <new>
+
+#include "base/page_array.hpp"
 
 namespace pipevd {
 
 namespace {
 
-constexpr std::size_t kHugePage = std::size_t(2) << 20;
+constexpr std::size_t kHugePage = kHugePageBytes;
 
+// Large ones straight from the kernel, so that they go straight back when freed (a release, a
+// slot grown), whichever thread allocated them and whatever malloc's trim threshold.
 double* allocate(std::size_t bytes) {
-  void* p = nullptr;
-  if (bytes >= 4 * kHugePage) {
-    p = std::aligned_alloc(kHugePage, bytes);
-    if (p) madvise(p, bytes, MADV_HUGEPAGE);  // a hint; fine if refused
-  } else {
-    p = std::malloc(bytes);
-  }
+  if (bytes >= 4 * kHugePage) return static_cast<double*>(allocate_pages(bytes, /*huge=*/true));
+  void* p = std::malloc(bytes);
   if (!p) throw std::bad_alloc();
   return static_cast<double*>(p);
+}
+
+void deallocate(double* p, std::size_t bytes) {
+  if (bytes >= 4 * kHugePage)
+    free_pages(p, bytes, /*huge=*/true);
+  else
+    std::free(p);
 }
 
 std::size_t rounded(std::size_t bytes) {
@@ -44,6 +48,7 @@ std::mutex slots_mutex;
 KeptBuffer::KeptBuffer(std::size_t elements) {
   if (elements == 0) return;
   const std::size_t bytes = rounded(elements * sizeof(double));
+  bytes_ = bytes;
   if (bytes < 4 * kHugePage) {  // small: malloc is cheap, and the slots stay for the large ones
     data_ = allocate(bytes);
     return;
@@ -64,7 +69,7 @@ KeptBuffer::KeptBuffer(std::size_t elements) {
   }
   Slot& slot = slots[pick];
   if (slot.bytes < bytes) {
-    std::free(slot.data);
+    deallocate(slot.data, slot.bytes);
     slot = Slot{};
     slot.data = allocate(bytes);
     slot.bytes = bytes;
@@ -80,17 +85,18 @@ void KeptBuffer::release() {
     std::lock_guard<std::mutex> lock(slots_mutex);
     slots[slot_].busy = false;
   } else {
-    std::free(data_);
+    deallocate(data_, bytes_);
   }
   data_ = nullptr;
   slot_ = -1;
+  bytes_ = 0;
 }
 
 void release_kept_buffers() {
   std::lock_guard<std::mutex> lock(slots_mutex);
   for (Slot& s : slots)
     if (!s.busy) {
-      std::free(s.data);
+      deallocate(s.data, s.bytes);
       s = Slot{};
     }
 }

@@ -16,8 +16,10 @@ class KeptBuffer {
   ~KeptBuffer() { release(); }
   KeptBuffer(const KeptBuffer&) = delete;
   KeptBuffer& operator=(const KeptBuffer&) = delete;
-  KeptBuffer(KeptBuffer&& other) noexcept : data_(other.data_), slot_(other.slot_) {
+  KeptBuffer(KeptBuffer&& other) noexcept
+      : data_(other.data_), bytes_(other.bytes_), slot_(other.slot_) {
     other.data_ = nullptr;
+    other.bytes_ = 0;
     other.slot_ = -1;
   }
 
@@ -27,7 +29,8 @@ class KeptBuffer {
 
  private:
   double* data_ = nullptr;
-  int slot_ = -1;  // the kept memory it uses, -1 if its own
+  std::size_t bytes_ = 0;  // of its own memory, for the free
+  int slot_ = -1;          // the kept memory it uses, -1 if its own
 };
 
 // Frees the memory kept between calls (buffers in use stay).
