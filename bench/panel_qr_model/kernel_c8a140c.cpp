@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <random>
 #include <vector>
+
+#include "orthogonality_loss.hpp"
 using V = std::vector<double>;
 int main(int argc, char** argv) {
   long m = atol(argv[1]);
@@ -55,46 +57,8 @@ int main(int argc, char** argv) {
       t[r + j * kk] = tij;
     }
   }
-  V y(m * kk, 0.0);
-  for (int c = 0; c < kk; ++c)
-    for (long i = 0; i < m; ++i) y[i + c * m] = i > c ? s[i + c * m] : (i == c ? 1 : 0);
-  auto applyQ = [&](V& x, bool tr) {
-    V a(kk), b(kk);
-    for (int c = 0; c < kk; ++c) {
-      double d = 0;
-      for (long i = 0; i < m; ++i) d += y[i + c * m] * x[i];
-      a[c] = d;
-    }
-    for (int r = 0; r < kk; ++r) {
-      double d = 0;
-      for (int c = 0; c < kk; ++c) d += (tr ? t[c + r * kk] : t[r + c * kk]) * a[c];
-      b[r] = d;
-    }
-    for (long i = 0; i < m; ++i) {
-      double d = 0;
-      for (int c = 0; c < kk; ++c) d += y[i + c * m] * b[c];
-      x[i] -= d;
-    }
-  };
-  double worst = 0;
   int wc = -1;
-  for (int c = 0; c < kk; ++c) {
-    V x(m);
-    for (long i = 0; i < m; ++i) x[i] = y[i + c * m];
-    V x0 = x;
-    double nx = 0;
-    for (double v : x0) nx += v * v;
-    nx = sqrt(nx);
-    applyQ(x, false);
-    applyQ(x, true);
-    double d = 0;
-    for (long i = 0; i < m; ++i) d = fmax(d, fabs(x[i] - x0[i]));
-    d /= std::max(nx, 1.0);
-    if (d > worst) {
-      worst = d;
-      wc = c;
-    }
-  }
+  const double worst = orthogonality_loss(s, t, m, kk, &wc);
   printf("old kernel model m=%ld nb=%d repeated: max|Q^TQ y - y|/|y| = %.3e (column %d)\n", m, nb,
          worst, wc);
 }

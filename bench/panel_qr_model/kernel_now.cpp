@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <random>
 #include <vector>
+
+#include "orthogonality_loss.hpp"
 using V = std::vector<double>;
 int main(int argc, char** argv) {
   long m = atol(argv[1]);
@@ -108,48 +110,8 @@ int main(int argc, char** argv) {
         for (int l = i; l < j; ++l) sum = fma(ts[i + l * kk], t[l + j * kk], sum);
       ts[i + j * kk] = tj != 0 ? -tj * sum : 0;
     }
-  // Y explicit; Q = I - Y T Y^T; check ||Q^T Q - I|| on Y's span: columns of Y.
-  V y(m * kk, 0.0);
-  for (int c = 0; c < kk; ++c)
-    for (long i = 0; i < m; ++i) y[i + c * m] = i > c ? s[i + c * m] : (i == c ? 1 : 0);
-  auto applyQ = [&](V& x, bool trans) {
-    V tmp(kk), t2(kk);
-    tmp.assign(kk, 0);
-    for (int c = 0; c < kk; ++c) {
-      double d = 0;
-      for (long i = 0; i < m; ++i) d += y[i + c * m] * x[i];
-      tmp[c] = d;
-    }
-    for (int r = 0; r < kk; ++r) {
-      double d = 0;
-      for (int c = 0; c < kk; ++c) d += (trans ? ts[c + r * kk] : ts[r + c * kk]) * tmp[c];
-      t2[r] = d;
-    }
-    for (long i = 0; i < m; ++i) {
-      double d = 0;
-      for (int c = 0; c < kk; ++c) d += y[i + c * m] * t2[c];
-      x[i] -= d;
-    }
-  };
-  double worst = 0;
   int worst_c = -1;
-  for (int c = 0; c < kk; ++c) {
-    V x(m);
-    for (long i = 0; i < m; ++i) x[i] = y[i + c * m];
-    V x0 = x;
-    double nx = 0;
-    for (double v : x0) nx += v * v;
-    nx = sqrt(nx);
-    applyQ(x, false);
-    applyQ(x, true);
-    double d = 0;
-    for (long i = 0; i < m; ++i) d = fmax(d, fabs(x[i] - x0[i]));
-    d /= std::max(nx, 1.0);
-    if (d > worst) {
-      worst = d;
-      worst_c = c;
-    }
-  }
+  const double worst = orthogonality_loss(s, ts, m, kk, &worst_c);
   printf("m=%ld nb=%d fix=%d kind=%s  max|Q^TQ y - y|/|y| = %.3e (column %d) eps*(m+nb)=%.1e\n", m,
          nb, fix, kind == 0 ? "repeated" : "random", worst, worst_c, DBL_EPSILON * (m + nb));
 }
