@@ -5,7 +5,8 @@
 # PIPEVD_TEST_MAX_N capping the orders (tests/support/test_size_limit.hpp). The jobs are shared
 # out over the visible GPUs, one job per GPU at a time.
 #   source .gpu-node/env.sh && BUDGET_S=240 bash bench/device/sanitizer.sh
-# Settings: TOOLS ("memcheck racecheck synccheck"), MAX_N (300), JOB_S (the cap of one job, 75),
+# Settings: TOOLS ("memcheck racecheck synccheck"), MAX_N (300), JOB_S (the cap of one job, 75;
+# BC-back's jobs BC_BACK_JOB_S, 240),
 # SKIP (a regex of "tool binary" pairs not to run, e.g. "racecheck test_gpu_bc_back"),
 # BUDGET_S (the whole script, 240). Expects $BUILD_DIR (default build-gpu) built (scaling.sh or
 # round.sh builds it). Writes $OUT/sanitizer/summary.log: per job its exit, the sanitizer's ERROR
@@ -39,6 +40,9 @@ run_job() {  # tool|binary|filter on GPU $2
   IFS='|' read -r tool bin filter <<<"$1"
   [[ -n ${SKIP:-} && "$tool $bin" =~ $SKIP ]] && return
   local gpu=$2 jl=/tmp/sanitizer/${tool}_${bin}.log cap=${JOB_S:-75}
+  # BC-back's tests (the BLAS2 variants and the group lanes' wavefront) outlast the other jobs
+  # under racecheck several times over.
+  [ "$bin" = test_gpu_bc_back ] && cap=${BC_BACK_JOB_S:-240}
   local room=$((budget - SECONDS - 5))
   ((room < cap)) && cap=$room
   if ((cap < 10)); then
