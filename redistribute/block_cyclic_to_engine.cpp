@@ -28,7 +28,7 @@ inline void read_segment(const T* a, long lld, const Segment& s, T* out) {
   if (!s.mirrored) {
     std::memcpy(out, from, sizeof(T) * static_cast<size_t>(s.len));
   } else {
-    for (long t = 0; t < s.len; ++t) out[t] = Element<T>::mirrored(from[t * lld]);
+    for (long t = 0; t < s.len; ++t) out[t] = conjugate(from[t * lld]);
   }
 }
 

@@ -59,7 +59,7 @@ void copy_piece(const Copier& out, char uplo, const Piece<T>& p, long n) {
     if (!s.mirrored) {
       out.copy(to, f, s.len);
     } else {
-      for (long t = 0; t < s.len; ++t) to[t] = Element<T>::mirrored(f[t * p.ldf]);
+      for (long t = 0; t < s.len; ++t) to[t] = conjugate(f[t * p.ldf]);
     }
   };
   if (!p.mirrored) {
@@ -150,7 +150,7 @@ bool push(const Copier& out, char uplo, long n, const T* a, const ExchangeSetup&
     std::vector<Span> spans;
     rounds.for_each_group(r, own, [&](long first, long len, long at) {
       spans.push_back(
-          Span{doubles_of(a_cols + first * n), window.base[setup.me] + at * n * d, len * n * d});
+          Span{as_words(a_cols + first * n), window.base[setup.me] + at * n * d, len * n * d});
     });
     return span_copies(out, spans);
   };

@@ -91,7 +91,7 @@ bool engine_to_block_cyclic_on_node(const ExchangeOptions& options, long n, cons
     std::vector<Span> spans;
     rounds.for_each_group(r, own, [&](long first, long len, long at) {
       spans.push_back(
-          Span{window.base[setup.me] + at * ld * d, doubles_of(z_rows + first * ld), len * ld * d});
+          Span{window.base[setup.me] + at * ld * d, as_words(z_rows + first * ld), len * ld * d});
     });
     return span_copies(out, spans);
   };

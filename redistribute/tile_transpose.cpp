@@ -14,7 +14,7 @@ constexpr long kBlock = 8;
 template <class T>
 inline void block8(const T* __restrict src, long lds, T* __restrict dst, long ldd) {
   for (long r = 0; r < kBlock; ++r)
-    for (long c = 0; c < kBlock; ++c) dst[c + r * ldd] = Element<T>::mirrored(src[r + c * lds]);
+    for (long c = 0; c < kBlock; ++c) dst[c + r * ldd] = conjugate(src[r + c * lds]);
 }
 
 template <class T>
@@ -30,7 +30,7 @@ void transpose_blocks(const T* src, long lds, long rows, long cols, T* dst, long
         continue;
       }
       for (long r = 0; r < nr; ++r)
-        for (long c = 0; c < nc; ++c) d[c + r * ldd] = Element<T>::mirrored(s[r + c * lds]);
+        for (long c = 0; c < nc; ++c) d[c + r * ldd] = conjugate(s[r + c * lds]);
     }
   }
 }

@@ -106,7 +106,7 @@ std::complex<double> value<std::complex<double>>(long i, long j) {
 // The full symmetric (Hermitian) matrix whose lower triangle is value().
 template <class T>
 T full(long i, long j) {
-  return i >= j ? value<T>(i, j) : Element<T>::mirrored(value<T>(j, i));
+  return i >= j ? value<T>(i, j) : conjugate(value<T>(j, i));
 }
 
 // A block-cyclic operand of T: the shape of a TestMatrix, its own storage.
