@@ -120,7 +120,7 @@ void take_engine_route(const Call& c, const ArgumentCheck& chk, const Policy& po
   int info = kInfoEngineFailure;
   EnginePathChoice path;
   try {
-    run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices, &path, max_abs);
+    run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices, max_abs, &path);
     if (!policy.keep_memory) release_call_memory();
     write_workspace_answers(c, chk);
     last_path = to_string(path.path);
@@ -200,9 +200,9 @@ void run(const Call& c) {
     return refuse(c, info_non_finite(*c.n),
                   "A holds a NaN or an infinity in the triangle UPLO names; nothing was computed");
 
-  if (d.route != Route::Scalapack)
-    return take_engine_route(c, chk, pol.policy, d, available.gpu_devices,
-                             agreed ? entries.max_abs : -1.0, t0);
+  // The engine scales A by the scan's norm, which only a grid's agreement gives.
+  if (d.route != Route::Scalapack && agreed)
+    return take_engine_route(c, chk, pol.policy, d, available.gpu_devices, entries.max_abs, t0);
   if (!forward(c, chk, "")) return;
   if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
 }

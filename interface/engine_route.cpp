@@ -59,23 +59,6 @@ double scaling_factor(double anrm) {
   return 1.0;
 }
 
-// Max-norm of columns [0, cols) of a (leading dimension lda): rows [j, n) of column j for the
-// triangle 'L', [0, j] for 'U', all n rows for 'A'. On `threads` threads, a column block each.
-template <class S>
-double max_norm(char part, long n, long cols, const S* a, long lda, int threads) {
-  constexpr long kBlock = 256;
-  const long blocks = (cols + kBlock - 1) / kBlock;
-  std::vector<double> block_max(static_cast<std::size_t>(std::max(1L, blocks)), 0.0);
-  parallel_for(blocks, threads, [&](long k) {
-    double m = 0;
-    for (long j = k * kBlock; j < std::min(cols, (k + 1) * kBlock); ++j)
-      for (long i = part == 'L' ? j : 0, e = part == 'U' ? j + 1 : n; i < e; ++i)
-        m = std::max(m, std::abs(a[i + j * lda]));
-    block_max[k] = m;
-  });
-  return *std::max_element(block_max.begin(), block_max.end());
-}
-
 // The caller and engine communicators: on the host, PIPEVD_ENGINE_RANKS or every node-local rank
 // as engine ranks; on GPUs, one engine rank per GPU the node's ranks see (redistribute/
 // gpu_assignment.hpp, at most PIPEVD_ENGINE_RANKS per node), EngineComm::device the GPU it drives.
@@ -105,7 +88,7 @@ struct RouteCall {
   const Policy& policy;
   const bool on_gpu;
   const int gpu_devices;  // the fewest any caller rank sees, agreed over the grid
-  const double max_abs;   // A's max-norm agreed over the grid (< 0: not known, the route's pass)
+  const double max_abs;   // A's max-norm agreed over the grid (the non-finite scan's)
   long n = 0;
   bool vectors = false;
   char uplo = 'L';
@@ -239,8 +222,7 @@ bool direct_path(const RouteCall<S>& r) {
   const bool direct = caller_size == 1 && r.engine && n >= 1 && *c.ia == 1 && *c.ja == 1 &&
                       c.desca[LLD_] == n &&
                       (!r.vectors || (*c.iz == 1 && *c.jz == 1 && c.descz[LLD_] == n));
-  return direct && scaling_factor(r.max_abs >= 0 ? r.max_abs
-                                                 : max_norm(r.uplo, n, n, c.a, n, r.threads)) == 1;
+  return direct && scaling_factor(r.max_abs) == 1;
 }
 
 // Host bytes this call adds on this caller rank: the engine rank's copy of A and Z (beyond what is
@@ -389,15 +371,10 @@ void redistribute_in(RouteCall<S>& r, KeptBuffer& a_cols) {
   if (r.timed) r.timeline.add("redistribute_in", t, t + r.redistribute_s);
 }
 
-// PDSYEVD's scaling of this engine rank's copy of A (the max-norm agreed over the engine ranks).
+// PDSYEVD's scaling of this engine rank's copy of A (by the max-norm the grid agreed on).
 template <class S>
 double scale_engine_copy(RouteCall<S>& r, S* a_cols) {
-  double anrm = r.max_abs;
-  if (anrm < 0) {
-    const double local = max_norm('A', r.n, r.width, a_cols, r.n, r.threads);
-    MPI_Allreduce(&local, &anrm, 1, MPI_DOUBLE, MPI_MAX, r.ec->engine);
-  }
-  const double sigma = scaling_factor(anrm);
+  const double sigma = scaling_factor(r.max_abs);
   if (sigma != 1)
     parallel_for(r.width, r.threads, [&](long j) {
       for (long i = 0; i < r.n; ++i) a_cols[i + j * r.n] *= sigma;
@@ -425,7 +402,8 @@ template <class S>
 void set_up_engine(RouteCall<S>& r, KeptBuffer& a_cols, EngineRun& run) {
   run.w.assign(r.n, 0.0);
   if (!r.engine) return;
-  // Verbose 2: the engine's set-up (A's norm, the backend) and release get intervals of their own.
+  // Verbose 2: the engine's set-up (A's scaling, the backend) and release get intervals of their
+  // own.
   const double setup_begin = MPI_Wtime();
   if (!r.direct) {
     run.sigma = scale_engine_copy(r, elements_in<S>(a_cols.data()));
@@ -629,12 +607,12 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
 }  // namespace
 
 int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices,
-                     EnginePathChoice* path, double max_abs) {
+                     double max_abs, EnginePathChoice* path) {
   return run_route(c, policy, on_gpu, gpu_devices, path, max_abs);
 }
 
 int run_engine_route(const PzheevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices,
-                     EnginePathChoice* path, double max_abs) {
+                     double max_abs, EnginePathChoice* path) {
   return run_route(c, policy, on_gpu, gpu_devices, path, max_abs);
 }
 
