@@ -14,22 +14,14 @@
 #include "redistribute/node_window.hpp"
 #include "tests/support/distributed_matrix.hpp"
 #include "tests/support/interposed_pdsyevd.hpp"
+#include "tests/support/random_pdsyevd_call.hpp"
 
 namespace pipevd::test {
 namespace {
 
 // One call at order n (A's copy above the kept buffers' 8 MiB threshold from n = 1100 on one
 // rank); returns INFO.
-int solve(int n) {
-  const GridShape shape = squarest_grid(world_size());
-  BlacsGrid grid(shape.nprow, shape.npcol);
-  // LLD above n: the engine copies A (no direct use of the caller's array).
-  const BlockCyclicLayout layout{n, n, 32, 32, 0, 0, 1};
-  DistributedMatrix a(grid, layout), z(grid, layout);
-  a.fill([](long i, long j) { return random_symmetric_entry(i, j, 9); });
-  std::vector<double> w(n);
-  return call_pdsyevd('N', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc);
-}
+int solve(int n) { return call_pdsyevd_on_random('N', n, 9); }
 
 long most_kept_bytes() {
   long mine = static_cast<long>(kept_bytes()), most = 0;

@@ -16,6 +16,7 @@
 #include "tests/support/distributed_matrix.hpp"
 #include "tests/support/interposed_pdsyevd.hpp"
 #include "tests/support/process_memory.hpp"
+#include "tests/support/random_pdsyevd_call.hpp"
 
 namespace pipevd::test {
 namespace {
@@ -23,16 +24,7 @@ namespace {
 constexpr long kMiB = 1L << 20;
 constexpr int kLargest = 2000;  // A, Z and the window: 32 MB each
 
-int solve(int n) {
-  const GridShape shape = squarest_grid(world_size());
-  BlacsGrid grid(shape.nprow, shape.npcol);
-  // LLD above n: the engine copies A (no direct use of the caller's array).
-  const BlockCyclicLayout layout{n, n, 32, 32, 0, 0, 1};
-  DistributedMatrix a(grid, layout), z(grid, layout);
-  a.fill([](long i, long j) { return random_symmetric_entry(i, j, 5); });
-  std::vector<double> w(n);
-  return call_pdsyevd('V', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc);
-}
+int solve(int n) { return call_pdsyevd_on_random('V', n, 5); }
 
 void print(const char* what, const ProcessMemory& m) {
   std::printf("rank %d %-8s heap %6.1f MiB, anon %6.1f MiB, shmem %6.1f MiB, /dev/shm %6.1f MiB\n",
