@@ -89,7 +89,8 @@ def main():
     ax.set_yticks(range(len(ranks)))
     ax.set_yticklabels(labels)
     ax.set_ylim(-0.6, len(ranks) - 0.3)
-    ax.set_xlim(0, total * 1.01)
+    first = min([0.0] + [i["start"] for i in intervals])  # a call's entry lies before the origin
+    ax.set_xlim(first, total * 1.01)
     ax.set_xlabel("seconds from the common origin (D&C and release threads: thin bar below its rank)")
     title = args.title or f"pipevd {doc.get('backend', '')} engine, n = {doc.get('n', '?')}, " \
                           f"{len(ranks)} ranks, {total:.3f} s"

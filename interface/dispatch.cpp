@@ -120,7 +120,7 @@ void take_engine_route(const Call& c, const ArgumentCheck& chk, const Policy& po
   int info = kInfoEngineFailure;
   EnginePathChoice path;
   try {
-    run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices, max_abs, &path);
+    run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices, max_abs, t0, &path);
     if (!policy.keep_memory) release_call_memory();
     write_workspace_answers(c, chk);
     last_path = to_string(path.path);
@@ -169,6 +169,7 @@ std::string use_pretend_nodes(const std::string& spec) {
 template <class Call>
 void run(const Call& c) {
   last_path = "";
+  const double t0 = MPI_Wtime();
   // One decision over the grid before any path splits (interface/agreement.hpp).
   const MPI_Comm grid = call_grid(c);
   const bool agreed = grid != MPI_COMM_NULL;
@@ -176,7 +177,6 @@ void run(const Call& c) {
   if (!pol.error.empty()) return refuse(c, kInfoConfiguration, pol.error);
   if (const std::string bad = use_pretend_nodes(pol.policy.test_nodes); !bad.empty())
     return refuse(c, kInfoConfiguration, bad);
-  const double t0 = MPI_Wtime();
   const EngineAvailability available = agreed ? agreed_availability(grid) : engine_availability();
   const Decision d = decide_for(c, pol.policy, *c.n, available);
 

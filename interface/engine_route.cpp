@@ -82,13 +82,15 @@ const EngineComm& one_engine_comm(int ictxt, bool on_gpu) {
 // one-stage path on GPUs).
 template <class S>
 struct RouteCall {
-  RouteCall(const EigenCall<S>& call, const Policy& pol, bool gpu, int devices, double norm)
-      : c(call), policy(pol), on_gpu(gpu), gpu_devices(devices), max_abs(norm) {}
+  RouteCall(const EigenCall<S>& call, const Policy& pol, bool gpu, int devices, double norm,
+            double begin)
+      : c(call), policy(pol), on_gpu(gpu), gpu_devices(devices), max_abs(norm), call_begin(begin) {}
   const EigenCall<S>& c;
   const Policy& policy;
   const bool on_gpu;
-  const int gpu_devices;  // the fewest any caller rank sees, agreed over the grid
-  const double max_abs;   // A's max-norm agreed over the grid (the non-finite scan's)
+  const int gpu_devices;    // the fewest any caller rank sees, agreed over the grid
+  const double max_abs;     // A's max-norm agreed over the grid (the non-finite scan's)
+  const double call_begin;  // MPI_Wtime() at the call's entry
   long n = 0;
   bool vectors = false;
   char uplo = 'L';
@@ -150,6 +152,8 @@ void start_route(RouteCall<S>& r) {
   r.timed = r.policy.verbose >= 2;
   if (r.timed) {
     r.timeline.start(r.ec->caller);
+    // The agreement, the entry scan and (first call) the communicators: before the origin.
+    r.timeline.add("entry", r.call_begin, MPI_Wtime());
     r.opt.timeline = &r.timeline;
   }
   if (r.engine && r.on_gpu) r.device = r.ec->device;
@@ -566,11 +570,13 @@ void report(RouteCall<S>& r, const EngineRun& run) {
 
 template <class S>
 int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_devices,
-              EnginePathChoice* path, double max_abs) {
-  RouteCall<S> r(c, policy, on_gpu, gpu_devices, max_abs);
+              EnginePathChoice* path, double max_abs, double call_begin) {
+  RouteCall<S> r(c, policy, on_gpu, gpu_devices, max_abs, call_begin);
   start_route(r);
   if (path) *path = r.path;
+  const double plan_begin = MPI_Wtime();
   plan_route(r);
+  if (r.timed) r.timeline.add("plan", plan_begin, MPI_Wtime());
 
   // Not zero-filled: the redistribution and the engine write every entry. A's columns and, once
   // the engine has copied them to its memory, Z's rows share one buffer kept from the last call
@@ -607,13 +613,13 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
 }  // namespace
 
 int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices,
-                     double max_abs, EnginePathChoice* path) {
-  return run_route(c, policy, on_gpu, gpu_devices, path, max_abs);
+                     double max_abs, double call_begin, EnginePathChoice* path) {
+  return run_route(c, policy, on_gpu, gpu_devices, path, max_abs, call_begin);
 }
 
 int run_engine_route(const PzheevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices,
-                     double max_abs, EnginePathChoice* path) {
-  return run_route(c, policy, on_gpu, gpu_devices, path, max_abs);
+                     double max_abs, double call_begin, EnginePathChoice* path) {
+  return run_route(c, policy, on_gpu, gpu_devices, path, max_abs, call_begin);
 }
 
 }  // namespace pipevd

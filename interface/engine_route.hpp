@@ -18,13 +18,14 @@ namespace pipevd {
 // path (optional): set to the engine path taken (core/engine_path.hpp: the crossover table or
 // PIPEVD_ENGINE_PATH) as soon as it is chosen, the same on every caller rank. max_abs: A's
 // max-norm as agreed over the grid (interface/non_finite_check.hpp's scan), which PDSYEVD's
-// scaling takes without a pass of its own over A.
+// scaling takes without a pass of its own over A. call_begin: MPI_Wtime() at the call's entry,
+// where a verbose-2 timeline's "entry" interval starts (what a first call spends before the route).
 int run_engine_route(const PdsyevdCall& call, const Policy& policy, bool on_gpu, int gpu_devices,
-                     double max_abs, EnginePathChoice* path = nullptr);
+                     double max_abs, double call_begin, EnginePathChoice* path = nullptr);
 // PZHEEVD: the same route on the one-stage path (core/engine_path.hpp's
 // choose_hermitian_engine_path), the Hermitian A rebuilt from its triangle with the other one
 // conjugated; an OutOfMemory where its memory does not fit, as for PDSYEVD.
 int run_engine_route(const PzheevdCall& call, const Policy& policy, bool on_gpu, int gpu_devices,
-                     double max_abs, EnginePathChoice* path = nullptr);
+                     double max_abs, double call_begin, EnginePathChoice* path = nullptr);
 
 }  // namespace pipevd

@@ -46,6 +46,11 @@ session_header() {
   nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
     --format=csv 2>&1 | tee -a "$OUT/session.log"
   nvcc --version | tail -1 | tee -a "$OUT/session.log"
+  # First calls fault in fresh host pages: whether huge pages can back them decides their cost.
+  echo "THP enabled: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null), defrag:" \
+    "$(cat /sys/kernel/mm/transparent_hugepage/defrag 2>/dev/null), shmem:" \
+    "$(cat /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null); kernel $(uname -r)" |
+    tee -a "$OUT/session.log"
 }
 
 # Configures the build folder $1 for the device (Release, sm_90 only to keep the build short, no

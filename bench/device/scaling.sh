@@ -6,7 +6,8 @@
 #   source .gpu-node/env.sh && bash bench/device/scaling.sh
 # Settings (an empty SIZES or PEERS runs none of them): STEPS ("build test bench"), SIZES ("32768 49152"), GPU_COUNTS ("4 1"), PEERS
 # ("cusolvermp cusolvermg"), PEER_SIZES (32768), TEST_REGEX, TEST_EXCLUDE, BUDGET_S (560), PEER_CAP (100),
-# LABEL_SUFFIX (appended to pipevd's run labels and timeline names: runs of one call told apart).
+# LABEL_SUFFIX (appended to pipevd's run labels and timeline names: runs of one call told apart),
+# CALLS (2: pipevd's timed calls per process; 1 times a first call alone, and its timeline).
 # Logs under $OUT/scaling/ (at most 8 files come back): session.log, build_ctest.log, bench.log,
 # runs.jsonl, timeline_<g>gpu_n<n>.json; prints a summary table last.
 set -uo pipefail
@@ -48,7 +49,7 @@ if [[ $steps == *" bench "* && -x $bench ]]; then
   for n in ${SIZES-32768 49152}; do
     for g in ${GPU_COUNTS:-4 1}; do
       ((g > ngpu)) && continue
-      pipevd_bench_run "pipevd_${g}gpu_n$n${LABEL_SUFFIX:-}" "$g" "$(gpu_list "$g")" pipevd "$n" 2 \
+      pipevd_bench_run "pipevd_${g}gpu_n$n${LABEL_SUFFIX:-}" "$g" "$(gpu_list "$g")" pipevd "$n" "${CALLS:-2}" \
         PIPEVD_VERBOSE=2 PIPEVD_TIMELINE="$out/timeline_${g}gpu_n$n${LABEL_SUFFIX:-}.json"
     done
   done
