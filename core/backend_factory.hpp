@@ -46,10 +46,12 @@ long gpu_wave_rows(int device, long m, long b, const std::string& bc_back_kernel
 std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSettings& settings);
 // DBBR's parts timed on `be`'s stream where `be` is a GPU backend (nullptr otherwise).
 std::unique_ptr<DbbrPartClock> make_gpu_dbbr_clock(EngineBackend& be);
-// Readies `device` for a call: its CUDA context, streams and library handles, and pipevd's pool
-// grown to `pool_bytes`, so the engine's first steps find them made. No MPI (it runs in a thread
-// beside the redistribution); best effort: what it could not make, the engine makes or reports.
-void gpu_prepare(int device, long pool_bytes);
+// Readies `device` for a call, so that the engine's first steps find it ready: its CUDA context,
+// streams and library handles; and pipevd's pool grown to `pool_bytes` (mapped now, not at the
+// engine's first allocations). No MPI (they run in a thread beside the route's plan and the
+// redistribution); best effort: what they could not make, the engine makes or reports.
+void gpu_prepare_context(int device);
+void gpu_grow_pool(int device, long pool_bytes);
 // Begins the engine's NCCL communicator on `device` for the engine ranks of `engine`, collective
 // over `engine` (an MPI broadcast, in the calling thread); the returned function, which every
 // engine rank must run once (in the preparing thread: no MPI inside), makes it, so that a first

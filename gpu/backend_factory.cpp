@@ -53,11 +53,19 @@ std::unique_ptr<DbbrPartClock> make_gpu_dbbr_clock(EngineBackend& be) {
   return gpu ? std::make_unique<gpu::DbbrEventClock>(gpu->device(), gpu->stream()) : nullptr;
 }
 
-void gpu_prepare(int device, long pool_bytes) {
+void gpu_prepare_context(int device) {
   if (device < 0 || cudaSetDevice(device) != cudaSuccess) return;
   try {
+    gpu::GpuContext::for_device(device);
+  } catch (const std::exception&) {  // the engine's own start makes the context or reports why
+  }
+  cudaGetLastError();
+}
+
+void gpu_grow_pool(int device, long pool_bytes) {
+  if (device < 0 || pool_bytes <= 0 || cudaSetDevice(device) != cudaSuccess) return;
+  try {
     gpu::GpuContext& ctx = gpu::GpuContext::for_device(device);
-    if (pool_bytes <= 0) return;
     // One allocation of the plan's peak, freed at once: the pool keeps its memory (its release
     // threshold) for the engine's allocations, which then find it mapped.
     cudaStream_t stream = ctx.lane(0).stream;
@@ -66,7 +74,7 @@ void gpu_prepare(int device, long pool_bytes) {
         cudaSuccess)
       cudaFreeAsync(p, stream);
     cudaStreamSynchronize(stream);
-  } catch (const std::exception&) {  // the engine's own start makes the context or reports why
+  } catch (const std::exception&) {  // the engine's own start reports it
   }
   cudaGetLastError();  // an out-of-memory answer here is not the engine's error
 }
