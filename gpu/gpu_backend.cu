@@ -17,7 +17,9 @@
 #include "core/reflector_store.hpp"
 #include "core/tridiagonal_bisection.hpp"
 #include "gpu/bc_back.cuh"
+#include "gpu/bc_back_complex.cuh"
 #include "gpu/bulge_chasing.cuh"
+#include "gpu/bulge_chasing_complex.cuh"
 #include "gpu/complex_matrix.cuh"
 #include "gpu/complex_panel_qr.cuh"
 #include "gpu/gpu_backend.hpp"
@@ -873,6 +875,92 @@ void GpuBackend::bulge_chase_values(long n, long b, const double* ab, long ldab,
   if (n > 1)
     PIPEVD_CUDA_CHECK(
         cudaMemcpyAsync(e, de.get(), sizeof(double) * (n - 1), cudaMemcpyDeviceToHost, s.stream));
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+}
+
+void GpuBackend::bulge_chase(long n, long b, const Complex* ab, long ldab, double* d, double* e,
+                             ComplexReflectorStore& u, bool /*host_copy*/,
+                             bool /*beside_companion*/) {
+  chase_complex(n, b, ab, ldab, d, e, &u);
+}
+
+void GpuBackend::bulge_chase_values(long n, long b, const Complex* ab, long ldab, double* d,
+                                    double* e) {
+  chase_complex(n, b, ab, ldab, d, e, nullptr);
+}
+
+void GpuBackend::chase_complex(long n, long b, const Complex* ab, long ldab, double* d, double* e,
+                               ComplexReflectorStore* u) {
+  const long bw = std::max(0L, std::min(b, n - 1));
+  if (u) *u = ComplexReflectorStore(n, bw);
+  if (n <= 0) return;
+  ScopedDevice guard(s_->device);
+  State& s = *s_;
+  const ReflectorLayout L{n, bw};
+  pipevd::DeviceBuffer dd(*this, n);
+  pipevd::BasicDeviceBuffer<Complex> dsub(*this, n);
+  pipevd::DeviceBuffer work(*this,
+                            static_cast<long>((bulge_chase_complex_workspace_bytes(n, b) + 7) / 8));
+  cuDoubleComplex *v = nullptr, *tau = nullptr;
+  if (u) {
+    // The real chase's device reflector buffers: what they held is no longer a kept real chase.
+    s.u_valid = false;
+    v = reinterpret_cast<cuDoubleComplex*>(
+        s.grow(s.u_v, sizeof(Complex) * std::max(1L, L.vector_array_size())));
+    tau = reinterpret_cast<cuDoubleComplex*>(
+        s.grow(s.u_tau, sizeof(Complex) * std::max(1L, L.count())));
+  }
+  bulge_chase_complex(n, b, device_complex(ab), ldab, dd.get(), device_complex(dsub.get()), v, tau,
+                      work.get(), s.stream);
+  std::vector<Complex> sub(static_cast<std::size_t>(n));
+  PIPEVD_CUDA_CHECK(
+      cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
+  if (n > 1)
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(sub.data(), dsub.get(), sizeof(Complex) * (n - 1),
+                                      cudaMemcpyDeviceToHost, s.stream));
+  if (u && L.count() > 0) {
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(u->v.data(), v, sizeof(Complex) * L.vector_array_size(),
+                                      cudaMemcpyDeviceToHost, s.stream));
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(u->tau.data(), tau, sizeof(Complex) * L.count(),
+                                      cudaMemcpyDeviceToHost, s.stream));
+  }
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  // The real T: e_i = |sub_i|, and D (D(0,0) = 1, D(i+1,i+1) = D(i,i) sub_i / |sub_i|) so that
+  // (D^H T D)(i+1, i) = |sub_i|, as host::bulge_chase makes them.
+  if (u) u->phase.assign(static_cast<std::size_t>(n), Complex(1.0));
+  for (long i = 0; i + 1 < n; ++i) {
+    e[i] = std::abs(sub[i]);
+    if (u) u->phase[i + 1] = e[i] == 0.0 ? u->phase[i] : u->phase[i] * (sub[i] / e[i]);
+  }
+}
+
+void GpuBackend::bc_back(const ComplexReflectorStore& u, long m, Complex* x, long ldx) {
+  const ReflectorLayout& L = u.layout;
+  if (m <= 0 || (L.count() == 0 && u.phase.empty())) return;
+  if (u.held_by_backend)
+    throw std::logic_error("bc_back: complex reflectors held by another backend's memory");
+  ScopedDevice guard(s_->device);
+  State& s = *s_;
+  s.u_valid = false;  // the device reflector buffers now hold these, not a kept real chase
+  auto* v = reinterpret_cast<cuDoubleComplex*>(
+      s.grow(s.u_v, sizeof(Complex) * std::max(1L, L.vector_array_size())));
+  auto* tau = reinterpret_cast<cuDoubleComplex*>(
+      s.grow(s.u_tau, sizeof(Complex) * std::max(1L, L.count())));
+  if (L.count() > 0) {
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(v, u.v.data(), sizeof(Complex) * L.vector_array_size(),
+                                      cudaMemcpyHostToDevice, s.stream));
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(tau, u.tau.data(), sizeof(Complex) * L.count(),
+                                      cudaMemcpyHostToDevice, s.stream));
+  }
+  pipevd::BasicDeviceBuffer<Complex> phase;
+  if (!u.phase.empty()) {
+    phase = pipevd::BasicDeviceBuffer<Complex>(*this, static_cast<long>(u.phase.size()));
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(phase.get(), u.phase.data(), sizeof(Complex) * u.phase.size(),
+                                      cudaMemcpyHostToDevice, s.stream));
+  }
+  bc_back_complex(L, v, tau, phase.get() ? device_complex(phase.get()) : nullptr, m,
+                  device_complex(x), ldx, s.stream);
+  // The host arrays are pageable: the copies above have read them once the stream gets here.
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
 }
 

@@ -59,12 +59,6 @@ class GpuBackend final : public EngineBackend {
   GpuBackend& operator=(const GpuBackend&) = delete;
 
   const char* name() const override { return "gpu"; }
-  // Complex operations without GPU kernels yet keep the interface's defaults, which throw
-  // UnsupportedScalar (the route gives complex Hermitian matrices the one-stage path on GPUs until
-  // every one of them exists).
-  using EngineBackend::bc_back;
-  using EngineBackend::bulge_chase;
-  using EngineBackend::bulge_chase_values;
   // Complex A W: the interface's two GEMMs over full columns ('C'), by this backend's ZGEMM. The
   // real path's one-triangle kernel (gpu/symmetric_product.cuh) is built on double DMMA fragments,
   // which have no complex twin; reading both triangles costs bytes, not correctness.
@@ -167,6 +161,18 @@ class GpuBackend final : public EngineBackend {
   void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,
                           double* e) override;
   void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;
+  // Complex Hermitian band (gpu/bulge_chasing_complex.cuh): d, e and D (u.phase) made real on the
+  // host from the chased subdiagonal as host::bulge_chase does. The reflectors always come back to
+  // the host (host_copy, which only allows keeping them here, is not needed for correctness), and
+  // bc_back uploads them; beside_companion does not change the complex kernel's schedule.
+  void bulge_chase(long n, long b, const Complex* ab, long ldab, double* d, double* e,
+                   ComplexReflectorStore& u, bool host_copy = true,
+                   bool beside_companion = false) override;
+  void bulge_chase_values(long n, long b, const Complex* ab, long ldab, double* d,
+                          double* e) override;
+  // X := X Q_b D (gpu/bc_back_complex.cuh), the reflectors uploaded from u's host copy into the
+  // device buffers release_reflectors() frees.
+  void bc_back(const ComplexReflectorStore& u, long m, Complex* x, long ldx) override;
   void release_reflectors() override;
   // D&C merges' roots and M in kernels on this backend's stream (gpu/secular_merge.cuh).
   std::unique_ptr<SecularMerge> secular_merge() override;
@@ -191,6 +197,9 @@ class GpuBackend final : public EngineBackend {
   void cusolver_geqrf_split(long m, long nb, double* panel, long ldp, double* y, long ldy,
                             double* tau);
   void form_w(long m, long kk, const double* y, long ldy, const double* tau, double* w, long ldw);
+  // The complex chase; the reflectors into *u (made here) unless u is null.
+  void chase_complex(long n, long b, const Complex* ab, long ldab, double* d, double* e,
+                     ComplexReflectorStore* u);
   struct State;
   std::unique_ptr<State> s_;
 };

@@ -1,9 +1,11 @@
 // The GPU backend's complex Hermitian operations (PZHEEVD's two-stage engine, issue 28) against
 // the host backend (the oracle, LAPACK's z routines), on fresh random inputs at several sizes
 // including odd ones: fills and mirrors (exact), ZGEMM with every op, the rank-2k update kept
-// Hermitian, DBBR's A W, the reflector blocks' merge, and the panel's QR (the same R, W, Y to
-// rounding, A = (I - W Y^H) R, I - W Y^H unitary). Results computed twice must be bitwise
-// identical (a moving result is a race).
+// Hermitian, DBBR's A W, the reflector blocks' merge, the panel's QR (the same R, W, Y to
+// rounding, A = (I - W Y^H) R, I - W Y^H unitary), bulge chasing (the host's real tridiagonal to
+// rounding, and (Q_b D)^H B (Q_b D) = T with the GPU's own reflectors and phase) and BC-back
+// (X Q_b D as host::apply_bc_back). Results computed twice must be bitwise identical (a moving
+// result is a race).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -18,6 +20,10 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/reflector_store.hpp"
+#include "core/tridiagonal_solver.hpp"
+#include "host/bc_back.hpp"
+#include "tests/support/accuracy.hpp"
 #include "tests/support/gpu_host_fixture.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
 
@@ -313,6 +319,150 @@ TEST_F(GpuComplexBackendTest, PanelQrWithIdentityReflectorsIsAValidFactorization
   ZMat hp = a, hw(m * nb), hy(m * nb);
   host_.panel_qr(m, nb, hp.data(), m, hw.data(), m, hy.data(), m);
   EXPECT_LT(max_abs_diff(wh, hw), 1e-13) << "W";
+}
+
+// A random Hermitian band in lower band storage (ldab = b + 1): zeros past the matrix, and the
+// diagonal with imaginary parts that the chase must ignore (a Hermitian diagonal is real).
+ZMat random_band(long n, long b, unsigned seed) {
+  ZMat ab = random_complex(n * (b + 1), seed);
+  for (long j = 0; j < n; ++j)
+    for (long r = 0; r <= b; ++r)
+      if (j + r >= n) ab[r + j * (b + 1)] = 0.0;
+  return ab;
+}
+
+// The full n x n Hermitian B from its band.
+ZMat full_from_band(long n, long b, const ZMat& ab) {
+  ZMat a(static_cast<size_t>(n * n), Complex(0));
+  for (long j = 0; j < n; ++j) {
+    a[j + j * n] = ab[j * (b + 1)].real();
+    for (long r = 1; r <= b && j + r < n; ++r) {
+      a[(j + r) + j * n] = ab[r + j * (b + 1)];
+      a[j + (j + r) * n] = std::conj(ab[r + j * (b + 1)]);
+    }
+  }
+  return a;
+}
+
+// ||(Q_b D)^H B (Q_b D) - T||_F / ||B||_F and ||(Q_b D)^H (Q_b D) - I||_F / n, B's band in ab
+// (ldab = b + 1), Q_b D formed by host::apply_bc_back on the identity with u's reflectors and
+// phase.
+std::array<double, 2> reduction_errors(long n, long b, const ZMat& ab, const double* d,
+                                       const double* e, const ComplexReflectorStore& u,
+                                       HostBackend& be) {
+  ZMat q(static_cast<size_t>(n * n), Complex(0));
+  for (long i = 0; i < n; ++i) q[i + i * n] = 1.0;
+  host::apply_bc_back(u, n, q.data(), n);
+  const ZMat a = full_from_band(n, b, ab);
+  ZMat aq(static_cast<size_t>(n * n)), t(static_cast<size_t>(n * n), Complex(0));
+  for (long i = 0; i < n; ++i) {
+    t[i + i * n] = -d[i];
+    if (i + 1 < n) t[(i + 1) + i * n] = t[i + (i + 1) * n] = -e[i];
+  }
+  be.gemm('N', 'N', n, n, n, Complex(1), a.data(), n, q.data(), n, Complex(0), aq.data(), n);
+  be.gemm('C', 'N', n, n, n, Complex(1), q.data(), n, aq.data(), n, Complex(1), t.data(), n);
+  return {norm(t) / std::max(norm(a), DBL_MIN), unitarity_error(n, q, be)};
+}
+
+// The GPU's chase against the host's: d and e to rounding (with T's eigenvalues at the larger n,
+// where T's entries are not well-conditioned functions of B), e >= 0, the GPU's own reflectors and
+// phase reducing B to its T, the eigenvalues-only chase bitwise the same d and e, and repeated runs
+// bitwise identical.
+TEST_F(GpuComplexBackendTest, BulgeChaseEqualsHost) {
+  for (auto [n, b] : {std::array<long, 2>{1, 1},
+                      {2, 1},
+                      {3, 2},
+                      {5, 4},
+                      {6, 9},
+                      {33, 8},
+                      {64, 1},
+                      {100, 8},
+                      {129, 16},
+                      {257, 32},
+                      {200, 64},
+                      {1001, 32}}) {
+    SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b));
+    const long bw = std::max(0L, std::min(b, n - 1)), ldab = b + 1;
+    const ZMat ab = random_band(n, b, static_cast<unsigned>(n * 3 + b));
+    std::vector<double> hd(n), he(n), gd[2], ge[2];
+    ComplexReflectorStore hu, gu[2];
+    host_.bulge_chase(n, b, ab.data(), ldab, hd.data(), he.data(), hu);
+    ZDev dab(gpu_, ab);
+    for (int r = 0; r < 2; ++r) {
+      gd[r].assign(n, 0.0);
+      ge[r].assign(n, 0.0);
+      gpu_.bulge_chase(n, b, dab.get(), ldab, gd[r].data(), ge[r].data(), gu[r]);
+    }
+    EXPECT_EQ(std::memcmp(gd[0].data(), gd[1].data(), sizeof(double) * n), 0);
+    EXPECT_EQ(std::memcmp(ge[0].data(), ge[1].data(), sizeof(double) * (n - 1)), 0);
+    EXPECT_TRUE(bitwise_equal(gu[0].v, gu[1].v));
+    EXPECT_TRUE(bitwise_equal(gu[0].tau, gu[1].tau));
+    EXPECT_TRUE(bitwise_equal(gu[0].phase, gu[1].phase));
+    ASSERT_EQ(gu[0].layout.n, n);
+    ASSERT_EQ(gu[0].layout.b, bw);
+    ASSERT_EQ(gu[0].phase.size(), static_cast<size_t>(n));
+    EXPECT_FALSE(gu[0].held_by_backend);
+    std::vector<double> vd(n), ve(n);
+    gpu_.bulge_chase_values(n, b, dab.get(), ldab, vd.data(), ve.data());
+    EXPECT_EQ(std::memcmp(vd.data(), gd[0].data(), sizeof(double) * n), 0);
+    EXPECT_EQ(std::memcmp(ve.data(), ge[0].data(), sizeof(double) * (n - 1)), 0);
+    double scale = 0;
+    for (const Complex& z : ab) scale = std::max(scale, std::abs(z));
+    for (long i = 0; i + 1 < n; ++i) ASSERT_GE(ge[0][i], 0.0);
+    if (n <= 100) {
+      for (long i = 0; i < n; ++i) EXPECT_NEAR(gd[0][i], hd[i], 1e-13 * n * scale) << "d " << i;
+      for (long i = 0; i + 1 < n; ++i) EXPECT_NEAR(ge[0][i], he[i], 1e-13 * n * scale) << "e " << i;
+      // The reflectors themselves: the host's to rounding.
+      EXPECT_LT(max_abs_diff(gu[0].tau, hu.tau), 1e-12 * n);
+      EXPECT_LT(max_abs_diff(gu[0].v, hu.v), 1e-11 * n);
+    }
+    std::vector<double> hev = hd, gev = gd[0], hee = he, gee = ge[0];
+    ASSERT_EQ(tridiagonal_eigenvalues(n, hev.data(), hee.data()), 0);
+    ASSERT_EQ(tridiagonal_eigenvalues(n, gev.data(), gee.data()), 0);
+    EXPECT_LT(test::eigenvalue_difference(gev, hev), 1e-13 * std::sqrt(static_cast<double>(n)));
+    if (n <= 257) {
+      const auto [reduction, unitarity] =
+          reduction_errors(n, b, ab, gd[0].data(), ge[0].data(), gu[0], host_);
+      EXPECT_LT(reduction, 100 * DBL_EPSILON * n) << "(Q_b D)^H B (Q_b D) - T";
+      EXPECT_LT(unitarity, 100 * DBL_EPSILON) << "Q_b D unitary";
+    }
+  }
+}
+
+// X Q_b D on the GPU as host::apply_bc_back (the host chase's reflectors and phase), padding rows
+// untouched, repeated runs bitwise identical.
+TEST_F(GpuComplexBackendTest, BcBackEqualsHost) {
+  std::vector<std::array<long, 2>> cases;  // n, b: b clamped to n - 1 as the engine does
+  for (long n : {3L, 33L, 257L, 1000L})
+    for (long b : {2L, 8L, 32L})
+      if (b == 2 || b <= n - 1) cases.push_back({n, b});
+  cases.push_back({257, 64});
+  cases.push_back({2, 1});
+  for (auto [n, b] : cases) {
+    const long bw = std::max(1L, std::min(b, n - 1));
+    ComplexReflectorStore u;
+    const ZMat ab = random_band(n, bw, static_cast<unsigned>(n + b));
+    std::vector<double> d(n), e(n);
+    host_.bulge_chase(n, bw, ab.data(), bw + 1, d.data(), e.data(), u);
+    for (long m : {1L, 37L, 129L}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(bw) +
+                   " m=" + std::to_string(m));
+      const long ldx = m + 2;
+      const ZMat x0 = random_complex(ldx * n, static_cast<unsigned>(m * 7 + n));
+      ZMat want = x0;
+      host::apply_bc_back(u, m, want.data(), ldx);
+      ZMat got[2];
+      for (ZMat& g : got) {
+        ZDev x(gpu_, x0);
+        gpu_.bc_back(u, m, x.get(), ldx);
+        g = x.to_host(ldx * n);
+      }
+      EXPECT_TRUE(bitwise_equal(got[0], got[1]));
+      EXPECT_LT(max_abs_diff(got[0], want), 1e-15 * n * 16);
+      for (long j = 0; j < n; ++j)
+        for (long i = m; i < ldx; ++i) ASSERT_EQ(got[0][i + j * ldx], x0[i + j * ldx]);
+    }
+  }
 }
 
 }  // namespace
