@@ -11,8 +11,9 @@
 // Complex Hermitian matrices (PZHEEVD's two-stage path) go through the same stages: memory and
 // messages of std::complex<double> are the real operations on twice the doubles (the non-virtual
 // overloads below), and the operations whose arithmetic differs have complex overloads. Their
-// defaults here throw UnsupportedScalar: a backend without complex kernels (the GPU's) inherits
-// them, and the route never gives it complex two-stage work.
+// defaults here throw UnsupportedScalar for a backend without complex kernels. The GPU backend has
+// them all, but the route still keeps complex matrices on GPUs to the one-stage path
+// (interface/decision.cpp, core/engine_path.cpp).
 #pragma once
 #include <mpi.h>
 

@@ -17,7 +17,11 @@
 #include "core/reflector_store.hpp"
 #include "core/tridiagonal_bisection.hpp"
 #include "gpu/bc_back.cuh"
+#include "gpu/bc_back_complex.cuh"
 #include "gpu/bulge_chasing.cuh"
+#include "gpu/bulge_chasing_complex.cuh"
+#include "gpu/complex_matrix.cuh"
+#include "gpu/complex_panel_qr.cuh"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
 #include "gpu/nccl_communicators.hpp"
@@ -105,6 +109,18 @@ __global__ void fix_identity_reflectors(long kk, const double* tau, double* t) {
 cublasOperation_t op_of(char c) {
   return (c == 'T' || c == 't' || c == 'C' || c == 'c') ? CUBLAS_OP_T : CUBLAS_OP_N;
 }
+
+// Complex ops: 'C' is the adjoint, distinct from the transpose.
+cublasOperation_t complex_op_of(char c) {
+  if (c == 'C' || c == 'c') return CUBLAS_OP_C;
+  return (c == 'T' || c == 't') ? CUBLAS_OP_T : CUBLAS_OP_N;
+}
+
+cuDoubleComplex* device_complex(Complex* p) { return reinterpret_cast<cuDoubleComplex*>(p); }
+const cuDoubleComplex* device_complex(const Complex* p) {
+  return reinterpret_cast<const cuDoubleComplex*>(p);
+}
+cuDoubleComplex to_cuda(Complex z) { return make_cuDoubleComplex(z.real(), z.imag()); }
 
 // Tokens of bulge chases, unique in the process (so a store from another backend never matches).
 std::atomic<unsigned long> chase_tokens{0};
@@ -718,6 +734,83 @@ void GpuBackend::merge_reflector_blocks(long m, long k1, long k2, double* w, lon
   gemm('N', 'N', m, k2, k1, -1.0, w, ldw, sm, k1, 1.0, w + k1 * ldw, ldw);
 }
 
+void GpuBackend::fill_matrix(long m, long n, Complex alpha, Complex beta, Complex* a, long lda) {
+  if (m <= 0 || n <= 0) return;
+  ScopedDevice guard(s_->device);
+  fill_complex(s_->stream, m, n, to_cuda(alpha), to_cuda(beta), device_complex(a), lda);
+}
+
+void GpuBackend::mirror_triangle(char uplo, long n, Complex* a, long lda) {
+  if (n <= 0) return;
+  ScopedDevice guard(s_->device);
+  mirror_hermitian(s_->stream, uplo, n, device_complex(a), lda);
+}
+
+void GpuBackend::gemm(char transa, char transb, long m, long n, long k, Complex alpha,
+                      const Complex* a, long lda, const Complex* b, long ldb, Complex beta,
+                      Complex* c, long ldc) {
+  if (m <= 0 || n <= 0) return;
+  ScopedDevice guard(s_->device);
+  const cublasOperation_t ta = complex_op_of(transa), tb = complex_op_of(transb);
+  // cuBLAS checks leading dimensions even where k = 0 leaves A and B unreferenced.
+  const long arows = ta == CUBLAS_OP_N ? m : k, brows = tb == CUBLAS_OP_N ? k : n;
+  lda = std::max(lda, std::max(1L, arows));
+  ldb = std::max(ldb, std::max(1L, brows));
+  const cuDoubleComplex al = to_cuda(alpha), be = to_cuda(beta);
+  PIPEVD_CUBLAS_CHECK(cublasZgemm_64(s_->blas, ta, tb, m, n, k, &al, device_complex(a), lda,
+                                     device_complex(b), ldb, &be, device_complex(c), ldc));
+}
+
+void GpuBackend::syr2k_full(long n, long k, Complex alpha, const Complex* a, long lda,
+                            const Complex* b, long ldb, Complex* c, long ldc) {
+  if (n <= 0 || k <= 0) return;
+  ScopedDevice guard(s_->device);
+  const cuDoubleComplex al = to_cuda(alpha);
+  const double one = 1.0;
+  PIPEVD_CUBLAS_CHECK(cublasZher2k_64(s_->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, &al,
+                                      device_complex(a), std::max(1L, lda), device_complex(b),
+                                      std::max(1L, ldb), &one, device_complex(c), ldc));
+  mirror_hermitian(s_->stream, 'L', n, device_complex(c), ldc);
+}
+
+void GpuBackend::panel_qr(long m, long nb, Complex* panel, long ldp, Complex* w, long ldw,
+                          Complex* y, long ldy) {
+  const long kk = std::min(m, nb), k0 = std::max(0L, kk);
+  // The QR writes every element of the first kk columns of W and Y (the out-of-place trmm writes
+  // all of W's); the contract zeroes the rest.
+  fill_matrix(m, nb - k0, Complex(0), Complex(0), w + k0 * ldw, ldw);
+  fill_matrix(m, nb - k0, Complex(0), Complex(0), y + k0 * ldy, ldy);
+  if (kk <= 0) return;
+  ScopedDevice guard(s_->device);
+  State& s = *s_;
+  constexpr std::size_t z = sizeof(cuDoubleComplex);
+  auto* tau = reinterpret_cast<cuDoubleComplex*>(s.grow(s.tau, z * kk));
+  cusolverDnHandle_t solver = s.ctx->solver(s.stream);
+  std::size_t dbytes = 0, hbytes = 0;
+  PIPEVD_CUSOLVER_CHECK(cusolverDnXgeqrf_bufferSize(solver, s.params, m, nb, CUDA_C_64F, panel, ldp,
+                                                    CUDA_C_64F, tau, CUDA_C_64F, &dbytes, &hbytes));
+  void* dwork = s.grow(s.qr_work, dbytes);
+  if (s.qr_host.size() < std::max<std::size_t>(hbytes, 1))
+    s.qr_host.resize(std::max<std::size_t>(hbytes, 1));
+  int* info = reinterpret_cast<int*>(s.grow(s.info, sizeof(int)));
+  PIPEVD_CUSOLVER_CHECK(cusolverDnXgeqrf(solver, s.params, m, nb, CUDA_C_64F, panel, ldp,
+                                         CUDA_C_64F, tau, CUDA_C_64F, dwork, dbytes,
+                                         s.qr_host.data(), hbytes, info));
+  split_complex_panel(s.stream, m, kk, device_complex(panel), ldp, device_complex(y), ldy);
+  auto* g = reinterpret_cast<cuDoubleComplex*>(s.grow(s.gmat, z * kk * kk));
+  auto* t = reinterpret_cast<cuDoubleComplex*>(s.grow(s.tmat, z * kk * kk));
+  form_complex_w(s.blas, s.stream, m, kk, device_complex(y), ldy, tau, g, t, device_complex(w),
+                 ldw);
+}
+
+void GpuBackend::merge_reflector_blocks(long m, long k1, long k2, Complex* w, long ldw,
+                                        const Complex* y, long ldy) {
+  if (m <= 0 || k1 <= 0 || k2 <= 0) return;
+  auto* sm = reinterpret_cast<Complex*>(s_->grow(s_->merge, sizeof(Complex) * k1 * k2));
+  gemm('C', 'N', k1, k2, m, Complex(1), y, ldy, w + k1 * ldw, ldw, Complex(0), sm, k1);
+  gemm('N', 'N', m, k2, k1, Complex(-1), w, ldw, sm, k1, Complex(1), w + k1 * ldw, ldw);
+}
+
 void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
                              ReflectorStore& u, bool host_copy, bool beside_companion) {
   const long bw = std::max(0L, std::min(b, n - 1));
@@ -782,6 +875,92 @@ void GpuBackend::bulge_chase_values(long n, long b, const double* ab, long ldab,
   if (n > 1)
     PIPEVD_CUDA_CHECK(
         cudaMemcpyAsync(e, de.get(), sizeof(double) * (n - 1), cudaMemcpyDeviceToHost, s.stream));
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+}
+
+void GpuBackend::bulge_chase(long n, long b, const Complex* ab, long ldab, double* d, double* e,
+                             ComplexReflectorStore& u, bool /*host_copy*/,
+                             bool /*beside_companion*/) {
+  chase_complex(n, b, ab, ldab, d, e, &u);
+}
+
+void GpuBackend::bulge_chase_values(long n, long b, const Complex* ab, long ldab, double* d,
+                                    double* e) {
+  chase_complex(n, b, ab, ldab, d, e, nullptr);
+}
+
+void GpuBackend::chase_complex(long n, long b, const Complex* ab, long ldab, double* d, double* e,
+                               ComplexReflectorStore* u) {
+  const long bw = std::max(0L, std::min(b, n - 1));
+  if (u) *u = ComplexReflectorStore(n, bw);
+  if (n <= 0) return;
+  ScopedDevice guard(s_->device);
+  State& s = *s_;
+  const ReflectorLayout L{n, bw};
+  pipevd::DeviceBuffer dd(*this, n);
+  pipevd::BasicDeviceBuffer<Complex> dsub(*this, n);
+  pipevd::DeviceBuffer work(*this,
+                            static_cast<long>((bulge_chase_complex_workspace_bytes(n, b) + 7) / 8));
+  cuDoubleComplex *v = nullptr, *tau = nullptr;
+  if (u) {
+    // The real chase's device reflector buffers: what they held is no longer a kept real chase.
+    s.u_valid = false;
+    v = reinterpret_cast<cuDoubleComplex*>(
+        s.grow(s.u_v, sizeof(Complex) * std::max(1L, L.vector_array_size())));
+    tau = reinterpret_cast<cuDoubleComplex*>(
+        s.grow(s.u_tau, sizeof(Complex) * std::max(1L, L.count())));
+  }
+  bulge_chase_complex(n, b, device_complex(ab), ldab, dd.get(), device_complex(dsub.get()), v, tau,
+                      work.get(), s.stream);
+  std::vector<Complex> sub(static_cast<std::size_t>(n));
+  PIPEVD_CUDA_CHECK(
+      cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
+  if (n > 1)
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(sub.data(), dsub.get(), sizeof(Complex) * (n - 1),
+                                      cudaMemcpyDeviceToHost, s.stream));
+  if (u && L.count() > 0) {
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(u->v.data(), v, sizeof(Complex) * L.vector_array_size(),
+                                      cudaMemcpyDeviceToHost, s.stream));
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(u->tau.data(), tau, sizeof(Complex) * L.count(),
+                                      cudaMemcpyDeviceToHost, s.stream));
+  }
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  // The real T: e_i = |sub_i|, and D (D(0,0) = 1, D(i+1,i+1) = D(i,i) sub_i / |sub_i|) so that
+  // (D^H T D)(i+1, i) = |sub_i|, as host::bulge_chase makes them.
+  if (u) u->phase.assign(static_cast<std::size_t>(n), Complex(1.0));
+  for (long i = 0; i + 1 < n; ++i) {
+    e[i] = std::abs(sub[i]);
+    if (u) u->phase[i + 1] = e[i] == 0.0 ? u->phase[i] : u->phase[i] * (sub[i] / e[i]);
+  }
+}
+
+void GpuBackend::bc_back(const ComplexReflectorStore& u, long m, Complex* x, long ldx) {
+  const ReflectorLayout& L = u.layout;
+  if (m <= 0 || (L.count() == 0 && u.phase.empty())) return;
+  if (u.held_by_backend)
+    throw std::logic_error("bc_back: complex reflectors held by another backend's memory");
+  ScopedDevice guard(s_->device);
+  State& s = *s_;
+  s.u_valid = false;  // the device reflector buffers now hold these, not a kept real chase
+  auto* v = reinterpret_cast<cuDoubleComplex*>(
+      s.grow(s.u_v, sizeof(Complex) * std::max(1L, L.vector_array_size())));
+  auto* tau = reinterpret_cast<cuDoubleComplex*>(
+      s.grow(s.u_tau, sizeof(Complex) * std::max(1L, L.count())));
+  if (L.count() > 0) {
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(v, u.v.data(), sizeof(Complex) * L.vector_array_size(),
+                                      cudaMemcpyHostToDevice, s.stream));
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(tau, u.tau.data(), sizeof(Complex) * L.count(),
+                                      cudaMemcpyHostToDevice, s.stream));
+  }
+  pipevd::BasicDeviceBuffer<Complex> phase;
+  if (!u.phase.empty()) {
+    phase = pipevd::BasicDeviceBuffer<Complex>(*this, static_cast<long>(u.phase.size()));
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(phase.get(), u.phase.data(), sizeof(Complex) * u.phase.size(),
+                                      cudaMemcpyHostToDevice, s.stream));
+  }
+  bc_back_complex(L, v, tau, phase.get() ? device_complex(phase.get()) : nullptr, m,
+                  device_complex(x), ldx, s.stream);
+  // The host arrays are pageable: the copies above have read them once the stream gets here.
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
 }
 

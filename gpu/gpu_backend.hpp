@@ -59,18 +59,10 @@ class GpuBackend final : public EngineBackend {
   GpuBackend& operator=(const GpuBackend&) = delete;
 
   const char* name() const override { return "gpu"; }
-  // No complex kernels: the interface's complex operations throw UnsupportedScalar (the route gives
-  // complex Hermitian matrices the one-stage path on GPUs).
-  using EngineBackend::bc_back;
-  using EngineBackend::bulge_chase;
-  using EngineBackend::bulge_chase_values;
-  using EngineBackend::fill_matrix;
-  using EngineBackend::gemm;
-  using EngineBackend::merge_reflector_blocks;
-  using EngineBackend::mirror_triangle;
-  using EngineBackend::panel_qr;
+  // Complex A W: the interface's two GEMMs over full columns ('C'), by this backend's ZGEMM. The
+  // real path's one-triangle kernel (gpu/symmetric_product.cuh) is built on double DMMA fragments,
+  // which have no complex twin; reading both triangles costs bytes, not correctness.
   using EngineBackend::symmetric_product;
-  using EngineBackend::syr2k_full;
   int device() const;
   // The stream this backend queues all its work on (profilers record their events there).
   cudaStream_t stream() const;
@@ -106,13 +98,23 @@ class GpuBackend final : public EngineBackend {
   void wait_staging(const double* host) override;
   void copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) override;
   void fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) override;
+  void fill_matrix(long m, long n, Complex alpha, Complex beta, Complex* a, long lda) override;
   void mirror_triangle(char uplo, long n, double* a, long lda) override;
+  // The other triangle conjugated, the diagonal's imaginary parts zeroed (gpu/complex_matrix.cuh).
+  void mirror_triangle(char uplo, long n, Complex* a, long lda) override;
 
   void gemm(char transa, char transb, long m, long n, long k, double alpha, const double* a,
             long lda, const double* b, long ldb, double beta, double* c, long ldc) override;
+  // cublasZgemm: 'N', 'T' and 'C' ops.
+  void gemm(char transa, char transb, long m, long n, long k, Complex alpha, const Complex* a,
+            long lda, const Complex* b, long ldb, Complex beta, Complex* c, long ldc) override;
   // Lower triangle by gpu/syr2k (recursive, half the flops of two GEMMs), then mirrored.
   void syr2k_full(long n, long k, double alpha, const double* a, long lda, const double* b,
                   long ldb, double* c, long ldc) override;
+  // Lower triangle by cublasZher2k (half the flops of two GEMMs; its diagonal real), then the
+  // conjugate mirror.
+  void syr2k_full(long n, long k, Complex alpha, const Complex* a, long lda, const Complex* b,
+                  long ldb, Complex* c, long ldc) override;
   // DBBR's A W: by default the kernel that reads only S's lower triangle
   // (gpu/symmetric_product.cuh) where it applies (b <= 32, m >= kSymmetricProductMinRows, a device
   // whose shared memory holds its default shape), else, or with set_symmetric_product(false)
@@ -142,7 +144,13 @@ class GpuBackend final : public EngineBackend {
   PanelQrPath panel_qr_path() const;
   // Whether panel_qr(m, nb, ...) would take the fused kernel now.
   bool panel_qr_fused(long m, long nb) const;
+  // Complex: cusolverDnXgeqrf on CUDA_C_64F, then T and W = Y T (gpu/complex_panel_qr.cuh); the
+  // fused kernel is real only.
+  void panel_qr(long m, long nb, Complex* panel, long ldp, Complex* w, long ldw, Complex* y,
+                long ldy) override;
   void merge_reflector_blocks(long m, long k1, long k2, double* w, long ldw, const double* y,
+                              long ldy) override;
+  void merge_reflector_blocks(long m, long k1, long k2, Complex* w, long ldw, const Complex* y,
                               long ldy) override;
 
   void bulge_chase(long n, long b, const double* ab, long ldab, double* d, double* e,
@@ -153,6 +161,18 @@ class GpuBackend final : public EngineBackend {
   void bulge_chase_values(long n, long b, const double* ab, long ldab, double* d,
                           double* e) override;
   void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;
+  // Complex Hermitian band (gpu/bulge_chasing_complex.cuh): d, e and D (u.phase) made real on the
+  // host from the chased subdiagonal as host::bulge_chase does. The reflectors always come back to
+  // the host (host_copy, which only allows keeping them here, is not needed for correctness), and
+  // bc_back uploads them; beside_companion does not change the complex kernel's schedule.
+  void bulge_chase(long n, long b, const Complex* ab, long ldab, double* d, double* e,
+                   ComplexReflectorStore& u, bool host_copy = true,
+                   bool beside_companion = false) override;
+  void bulge_chase_values(long n, long b, const Complex* ab, long ldab, double* d,
+                          double* e) override;
+  // X := X Q_b D (gpu/bc_back_complex.cuh), the reflectors uploaded from u's host copy into the
+  // device buffers release_reflectors() frees.
+  void bc_back(const ComplexReflectorStore& u, long m, Complex* x, long ldx) override;
   void release_reflectors() override;
   // D&C merges' roots and M in kernels on this backend's stream (gpu/secular_merge.cuh).
   std::unique_ptr<SecularMerge> secular_merge() override;
@@ -177,6 +197,9 @@ class GpuBackend final : public EngineBackend {
   void cusolver_geqrf_split(long m, long nb, double* panel, long ldp, double* y, long ldy,
                             double* tau);
   void form_w(long m, long kk, const double* y, long ldy, const double* tau, double* w, long ldw);
+  // The complex chase; the reflectors into *u (made here) unless u is null.
+  void chase_complex(long n, long b, const Complex* ab, long ldab, double* d, double* e,
+                     ComplexReflectorStore* u);
   struct State;
   std::unique_ptr<State> s_;
 };

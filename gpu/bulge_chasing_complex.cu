@@ -1,0 +1,284 @@
+// Complex Hermitian bulge chasing on the GPU (see bulge_chasing_complex.cuh). The working band is
+// lower band storage with ld = max(2, 2b) (host::BasicBulgeBand's layout: the band plus the b x b
+// bulge below it).
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cuda/atomic>
+#include <stdexcept>
+#include <string>
+
+#include "core/reflector_store.hpp"
+#include "gpu/bulge_chasing_complex.cuh"
+#include "gpu/gpu_context.hpp"
+
+namespace cg = cooperative_groups;
+
+namespace pipevd::gpu {
+namespace {
+
+constexpr int kLanes = 32;          // a warp per sweep
+constexpr int kSweepsPerBlock = 4;  // warps per block
+
+long working_ld(long bw) { return std::max(2L, 2 * bw); }
+
+using Z = cuDoubleComplex;
+
+__device__ __forceinline__ Z zero() { return make_cuDoubleComplex(0.0, 0.0); }
+// x * y + acc
+__device__ __forceinline__ Z fma(Z x, Z y, Z acc) { return cuCfma(x, y, acc); }
+// conj(x) * y + acc
+__device__ __forceinline__ Z fma_conj(Z x, Z y, Z acc) { return cuCfma(cuConj(x), y, acc); }
+
+// Working band <- B (zero outside the band; the diagonal's real parts, as host::BasicBulgeBand).
+__global__ void copy_band_in(long n, long bw, const Z* ab, long ldab, Z* a, long ld) {
+  const long total = n * ld;
+  for (long k = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; k < total;
+       k += static_cast<long>(gridDim.x) * blockDim.x) {
+    const long j = k / ld, r = k - j * ld;
+    Z val = zero();
+    if (r <= bw && j + r < n) val = ab[r + j * ldab];
+    if (r == 0) val.y = 0.0;
+    a[k] = val;
+  }
+}
+
+__global__ void extract_tridiagonal(long n, long bw, const Z* a, long ld, double* d, Z* sub) {
+  for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long>(gridDim.x) * blockDim.x) {
+    d[i] = a[i * ld].x;
+    if (i + 1 < n) sub[i] = bw >= 1 ? a[1 + i * ld] : zero();
+  }
+}
+
+// Sums and maxima over the warp; every lane gets the same bits (each butterfly level adds the same
+// two operands on both partners).
+__device__ __forceinline__ double warp_sum(const cg::thread_block_tile<kLanes>& g, double x) {
+#pragma unroll
+  for (int o = kLanes / 2; o > 0; o /= 2) x += g.shfl_xor(x, o);
+  return x;
+}
+__device__ __forceinline__ double warp_max(const cg::thread_block_tile<kLanes>& g, double x) {
+#pragma unroll
+  for (int o = kLanes / 2; o > 0; o /= 2) x = fmax(x, g.shfl_xor(x, o));
+  return x;
+}
+
+// dlapy3: sqrt(x^2 + y^2 + z^2) without needless overflow.
+__device__ double lapy3(double x, double y, double z) {
+  const double w = fmax(fabs(x), fmax(fabs(y), fabs(z)));
+  if (w == 0.0) return fabs(x) + fabs(y) + fabs(z);
+  const double a = x / w, b = y / w, c = z / w;
+  return w * sqrt(a * a + b * b + c * c);
+}
+
+// Step t of sweep s (host::chase_step's arithmetic in complex) by the warp g; vs, ws: b elements of
+// shared memory each. Lane l owns the indices l, l + 32, ... of every per-index loop.
+__device__ void chase_step(const cg::thread_block_tile<kLanes>& g, const ReflectorLayout& L, Z* a,
+                           long ld, long s, long t, Z* vs, Z* ws, Z* v_out, Z* tau_out) {
+  const int lane = static_cast<int>(g.thread_rank());
+  const long b = L.b, n = L.n;
+  const long first = L.first_row(s, t), len = L.length(s, t);
+  const long c = t == 0 ? s : first - b;
+  const long lm1 = ld - 1;            // stride along a row of the band storage
+  Z* col = a + (first - c) + c * ld;  // &A(first, c): the column it annihilates
+
+  // 1. zlarfg on (A(first, c), A(first+1 .. first+len-1, c)); ||x|| scaled by max |x_i| (as
+  // dznrm2 guards it: the bulges of long sweeps decay towards underflow).
+  const Z alpha = col[0];
+  double big = 0.0;
+  for (long i = 1 + lane; i < len; i += kLanes) big = fmax(big, cuCabs(col[i]));
+  big = warp_max(g, big);
+  double xnorm = 0.0;
+  if (big != 0.0) {
+    const double inv = 1.0 / big;
+    double sq = 0.0;
+    for (long i = 1 + lane; i < len; i += kLanes) {
+      const double re = col[i].x * inv, im = col[i].y * inv;
+      sq += re * re + im * im;
+    }
+    xnorm = big * sqrt(warp_sum(g, sq));
+  }
+  Z tau = zero(), scal = make_cuDoubleComplex(1.0, 0.0);
+  double beta = alpha.x;
+  const bool identity = xnorm == 0.0 && alpha.y == 0.0;  // H = I, tau = 0
+  if (!identity) {
+    beta = -copysign(lapy3(alpha.x, alpha.y, xnorm), alpha.x);
+    tau = make_cuDoubleComplex((beta - alpha.x) / beta, -alpha.y / beta);
+    scal = cuCdiv(make_cuDoubleComplex(1.0, 0.0), make_cuDoubleComplex(alpha.x - beta, alpha.y));
+  }
+  const long vofs = v_out ? L.vector_offset(s, t) : 0;
+  for (long i = lane; i < b; i += kLanes) {
+    Z vi = zero();
+    if (i == 0) {
+      vi = make_cuDoubleComplex(1.0, 0.0);
+    } else if (i < len) {
+      vi = identity ? col[i] : cuCmul(col[i], scal);
+      col[i] = zero();
+    }
+    vs[i] = vi;
+    if (v_out) v_out[vofs + i] = vi;
+  }
+  if (lane == 0 && tau_out) tau_out[L.index(s, t)] = tau;
+  g.sync();
+  if (identity) return;  // col[i] = 0 for i >= 1 already; A(first, c) stays alpha (real)
+  if (lane == 0) col[0] = make_cuDoubleComplex(beta, 0.0);  // nothing else here reads A(first, c)
+
+  // 2. Left: the rest of the bulge, A(J, j) := H^H A(J, j) for j = c+1 .. first-1 (a lane a
+  // column).
+  const Z tau_h = cuConj(tau);
+  for (long j = c + 1 + lane; j < first; j += kLanes) {
+    Z* cj = a + (first - j) + j * ld;  // &A(first, j), len contiguous entries
+    Z dot = zero();
+    for (long i = 0; i < len; ++i) dot = fma_conj(vs[i], cj[i], dot);
+    dot = cuCmul(dot, tau_h);
+    for (long i = 0; i < len; ++i) cj[i] = cuCsub(cj[i], cuCmul(dot, vs[i]));
+  }
+
+  // 4. Right: rows below J, A(r, J) := A(r, J) H (a lane a row; fills the next bulge). Disjoint
+  // from what 2. and 3. touch, so no barrier between them.
+  const long r1 = first + len + b < n ? first + len + b : n;
+  for (long r = first + len + lane; r < r1; r += kLanes) {
+    Z* row = a + (r - first) + first * ld;  // &A(r, first); A(r, first+i) = row[i*lm1]
+    Z dot = zero();
+    for (long i = 0; i < len; ++i) dot = fma(row[i * lm1], vs[i], dot);
+    dot = cuCmul(dot, tau);
+    for (long i = 0; i < len; ++i) row[i * lm1] = cuCsub(row[i * lm1], cuCmul(dot, cuConj(vs[i])));
+  }
+
+  // 3. Both sides on B(J,J): p = tau B v, w = p - (conj(tau)/2)(v^H p) v, B -= v w^H + w v^H, the
+  // diagonal kept real.
+  Z* d0 = a + first * ld;  // &A(first, first); A(first+i, first+j) = d0[(i-j) + j*ld], i >= j
+  Z vp = zero();
+  for (long k = lane; k < len; k += kLanes) {
+    Z p = zero();
+    for (long i = 0; i <= k; ++i) p = fma(d0[(k - i) + i * ld], vs[i], p);
+    for (long i = k + 1; i < len; ++i) p = fma(cuConj(d0[(i - k) + k * ld]), vs[i], p);
+    const Z w = cuCmul(tau, p);
+    ws[k] = w;
+    vp = fma_conj(vs[k], w, vp);
+  }
+  const Z sum = make_cuDoubleComplex(warp_sum(g, vp.x), warp_sum(g, vp.y));
+  const Z half = cuCmul(make_cuDoubleComplex(-0.5 * tau_h.x, -0.5 * tau_h.y), sum);
+  for (long k = lane; k < len; k += kLanes) ws[k] = fma(half, vs[k], ws[k]);
+  g.sync();
+  for (long j = 0; j < len; ++j) {
+    Z* cj = d0 + j * ld - j;  // cj[i] = A(first+i, first+j)
+    const Z vj = cuConj(vs[j]), wj = cuConj(ws[j]);
+    for (long i = j + lane; i < len; i += kLanes) {
+      Z x = cuCsub(cj[i], cuCadd(cuCmul(vs[i], wj), cuCmul(ws[i], vj)));
+      if (i == j) x.y = 0.0;
+      cj[i] = x;
+    }
+  }
+}
+
+// The persistent kernel: warp gid of G takes sweeps gid, gid + G, ... (see the header).
+__global__ void chase_sweeps(ReflectorLayout L, Z* a, long ld, Z* v_out, Z* tau_out,
+                             int* progress) {
+  extern __shared__ Z smem[];
+  const cg::thread_block block = cg::this_thread_block();
+  const cg::thread_block_tile<kLanes> g = cg::tiled_partition<kLanes>(block);
+  const long per_block = static_cast<long>(g.meta_group_size());
+  const long gid = static_cast<long>(blockIdx.x) * per_block + g.meta_group_rank();
+  const long G = static_cast<long>(gridDim.x) * per_block;
+  Z* vs = smem + 2 * L.b * g.meta_group_rank();
+  Z* ws = vs + L.b;
+  const bool leader = g.thread_rank() == 0;
+
+  for (long s = gid; s < L.sweeps(); s += G) {
+    cuda::atomic_ref<int, cuda::thread_scope_device> mine(progress[s]);
+    cuda::atomic_ref<int, cuda::thread_scope_device> before(progress[s > 0 ? s - 1 : 0]);
+    int seen = 0;  // steps of sweep s-1 known complete (leader only)
+    const long steps = L.steps(s);
+    const long last_before = s > 0 ? L.steps(s - 1) - 1 : 0;
+    for (long t = 0; t < steps; ++t) {
+      if (s > 0) {
+        const int need =
+            static_cast<int>(ReflectorLayout::prerequisite_given_last(t, last_before)) + 1;
+        if (leader && seen < need) {
+          unsigned ns = 16;
+          while ((seen = before.load(cuda::memory_order_acquire)) < need) {
+            __nanosleep(ns);
+            ns = ns < 256 ? 2 * ns : ns;
+          }
+        }
+        g.sync();  // the other lanes' reads come after the leader's acquire
+      }
+      chase_step(g, L, a, ld, s, t, vs, ws, v_out, tau_out);
+      g.sync();  // every lane's writes before the leader's release
+      if (leader) mine.store(static_cast<int>(t + 1), cuda::memory_order_release);
+    }
+  }
+}
+
+void launch_chase(const ReflectorLayout& L, Z* a, long ld, Z* v, Z* tau, int* progress,
+                  cudaStream_t stream) {
+  int device = 0, sms = 0;
+  PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+  PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int threads = kSweepsPerBlock * kLanes;
+  const std::size_t smem = sizeof(Z) * 2 * L.b * kSweepsPerBlock;
+  if (smem > 48 * 1024)
+    PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(
+        chase_sweeps, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  int resident = 0;
+  PIPEVD_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, chase_sweeps, threads, smem));
+  if (resident < 1)
+    throw GpuError("bulge_chase_complex: a block of " + std::to_string(threads) + " threads and " +
+                   std::to_string(smem) + " bytes of shared memory cannot be resident");
+  const long wanted = (L.sweeps() + kSweepsPerBlock - 1) / kSweepsPerBlock;
+  int grid = static_cast<int>(std::max(1L, std::min<long>(wanted, 1L * resident * sms)));
+  ReflectorLayout layout = L;
+  void* args[] = {&layout, &a, &ld, &v, &tau, &progress};
+  // Cooperative: every block resident at once (or an error), which the flags' waits rely on; a grid
+  // refused (fewer SMs ours than the query saw) halves until it fits (the schedule changes, not
+  // the results).
+  for (;;) {
+    const cudaError_t e = cudaLaunchCooperativeKernel(
+        reinterpret_cast<const void*>(chase_sweeps), dim3(grid), dim3(threads), args, smem, stream);
+    if (e != cudaErrorCooperativeLaunchTooLarge || grid == 1) {
+      PIPEVD_CUDA_CHECK(e);
+      break;
+    }
+    cudaGetLastError();
+    grid = (grid + 1) / 2;
+  }
+  PIPEVD_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+std::size_t bulge_chase_complex_workspace_bytes(long n, long b) {
+  const long bw = std::max(0L, std::min(b, n - 1));
+  const std::size_t band = sizeof(Z) * static_cast<std::size_t>(n * working_ld(bw));
+  return band + 256 + sizeof(int) * static_cast<std::size_t>(std::max(1L, n));
+}
+
+void bulge_chase_complex(long n, long b, const Z* d_ab, long ldab, double* d_d, Z* d_sub, Z* d_v,
+                         Z* d_tau, void* d_work, cudaStream_t stream) {
+  const long bw = std::max(0L, std::min(b, n - 1));
+  if (n < 0 || b < 0 || ldab < bw + 1)
+    throw std::invalid_argument("gpu::bulge_chase_complex: n = " + std::to_string(n) +
+                                ", b = " + std::to_string(b) + ", ldab = " + std::to_string(ldab));
+  if (n == 0) return;
+  const ReflectorLayout L{n, bw};
+  const long ld = working_ld(bw);
+  Z* a = static_cast<Z*>(d_work);
+  int* progress =
+      reinterpret_cast<int*>(static_cast<char*>(d_work) + ((sizeof(Z) * n * ld + 255) / 256) * 256);
+  const int threads = 256;
+  const int blocks = static_cast<int>(std::min<long>(4096, (n * ld + threads - 1) / threads));
+  copy_band_in<<<blocks, threads, 0, stream>>>(n, bw, d_ab, ldab, a, ld);
+  PIPEVD_CUDA_CHECK_LAUNCH();
+  if (L.sweeps() > 0) {
+    PIPEVD_CUDA_CHECK(cudaMemsetAsync(progress, 0, sizeof(int) * L.sweeps(), stream));
+    launch_chase(L, a, ld, d_v, d_tau, progress, stream);
+  }
+  const int eblocks = static_cast<int>(std::min<long>(1024, (n + threads - 1) / threads));
+  extract_tridiagonal<<<eblocks, threads, 0, stream>>>(n, bw, a, ld, d_d, d_sub);
+  PIPEVD_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace pipevd::gpu
