@@ -42,222 +42,292 @@ TridiagonalSolver resolve_tridiagonal_solver(TridiagonalSolver s, bool host_memo
 
 namespace {
 
-// The engine over the scalar T: double, or std::complex<double> for a Hermitian matrix, whose band
-// chases to a real tridiagonal (core/reflector_store.hpp), so stages 3 and 5's right factors are
-// real in both cases.
+// One call of the engine over the scalar T: double, or std::complex<double> for a Hermitian
+// matrix, whose band chases to a real tridiagonal (core/reflector_store.hpp), so stages 3 and 5's
+// right factors are real in both cases. The state the stages share lives here, one member
+// function per stage, so that run_two_stage reads as the order of the stages.
+//
+// Each stage ends where every engine rank agrees on a failure of any (core/failure_agreement):
+// the stage's local work (all of it where the stage sends no message) and its synchronisation,
+// where an asynchronous device error surfaces. Inside a stage that sends messages, the buffers
+// they need are agreed on before them (agree_on_allocation here; DBBR per outer block, where a
+// rank's own work between its panels' messages holds a failure to the next block), so that no
+// rank leaves the others waiting in a message. Every rank calls the stages in the same order, so
+// the collectives inside them match.
 template <class T>
-int run_two_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const T* a_cols,
-                  double* w, T* z_rows, const EngineOptions& opt, EngineStats* stats) {
-  EngineStats st;
-  const double t_start = MPI_Wtime();
-  be.bind(engine);
-  st.bind = MPI_Wtime() - t_start;
-  timeline_add(opt.timeline, "engine_bind", t_start, t_start + st.bind);
-  int rank = 0;
-  MPI_Comm_rank(engine, &rank);
-  const long n = layout.n;
-  const long b = effective_bandwidth(n, opt.b);
-  const TridiagonalSolver solver = resolve_tridiagonal_solver(opt.tridiagonal, be.host_memory(), n);
-  // dstedc's workspace (1 + 4n + n^2) must fit LAPACK's 32-bit integers; refuse before any
-  // collective so every rank stops at the same point.
-  if (opt.want_vectors && solver == TridiagonalSolver::Dstedc && n > kDstedcMaxN)
-    throw std::length_error("engine: n > 46340 exceeds dstedc's 32-bit workspace (use dc)");
+class TwoStageCall {
+ public:
+  TwoStageCall(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout,
+               const EngineOptions& opt)
+      : be_(be), engine_(engine), layout_(layout), opt_(opt), t_start_(MPI_Wtime()) {
+    be.bind(engine);
+    st_.bind = MPI_Wtime() - t_start_;
+    timeline_add(opt.timeline, "engine_bind", t_start_, t_start_ + st_.bind);
+    MPI_Comm_rank(engine, &rank_);
+    n_ = layout.n;
+    b_ = effective_bandwidth(n_, opt.b);
+    solver_ = resolve_tridiagonal_solver(opt.tridiagonal, be.host_memory(), n_);
+    h_ = layout.height(rank_);
+    r0_ = layout.row_begin[rank_];
+    ldx_ = std::max(1L, h_);
+    // dstedc's workspace (1 + 4n + n^2) must fit LAPACK's 32-bit integers; refuse before any
+    // collective so every rank stops at the same point.
+    if (opt.want_vectors && solver_ == TridiagonalSolver::Dstedc && n_ > kDstedcMaxN)
+      throw std::length_error("engine: n > 46340 exceeds dstedc's 32-bit workspace (use dc)");
+    if (opt.symmetrize && layout.engine_ranks() != 1)
+      throw std::invalid_argument("engine: symmetrize needs a single engine rank");
+  }
 
   // 1 DBBR on the device copy of this rank's columns, then the band on every rank.
-  double t = MPI_Wtime();
-  BasicDeviceBuffer<T> band;
-  BasicReflectorPanels<T> panels;
-  if (opt.symmetrize && layout.engine_ranks() != 1)
-    throw std::invalid_argument("engine: symmetrize needs a single engine rank");
-  {
-    // Every rank's columns on the device before DBBR's first message, or every rank throws.
-    BasicDeviceBuffer<T> a;
-    agree_on_allocation(engine, "upload", [&] {
-      a = BasicDeviceBuffer<T>(be, n * layout.width(rank));
-      be.copy_to_device(a_cols, a.get(), n * layout.width(rank));
-      if (opt.symmetrize) be.mirror_triangle(opt.symmetrize, n, a.get(), n);
-    });
-    DbbrOptions dbbr{b, opt.k, opt.want_vectors};
-    dbbr.profiler = opt.dbbr_profiler;
-    panels = reduce_to_band(be, layout, rank, a.get(), dbbr);
-    band = gather_band(be, layout, rank, a.get(), b);
+  void band_reduction(const T* a_cols) {
+    const double t = MPI_Wtime();
+    {
+      // Every rank's columns on the device before DBBR's first message, or every rank throws.
+      BasicDeviceBuffer<T> a;
+      const long size = n_ * layout_.width(rank_);
+      agree_on_allocation(engine_, "upload", [&] {
+        a = BasicDeviceBuffer<T>(be_, size);
+        be_.copy_to_device(a_cols, a.get(), size);
+        if (opt_.symmetrize) be_.mirror_triangle(opt_.symmetrize, n_, a.get(), n_);
+      });
+      DbbrOptions dbbr{b_, opt_.k, opt_.want_vectors};
+      dbbr.profiler = opt_.dbbr_profiler;
+      panels_ = reduce_to_band(be_, layout_, rank_, a.get(), dbbr);
+      band_ = gather_band(be_, layout_, rank_, a.get(), b_);
+    }
+    finish_stage(engine_, "dbbr", [&] { be_.synchronize(); });
+    st_.dbbr = MPI_Wtime() - t;
+    timeline_add(opt_.timeline, "dbbr", t, t + st_.dbbr);
   }
-  // Each stage ends where every engine rank agrees on a failure of any (core/failure_agreement):
-  // the stage's local work (all of it where the stage sends no message) and its synchronisation,
-  // where an asynchronous device error surfaces. Inside a stage that sends messages, the buffers
-  // they need are agreed on before them (agree_on_allocation here; DBBR per outer block, where a
-  // rank's own work between its panels' messages holds a failure to the next block), so that no
-  // rank leaves the others waiting in a message.
-  finish_stage(engine, "dbbr", [&] { be.synchronize(); });
-  st.dbbr = MPI_Wtime() - t;
-  timeline_add(opt.timeline, "dbbr", t, t + st.dbbr);
 
   // 4a This rank's rows of Q_sb = Q_s Q_b start as the identity's row block; with
   // overlap_sbr_back, SBR-back is queued now on a companion's stream (x filled and DBBR's panels
-  // complete on `be` before: the synchronisation above) and runs next to bulge chasing. The
-  // panels (freed through `be`'s stream) and merged blocks then live until that stream is
-  // synchronised; without the overlap each panel goes as soon as it is merged.
+  // complete on `be` first: its synchronisation before the companion) and runs next to bulge
+  // chasing. The panels (freed through `be`'s stream) and merged blocks then live until that
+  // stream is synchronised; without the overlap each panel goes as soon as it is merged.
   // X is held as doubles: stage 5 multiplies it by the real Q_d, which for complex X is the real
   // product of its doubles (2h rows) with Q_d.
-  const long h = layout.height(rank), r0 = layout.row_begin[rank], ldx = std::max(1L, h);
-  constexpr long words = Scalar<T>::words;
-  DeviceBuffer x;
-  auto xt = [&] { return reinterpret_cast<T*>(x.get()); };
-  std::unique_ptr<EngineBackend> sbr_be;
-  std::vector<BasicMergedReflectorBlock<T>> blocks;
-  auto start_sbr_back = [&](EngineBackend& sb, bool release_panels) {
-    blocks = merge_reflector_panels(sb, panels, opt.k, release_panels);
-    if (release_panels) panels.panels.clear();
-    apply_sbr_back(sb, blocks, h, xt(), ldx);
-  };
-  if (opt.want_vectors)
-    agree_on_allocation(engine, "x_allocation", [&] {
-      x = DeviceBuffer(be, words * ldx * n);
-      be.fill_matrix(h, n, T(0), T(0), xt(), ldx);
-      be.fill_matrix(h, h, T(0), T(1), xt() + r0 * ldx, ldx);
-      if (opt.overlap_sbr_back) {
-        be.synchronize();
-        sbr_be = be.companion(/*urgent=*/false);
-        start_sbr_back(*sbr_be, /*release_panels=*/false);
+  void start_sbr_back() {
+    if (!opt_.want_vectors) return;
+    agree_on_allocation(engine_, "x_allocation", [&] {
+      x_ = DeviceBuffer(be_, kWords * ldx_ * n_);
+      be_.fill_matrix(h_, n_, T(0), T(0), xt(), ldx_);
+      be_.fill_matrix(h_, h_, T(0), T(1), xt() + r0_ * ldx_, ldx_);
+      if (opt_.overlap_sbr_back) {
+        be_.synchronize();
+        sbr_be_ = be_.companion(/*urgent=*/false);
+        apply_sbr_back_on(*sbr_be_, /*release_panels=*/false);
       }
     });
-
-  // 2 Bulge chasing, replicated on every rank (each needs all of U for its rows of BC-back).
-  t = MPI_Wtime();
-  std::vector<double> d, e;
-  BasicReflectorStore<T> u;
-  finish_stage(engine, "bulge_chasing", [&] {
-    d.resize(std::max(1L, n));
-    e.resize(std::max(1L, n));
-    if (opt.want_vectors)
-      be.bulge_chase(n, b, band.get(), b + 1, d.data(), e.data(), u, /*host_copy=*/false,
-                     /*beside_companion=*/sbr_be != nullptr);
-    else
-      be.bulge_chase_values(n, b, band.get(), b + 1, d.data(), e.data());
-    band.reset();
-  });
-  st.bulge_chasing = MPI_Wtime() - t;
-  timeline_add(opt.timeline, "bulge_chasing", t, t + st.bulge_chasing);
-
-  int info = 0;
-  if (!opt.want_vectors) {
-    t = MPI_Wtime();
-    finish_stage(engine, "eigenvalues", [&] {
-      if (rank == 0) info = be.tridiagonal_eigenvalues(n, d.data(), e.data(), w);
-    });
-    MPI_Bcast(&info, 1, MPI_INT, 0, engine);
-    MPI_Bcast(w, static_cast<int>(n), MPI_DOUBLE, 0, engine);
-    st.dc = MPI_Wtime() - t;
-    if (rank == 0) timeline_add(opt.timeline, "dc", t, t + st.dc);
-    st.total = MPI_Wtime() - t_start;
-    if (stats) *stats = st;
-    return info;
   }
 
-  // 3 D&C on rank 0 in a thread, concurrent with 4. dc issues its GEMMs through a companion
-  // backend (its own stream and handle: the main thread keeps using `be`), and its result stays
-  // there: Q_d, or with dc_fold Q_pre and M (stage 5 multiplies by them on every rank).
-  std::unique_ptr<EngineBackend> dc_be;
-  TridiagonalResult rank0;  // after dc_be: its buffers go through it
-  const bool use_dc = solver == TridiagonalSolver::Dc;
-  std::exception_ptr dc_error;
-  std::chrono::steady_clock::time_point dc_begin, dc_end;  // for the timeline
-  auto solve = [&] {  // no MPI in here: the caller may have MPI_THREAD_SINGLE
-    const auto t0 = dc_begin = std::chrono::steady_clock::now();
-    try {
-      inject_fault("dc", rank);
-      if (use_dc && opt.dc_fold) {
-        info = tridiagonal_dc_fold(*dc_be, n, d.data(), e.data(), rank0.dc, opt.dc);
-      } else if (use_dc) {
-        rank0.dc.m = DeviceBuffer(*dc_be, n * n);
-        info = tridiagonal_dc(*dc_be, n, d.data(), e.data(), rank0.dc.m.get(), n, opt.dc);
-      } else {
-        rank0.q_host = PageArray<double>(static_cast<std::size_t>(n) * n);
-        info = tridiagonal_eigenpairs(n, d.data(), e.data(), rank0.q_host.data());
-      }
-      if (dc_be) dc_be->synchronize();
-    } catch (...) {  // agreed over the engine ranks by the main thread after the join
-      dc_error = std::current_exception();
-    }
-    dc_end = std::chrono::steady_clock::now();
-    st.dc = std::chrono::duration<double>(dc_end - t0).count();
-  };
-  // Declared after all the D&C thread uses: a throw in the main thread while it runs (e.g. out of
-  // device memory in SBR-back, next to the D&C's buffers) joins it before any of those go.
-  JoiningThread dc;
-  // A failure to start (the companion, the thread) is the D&C's own, agreed after the join.
-  auto start_dc = [&] {
-    if (rank != 0) return;
-    try {
-      if (use_dc) dc_be = be.companion(/*urgent=*/true);
-      if (opt.dc_in_thread)
-        dc = JoiningThread(solve);
+  // 2 Bulge chasing, replicated on every rank (each needs all of U for its rows of BC-back).
+  void bulge_chasing() {
+    const double t = MPI_Wtime();
+    finish_stage(engine_, "bulge_chasing", [&] {
+      d_.resize(std::max(1L, n_));
+      e_.resize(std::max(1L, n_));
+      if (opt_.want_vectors)
+        be_.bulge_chase(n_, b_, band_.get(), b_ + 1, d_.data(), e_.data(), u_,
+                        /*host_copy=*/false, /*beside_companion=*/sbr_be_ != nullptr);
       else
-        solve();
-    } catch (...) {
-      dc_error = std::current_exception();
-    }
-  };
+        be_.bulge_chase_values(n_, b_, band_.get(), b_ + 1, d_.data(), e_.data());
+      band_.reset();
+    });
+    st_.bulge_chasing = MPI_Wtime() - t;
+    timeline_add(opt_.timeline, "bulge_chasing", t, t + st_.bulge_chasing);
+  }
+
+  // Without eigenvectors the call ends here: T's eigenvalues on rank 0, broadcast with INFO.
+  int eigenvalues_only(double* w) {
+    const double t = MPI_Wtime();
+    finish_stage(engine_, "eigenvalues", [&] {
+      if (rank_ == 0) info_ = be_.tridiagonal_eigenvalues(n_, d_.data(), e_.data(), w);
+    });
+    MPI_Bcast(&info_, 1, MPI_INT, 0, engine_);
+    MPI_Bcast(w, static_cast<int>(n_), MPI_DOUBLE, 0, engine_);
+    st_.dc = MPI_Wtime() - t;
+    if (rank_ == 0) timeline_add(opt_.timeline, "dc", t, t + st_.dc);
+    return info_;
+  }
+
   // dstedc (host memory) starts at once; dc's device buffers (Q_d or M, and a work copy or Q_pre:
   // 2 n^2) would meet SBR-back's merged W, Y on the device, so it starts after SBR-back and
   // overlaps BC-back, the long part (core/memory_plan.cpp counts it so), unless dc_at_sbr_back
   // (memory to spare).
-  const bool dc_early = !use_dc || opt.dc_at_sbr_back;
-  if (dc_early) start_dc();
+  bool dc_starts_early() const { return !uses_dc() || opt_.dc_at_sbr_back; }
 
-  // 4b SBR-back (or, overlapped, what is left of it after bulge chasing), then BC-back.
-  t = MPI_Wtime();
-  finish_stage(engine, "sbr_back", [&] {
-    if (sbr_be) {
-      sbr_be->synchronize();
-    } else {
-      start_sbr_back(be, /*release_panels=*/true);
-      be.synchronize();
+  // 3 D&C on rank 0 in a thread, concurrent with 4. dc issues its GEMMs through a companion
+  // backend (its own stream and handle: the main thread keeps using `be`), and its result stays
+  // there: Q_d, or with dc_fold Q_pre and M (stage 5 multiplies by them on every rank).
+  // A failure to start (the companion, the thread) is the D&C's own, agreed after the join.
+  void start_dc() {
+    if (rank_ != 0) return;
+    try {
+      if (uses_dc()) dc_be_ = be_.companion(/*urgent=*/true);
+      if (opt_.dc_in_thread)
+        dc_ = JoiningThread([this] { solve_tridiagonal(); });
+      else
+        solve_tridiagonal();
+    } catch (...) {
+      dc_error_ = std::current_exception();
     }
-  });
-  blocks.clear();
-  panels.panels.clear();
-  sbr_be.reset();
-  st.sbr_back = MPI_Wtime() - t;
-  timeline_add(opt.timeline, "sbr_back", t, t + st.sbr_back);
-  if (!dc_early) start_dc();
-  t = MPI_Wtime();
-  finish_stage(engine, "bc_back", [&] {
-    if (h > 0) be.bc_back(u, h, xt(), ldx);
-    be.release_reflectors();  // U's device copy (n^2 / 2) makes room for Q_d and Z
-    be.synchronize();
-  });
-  st.bc_back = MPI_Wtime() - t;
-  timeline_add(opt.timeline, "bc_back", t, t + st.bc_back);
+  }
+
+  // 4b SBR-back (or, overlapped, what is left of it after bulge chasing).
+  void finish_sbr_back() {
+    const double t = MPI_Wtime();
+    finish_stage(engine_, "sbr_back", [&] {
+      if (sbr_be_) {
+        sbr_be_->synchronize();
+      } else {
+        apply_sbr_back_on(be_, /*release_panels=*/true);
+        be_.synchronize();
+      }
+    });
+    blocks_.clear();
+    panels_.panels.clear();
+    sbr_be_.reset();
+    st_.sbr_back = MPI_Wtime() - t;
+    timeline_add(opt_.timeline, "sbr_back", t, t + st_.sbr_back);
+  }
+
+  // 4c BC-back on this rank's rows of Q_sb.
+  void bc_back() {
+    const double t = MPI_Wtime();
+    finish_stage(engine_, "bc_back", [&] {
+      if (h_ > 0) be_.bc_back(u_, h_, xt(), ldx_);
+      be_.release_reflectors();  // U's device copy (n^2 / 2) makes room for Q_d and Z
+      be_.synchronize();
+    });
+    st_.bc_back = MPI_Wtime() - t;
+    timeline_add(opt_.timeline, "bc_back", t, t + st_.bc_back);
+  }
+
   // dc_wait: from here (rank 0 joins the D&C, the others wait in the broadcasts) to INFO's arrival.
-  const double wait_begin = MPI_Wtime();
-  dc.join();
-  if (opt.timeline && rank == 0) opt.timeline->add("dc", dc_begin, dc_end, "dc");
-  // A throw in stage 3 (e.g. out of device memory) stops every rank, not rank 0 alone, as its
-  // type on every rank (an out-of-memory stays one: auto may forward, an explicit engine says so).
-  agree_on_failure(engine, dc_error ? failure_of(dc_error) : Failure{});
+  void join_dc() {
+    wait_begin_ = MPI_Wtime();
+    dc_.join();
+    if (opt_.timeline && rank_ == 0) opt_.timeline->add("dc", dc_begin_, dc_end_, "dc");
+    // A throw in stage 3 (e.g. out of device memory) stops every rank, not rank 0 alone, as its
+    // type on every rank (an out-of-memory stays one: auto may forward, an explicit engine says
+    // so).
+    agree_on_failure(engine_, dc_error_ ? failure_of(dc_error_) : Failure{});
+  }
 
   // 5 Z(rows, :) = Q_sb(rows, :) Q_d with Q_d (or Q_pre and M: core/final_product) and the
   // eigenvalues from rank 0, which says with INFO whether it folded. With a timeline its parts are
   // timed apart (a synchronisation after each, only then): the wait for rank 0, the broadcasts,
   // the GEMMs with Z's copy to the host.
-  int said[2] = {info, rank0.dc.folded ? 1 : 0};
-  MPI_Bcast(said, 2, MPI_INT, 0, engine);
-  info = said[0];
-  st.dc_folded = said[1] != 0;
-  t = MPI_Wtime();
-  st.dc_wait = t - wait_begin;
-  timeline_add(opt.timeline, "dc_wait", wait_begin, t);
-  if (info == 0) {
-    MPI_Bcast(d.data(), static_cast<int>(n), MPI_DOUBLE, 0, engine);
-    std::copy(d.begin(), d.begin() + n, w);
+  int eigenvectors(double* w, T* z_rows) {
+    int said[2] = {info_, rank0_.dc.folded ? 1 : 0};
+    MPI_Bcast(said, 2, MPI_INT, 0, engine_);
+    info_ = said[0];
+    st_.dc_folded = said[1] != 0;
+    const double t = MPI_Wtime();
+    st_.dc_wait = t - wait_begin_;
+    timeline_add(opt_.timeline, "dc_wait", wait_begin_, t);
+    if (info_ == 0) {
+      MPI_Bcast(d_.data(), static_cast<int>(n_), MPI_DOUBLE, 0, engine_);
+      std::copy(d_.begin(), d_.begin() + n_, w);
+    }
+    StageParts parts(be_, opt_.timeline, t);
+    final_product(be_, engine_, info_ == 0, st_.dc_folded,
+                  FinalProductRank{n_, kWords * h_, kWords * ldx_, &x_, as_words(z_rows)}, rank0_,
+                  parts);
+    st_.gemm = MPI_Wtime() - wait_begin_;  // the wait for the D&C included (dc_wait)
+    return info_;
   }
-  StageParts parts(be, opt.timeline, t);
-  final_product(be, engine, info == 0, st.dc_folded,
-                FinalProductRank{n, words * h, words * ldx, &x, as_words(z_rows)}, rank0, parts);
-  st.gemm = MPI_Wtime() - wait_begin;  // the wait for the D&C included (dc_wait)
-  st.total = MPI_Wtime() - t_start;
-  if (stats) *stats = st;
+
+  // The call's stage times, its total up to now.
+  EngineStats stats() {
+    st_.total = MPI_Wtime() - t_start_;
+    return st_;
+  }
+
+ private:
+  static constexpr long kWords = Scalar<T>::words;
+
+  bool uses_dc() const { return solver_ == TridiagonalSolver::Dc; }
+  T* xt() { return reinterpret_cast<T*>(x_.get()); }
+
+  void apply_sbr_back_on(EngineBackend& sb, bool release_panels) {
+    blocks_ = merge_reflector_panels(sb, panels_, opt_.k, release_panels);
+    if (release_panels) panels_.panels.clear();
+    apply_sbr_back(sb, blocks_, h_, xt(), ldx_);
+  }
+
+  // Stage 3's work, in the D&C's thread or inline. No MPI in here: the caller may have
+  // MPI_THREAD_SINGLE.
+  void solve_tridiagonal() {
+    const auto t0 = dc_begin_ = std::chrono::steady_clock::now();
+    try {
+      inject_fault("dc", rank_);
+      if (uses_dc() && opt_.dc_fold) {
+        info_ = tridiagonal_dc_fold(*dc_be_, n_, d_.data(), e_.data(), rank0_.dc, opt_.dc);
+      } else if (uses_dc()) {
+        rank0_.dc.m = DeviceBuffer(*dc_be_, n_ * n_);
+        info_ = tridiagonal_dc(*dc_be_, n_, d_.data(), e_.data(), rank0_.dc.m.get(), n_, opt_.dc);
+      } else {
+        rank0_.q_host = PageArray<double>(static_cast<std::size_t>(n_) * n_);
+        info_ = tridiagonal_eigenpairs(n_, d_.data(), e_.data(), rank0_.q_host.data());
+      }
+      if (dc_be_) dc_be_->synchronize();
+    } catch (...) {  // agreed over the engine ranks by the main thread after the join
+      dc_error_ = std::current_exception();
+    }
+    dc_end_ = std::chrono::steady_clock::now();
+    st_.dc = std::chrono::duration<double>(dc_end_ - t0).count();
+  }
+
+  EngineBackend& be_;
+  MPI_Comm engine_;
+  const EngineLayout& layout_;
+  const EngineOptions& opt_;
+  EngineStats st_;
+  double t_start_;
+  int rank_ = 0;
+  long n_ = 0, b_ = 0, h_ = 0, r0_ = 0, ldx_ = 1;
+  TridiagonalSolver solver_ = TridiagonalSolver::Auto;
+
+  BasicDeviceBuffer<T> band_;
+  BasicReflectorPanels<T> panels_;
+  DeviceBuffer x_;
+  std::unique_ptr<EngineBackend> sbr_be_;
+  std::vector<BasicMergedReflectorBlock<T>> blocks_;  // after sbr_be_: freed through it
+  std::vector<double> d_, e_;
+  BasicReflectorStore<T> u_;
+  int info_ = 0;
+  std::unique_ptr<EngineBackend> dc_be_;
+  TridiagonalResult rank0_;  // after dc_be_: its buffers go through it
+  std::exception_ptr dc_error_;
+  std::chrono::steady_clock::time_point dc_begin_, dc_end_;  // for the timeline
+  double wait_begin_ = 0;
+  // Declared after all the D&C thread uses: a throw in the main thread while it runs (e.g. out of
+  // device memory in SBR-back, next to the D&C's buffers) joins it before any of those go.
+  JoiningThread dc_;
+};
+
+template <class T>
+int run_two_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const T* a_cols,
+                  double* w, T* z_rows, const EngineOptions& opt, EngineStats* stats) {
+  TwoStageCall<T> call(be, engine, layout, opt);
+  call.band_reduction(a_cols);
+  call.start_sbr_back();
+  call.bulge_chasing();
+  int info = 0;
+  if (!opt.want_vectors) {
+    info = call.eigenvalues_only(w);
+  } else {
+    const bool dc_early = call.dc_starts_early();
+    if (dc_early) call.start_dc();
+    call.finish_sbr_back();
+    if (!dc_early) call.start_dc();
+    call.bc_back();
+    call.join_dc();
+    info = call.eigenvectors(w, z_rows);
+  }
+  if (stats) *stats = call.stats();
   return info;
 }
 

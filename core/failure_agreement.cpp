@@ -10,23 +10,27 @@ namespace pipevd {
 
 namespace {
 
-[[noreturn]] void throw_failure(int kind, const std::string& what) {
+[[noreturn]] void throw_failure(FailureKind kind, const std::string& what) {
   switch (kind) {
-    case 1:
+    case FailureKind::OutOfMemory:
       throw OutOfMemory(what);
-    case 2:
+    case FailureKind::Communication:
       throw CommunicationError(what);
-    case 3:
+    case FailureKind::Device:
       throw DeviceError(what);
+    case FailureKind::None:
+    case FailureKind::Other:
+      break;
   }
   throw Error(what);
 }
 
-int failure_kind(const std::exception& e) {
-  if (dynamic_cast<const OutOfMemory*>(&e) || dynamic_cast<const std::bad_alloc*>(&e)) return 1;
-  if (dynamic_cast<const CommunicationError*>(&e)) return 2;
-  if (dynamic_cast<const DeviceError*>(&e)) return 3;
-  return 4;
+FailureKind failure_kind(const std::exception& e) {
+  if (dynamic_cast<const OutOfMemory*>(&e) || dynamic_cast<const std::bad_alloc*>(&e))
+    return FailureKind::OutOfMemory;
+  if (dynamic_cast<const CommunicationError*>(&e)) return FailureKind::Communication;
+  if (dynamic_cast<const DeviceError*>(&e)) return FailureKind::Device;
+  return FailureKind::Other;
 }
 
 // `work` and the injected fault for `step` on this rank, their failure agreed over `engine`.
@@ -51,26 +55,27 @@ Failure failure_of(const std::exception_ptr& e) {
   } catch (const std::exception& caught) {
     return failure_of(caught);
   } catch (...) {
-    return {4, "pipevd: unknown exception"};
+    return {FailureKind::Other, "pipevd: unknown exception"};
   }
 }
 
 void agree_on_failure(MPI_Comm comm, const Failure& mine) {
   if (comm == MPI_COMM_NULL) {
-    if (mine.kind != 0) throw_failure(mine.kind, mine.what);
+    if (mine.kind != FailureKind::None) throw_failure(mine.kind, mine.what);
     return;
   }
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   struct {
     int kind, rank;
-  } own{mine.kind, rank}, worst{0, 0};
+  } own{static_cast<int>(mine.kind), rank}, worst{0, 0};
   MPI_Allreduce(&own, &worst, 1, MPI_2INT, MPI_MAXLOC, comm);
-  if (worst.kind == 0) return;
+  const auto kind = static_cast<FailureKind>(worst.kind);
+  if (kind == FailureKind::None) return;
   char text[512] = {0};
   if (rank == worst.rank) mine.what.copy(text, sizeof text - 1);
   MPI_Bcast(text, sizeof text, MPI_CHAR, worst.rank, comm);
-  throw_failure(worst.kind, text);
+  throw_failure(kind, text);
 }
 
 void finish_stage(MPI_Comm engine, const char* stage, const std::function<void()>& finish) {

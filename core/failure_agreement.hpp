@@ -11,17 +11,25 @@
 namespace pipevd {
 
 // A failure's kind, ordered so that the agreement (the largest over the ranks) keeps the most
-// telling one: 0 none, 1 out of memory, 2 communication, 3 device, 4 anything else; and its
-// message.
+// telling one; the agreement reduces the underlying int.
+enum class FailureKind : int {
+  None = 0,
+  OutOfMemory = 1,
+  Communication = 2,
+  Device = 3,
+  Other = 4
+};
+
+// A failure's kind and its message.
 struct Failure {
-  int kind = 0;
+  FailureKind kind = FailureKind::None;
   std::string what;
 };
 
 // The failure `e` stands for.
 Failure failure_of(const std::exception& e);
 // The same for a caught exception (not null) held across threads; one that is no std::exception
-// is kind 4.
+// is FailureKind::Other.
 Failure failure_of(const std::exception_ptr& e);
 
 // Collective over comm: throws, on every rank, the worst failure any rank brings (base/errors.hpp
@@ -48,7 +56,7 @@ class DeferredFailure {
   // `work` unless a failure is held; the failure (a std::exception) it throws is held.
   template <class Work>
   void run(Work&& work) {
-    if (held_.kind != 0) return;
+    if (held_.kind != FailureKind::None) return;
     try {
       work();
     } catch (const std::exception& e) {

@@ -121,7 +121,7 @@ struct EngineRun {
   EngineStats stats;
   OneStageStats one_stage_stats;
   std::optional<DbbrPartSeconds> dbbr_parts;  // verbose 2 on a GPU: DBBR's parts on the device
-  Failure failure;   // this engine rank's, for agree_on_failure (kind 0: none)
+  Failure failure;   // this engine rank's, for agree_on_failure (FailureKind::None: none)
   double sigma = 1;  // PDSYEVD's scaling of A
   // The backend's release runs in a thread next to W's broadcast and Z's redistribution (mostly
   // the device pool's trim), joined before the call returns.
