@@ -16,6 +16,7 @@
 #include <string>
 
 #include "gpu/bulge_chasing.cuh"
+#include "gpu/cooperative_launch.hpp"
 #include "gpu/gpu_context.hpp"
 
 namespace cg = cooperative_groups;
@@ -570,8 +571,8 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
   // ranks or programs) the runtime refuses the grid: half as many blocks, each looping over more
   // sweep groups, until it fits (the schedule, not the results, changes).
   for (;;) {
-    const cudaError_t e = cudaLaunchCooperativeKernel(
-        reinterpret_cast<const void*>(kernel), dim3(grid), dim3(threads), args, smem, stream);
+    const cudaError_t e = launch_cooperative("bulge_chasing", reinterpret_cast<const void*>(kernel),
+                                             dim3(grid), dim3(threads), args, smem, stream);
     if (e != cudaErrorCooperativeLaunchTooLarge || grid == 1) {
       PIPEVD_CUDA_CHECK(e);
       break;

@@ -205,6 +205,14 @@ struct GpuBackend::State {
     }
     return plan;
   }
+  // The plan for (m, nb) on at most half the blocks of the one its grid was refused for (not ok
+  // where it had one block or the taller slab does not fit in shared memory).
+  const FusedPanelQrPlan& fused_plan_on_fewer_blocks(long m, long nb) {
+    plan = plan.blocks > 1 ? plan_fused_panel_qr(ctx->properties(), m, nb, plan.blocks / 2,
+                                                 tuning.panel_qr_threads)
+                           : FusedPanelQrPlan{};
+    return plan;
+  }
   std::vector<char> qr_host;
   // The device copy of the reflectors of the last bulge_chase, reused by bc_back.
   GrowBuffer u_v, u_tau;
@@ -654,9 +662,11 @@ void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, l
   ScopedDevice guard(s_->device);
   State& s = *s_;
   double* tau = s.grow(s.tau, sizeof(double) * kk);
-  const FusedPanelQrPlan plan = s.use_fused(m, nb) ? s.fused_plan(m, nb) : FusedPanelQrPlan{};
-  if (plan.ok) {
-    // One cooperative kernel: R into the panel, Y, tau and T out; then W = Y T.
+  // One cooperative kernel: R into the panel, Y, tau and T out; then W = Y T. A refused grid
+  // (fewer SMs are ours than the plan saw: MPS, a shared GPU) is retried on fewer blocks, each
+  // with a taller slab; where none fits, the cuSOLVER path from now on for this shape.
+  FusedPanelQrPlan plan = s.use_fused(m, nb) ? s.fused_plan(m, nb) : FusedPanelQrPlan{};
+  for (; plan.ok; plan = s.fused_plan_on_fewer_blocks(m, nb)) {
     double* scratch = s.grow(s.fused_qr, sizeof(double) * fused_panel_qr_scratch(plan, nb));
     double* t = s.grow(s.tmat, sizeof(double) * kk * kk);
     if (fused_panel_qr(plan, s.stream, m, nb, panel, ldp, y, ldy, tau, t, kk, scratch)) {
@@ -666,7 +676,6 @@ void GpuBackend::panel_qr(long m, long nb, double* panel, long ldp, double* w, l
                                          ldy, w, ldw));
       return;
     }
-    s.plan.ok = false;  // this device cannot run it: the cuSOLVER path from now on for this shape
   }
   cusolver_geqrf_split(m, nb, panel, ldp, y, ldy, tau);
   form_w(m, kk, y, ldy, tau, w, ldw);

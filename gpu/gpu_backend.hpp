@@ -129,6 +129,9 @@ class GpuBackend final : public EngineBackend {
   bool symmetric_product_used(long m, long k) const;
   // The fused cooperative Householder kernel (gpu/panel_qr.cuh) where the panel fits (nb <= 64,
   // the slab of rows per SM in shared memory), cusolverDnXgeqrf otherwise; then T and W = Y T.
+  // Where the runtime refuses the kernel's grid (fewer SMs are this process's than the device
+  // has), the kernel on half as many blocks, until a grid runs or no slab fits; the plan that ran
+  // is kept for the shape.
   void panel_qr(long m, long nb, double* panel, long ldp, double* w, long ldw, double* y,
                 long ldy) override;
   // Which panel QR to use: Auto (the fused kernel where it applies) or Cusolver (always

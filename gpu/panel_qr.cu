@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "gpu/cooperative_launch.hpp"
 #include "gpu/gpu_context.hpp"
 #include "gpu/panel_qr.cuh"
 
@@ -366,9 +367,10 @@ bool fused_panel_qr(const FusedPanelQrPlan& plan, cudaStream_t stream, long m, l
       plan.threads == 1024  ? reinterpret_cast<const void*>(fused_panel_qr_kernel<1024>)
       : plan.threads == 512 ? reinterpret_cast<const void*>(fused_panel_qr_kernel<512>)
                             : reinterpret_cast<const void*>(fused_panel_qr_kernel<256>);
-  const cudaError_t e = cudaLaunchCooperativeKernel(kernel, dim3(plan.blocks), dim3(plan.threads),
-                                                    args, plan.shared_bytes, stream);
-  // Fewer SMs than the occupancy query saw (MPS, a shared GPU): the caller takes another path.
+  const cudaError_t e = launch_cooperative("fused_panel_qr", kernel, dim3(plan.blocks),
+                                           dim3(plan.threads), args, plan.shared_bytes, stream);
+  // Fewer SMs than the occupancy query saw (MPS, a shared GPU): the caller plans fewer blocks or
+  // takes another path.
   if (e == cudaErrorCooperativeLaunchTooLarge) {
     cudaGetLastError();
     return false;
