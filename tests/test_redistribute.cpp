@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,26 +18,18 @@
 #include "tests/redistribute_support.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_matrix.hpp"
+#include "tests/support/redistribution_case.hpp"
 
 namespace pipevd::test {
 namespace {
 
 constexpr unsigned kSeed = 17;
 
-struct Case {
-  long n;
-  int mb, nb, rsrc, csrc;
-  long ia, ja;  // 1-based
-  int lld_extra;
-  char uplo;
-};
+using Case = RedistributionCase;
 
 std::string describe(const Case& c, int nprow, int npcol, char order, int g) {
-  std::ostringstream s;
-  s << "n=" << c.n << " mb=" << c.mb << " nb=" << c.nb << " rsrc=" << c.rsrc << " csrc=" << c.csrc
-    << " ia=" << c.ia << " ja=" << c.ja << " lld+" << c.lld_extra << " uplo=" << c.uplo
-    << " grid=" << nprow << "x" << npcol << order << " g=" << g;
-  return s.str();
+  return describe(c) + " grid=" + std::to_string(nprow) + "x" + std::to_string(npcol) + order +
+         " g=" + std::to_string(g);
 }
 
 // The cases every grid shape runs; n = 500 only where `large` is set (the squarest grid).

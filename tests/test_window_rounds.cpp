@@ -8,7 +8,6 @@
 
 #include <complex>
 #include <cstring>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,7 @@
 #include "redistribute/window_rounds.hpp"
 #include "tests/redistribute_support.hpp"
 #include "tests/support/blacs_grid.hpp"
+#include "tests/support/redistribution_case.hpp"
 
 namespace pipevd::test {
 namespace {
@@ -76,20 +76,7 @@ TEST(CutRuns, KeepsEveryIndexInOrder) {
   }
 }
 
-struct Case {
-  long n;
-  int mb, nb, rsrc, csrc;
-  long ia, ja;  // 1-based
-  int lld_extra;
-  char uplo;
-};
-
-std::string describe(const Case& c) {
-  std::ostringstream s;
-  s << "n=" << c.n << " mb=" << c.mb << " nb=" << c.nb << " ia=" << c.ia << " ja=" << c.ja
-    << " uplo=" << c.uplo;
-  return s.str();
-}
+using Case = RedistributionCase;
 
 // Entries: real ones of the general test matrix, complex ones with an imaginary part off the
 // diagonal (where a Hermitian matrix's is 0).
