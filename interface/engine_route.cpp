@@ -79,8 +79,7 @@ const EngineComm& one_engine_comm(int ictxt, bool on_gpu) {
 }
 
 // One call along the route: what the steps below decide and the later ones read. S: the call's
-// scalar, double (PDSYEVD) or std::complex<double> (PZHEEVD: both paths on the host engine, the
-// one-stage path on GPUs).
+// scalar, double (PDSYEVD) or std::complex<double> (PZHEEVD), either path on either engine.
 template <class S>
 struct RouteCall {
   RouteCall(const EigenCall<S>& call, const Policy& pol, bool gpu, int devices, double norm,
@@ -164,10 +163,11 @@ void start_route(RouteCall<S>& r) {
 // rank 0's device (core/engine_plan.hpp), the same numbers on every caller rank. The wave is the
 // one of the kernel variant chosen for n / E rows; a height on the other side of the tunables'
 // switch (gpu/bc_back.cu, 8192 rows) runs another variant, whose wave is not modelled (there the
-// ranks are below one wave of either). A failed query stops every caller rank alike.
+// ranks are below one wave of either). Complex BC-back (gpu/bc_back_complex) has no waves of
+// rows: even heights. A failed query stops every caller rank alike.
 template <class S>
 long agreed_wave_rows(const RouteCall<S>& r) {
-  if (!(r.on_gpu && r.vectors && r.ranks > 1)) return 0;
+  if (!(std::is_same_v<S, double> && r.on_gpu && r.vectors && r.ranks > 1)) return 0;
   long wave_rows = 0;
   std::string query_error;
   if (r.ec->engine_rank == 0) {
@@ -454,8 +454,8 @@ void agree_on_failure(const RouteCall<S>& r, const EngineRun& run) {
   pipevd::agree_on_failure(r.ec->caller, run.failure);
 }
 
-// The two-stage engine over the call's scalar (complex on the host engine only: start_route gives
-// the GPU engine's Hermitian calls the one-stage path).
+// The two-stage engine over the call's scalar, on either backend (on GPUs, complex calls come here
+// only where PIPEVD_ENGINE_PATH=two_stage forces it: core/engine_path.hpp).
 template <class S>
 int run_two_stage(EngineBackend& be, const RouteCall<S>& r, const S* a, S* z, EngineRun& run) {
   EngineOptions opt = r.opt;
