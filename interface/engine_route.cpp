@@ -232,7 +232,9 @@ bool direct_path(const RouteCall<S>& r) {
 
 // Host bytes this call adds on this caller rank: the engine rank's copy of A and Z (beyond what is
 // kept from earlier calls), its part of the node's window (beyond its segment now), the host
-// engine's buffers, and a margin for the engine's smaller host buffers.
+// engine's buffers, the reflectors of bulge chasing where they are on the host (the host engine's,
+// and the GPU engine's complex ones: host_reflector_doubles), and a margin for the engine's
+// smaller host buffers.
 template <class S>
 long host_bytes_needed(const RouteCall<S>& r) {
   long need = 0;
@@ -259,6 +261,9 @@ long host_bytes_needed(const RouteCall<S>& r) {
                                                  r.vectors, false, false, false, false,
                                                  r.opt.dc_fold, Scalar<S>::words)
                                   .peak_bytes());
+  if (r.engine && !r.one_stage())
+    need += static_cast<long>(sizeof(double)) *
+            host_reflector_doubles(r.n, r.opt.b, r.vectors, r.on_gpu, Scalar<S>::words);
   if (r.engine) need += engine_memory_margin(need);
   return need;
 }
@@ -297,8 +302,9 @@ void plan_two_stage(RouteCall<S>& r) {
   // Engine ranks that share a GPU (PIPEVD_GPU_SHARING) share its free memory too.
   if (in.free_bytes > 0) in.free_bytes /= r.ec->device_sharers;
   in.memory_limit = r.policy.gpu_memory_limit;
-  in.symmetric_product =
-      r.engine && r.on_gpu && r.policy.aw_symm && gpu_symmetric_product_available(r.device);
+  // The one-triangle A W kernel is real only (complex A W takes ZGEMMs).
+  in.symmetric_product = std::is_same_v<S, double> && r.engine && r.on_gpu && r.policy.aw_symm &&
+                         gpu_symmetric_product_available(r.device);
   in.dc_solver =
       resolve_tridiagonal_solver(r.opt.tridiagonal, !r.on_gpu, r.n) == TridiagonalSolver::Dc;
   in.dc_fold = dc_fold_setting(r.policy.dc_fold);
