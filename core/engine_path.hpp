@@ -55,10 +55,10 @@ struct EnginePathChoice {
 // GPU route, 0 on the host engine (whose auto is always two-stage: the table is the GPU's).
 EnginePathChoice choose_engine_path(long n, bool want_vectors, int gpus, EnginePathSetting setting);
 
-// The path for a complex Hermitian problem (PZHEEVD). The host engine (gpus = 0) runs both paths
-// over complex matrices and chooses as for real ones (choose_engine_path). The GPU engine has the
-// one-stage path only: auto and one_stage take it, two_stage throws ConfigurationError (the route
-// never asks: interface/decision.hpp's decide_hermitian forwards or refuses such calls first).
+// The path for a complex Hermitian problem (PZHEEVD). The host engine (gpus = 0) and a forced
+// setting choose as for real matrices (choose_engine_path), so PIPEVD_ENGINE_PATH=two_stage takes
+// the GPU two-stage engine on one GPU or several. On GPUs auto takes the one-stage path at every
+// n: the table was measured with the real kernels, and the complex ones are not measured yet.
 EnginePathChoice choose_hermitian_engine_path(long n, bool want_vectors, int gpus,
                                               EnginePathSetting setting);
 

@@ -64,19 +64,22 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // With symmetric_product, the rank whose columns reach n runs A W through it on the trailing
   // matrix (m <= its columns' extent to n, less a panel), where b and m allow it.
   // gpu/symmetric_product's workspace: 512 (8 s (s-1) + ceil(m/16)) + 8192 pieces, s = ceil(m/256),
-  // pieces < s + the blocks of one wave (at most 255 here), capped.
+  // pieces < s + the blocks of one wave (at most 255 here), capped. Complex A W takes the backend's
+  // ZGEMMs wherever (the kernel is real only: gpu/gpu_backend.hpp).
   long& sym_work = p.symmetric_product_workspace;
-  if (symmetric_product && gpu_buffers && L.width(rank) > 0 && L.col_begin[rank + 1] == n &&
-      b <= kSymmetricProductMaxWidth && n - L.col_begin[rank] - b >= kSymmetricProductMinRows) {
+  if (symmetric_product && words == 1 && gpu_buffers && L.width(rank) > 0 &&
+      L.col_begin[rank + 1] == n && b <= kSymmetricProductMaxWidth &&
+      n - L.col_begin[rank] - b >= kSymmetricProductMinRows) {
     const long m = n - L.col_begin[rank], s = (m + 255) / 256;
     sym_work = std::min(kSymmetricProductWorkspace,
                         4096 * s * (s - 1) + 512 * ((m + 15) / 16) + 8192 * (s + 255));
   }
   // The trailing update's syr2k on the rank's diagonal block (at most its own columns, and right of
   // the first outer block, at least one panel), after the block's panels: its workspace and A W's
-  // are never live together.
+  // are never live together. The complex update runs by cublasZher2k, whose workspace the
+  // libraries' margin covers.
   long& syr2k_work = p.syr2k_workspace;
-  if (gpu_buffers) syr2k_work = syr2k_workspace(std::min(width, n - b), kb).total();
+  if (gpu_buffers && words == 1) syr2k_work = syr2k_workspace(std::min(width, n - b), kb).total();
   p.dbbr = words * (n * width + panels +
                     std::max(block_work + qr_work + std::max(sym_work, syr2k_work), band));
 
@@ -119,6 +122,13 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   p.final_gemm = words * 2 * ldx * n + (dc_fold && rank == 0 ? 2 : 1) * n * n;
   p.peak = std::max({p.dbbr, p.bulge_chasing, p.back_transformation, p.final_gemm}) + libraries;
   return p;
+}
+
+long host_reflector_doubles(long n, long b, bool want_vectors, bool on_gpu, long words) {
+  if (n <= 0 || !want_vectors || (on_gpu && words == 1)) return 0;
+  const ReflectorLayout u{n, effective_bandwidth(n, b)};
+  // v and tau; complex: D's diagonal and the chased subdiagonal D is made from (n each).
+  return words * (u.vector_array_size() + u.count()) + (words == 2 ? 2 * words * n : 0);
 }
 
 }  // namespace pipevd

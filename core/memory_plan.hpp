@@ -76,11 +76,21 @@ struct EngineMemoryPlan {
 // whether its backend runs it: PIPEVD_GPU_AW, default symm, on a device that has the kernel);
 // dc_fold: EngineOptions::dc_fold (stage 3 by tridiagonal_dc, its top merge folded into the final
 // GEMM). words: doubles per element of the matrix's scalar, 2 for a complex Hermitian matrix
-// (A, the panels, the band, U, X and Z count twice; the D&C's real Q_d, Q_pre and M once).
+// (A, the panels, the band, U, X and Z count twice; the D&C's real Q_d, Q_pre and M once). The
+// GPU backend's complex DBBR holds neither workspace above (its A W by ZGEMM, its trailing update
+// by cublasZher2k), whatever symmetric_product says.
 EngineMemoryPlan plan_engine_memory(const EngineLayout& layout, int rank, long b, long k,
                                     bool want_vectors, bool gpu_buffers = true,
                                     bool overlap_sbr_back = false, bool dc_at_sbr_back = false,
                                     bool symmetric_product = false, bool dc_fold = false,
                                     long words = 1);
+
+// Host doubles the reflectors U of bulge chasing hold on each engine rank from bulge chasing to
+// BC-back, where they live on the host: the host engine's store (any scalar), and the GPU engine's
+// complex chase, which copies them back to the host (with D and the chased subdiagonal it makes T
+// real from, n each) for its BC-back to upload again. The GPU engine's real chase keeps U on the
+// device (plan_engine_memory counts it there): 0, as without eigenvectors. b as given to the
+// engine (clamped inside); on_gpu: the GPU engine; words as for plan_engine_memory.
+long host_reflector_doubles(long n, long b, bool want_vectors, bool on_gpu, long words);
 
 }  // namespace pipevd

@@ -30,7 +30,8 @@ void pipevd_pdsyevd(const char* jobz, const char* uplo, const int* n, double* a,
 
 /* PZHEEVD (complex Hermitian, ScaLAPACK's arguments and semantics; COMPLEX*16 A, Z and WORK as
  * two doubles per element, e.g. double _Complex or std::complex<double>). Exported also as the
- * Fortran symbols pzheevd_ and pipevd_pzheevd_. The engine solves it on its one-stage path; JOBZ =
+ * Fortran symbols pzheevd_ and pipevd_pzheevd_. Both engine paths take it (PIPEVD_ENGINE_PATH);
+ * on GPUs the two-stage engine only where PIPEVD_ENGINE_PATH=two_stage forces it, for now. JOBZ =
  * 'N' is the same extension as for pipevd_pdsyevd. */
 void pipevd_pzheevd(const char* jobz, const char* uplo, const int* n, void* a, const int* ia,
                     const int* ja, const int* desca, double* w, void* z, const int* iz,

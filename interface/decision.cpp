@@ -68,20 +68,6 @@ Decision decide(const Policy& policy, int n, const EngineAvailability& available
   return d;
 }
 
-Decision decide_hermitian(const Policy& policy, int n, const EngineAvailability& available) {
-  Decision d = decide(policy, n, available);
-  // The host engine runs the two-stage engine over complex matrices; the GPU engine does not.
-  if (d.route != Route::Gpu || !d.error.empty() || policy.engine_path != "two_stage") return d;
-  const char* limit = "the GPU engine solves complex Hermitian matrices on the one-stage path only";
-  if (policy.backend == Backend::Auto) {
-    d.route = Route::Scalapack;
-    d.why = std::string("auto: PIPEVD_ENGINE_PATH=two_stage, but ") + limit + "; forwarded";
-  } else {
-    d.error = std::string("PIPEVD_ENGINE_PATH=two_stage, but ") + limit;
-  }
-  return d;
-}
-
 EngineAvailability engine_availability() {
   EngineAvailability a;
   a.host = true;  // the host engine (core/ on host/) is always built

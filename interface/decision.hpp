@@ -1,4 +1,4 @@
-// Where one PDSYEVD call goes: the engine (on a backend) or the real ScaLAPACK.
+// Where one PDSYEVD or PZHEEVD call goes: the engine (on a backend) or the real ScaLAPACK.
 #pragma once
 #include <string>
 
@@ -26,13 +26,9 @@ struct EngineAvailability {
 
 // Pure function of the policy, the problem size and what is available; the same on every rank.
 // auto: the GPU engine where available, else ScaLAPACK (the host engine only when asked for).
+// PDSYEVD and PZHEEVD alike: both engines run both paths over complex Hermitian matrices, so
+// PIPEVD_ENGINE_PATH never changes the route (core/engine_path.hpp chooses the path after it).
 Decision decide(const Policy& policy, int n, const EngineAvailability& available);
-
-// PZHEEVD: decide(), then the GPU engine's one limit for complex Hermitian matrices: it solves them
-// on the one-stage path only (the host engine runs both paths). PIPEVD_ENGINE_PATH=two_stage cannot
-// be honoured there: under PIPEVD_BACKEND=auto the call is forwarded to ScaLAPACK; under
-// PIPEVD_BACKEND=gpu it is an error (INFO = -1001, as for an engine this machine lacks).
-Decision decide_hermitian(const Policy& policy, int n, const EngineAvailability& available);
 
 // What this build and this process offer.
 EngineAvailability engine_availability();

@@ -96,15 +96,6 @@ bool forward(const Call& c, const ArgumentCheck& chk, const std::string& why) {
   return true;
 }
 
-Decision decide_for(const PdsyevdCall&, const Policy& policy, int n,
-                    const EngineAvailability& available) {
-  return decide(policy, n, available);
-}
-Decision decide_for(const PzheevdCall&, const Policy& policy, int n,
-                    const EngineAvailability& available) {
-  return decide_hermitian(policy, n, available);
-}
-
 // PIPEVD_KEEP_MEMORY=0: what a call keeps for the next one (host buffers, pinned staging) freed.
 void release_call_memory() {
   release_kept_buffers();
@@ -178,7 +169,7 @@ void run(const Call& c) {
   if (const std::string bad = use_pretend_nodes(pol.policy.test_nodes); !bad.empty())
     return refuse(c, kInfoConfiguration, bad);
   const EngineAvailability available = agreed ? agreed_availability(grid) : engine_availability();
-  const Decision d = decide_for(c, pol.policy, *c.n, available);
+  const Decision d = decide(pol.policy, *c.n, available);
 
   const ArgumentCheck chk = check_arguments(c, d.route != Route::Scalapack);
   if (chk.quick_return) return;

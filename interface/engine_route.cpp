@@ -79,8 +79,7 @@ const EngineComm& one_engine_comm(int ictxt, bool on_gpu) {
 }
 
 // One call along the route: what the steps below decide and the later ones read. S: the call's
-// scalar, double (PDSYEVD) or std::complex<double> (PZHEEVD: both paths on the host engine, the
-// one-stage path on GPUs).
+// scalar, double (PDSYEVD) or std::complex<double> (PZHEEVD), either path on either engine.
 template <class S>
 struct RouteCall {
   RouteCall(const EigenCall<S>& call, const Policy& pol, bool gpu, int devices, double norm,
@@ -164,10 +163,11 @@ void start_route(RouteCall<S>& r) {
 // rank 0's device (core/engine_plan.hpp), the same numbers on every caller rank. The wave is the
 // one of the kernel variant chosen for n / E rows; a height on the other side of the tunables'
 // switch (gpu/bc_back.cu, 8192 rows) runs another variant, whose wave is not modelled (there the
-// ranks are below one wave of either). A failed query stops every caller rank alike.
+// ranks are below one wave of either). Complex BC-back (gpu/bc_back_complex) has no waves of
+// rows: even heights. A failed query stops every caller rank alike.
 template <class S>
 long agreed_wave_rows(const RouteCall<S>& r) {
-  if (!(r.on_gpu && r.vectors && r.ranks > 1)) return 0;
+  if (!(std::is_same_v<S, double> && r.on_gpu && r.vectors && r.ranks > 1)) return 0;
   long wave_rows = 0;
   std::string query_error;
   if (r.ec->engine_rank == 0) {
@@ -232,7 +232,9 @@ bool direct_path(const RouteCall<S>& r) {
 
 // Host bytes this call adds on this caller rank: the engine rank's copy of A and Z (beyond what is
 // kept from earlier calls), its part of the node's window (beyond its segment now), the host
-// engine's buffers, and a margin for the engine's smaller host buffers.
+// engine's buffers, the reflectors of bulge chasing where they are on the host (the host engine's,
+// and the GPU engine's complex ones: host_reflector_doubles), and a margin for the engine's
+// smaller host buffers.
 template <class S>
 long host_bytes_needed(const RouteCall<S>& r) {
   long need = 0;
@@ -259,6 +261,9 @@ long host_bytes_needed(const RouteCall<S>& r) {
                                                  r.vectors, false, false, false, false,
                                                  r.opt.dc_fold, Scalar<S>::words)
                                   .peak_bytes());
+  if (r.engine && !r.one_stage())
+    need += static_cast<long>(sizeof(double)) *
+            host_reflector_doubles(r.n, r.opt.b, r.vectors, r.on_gpu, Scalar<S>::words);
   if (r.engine) need += engine_memory_margin(need);
   return need;
 }
@@ -297,8 +302,9 @@ void plan_two_stage(RouteCall<S>& r) {
   // Engine ranks that share a GPU (PIPEVD_GPU_SHARING) share its free memory too.
   if (in.free_bytes > 0) in.free_bytes /= r.ec->device_sharers;
   in.memory_limit = r.policy.gpu_memory_limit;
-  in.symmetric_product =
-      r.engine && r.on_gpu && r.policy.aw_symm && gpu_symmetric_product_available(r.device);
+  // The one-triangle A W kernel is real only (complex A W takes ZGEMMs).
+  in.symmetric_product = std::is_same_v<S, double> && r.engine && r.on_gpu && r.policy.aw_symm &&
+                         gpu_symmetric_product_available(r.device);
   in.dc_solver =
       resolve_tridiagonal_solver(r.opt.tridiagonal, !r.on_gpu, r.n) == TridiagonalSolver::Dc;
   in.dc_fold = dc_fold_setting(r.policy.dc_fold);
@@ -454,8 +460,8 @@ void agree_on_failure(const RouteCall<S>& r, const EngineRun& run) {
   pipevd::agree_on_failure(r.ec->caller, run.failure);
 }
 
-// The two-stage engine over the call's scalar (complex on the host engine only: start_route gives
-// the GPU engine's Hermitian calls the one-stage path).
+// The two-stage engine over the call's scalar, on either backend (on GPUs, complex calls come here
+// only where PIPEVD_ENGINE_PATH=two_stage forces it: core/engine_path.hpp).
 template <class S>
 int run_two_stage(EngineBackend& be, const RouteCall<S>& r, const S* a, S* z, EngineRun& run) {
   EngineOptions opt = r.opt;

@@ -22,9 +22,10 @@ namespace pipevd {
 // where a verbose-2 timeline's "entry" interval starts (what a first call spends before the route).
 int run_engine_route(const PdsyevdCall& call, const Policy& policy, bool on_gpu, int gpu_devices,
                      double max_abs, double call_begin, EnginePathChoice* path = nullptr);
-// PZHEEVD: the same route on the one-stage path (core/engine_path.hpp's
-// choose_hermitian_engine_path), the Hermitian A rebuilt from its triangle with the other one
-// conjugated; an OutOfMemory where its memory does not fit, as for PDSYEVD.
+// PZHEEVD: the same route over complex matrices, on the path core/engine_path.hpp's
+// choose_hermitian_engine_path gives (on GPUs the one-stage path unless PIPEVD_ENGINE_PATH forces
+// the two-stage engine), the Hermitian A rebuilt from its triangle with the other one conjugated;
+// an OutOfMemory where its memory does not fit, as for PDSYEVD.
 int run_engine_route(const PzheevdCall& call, const Policy& policy, bool on_gpu, int gpu_devices,
                      double max_abs, double call_begin, EnginePathChoice* path = nullptr);
 

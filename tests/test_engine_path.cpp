@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "base/errors.hpp"
 #include "core/engine_path.hpp"
 
 namespace pipevd {
@@ -97,18 +96,32 @@ TEST(EnginePath, SettingNames) {
   EXPECT_THROW(engine_path_setting("fast"), std::invalid_argument);
 }
 
-// Complex Hermitian matrices on GPUs: the one-stage path at any n; two_stage is a configuration
-// error. On the host engine (gpus = 0) both paths, chosen as for real matrices.
-TEST(EnginePath, HermitianTakesTheOneStagePathOnGpus) {
-  for (int gpus : {1, 4})
-    for (long n : {100L, 100000L}) {
-      EXPECT_EQ(choose_hermitian_engine_path(n, true, gpus, EnginePathSetting::Auto).path,
-                EnginePath::OneStage);
-      EXPECT_EQ(choose_hermitian_engine_path(n, false, gpus, EnginePathSetting::OneStage).path,
-                EnginePath::OneStage);
-      EXPECT_THROW(choose_hermitian_engine_path(n, true, gpus, EnginePathSetting::TwoStage),
-                   ConfigurationError);
-    }
+// Complex Hermitian matrices on GPUs: auto takes the one-stage path at any n (the table is the
+// real kernels'), and says so; a forced setting is honoured on one GPU and several, two_stage
+// included (the GPU two-stage engine over complex matrices).
+TEST(EnginePath, HermitianOnGpusIsOneStageUnlessForced) {
+  for (int gpus : {1, 2, 4, 8})
+    for (long n : {100L, 5000L, 100000L})
+      for (bool vectors : {true, false}) {
+        const EnginePathChoice a =
+            choose_hermitian_engine_path(n, vectors, gpus, EnginePathSetting::Auto);
+        EXPECT_EQ(a.path, EnginePath::OneStage);
+        EXPECT_NE(a.reason.find("complex on GPUs"), std::string::npos) << a.reason;
+        EXPECT_NE(a.reason.find("PIPEVD_ENGINE_PATH=two_stage"), std::string::npos) << a.reason;
+        const EnginePathChoice two =
+            choose_hermitian_engine_path(n, vectors, gpus, EnginePathSetting::TwoStage);
+        EXPECT_EQ(two.path, EnginePath::TwoStage);
+        EXPECT_EQ(two.reason, "PIPEVD_ENGINE_PATH=two_stage");
+        const EnginePathChoice one =
+            choose_hermitian_engine_path(n, vectors, gpus, EnginePathSetting::OneStage);
+        EXPECT_EQ(one.path, EnginePath::OneStage);
+        EXPECT_EQ(one.reason, "PIPEVD_ENGINE_PATH=one_stage");
+      }
+  // Where the real table takes the two-stage engine, the complex auto still does not.
+  EXPECT_EQ(choose_engine_path(100000, true, 1, EnginePathSetting::Auto).path,
+            EnginePath::TwoStage);
+  EXPECT_EQ(choose_hermitian_engine_path(100000, true, 1, EnginePathSetting::Auto).path,
+            EnginePath::OneStage);
 }
 
 TEST(EnginePath, HermitianOnTheHostEngineChoosesAsReal) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <complex>
 #include <cstdio>
 #include <random>
 #include <vector>
@@ -51,6 +52,50 @@ TEST(GpuMemoryPlan, PoolHighWaterMarkWithinPrediction) {
       std::printf("n=%ld jobz=%c pool high-water %ld bytes, predicted %ld (%.3f)\n", n,
                   vectors ? 'V' : 'N', used, predicted, static_cast<double>(used) / predicted);
       // The pool rounds each allocation up a little: 1% and 2 MiB of slack.
+      EXPECT_LE(used, predicted + predicted / 100 + (2L << 20)) << "n=" << n;
+    }
+}
+
+// The complex two-stage engine (PZHEEVD's forced GPU path): the same bound by the plan with 16-byte
+// elements, which counts the complex chase's band and reflectors, the panel QR's complex
+// workspaces and the complex BC-back's D.
+TEST(GpuMemoryPlan, ComplexPoolHighWaterMarkWithinPrediction) {
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  cudaMemPool_t pool = gpu::GpuContext::for_device(device).pool();
+  for (long n : {700L, 1501L})
+    for (bool vectors : {true, false}) {
+      std::mt19937_64 gen(n);
+      std::uniform_real_distribution<double> u(-1, 1);
+      std::vector<Complex> a(n * n);
+      for (long j = 0; j < n; ++j) {
+        a[j + j * n] = u(gen);
+        for (long i = j + 1; i < n; ++i) {
+          a[i + j * n] = Complex(u(gen), u(gen));
+          a[j + i * n] = std::conj(a[i + j * n]);
+        }
+      }
+      EngineOptions opt;
+      opt.want_vectors = vectors;
+      const EngineLayout L = plan_engine_layout(n, 1, opt.b);
+      std::vector<double> w(n);
+      std::vector<Complex> z(vectors ? n * n : 1);
+      std::uint64_t zero = 0, high = 0, base = 0;
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &base), cudaSuccess);
+      ASSERT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero), cudaSuccess);
+      {
+        gpu::GpuBackend be(device);
+        ASSERT_EQ(run_engine(be, MPI_COMM_SELF, L, a.data(), w.data(), z.data(), opt, nullptr), 0);
+        be.synchronize();
+      }
+      ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high), cudaSuccess);
+      const long predicted = static_cast<long>(
+          plan_engine_memory(L, 0, opt.b, opt.k, vectors, true, false, false, false, false, 2)
+              .peak_bytes());
+      const long used = static_cast<long>(high - base);
+      std::printf("complex n=%ld jobz=%c pool high-water %ld bytes, predicted %ld (%.3f)\n", n,
+                  vectors ? 'V' : 'N', used, predicted, static_cast<double>(used) / predicted);
       EXPECT_LE(used, predicted + predicted / 100 + (2L << 20)) << "n=" << n;
     }
 }

@@ -2,7 +2,8 @@
 // (core/memory_check.hpp): the prediction grows with n, bounds the peak a counting backend
 // (HostBackend's allocate/release accounting) measures while run_engine runs, on every rank count,
 // and is not loose by more than the GPU-only buffers; the usable bytes, margin and fit test; the
-// collective check agrees on every rank; the D&C's top merge folded into the final GEMM, and the
+// collective check agrees on every rank; the complex plan on the GPU and the reflectors' host
+// copies; the D&C's top merge folded into the final GEMM, and the
 // call plan's agreed choice of it; and the n = 49152 plan on one 80 GB H100.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -18,11 +19,13 @@
 #include <vector>
 
 #include "core/call_plan.hpp"
+#include "core/dbbr.hpp"
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
 #include "core/host_memory_room.hpp"
 #include "core/memory_check.hpp"
 #include "core/memory_plan.hpp"
+#include "core/reflector_store.hpp"
 #include "host/host_backend.hpp"
 #include "interface/policy.hpp"
 #include "tests/support/blacs_grid.hpp"
@@ -194,6 +197,53 @@ TEST(MemoryPlan, BoundsTheMeasuredPeakOfTheComplexEngine) {
       EXPECT_LE(p.peak, 1.6 * measured + 2 * (3 * c.n * std::max(c.k, c.b) + 5 * c.n * c.b))
           << "n=" << c.n << " measured " << measured << " predicted " << p.peak;
     }
+}
+
+// The GPU engine's complex plan: DBBR holds neither gpu/syr2k's nor the one-triangle A W's
+// workspace (its complex kernels are cublasZher2k and ZGEMM), whatever the route asks; every buffer
+// of bulge chasing (the band, its working copy, d and the subdiagonal, U) is 16-byte, and the final
+// GEMM's X and Z are while Q_d stays real.
+TEST(MemoryPlan, ComplexOnTheGpu) {
+  for (int ranks : {1, 2, 4})
+    for (long n : {1000L, 12288L, 32768L}) {
+      const EngineLayout L = plan_engine_layout(n, ranks, 32);
+      for (int r = 0; r < ranks; ++r) {
+        SCOPED_TRACE("ranks=" + std::to_string(ranks) + " n=" + std::to_string(n) +
+                     " rank=" + std::to_string(r));
+        const EngineMemoryPlan z =
+            plan_engine_memory(L, r, 32, 1024, true, true, false, false, true, false, 2);
+        const EngineMemoryPlan d = plan_engine_memory(L, r, 32, 1024, true, true);
+        EXPECT_EQ(z.syr2k_workspace, 0);
+        EXPECT_EQ(z.symmetric_product_workspace, 0);
+        EXPECT_EQ(z.bulge_chasing, 2 * d.bulge_chasing);
+        const long ldx = std::max(1L, L.height(r));
+        EXPECT_EQ(z.final_gemm, d.final_gemm + 2 * ldx * n);
+        EXPECT_GT(z.peak, d.peak);
+      }
+    }
+}
+
+// The reflectors of bulge chasing on the host (host_reflector_doubles): the GPU engine's complex
+// chase copies its whole store (v, tau, D) and the chased subdiagonal back to the host, as the host
+// engine's chase holds its store; the GPU engine's real chase keeps U on the device; nothing
+// without eigenvectors. At n = 32768 the complex copy is n^2 doubles (8 GiB) on each engine rank.
+TEST(MemoryPlan, ReflectorsOnTheHost) {
+  for (long n : {1L, 2L, 3L, 37L, 1000L, 4099L})
+    for (long b : {4L, 32L, 64L}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b));
+      const long bw = effective_bandwidth(n, b);
+      const ComplexReflectorStore cu(n, bw);
+      const ReflectorStore ru(n, bw);
+      const long complex_store = 2 * static_cast<long>(cu.v.size() + cu.tau.size() + n);
+      EXPECT_EQ(host_reflector_doubles(n, b, true, true, 2), complex_store + 2 * n);
+      EXPECT_EQ(host_reflector_doubles(n, b, true, false, 2), complex_store + 2 * n);
+      EXPECT_EQ(host_reflector_doubles(n, b, true, false, 1),
+                static_cast<long>(ru.v.size() + ru.tau.size()));
+      EXPECT_EQ(host_reflector_doubles(n, b, true, true, 1), 0);
+      for (bool gpu : {true, false})
+        for (long words : {1L, 2L}) EXPECT_EQ(host_reflector_doubles(n, b, false, gpu, words), 0);
+    }
+  EXPECT_GE(host_reflector_doubles(32768, 32, true, true, 2), 32768L * 32768);
 }
 
 // The D&C's top merge folded into the final GEMM: on a device backend only engine rank 0's final

@@ -286,29 +286,22 @@ TEST(Decision, ExplicitBackendThatIsMissingIsAnError) {
   EXPECT_TRUE(d.error.empty());
 }
 
-// PZHEEVD: the GPU engine's complex path is one-stage only. PIPEVD_ENGINE_PATH=two_stage forwards
-// under auto and is an error under PIPEVD_BACKEND=gpu; the host engine takes it; every other
-// setting decides as for PDSYEVD.
-TEST(Decision, HermitianTwoStageForwardsUnderAutoElseRefuses) {
-  Policy p;
-  EXPECT_EQ(decide_hermitian(p, 1000, {true, true}).route, Route::Gpu);
-  EXPECT_EQ(decide_hermitian(p, 1000, {true, false}).route, Route::Scalapack);
-  p.engine_path = "one_stage";
-  EXPECT_EQ(decide_hermitian(p, 1000, {true, true}).route, Route::Gpu);
-  p.engine_path = "two_stage";
-  const Decision fwd = decide_hermitian(p, 1000, {true, true});
-  EXPECT_EQ(fwd.route, Route::Scalapack);
-  EXPECT_TRUE(fwd.error.empty());
-  EXPECT_NE(fwd.why.find("one-stage path only"), std::string::npos) << fwd.why;
-  p.backend = Backend::Gpu;
-  const Decision refused = decide_hermitian(p, 1000, {true, true});
-  EXPECT_NE(refused.error.find("PIPEVD_ENGINE_PATH=two_stage"), std::string::npos) << refused.error;
-  p.backend = Backend::Host;
-  const Decision host = decide_hermitian(p, 1000, {true, true});
-  EXPECT_EQ(host.route, Route::Host);
-  EXPECT_TRUE(host.error.empty()) << host.error;
-  p.backend = Backend::Scalapack;
-  EXPECT_TRUE(decide_hermitian(p, 1000, {true, true}).error.empty());
+// PIPEVD_ENGINE_PATH never changes the route (PDSYEVD and PZHEEVD alike): both engines run both
+// paths, the path is chosen after the route (core/engine_path.hpp). In particular two_stage on the
+// GPU engine is neither forwarded nor an error.
+TEST(Decision, EnginePathDoesNotChangeTheRoute) {
+  for (Backend backend : {Backend::Auto, Backend::Gpu, Backend::Host, Backend::Scalapack})
+    for (const char* path : {"auto", "two_stage", "one_stage"}) {
+      Policy p;
+      p.backend = backend;
+      p.engine_path = path;
+      const Decision d = decide(p, 1000, {true, true});
+      EXPECT_TRUE(d.error.empty()) << d.error;
+      const Route want = backend == Backend::Host        ? Route::Host
+                         : backend == Backend::Scalapack ? Route::Scalapack
+                                                         : Route::Gpu;
+      EXPECT_EQ(d.route, want) << path;
+    }
 }
 
 }  // namespace
