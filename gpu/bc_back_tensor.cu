@@ -468,9 +468,6 @@ constexpr Shape shape() {
 const Shape kShapes[] = {
     shape<128, 2, 8, true>(),
     shape<128, 2, 8, false>(),
-    // Half the shared memory of G = 128: three blocks per SM, so that heights of more row blocks
-    // than half the SMs still run in group lanes (X is streamed twice as often).
-    shape<64, 2, 8, false>(),
     shape<96, 2, 8, true>(),
     shape<64, 2, 4, true>(),
 };

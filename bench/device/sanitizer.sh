@@ -25,7 +25,8 @@ command -v compute-sanitizer >/dev/null || { log "compute-sanitizer not found"; 
 # binary|gtest filter: the kernels' own tests at the capped orders.
 cases=(
   "test_gpu_bulge_chasing|Sizes/GpuBulgeChasing.*:GpuBulgeChasingSpecial.*:GpuBulgeChasingTunables.StagedWindowSameAsInPlace"
-  "test_gpu_bc_back|GpuBcBack.Blas2EqualsHostEveryVariantBitwiseRepeatable:GpuBcBack.TensorGroupLanesEqualOneLaneBitwise"
+  "test_gpu_bc_back|GpuBcBack.Blas2EqualsHostEveryVariantBitwiseRepeatable"
+  "test_gpu_bc_back|GpuBcBack.TensorGroupLanesEqualOneLaneBitwise"
   "test_gpu_tridiagonal_dc|GpuTridiagonalDc.DeviceMergeAgainstHostMerge"
   "test_gpu_syr2k|Sizes/Syr2kVsCublas.*"
   "test_gpu_symmetric_product|Sizes/SymmetricProduct.*"
@@ -39,7 +40,10 @@ log "sanitizer: ${#jobs[@]} jobs on $ngpu GPUs, PIPEVD_TEST_MAX_N=$PIPEVD_TEST_M
 run_job() {  # tool|binary|filter on GPU $2
   IFS='|' read -r tool bin filter <<<"$1"
   [[ -n ${SKIP:-} && "$tool $bin" =~ $SKIP ]] && return
-  local gpu=$2 jl=/tmp/sanitizer/${tool}_${bin}.log cap=${JOB_S:-75}
+  # BC-back's two kernels are two jobs (on two GPUs at once): their logs are named by the filter.
+  local gpu=$2 tag=${bin}_${filter%%[:*]*} cap=${JOB_S:-75}
+  tag=${tag//\//_}
+  local jl=/tmp/sanitizer/${tool}_${tag}.log
   # BC-back's tests (the BLAS2 variants and the group lanes' wavefront) outlast the other jobs
   # under racecheck several times over.
   [ "$bin" = test_gpu_bc_back ] && cap=${BC_BACK_JOB_S:-240}
@@ -60,7 +64,7 @@ run_job() {  # tool|binary|filter on GPU $2
     grep -E -A1 "^========= (Invalid|Race|Barrier|Error|Program hit|Uninitialized|Warning)" "$jl" |
       grep -v "^--" | sed -E 's/\[[0-9]+ hazards\]//; s/0x[0-9a-f]+ is/ADDR is/' | sort | uniq -c |
       sort -rn | head -12
-  } >>"$log_file.$tool.$bin"
+  } >>"$log_file.$tool.$tag"
 }
 
 worker() {  # GPU $1 takes jobs $1, $1 + ngpu, ...
