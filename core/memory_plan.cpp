@@ -125,10 +125,12 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
 }
 
 long host_reflector_doubles(long n, long b, bool want_vectors, bool on_gpu, long words) {
-  if (n <= 0 || !want_vectors || (on_gpu && words == 1)) return 0;
+  if (n <= 0 || !want_vectors) return 0;
+  // Complex: D's diagonal and the chased subdiagonal D is made from (n each), on either engine.
+  const long phase = words == 2 ? 2 * words * n : 0;
+  if (on_gpu) return phase;  // v and tau stay on the device
   const ReflectorLayout u{n, effective_bandwidth(n, b)};
-  // v and tau; complex: D's diagonal and the chased subdiagonal D is made from (n each).
-  return words * (u.vector_array_size() + u.count()) + (words == 2 ? 2 * words * n : 0);
+  return words * (u.vector_array_size() + u.count()) + phase;
 }
 
 }  // namespace pipevd

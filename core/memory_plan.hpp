@@ -86,11 +86,11 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& layout, int rank, long b
                                     long words = 1);
 
 // Host doubles the reflectors U of bulge chasing hold on each engine rank from bulge chasing to
-// BC-back, where they live on the host: the host engine's store (any scalar), and the GPU engine's
-// complex chase, which copies them back to the host (with D and the chased subdiagonal it makes T
-// real from, n each) for its BC-back to upload again. The GPU engine's real chase keeps U on the
-// device (plan_engine_memory counts it there): 0, as without eigenvectors. b as given to the
-// engine (clamped inside); on_gpu: the GPU engine; words as for plan_engine_memory.
+// BC-back: the host engine's whole store (any scalar). The GPU engine's chase keeps v and tau on
+// the device (plan_engine_memory counts them there); its complex chase still brings D and the
+// chased subdiagonal it makes T real from (n complex each) to the host, its real one nothing.
+// 0 without eigenvectors. b as given to the engine (clamped inside); on_gpu: the GPU engine; words
+// as for plan_engine_memory.
 long host_reflector_doubles(long n, long b, bool want_vectors, bool on_gpu, long words);
 
 }  // namespace pipevd

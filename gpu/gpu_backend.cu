@@ -125,8 +125,11 @@ cuDoubleComplex to_cuda(Complex z) { return make_cuDoubleComplex(z.real(), z.ima
 // Tokens of bulge chases, unique in the process (so a store from another backend never matches).
 std::atomic<unsigned long> chase_tokens{0};
 
-// A cheap fingerprint of the host reflectors: a host copy still holds what the chase wrote.
-std::uint64_t fingerprint(const ReflectorStore& u) {
+// A cheap fingerprint of the host reflectors: a host copy still holds what the chase wrote. T:
+// double or Complex (its two doubles each).
+template <class T>
+std::uint64_t fingerprint(const BasicReflectorStore<T>& u) {
+  constexpr std::size_t words = sizeof(T) / sizeof(double);
   std::uint64_t h = 1469598103934665603ull;
   const auto mix = [&](const double* p, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) {
@@ -135,10 +138,11 @@ std::uint64_t fingerprint(const ReflectorStore& u) {
       h = (h ^ bits) * 1099511628211ull;
     }
   };
-  mix(u.tau.data(), u.tau.size());
+  mix(reinterpret_cast<const double*>(u.tau.data()), words * u.tau.size());
   // A sample of the vectors (all of them would cost as much as the copy it saves).
   const std::size_t stride = std::max<std::size_t>(1, u.v.size() / 4096);
-  for (std::size_t i = 0; i < u.v.size(); i += stride) mix(u.v.data() + i, 1);
+  for (std::size_t i = 0; i < u.v.size(); i += stride)
+    mix(reinterpret_cast<const double*>(u.v.data() + i), words);
   return h;
 }
 
@@ -235,6 +239,7 @@ struct GpuBackend::State {
   std::uint64_t u_print = 0;  // fingerprint of the host copy, where the chase made one
   unsigned long u_token = 0;  // ReflectorStore::backend_token of the chase kept
   bool u_valid = false;
+  bool u_complex = false;       // the chase kept was a complex one (u_v, u_tau hold Complex)
   bool nccl = false;            // bound to more than one rank, each on its own GPU
   std::vector<double> staging;  // host staging for MPI without NCCL
   // Pinned staging blocks handed out (taken from gpu/pinned_staging, with their sizes); per source
@@ -864,6 +869,7 @@ void GpuBackend::bulge_chase(long n, long b, const double* ab, long ldab, double
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
   s.u_print = host_copy ? fingerprint(u) : 0;
   s.u_token = u.backend_token;
+  s.u_complex = false;
   s.u_valid = true;
 }
 
@@ -888,21 +894,22 @@ void GpuBackend::bulge_chase_values(long n, long b, const double* ab, long ldab,
 }
 
 void GpuBackend::bulge_chase(long n, long b, const Complex* ab, long ldab, double* d, double* e,
-                             ComplexReflectorStore& u, bool /*host_copy*/,
-                             bool /*beside_companion*/) {
-  chase_complex(n, b, ab, ldab, d, e, &u);
+                             ComplexReflectorStore& u, bool host_copy, bool /*beside_companion*/) {
+  chase_complex(n, b, ab, ldab, d, e, &u, host_copy);
 }
 
 void GpuBackend::bulge_chase_values(long n, long b, const Complex* ab, long ldab, double* d,
                                     double* e) {
-  chase_complex(n, b, ab, ldab, d, e, nullptr);
+  chase_complex(n, b, ab, ldab, d, e, nullptr, false);
 }
 
 void GpuBackend::chase_complex(long n, long b, const Complex* ab, long ldab, double* d, double* e,
-                               ComplexReflectorStore* u) {
+                               ComplexReflectorStore* u, bool host_copy) {
   const long bw = std::max(0L, std::min(b, n - 1));
-  if (u) *u = ComplexReflectorStore(n, bw);
-  if (n <= 0) return;
+  if (n <= 0) {
+    if (u) *u = ComplexReflectorStore(n, bw);
+    return;
+  }
   ScopedDevice guard(s_->device);
   State& s = *s_;
   const ReflectorLayout L{n, bw};
@@ -912,7 +919,7 @@ void GpuBackend::chase_complex(long n, long b, const Complex* ab, long ldab, dou
                             static_cast<long>((bulge_chase_complex_workspace_bytes(n, b) + 7) / 8));
   cuDoubleComplex *v = nullptr, *tau = nullptr;
   if (u) {
-    // The real chase's device reflector buffers: what they held is no longer a kept real chase.
+    // The device reflector buffers: what they held is no longer a kept chase.
     s.u_valid = false;
     v = reinterpret_cast<cuDoubleComplex*>(
         s.grow(s.u_v, sizeof(Complex) * std::max(1L, L.vector_array_size())));
@@ -921,19 +928,37 @@ void GpuBackend::chase_complex(long n, long b, const Complex* ab, long ldab, dou
   }
   bulge_chase_complex(n, b, device_complex(ab), ldab, dd.get(), device_complex(dsub.get()), v, tau,
                       work.get(), s.stream);
+  // As the real chase: the host store (n^2 / 2 complex) is made while the kernel runs; without
+  // host_copy only the layout, the reflectors staying here for bc_back.
+  if (u) {
+    if (host_copy) {
+      *u = ComplexReflectorStore(n, bw);
+    } else {
+      *u = ComplexReflectorStore();
+      u->layout = L;
+      u->held_by_backend = true;
+    }
+    u->backend_token = ++chase_tokens;
+  }
   std::vector<Complex> sub(static_cast<std::size_t>(n));
   PIPEVD_CUDA_CHECK(
       cudaMemcpyAsync(d, dd.get(), sizeof(double) * n, cudaMemcpyDeviceToHost, s.stream));
   if (n > 1)
     PIPEVD_CUDA_CHECK(cudaMemcpyAsync(sub.data(), dsub.get(), sizeof(Complex) * (n - 1),
                                       cudaMemcpyDeviceToHost, s.stream));
-  if (u && L.count() > 0) {
+  if (u && host_copy && L.count() > 0) {
     PIPEVD_CUDA_CHECK(cudaMemcpyAsync(u->v.data(), v, sizeof(Complex) * L.vector_array_size(),
                                       cudaMemcpyDeviceToHost, s.stream));
     PIPEVD_CUDA_CHECK(cudaMemcpyAsync(u->tau.data(), tau, sizeof(Complex) * L.count(),
                                       cudaMemcpyDeviceToHost, s.stream));
   }
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  if (u) {
+    s.u_print = host_copy ? fingerprint(*u) : 0;
+    s.u_token = u->backend_token;
+    s.u_complex = true;
+    s.u_valid = true;
+  }
   // The real T: e_i = |sub_i|, and D (D(0,0) = 1, D(i+1,i+1) = D(i,i) sub_i / |sub_i|) so that
   // (D^H T D)(i+1, i) = |sub_i|, as host::bulge_chase makes them.
   if (u) u->phase.assign(static_cast<std::size_t>(n), Complex(1.0));
@@ -946,21 +971,27 @@ void GpuBackend::chase_complex(long n, long b, const Complex* ab, long ldab, dou
 void GpuBackend::bc_back(const ComplexReflectorStore& u, long m, Complex* x, long ldx) {
   const ReflectorLayout& L = u.layout;
   if (m <= 0 || (L.count() == 0 && u.phase.empty())) return;
-  if (u.held_by_backend)
-    throw std::logic_error("bc_back: complex reflectors held by another backend's memory");
   ScopedDevice guard(s_->device);
   State& s = *s_;
-  s.u_valid = false;  // the device reflector buffers now hold these, not a kept real chase
-  auto* v = reinterpret_cast<cuDoubleComplex*>(
-      s.grow(s.u_v, sizeof(Complex) * std::max(1L, L.vector_array_size())));
-  auto* tau = reinterpret_cast<cuDoubleComplex*>(
-      s.grow(s.u_tau, sizeof(Complex) * std::max(1L, L.count())));
-  if (L.count() > 0) {
-    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(v, u.v.data(), sizeof(Complex) * L.vector_array_size(),
+  // This backend's last chase (a complex one), still on the device: held there only, or with a
+  // host copy that still holds what the chase wrote.
+  const bool kept =
+      s.u_valid && s.u_complex && u.backend_token != 0 && u.backend_token == s.u_token;
+  if (u.held_by_backend && !kept && L.count() > 0)
+    throw std::logic_error(
+        "bc_back: complex reflectors held by another backend, or released since");
+  const bool cached = kept && (u.held_by_backend || fingerprint(u) == s.u_print);
+  if (!cached && L.count() > 0) {  // reflectors from elsewhere: upload them
+    s.u_valid = false;
+    s.grow(s.u_v, sizeof(Complex) * L.vector_array_size());
+    s.grow(s.u_tau, sizeof(Complex) * L.count());
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(s.u_v.p, u.v.data(), sizeof(Complex) * L.vector_array_size(),
                                       cudaMemcpyHostToDevice, s.stream));
-    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(tau, u.tau.data(), sizeof(Complex) * L.count(),
+    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(s.u_tau.p, u.tau.data(), sizeof(Complex) * L.count(),
                                       cudaMemcpyHostToDevice, s.stream));
   }
+  const auto* v = static_cast<const cuDoubleComplex*>(s.u_v.p);
+  const auto* tau = static_cast<const cuDoubleComplex*>(s.u_tau.p);
   pipevd::BasicDeviceBuffer<Complex> phase;
   if (!u.phase.empty()) {
     phase = pipevd::BasicDeviceBuffer<Complex>(*this, static_cast<long>(u.phase.size()));
@@ -1023,7 +1054,8 @@ void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
   State& s = *s_;
   // This backend's last chase, still on the device: held there only, or with a host copy that
   // still holds what the chase wrote.
-  const bool kept = s.u_valid && u.backend_token != 0 && u.backend_token == s.u_token;
+  const bool kept =
+      s.u_valid && !s.u_complex && u.backend_token != 0 && u.backend_token == s.u_token;
   if (u.held_by_backend && !kept)
     throw std::logic_error("bc_back: reflectors held by another backend, or released since");
   const bool cached = kept && (u.held_by_backend || fingerprint(u) == s.u_print);

@@ -165,16 +165,18 @@ class GpuBackend final : public EngineBackend {
                           double* e) override;
   void bc_back(const ReflectorStore& u, long m, double* x, long ldx) override;
   // Complex Hermitian band (gpu/bulge_chasing_complex.cuh): d, e and D (u.phase) made real on the
-  // host from the chased subdiagonal as host::bulge_chase does. The reflectors always come back to
-  // the host (host_copy, which only allows keeping them here, is not needed for correctness), and
-  // bc_back uploads them; beside_companion does not change the complex kernel's schedule.
+  // host from the chased subdiagonal as host::bulge_chase does. As the real chase, the reflectors
+  // stay in this backend's device buffers for bc_back, with a host copy only where host_copy asks
+  // (n^2 / 2 complex); beside_companion does not change the complex kernel's schedule.
   void bulge_chase(long n, long b, const Complex* ab, long ldab, double* d, double* e,
                    ComplexReflectorStore& u, bool host_copy = true,
                    bool beside_companion = false) override;
   void bulge_chase_values(long n, long b, const Complex* ab, long ldab, double* d,
                           double* e) override;
-  // X := X Q_b D (gpu/bc_back_complex.cuh), the reflectors uploaded from u's host copy into the
-  // device buffers release_reflectors() frees.
+  // X := X Q_b D (gpu/bc_back_complex.cuh): the reflectors of this backend's last complex chase
+  // where u is that chase's (held here, or a host copy the fingerprint finds unchanged), else
+  // uploaded from u's host copy into the device buffers release_reflectors() frees.
+  // std::logic_error for reflectors held by another backend or released since.
   void bc_back(const ComplexReflectorStore& u, long m, Complex* x, long ldx) override;
   void release_reflectors() override;
   // D&C merges' roots and M in kernels on this backend's stream (gpu/secular_merge.cuh).
@@ -200,9 +202,10 @@ class GpuBackend final : public EngineBackend {
   void cusolver_geqrf_split(long m, long nb, double* panel, long ldp, double* y, long ldy,
                             double* tau);
   void form_w(long m, long kk, const double* y, long ldy, const double* tau, double* w, long ldw);
-  // The complex chase; the reflectors into *u (made here) unless u is null.
+  // The complex chase; unless u is null, the reflectors kept in the device buffers and *u made
+  // here: their host copy with host_copy, else only their layout (held_by_backend).
   void chase_complex(long n, long b, const Complex* ab, long ldab, double* d, double* e,
-                     ComplexReflectorStore* u);
+                     ComplexReflectorStore* u, bool host_copy);
   struct State;
   std::unique_ptr<State> s_;
 };

@@ -232,8 +232,8 @@ bool direct_path(const RouteCall<S>& r) {
 
 // Host bytes this call adds on this caller rank: the engine rank's copy of A and Z (beyond what is
 // kept from earlier calls), its part of the node's window (beyond its segment now), the host
-// engine's buffers, the reflectors of bulge chasing where they are on the host (the host engine's,
-// and the GPU engine's complex ones: host_reflector_doubles), and a margin for the engine's
+// engine's buffers, the reflectors of bulge chasing where they are on the host (the host engine's;
+// the GPU engine's complex phase: host_reflector_doubles), and a margin for the engine's
 // smaller host buffers.
 template <class S>
 long host_bytes_needed(const RouteCall<S>& r) {

@@ -3,9 +3,9 @@
 // including odd ones: fills and mirrors (exact), ZGEMM with every op, the rank-2k update kept
 // Hermitian, DBBR's A W, the reflector blocks' merge, the panel's QR (the same R, W, Y to
 // rounding, A = (I - W Y^H) R, I - W Y^H unitary), bulge chasing (the host's real tridiagonal to
-// rounding, and (Q_b D)^H B (Q_b D) = T with the GPU's own reflectors and phase) and BC-back
-// (X Q_b D as host::apply_bc_back). Results computed twice must be bitwise identical (a moving
-// result is a race).
+// rounding, and (Q_b D)^H B (Q_b D) = T with the GPU's own reflectors and phase), the reflectors
+// kept on the device between the chase and BC-back, and BC-back (X Q_b D as host::apply_bc_back).
+// Results computed twice must be bitwise identical (a moving result is a race).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -461,6 +461,78 @@ TEST_F(GpuComplexBackendTest, BcBackEqualsHost) {
       EXPECT_LT(max_abs_diff(got[0], want), 1e-15 * n * 16);
       for (long j = 0; j < n; ++j)
         for (long i = m; i < ldx; ++i) ASSERT_EQ(got[0][i + j * ldx], x0[i + j * ldx]);
+    }
+  }
+}
+
+// The engine's chase (host_copy false) keeps the reflectors on the device only: the same d, e and
+// D bitwise as with the host copy, no host vectors, and bc_back on them bitwise the one from the
+// host copy (itself host::apply_bc_back's to rounding), again on a second call. A host copy changed
+// after the chase is uploaded, not taken from the device; reflectors overwritten by an upload or
+// released can no longer be used.
+TEST_F(GpuComplexBackendTest, ReflectorsKeptOnTheDevice) {
+  for (auto [n, b] :
+       {std::array<long, 2>{1, 1}, {2, 1}, {3, 2}, {33, 8}, {200, 64}, {257, 32}, {1001, 32}}) {
+    SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b));
+    const long ldab = b + 1;
+    const ZMat ab = random_band(n, b, static_cast<unsigned>(n * 5 + b));
+    ZDev dab(gpu_, ab);
+    std::vector<double> gd(n), ge(n), kd(n), ke(n);
+    ComplexReflectorStore gu, ku;
+    gpu_.bulge_chase(n, b, dab.get(), ldab, gd.data(), ge.data(), gu, /*host_copy=*/true);
+    const long m = 45, ldx = m + 3;
+    const ZMat x0 = random_complex(ldx * n, static_cast<unsigned>(n * 11 + b));
+    ZMat want = x0;
+    host::apply_bc_back(gu, m, want.data(), ldx);
+    ZDev x(gpu_, x0);
+    gpu_.bc_back(gu, m, x.get(), ldx);  // the device copy, the fingerprint finding gu unchanged
+    const ZMat got = x.to_host(ldx * n);
+    EXPECT_LT(max_abs_diff(got, want), 1e-15 * n * 16);
+
+    gpu_.bulge_chase(n, b, dab.get(), ldab, kd.data(), ke.data(), ku, /*host_copy=*/false);
+    EXPECT_EQ(std::memcmp(kd.data(), gd.data(), sizeof(double) * n), 0);
+    EXPECT_EQ(std::memcmp(ke.data(), ge.data(), sizeof(double) * (n - 1)), 0);
+    EXPECT_TRUE(bitwise_equal(ku.phase, gu.phase));
+    EXPECT_TRUE(ku.v.empty() && ku.tau.empty());
+    EXPECT_EQ(ku.held_by_backend, n > 0);
+    ASSERT_EQ(ku.layout.n, gu.layout.n);
+    ASSERT_EQ(ku.layout.b, gu.layout.b);
+    for (int r = 0; r < 2; ++r) {
+      ZDev kx(gpu_, x0);
+      gpu_.bc_back(ku, m, kx.get(), ldx);
+      EXPECT_TRUE(bitwise_equal(kx.to_host(ldx * n), got)) << "call " << r;
+    }
+
+    // gu is no longer the last chase: uploaded, the same result bitwise; ku's device copy is gone.
+    ZDev ux(gpu_, x0);
+    gpu_.bc_back(gu, m, ux.get(), ldx);
+    EXPECT_TRUE(bitwise_equal(ux.to_host(ldx * n), got));
+    const bool has_reflectors = ku.layout.count() > 0;
+    if (has_reflectors) EXPECT_THROW(gpu_.bc_back(ku, m, ux.get(), ldx), std::logic_error);
+
+    // A host copy changed after its chase: its new reflectors, not the device's.
+    ComplexReflectorStore cu;
+    gpu_.bulge_chase(n, b, dab.get(), ldab, kd.data(), ke.data(), cu, /*host_copy=*/true);
+    if (has_reflectors) {
+      cu.tau[cu.tau.size() / 2] = Complex(0);
+      ZMat want_changed = x0;
+      host::apply_bc_back(cu, m, want_changed.data(), ldx);
+      ZDev cx(gpu_, x0);
+      gpu_.bc_back(cu, m, cx.get(), ldx);
+      const ZMat changed = cx.to_host(ldx * n);
+      EXPECT_LT(max_abs_diff(changed, want_changed), 1e-15 * n * 16);
+      EXPECT_FALSE(bitwise_equal(changed, got));
+    }
+
+    // Released: held reflectors refused (a store without reflectors needs none: D alone).
+    gpu_.bulge_chase(n, b, dab.get(), ldab, kd.data(), ke.data(), ku, /*host_copy=*/false);
+    gpu_.release_reflectors();
+    ZDev rx(gpu_, x0);
+    if (has_reflectors) {
+      EXPECT_THROW(gpu_.bc_back(ku, m, rx.get(), ldx), std::logic_error);
+    } else {
+      gpu_.bc_back(ku, m, rx.get(), ldx);
+      EXPECT_TRUE(bitwise_equal(rx.to_host(ldx * n), got));
     }
   }
 }
