@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # compute-sanitizer (memcheck, racecheck, synccheck) on the engine's own kernels at small orders
-# (issue 24): bulge chasing, BC-back, the D&C's device merge (secular roots, z-hat, M), the
+# (issue 24): bulge chasing, BC-back (real and complex), the D&C's device merge (secular roots, z-hat, M), the
 # recursive syr2k and the one-triangle A W product, through their gpu tests with
 # PIPEVD_TEST_MAX_N capping the orders (tests/support/test_size_limit.hpp). The jobs are shared
 # out over the visible GPUs, one job per GPU at a time.
@@ -27,6 +27,7 @@ cases=(
   "test_gpu_bulge_chasing|Sizes/GpuBulgeChasing.*:GpuBulgeChasingSpecial.*:GpuBulgeChasingTunables.StagedWindowSameAsInPlace"
   "test_gpu_bc_back|GpuBcBack.Blas2EqualsHostEveryVariantBitwiseRepeatable"
   "test_gpu_bc_back|GpuBcBack.TensorGroupLanesEqualOneLaneBitwise"
+  "test_gpu_bc_back_complex|GpuBcBackComplex.EqualsHostEveryKernelBitwiseRepeatable"
   "test_gpu_tridiagonal_dc|GpuTridiagonalDc.DeviceMergeAgainstHostMerge"
   "test_gpu_syr2k|Sizes/Syr2kVsCublas.*"
   "test_gpu_symmetric_product|Sizes/SymmetricProduct.*"
@@ -46,7 +47,7 @@ run_job() {  # tool|binary|filter on GPU $2
   local jl=/tmp/sanitizer/${tool}_${tag}.log
   # BC-back's tests (the BLAS2 variants and the group lanes' wavefront) outlast the other jobs
   # under racecheck several times over.
-  [ "$bin" = test_gpu_bc_back ] && cap=${BC_BACK_JOB_S:-240}
+  [[ $bin == test_gpu_bc_back* ]] && cap=${BC_BACK_JOB_S:-240}
   local room=$((budget - SECONDS - 5))
   ((room < cap)) && cap=$room
   if ((cap < 10)); then

@@ -1,0 +1,213 @@
+// The complex BC-back kernels on the GPU (gpu/bc_back_complex.cuh: the BLAS2 kernel, every
+// compiled variant and block size, and the thread-per-row generic kernel) against
+// host::apply_bc_back on the reflectors and phase of a complex bulge chasing (host::bulge_chase of
+// a random Hermitian band): X Q_b D to rounding, X Q_b without the phase, rows past m (the ldx
+// padding) untouched, a repeated run of the same kernel bitwise identical, and rows split over two
+// calls bitwise the rows of one (rows are independent). Sizes include odd n, n < b + 2 (the clamped
+// band) and b = 1, 2, 16, 32, and bands narrower than their kernel's compile-time width (the window
+// does not slide).
+#include <cuComplex.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/reflector_store.hpp"
+#include "gpu/bc_back_complex.cuh"
+#include "host/bc_back.hpp"
+#include "host/bulge_chasing.hpp"
+#include "tests/support/test_size_limit.hpp"
+
+namespace pipevd {
+namespace {
+
+using Complex = std::complex<double>;
+using ZMat = std::vector<Complex>;
+
+void check(cudaError_t e) { ASSERT_EQ(e, cudaSuccess) << cudaGetErrorString(e); }
+
+struct Dev {
+  cuDoubleComplex* p = nullptr;
+  explicit Dev(long count) { check(cudaMalloc(&p, sizeof(Complex) * std::max(1L, count))); }
+  explicit Dev(const ZMat& h) : Dev(static_cast<long>(h.size())) {
+    check(cudaMemcpy(p, h.data(), sizeof(Complex) * h.size(), cudaMemcpyHostToDevice));
+  }
+  ~Dev() { cudaFree(p); }
+  Dev(const Dev&) = delete;
+  Dev& operator=(const Dev&) = delete;
+  ZMat download(long count) const {
+    ZMat h(static_cast<size_t>(count));
+    check(cudaMemcpy(h.data(), p, sizeof(Complex) * count, cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+ZMat random_complex(long count, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  ZMat a(static_cast<size_t>(count));
+  for (Complex& x : a) x = Complex(u(gen), u(gen));
+  return a;
+}
+
+// Reflectors and phase of the chase of a random Hermitian band (b clamped to n - 1 as the engine
+// does, at least 1).
+ComplexReflectorStore reflectors(long n, long b) {
+  const long bw = std::max(1L, std::min(b, n - 1)), ldab = bw + 1;
+  ZMat ab = random_complex(ldab * n, static_cast<unsigned>(n * 131 + b));
+  for (long j = 0; j < n; ++j) {
+    ab[j * ldab] = ab[j * ldab].real();  // a Hermitian band's diagonal is real
+    for (long i = 0; i < ldab; ++i)
+      if (j + i >= n) ab[i + j * ldab] = 0.0;
+  }
+  std::vector<double> d(n), e(n);
+  ComplexReflectorStore u;
+  host::bulge_chase(n, bw, ab.data(), ldab, d.data(), e.data(), u);
+  return u;
+}
+
+double max_abs_diff(const ZMat& a, const ZMat& b) {
+  double d = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
+  return d;
+}
+
+bool bitwise_equal(const ZMat& a, const ZMat& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(Complex) * a.size()) == 0;
+}
+
+// Each row of X (entries in the unit square) goes through a unitary transformation; the rounding
+// error of one entry grows with the reflectors that touch it (about 2n/b of them, each a complex
+// dot product of b terms, 4 real products a term): 16 n eps bounds it comfortably, and a wrong
+// reflector, conjugate or order gives O(1).
+double tolerance(long n) { return 16e-15 * static_cast<double>(std::max(n, 10L)); }
+
+struct Case {
+  long n, b;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out{{1, 1},    {2, 1},    {3, 2},    {3, 32},    {4, 2},     {5, 16},
+                        {17, 16},  {18, 16},  {33, 32},  {34, 32},   {35, 32},   {64, 1},
+                        {101, 1},  {101, 2},  {101, 3},  {101, 8},   {257, 5},   {257, 16},
+                        {257, 24}, {257, 32}, {257, 48}, {1001, 16}, {1001, 32}, {4099, 32}};
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [](const Case& c) { return test::over_test_order(c.n); }),
+            out.end());
+  return out;
+}
+
+// Every kernel that bandwidth b can take: the default, the generic one and, for 16 < b <= 32, every
+// compiled variant and other block sizes; for b <= 16 the other prefetch setting.
+std::vector<gpu::ComplexBcBackTunables> tunables(long m, long b) {
+  std::vector<gpu::ComplexBcBackTunables> out{gpu::default_bc_back_complex_tunables(m, b)};
+  gpu::ComplexBcBackTunables generic;
+  generic.generic = true;
+  if (!out.front().generic) out.push_back(generic);
+  if (b > 16 && b <= 32) {
+    for (const gpu::ComplexBcBackTunables& t : gpu::bc_back_complex_variants()) out.push_back(t);
+    for (int threads : {32, 64, 256}) {
+      gpu::ComplexBcBackTunables t = out.front();
+      t.threads = threads;
+      out.push_back(t);
+    }
+  } else if (b <= 16) {
+    gpu::ComplexBcBackTunables t = out.front();
+    t.prefetch = !t.prefetch;
+    out.push_back(t);
+    t.threads = 64;
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::string describe(const gpu::ComplexBcBackTunables& t) {
+  return "lanes=" + std::to_string(t.lanes) + " rows=" + std::to_string(t.rows) +
+         " group=" + std::to_string(t.group) + " threads=" + std::to_string(t.threads) +
+         " prefetch=" + std::to_string(t.prefetch) + " generic=" + std::to_string(t.generic);
+}
+
+TEST(GpuBcBackComplex, EqualsHostEveryKernelBitwiseRepeatable) {
+  for (const Case& c : cases()) {
+    const ComplexReflectorStore u = reflectors(c.n, c.b);
+    ComplexReflectorStore no_phase = u;
+    no_phase.phase.clear();
+    const ReflectorLayout& L = u.layout;
+    ASSERT_EQ(u.phase.size(), static_cast<size_t>(c.n));
+    Dev dv(u.v.empty() ? ZMat(1) : u.v), dtau(u.tau.empty() ? ZMat(1) : u.tau), dphase(u.phase);
+    for (long m : {1L, 37L, 131L}) {
+      const long n = c.n, ldx = m + 3;
+      SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(L.b) +
+                   " m=" + std::to_string(m));
+      const ZMat x0 = random_complex(ldx * n, static_cast<unsigned>(n + 7 * m + 3 * L.b));
+      ZMat want = x0, want_q = x0;
+      host::apply_bc_back(u, m, want.data(), ldx);
+      host::apply_bc_back(no_phase, m, want_q.data(), ldx);
+      for (const gpu::ComplexBcBackTunables& t : tunables(m, L.b)) {
+        SCOPED_TRACE(describe(t));
+        ZMat got[2];
+        for (ZMat& g : got) {
+          Dev x(x0);
+          gpu::bc_back_complex(L, dv.p, dtau.p, dphase.p, m, x.p, ldx, t, nullptr);
+          check(cudaDeviceSynchronize());
+          g = x.download(ldx * n);
+        }
+        EXPECT_TRUE(bitwise_equal(got[0], got[1]));
+        EXPECT_LT(max_abs_diff(got[0], want), tolerance(n));
+        for (long j = 0; j < n; ++j)
+          for (long i = m; i < ldx; ++i) ASSERT_EQ(got[0][i + j * ldx], x0[i + j * ldx]);
+        // Without D: X Q_b.
+        Dev xq(x0);
+        gpu::bc_back_complex(L, dv.p, dtau.p, nullptr, m, xq.p, ldx, t, nullptr);
+        check(cudaDeviceSynchronize());
+        EXPECT_LT(max_abs_diff(xq.download(ldx * n), want_q), tolerance(n));
+        // Rows [0, m1) and [m1, m) in two calls: bitwise the rows of one call.
+        if (m > 1) {
+          const long m1 = m / 3 + 1;
+          Dev xs(x0);
+          gpu::bc_back_complex(L, dv.p, dtau.p, dphase.p, m1, xs.p, ldx, t, nullptr);
+          gpu::bc_back_complex(L, dv.p, dtau.p, dphase.p, m - m1, xs.p + m1, ldx, t, nullptr);
+          check(cudaDeviceSynchronize());
+          EXPECT_TRUE(bitwise_equal(xs.download(ldx * n), got[0]));
+        }
+      }
+      // The default entry point is the default tunables'.
+      Dev x(x0), y(x0);
+      gpu::bc_back_complex(L, dv.p, dtau.p, dphase.p, m, x.p, ldx, nullptr);
+      gpu::bc_back_complex(L, dv.p, dtau.p, dphase.p, m, y.p, ldx,
+                           gpu::default_bc_back_complex_tunables(m, L.b), nullptr);
+      check(cudaDeviceSynchronize());
+      EXPECT_TRUE(bitwise_equal(x.download(ldx * n), y.download(ldx * n)));
+    }
+  }
+}
+
+// Bands wider than 32 take only the generic kernel; the BLAS2 kernel's tunables must be compiled.
+TEST(GpuBcBackComplex, RejectsBadArguments) {
+  const ReflectorLayout L{40, 32};
+  EXPECT_THROW(gpu::bc_back_complex(L, nullptr, nullptr, nullptr, 5, nullptr, 4, nullptr),
+               std::invalid_argument);
+  gpu::ComplexBcBackTunables t;
+  t.lanes = 3;
+  EXPECT_THROW(gpu::bc_back_complex(L, nullptr, nullptr, nullptr, 5, nullptr, 5, t, nullptr),
+               std::invalid_argument);
+  t = gpu::ComplexBcBackTunables{};
+  t.threads = 48;
+  EXPECT_THROW(gpu::bc_back_complex(L, nullptr, nullptr, nullptr, 5, nullptr, 5, t, nullptr),
+               std::invalid_argument);
+  t = gpu::ComplexBcBackTunables{};
+  EXPECT_THROW(gpu::bc_back_complex(ReflectorLayout{80, 48}, nullptr, nullptr, nullptr, 5, nullptr,
+                                    5, t, nullptr),
+               std::invalid_argument);
+  EXPECT_TRUE(gpu::default_bc_back_complex_tunables(100, 48).generic);
+  EXPECT_FALSE(gpu::default_bc_back_complex_tunables(100, 32).generic);
+}
+
+}  // namespace
+}  // namespace pipevd
