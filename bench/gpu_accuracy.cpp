@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <complex>
 #include <stdexcept>
 #include <string>
 
@@ -22,12 +23,22 @@ void check(cublasStatus_t s, const char* what) {
 }
 
 // A device array freed on scope exit.
+template <class T = double>
 struct DeviceArray {
-  explicit DeviceArray(long count) { check(cudaMalloc(&p, sizeof(double) * count), "cudaMalloc"); }
+  explicit DeviceArray(long count) { check(cudaMalloc(&p, sizeof(T) * count), "cudaMalloc"); }
   ~DeviceArray() { cudaFree(p); }
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
-  double* p = nullptr;
+  T* p = nullptr;
+};
+
+// A cuBLAS handle destroyed on scope exit.
+struct Handle {
+  Handle() { check(cublasCreate(&h), "cublasCreate"); }
+  ~Handle() { cublasDestroy(h); }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  cublasHandle_t h = nullptr;
 };
 
 }  // namespace
@@ -46,7 +57,7 @@ void gpu_residual_orthogonality(int n, const double* a, const double* z,
   cublasHandle_t h = nullptr;
   check(cublasCreate(&h), "cublasCreate");
   try {
-    DeviceArray da(nn), dz(nn), dr(nn), dw(n);
+    DeviceArray<> da(nn), dz(nn), dr(nn), dw(n);
     check(cudaMemcpy(da.p, a, sizeof(double) * nn, cudaMemcpyHostToDevice), "upload A");
     check(cudaMemcpy(dz.p, z, sizeof(double) * nn, cudaMemcpyHostToDevice), "upload Z");
     check(cudaMemcpy(dw.p, w.data(), sizeof(double) * n, cudaMemcpyHostToDevice), "upload w");
@@ -74,6 +85,44 @@ void gpu_residual_orthogonality(int n, const double* a, const double* z,
     throw;
   }
   cublasDestroy(h);
+}
+
+void gpu_residual_orthogonality(int n, const std::complex<double>* a, const std::complex<double>* z,
+                                const std::vector<double>& w, double* residual,
+                                double* orthogonality) {
+  *residual = *orthogonality = 0;
+  if (n <= 0) return;
+  static_assert(sizeof(cuDoubleComplex) == sizeof(std::complex<double>));
+  const long nn = static_cast<long>(n) * n;
+  Handle handle;
+  const cublasHandle_t h = handle.h;
+  DeviceArray<cuDoubleComplex> da(nn), dz(nn), dr(nn), dw(n);
+  const size_t bytes = sizeof(cuDoubleComplex) * nn;
+  check(cudaMemcpy(da.p, a, bytes, cudaMemcpyHostToDevice), "upload A");
+  check(cudaMemcpy(dz.p, z, bytes, cudaMemcpyHostToDevice), "upload Z");
+  // The eigenvalues as complex numbers: Zdgmm scales by a complex vector.
+  std::vector<std::complex<double>> wc(w.begin(), w.begin() + n);
+  check(cudaMemcpy(dw.p, wc.data(), sizeof(cuDoubleComplex) * n, cudaMemcpyHostToDevice),
+        "upload w");
+  const cuDoubleComplex one{1, 0}, minus_one{-1, 0}, zero{0, 0};
+  double anorm = 0, rnorm = 0, onorm = 0;
+  check(cublasDznrm2_64(h, nn, da.p, 1, &anorm), "nrm2 A");
+  // R = Z diag(w), then R = A Z - R.
+  check(cublasZdgmm_64(h, CUBLAS_SIDE_RIGHT, n, n, dz.p, n, dw.p, 1, dr.p, n), "dgmm");
+  check(cublasZgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, da.p, n, dz.p, n, &minus_one,
+                       dr.p, n),
+        "gemm A Z");
+  check(cublasDznrm2_64(h, nn, dr.p, 1, &rnorm), "nrm2 R");
+  // R = Z^H Z, then its diagonal minus one.
+  check(
+      cublasZgemm_64(h, CUBLAS_OP_C, CUBLAS_OP_N, n, n, n, &one, dz.p, n, dz.p, n, &zero, dr.p, n),
+      "gemm Z^H Z");
+  std::fill(wc.begin(), wc.end(), std::complex<double>(1, 0));
+  check(cudaMemcpy(dw.p, wc.data(), sizeof(cuDoubleComplex) * n, cudaMemcpyHostToDevice), "ones");
+  check(cublasZaxpy_64(h, n, &minus_one, dw.p, 1, dr.p, static_cast<long>(n) + 1), "axpy");
+  check(cublasDznrm2_64(h, nn, dr.p, 1, &onorm), "nrm2 Z^H Z - I");
+  *residual = rnorm / (std::max(anorm, DBL_MIN) * n * DBL_EPSILON);
+  *orthogonality = onorm / (n * DBL_EPSILON);
 }
 
 }  // namespace pipevd::bench
