@@ -57,6 +57,8 @@ struct Options {
   // where a requested solver is absent or cannot run here (ctest's "skipped" for GPU peers).
   bool corrupt_z = false;
   int unsupported_exit = -1;
+  // The complex GPU check's panel width in columns (0: its own); small, several panels are checked.
+  long check_panel = 0;
   // Residual and orthogonality by PDGEMM on the ranks' CPUs ("cpu"), or gathered to the grid's
   // process (0, 0) and computed there by cuBLAS ("gpu"); "auto": gpu from n >= 4096 where a device
   // is visible (the CPUs' PDGEMMs take longer than the solves beyond that).
@@ -135,6 +137,8 @@ Options parse(int argc, char** argv) {
         o.corrupt_z = true;
       else if (arg == "--unsupported-exit")
         o.unsupported_exit = std::stoi(value());
+      else if (arg == "--test-check-panel")
+        o.check_panel = std::stol(value());
       else if (arg == "--check")
         o.check = value();
       else
@@ -224,20 +228,33 @@ bool use_gpu_check(const Options& o, int n) {
   return gpu_check_available() && (o.check == "gpu" || n >= 4096);
 }
 
+#ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
+// The GPU check for the element type (the complex one by panels of `panel` columns).
+void gpu_check(int n, const std::vector<double>& a, const std::vector<double>& z,
+               const std::vector<double>& w, double* measures, long) {
+  bench::gpu_residual_orthogonality(n, a.data(), z.data(), w, &measures[0], &measures[1]);
+}
+void gpu_check(int n, const std::vector<solvers::Complex>& a,
+               const std::vector<solvers::Complex>& z, const std::vector<double>& w,
+               double* measures, long panel) {
+  bench::gpu_residual_orthogonality(n, a.data(), z.data(), w, &measures[0], &measures[1], panel);
+}
+#endif
+
 // The GPU check on the root; a failure there makes both measures NaN (the run then reports no
 // time).
 template <class T>
 void gpu_measures(int n, const std::vector<T>& a, const std::vector<T>& z,
-                  const std::vector<double>& w, double* measures) {
+                  const std::vector<double>& w, double* measures, long panel) {
 #ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
   try {
-    bench::gpu_residual_orthogonality(n, a.data(), z.data(), w, &measures[0], &measures[1]);
+    gpu_check(n, a, z, w, measures, panel);
     return;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pipevd-bench: %s\n", e.what());
   }
 #else
-  (void)n, (void)a, (void)z, (void)w;
+  (void)n, (void)a, (void)z, (void)w, (void)panel;
 #endif
   measures[0] = measures[1] = std::numeric_limits<double>::quiet_NaN();
 }
@@ -335,7 +352,7 @@ void run_size(Job& job, int n) {
             std::vector<T> z_full;
             root->gather(z.data(), z_full);
             double measures[2] = {0, 0};
-            if (root->is_root()) gpu_measures(n, a_full, z_full, w, measures);
+            if (root->is_root()) gpu_measures(n, a_full, z_full, w, measures, o.check_panel);
             MPI_Bcast(measures, 2, MPI_DOUBLE, root->root_rank(), MPI_COMM_WORLD);
             acc.residual = measures[0];
             acc.orthogonality = measures[1];
