@@ -120,7 +120,9 @@ ncu_one_launch() {
 # after WARM (default 0) warm-up calls at each n (a comma list), within the budget (CAP seconds
 # at most); BENCH_NB (256) and BENCH_JOBZ (V) its nb and JOBZ, BENCH_SPECTRUM its matrix (random;
 # with JOBZ = N uniform, whose exact eigenvalues are the reference: without eigenvectors there is
-# no residual to check, and pipevd-bench vouches for no unchecked run). Its JSON lines go
+# no residual to check, and pipevd-bench vouches for no unchecked run), BENCH_SCALAR (real) its
+# --scalar: complex runs complex Hermitian matrices (pipevd through pzheevd_, the peers' complex
+# calls; a peer without one reports "unsupported"). Its JSON lines go
 # to $runs with the label, the card and whether the call was the process's first or a repeated
 # one; its log to $out/bench.log. Needs $bench, $runs and $out. Every variable named in the env
 # assignments, and every exported PIPEVD_ELPA_*, ELPA_DEFAULT_* and ELPA_FORCE_* (the ELPA
@@ -148,7 +150,7 @@ pipevd_bench_run() {
         [[ " ${fwd[*]} " != *" $v "* ]] && fwd+=(-x "$v") ;;
     esac
   done
-  log "$label: $ranks ranks, GPUs [$gpus], $solver, n = $n, nb = ${BENCH_NB:-256}, $warm + $calls calls (${t} s left)${fwd[*]:+; ${fwd[*]}}"
+  log "$label: $ranks ranks, GPUs [$gpus], $solver, ${BENCH_SCALAR:-real}, n = $n, nb = ${BENCH_NB:-256}, $warm + $calls calls (${t} s left)${fwd[*]:+; ${fwd[*]}}"
   echo "=== $label" >>"$out/bench.log"
   # Every variable that -x names is set (empty where unused), then the run's own settings.
   env CUDA_VISIBLE_DEVICES="$gpus" OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
@@ -156,7 +158,7 @@ pipevd_bench_run() {
     timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
     -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND \
     -x PIPEVD_VERBOSE -x PIPEVD_TIMELINE -x PIPEVD_ENGINE_PATH "${fwd[@]}" "$bench" --solver "$solver" \
-    --n "$n" --nb "${BENCH_NB:-256}" --jobz "${BENCH_JOBZ:-V}" --spectrum "$spectrum" --repeat "$calls" --warmup "$warm" \
+    --n "$n" --nb "${BENCH_NB:-256}" --jobz "${BENCH_JOBZ:-V}" --scalar "${BENCH_SCALAR:-real}" --spectrum "$spectrum" --repeat "$calls" --warmup "$warm" \
     --reference none >"$out/run.tmp" 2>&1
   local r=$? first=first
   ((warm > 0)) && first=repeated
