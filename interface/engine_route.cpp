@@ -341,7 +341,9 @@ void plan_route(RouteCall<S>& r) {
 // peak (beside the redistribution in). A first call's seconds of set-up, and every call's growth
 // of the pool, overlap the host's work. Joined before the engine starts.
 struct DevicePreparation {
-  std::chrono::steady_clock::time_point begin, context_end, nccl_end, end;  // for the timeline
+  // For the timeline: the pool's growth starts once the plan gives its bytes, not at nccl_end.
+  std::chrono::steady_clock::time_point begin, context_end, nccl_end, pool_begin, end;
+  bool makes_nccl = false;  // the thread makes the NCCL communicator (its interval)
   std::promise<long> pool_bytes;
   bool pool_bytes_given = false;
   JoiningThread thread;
@@ -365,6 +367,7 @@ void prepare_device(const RouteCall<S>& r, DevicePreparation& p) {
   std::function<void()> nccl;
   if (!r.one_stage() && r.ec->engine_ranks() > 1 && !r.policy.gpu_sharing)
     nccl = gpu_begin_nccl(r.ec->engine, r.device);
+  p.makes_nccl = static_cast<bool>(nccl);
   try {
     p.thread =
         JoiningThread([&p, device = r.device, nccl, bytes = p.pool_bytes.get_future()]() mutable {
@@ -374,7 +377,9 @@ void prepare_device(const RouteCall<S>& r, DevicePreparation& p) {
           p.context_end = clock::now();
           if (nccl) nccl();
           p.nccl_end = clock::now();
-          gpu_grow_pool(device, bytes.get());
+          const long planned = bytes.get();
+          p.pool_begin = clock::now();
+          gpu_grow_pool(device, planned);
           p.end = clock::now();
         });
   } catch (const std::system_error&) {  // no thread to be had: the engine readies the device
@@ -387,9 +392,8 @@ void finish_preparation(RouteCall<S>& r, DevicePreparation& p) {
   p.thread.join();
   if (!(r.timed && ran)) return;
   r.timeline.add("device_context", p.begin, p.context_end, "prepare");
-  if (p.nccl_end > p.context_end)
-    r.timeline.add("nccl_setup", p.context_end, p.nccl_end, "prepare");
-  r.timeline.add("device_pool", p.nccl_end, p.end, "prepare");
+  if (p.makes_nccl) r.timeline.add("nccl_setup", p.context_end, p.nccl_end, "prepare");
+  r.timeline.add("device_pool", p.pool_begin, p.end, "prepare");
 }
 
 // Redistribute in: the caller's block-cyclic A to the engine ranks' columns (both triangles).

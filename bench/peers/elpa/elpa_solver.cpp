@@ -283,40 +283,7 @@ class ElpaSolver final : public Solver {
                      &err);
     if (err != ELPA_OK) return refuse(out, "elpa_set solver", err);
 #ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
-    if (gpu_) {
-      // "nvidia-gpu" (the release's name; "gpu" is its older alias), then the sub-steps' keys and
-      // the 2-stage kernel (valid only once the GPU is on and the solver set), the device, and
-      // elpa_setup_gpu, in the order of ELPA's own C test. The SM80 kernel (tensor-core DGEMM,
-      // built for sm_80 and up) is what ELPA itself picks for a GPU run when no kernel is set.
-      elpa_set_integer(handle_, "nvidia-gpu", 1, &err);
-      if (err != ELPA_OK) return refuse(out, "elpa_set nvidia-gpu", err);
-      static const char* const steps1[] = {"gpu_tridiag", "gpu_solve_tridi", "gpu_trans_ev"};
-      static const char* const steps2[] = {"gpu_bandred", "gpu_solve_tridi",
-                                           "gpu_trans_ev_tridi_to_band",
-                                           "gpu_trans_ev_band_to_full"};
-      const auto set_steps = [&](const auto& steps) {
-        for (const char* step : steps) {
-          elpa_set_integer(handle_, step, 1, &err);
-          if (err != ELPA_OK) return refuse(out, std::string("elpa_set ") + step, err);
-        }
-        return true;
-      };
-      if (!(stages_ == 1 ? set_steps(steps1) : set_steps(steps2))) return false;
-      if (stages_ == 2) {
-        elpa_set_integer(
-            handle_, "real_kernel",
-            plain_kernel_ ? ELPA_2STAGE_REAL_NVIDIA_GPU : ELPA_2STAGE_REAL_NVIDIA_SM80_GPU, &err);
-        if (err != ELPA_OK) return refuse(out, "elpa_set real_kernel", err);
-      }
-      elpa_set_integer(handle_, "use_gpu_id", device_id_, &err);
-      if (err != ELPA_OK) return refuse(out, "elpa_set use_gpu_id", err);
-      // NCCL between the ranks' GPUs: ELPA's default (on with one rank per GPU, where it was
-      // built with NCCL); PIPEVD_ELPA_GPU_CCL=0 turns it off.
-      if (ccl_ >= 0) {
-        elpa_set_integer(handle_, "use_ccl", ccl_, &err);
-        if (err != ELPA_OK) return refuse(out, "elpa_set use_ccl", err);
-      }
-    }
+    if (gpu_ && !set_gpu_keys(out)) return false;
 #endif
     if (!set_env_keys(out)) return false;
 #ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
@@ -326,6 +293,44 @@ class ElpaSolver final : public Solver {
     key_ = key;
     return true;
   }
+#ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
+  // The GPU's keys, once the solver is set: "nvidia-gpu" (the release's name; "gpu" is its older
+  // alias), then the sub-steps' keys and the 2-stage kernel (valid only once the GPU is on and the
+  // solver set), the device and NCCL; prepare's elpa_setup_gpu comes after them, in the order of
+  // ELPA's own C test. The SM80 kernel (tensor-core DGEMM, built for sm_80 and up) is what ELPA
+  // itself picks for a GPU run when no kernel is set.
+  bool set_gpu_keys(Outcome& out) {
+    int err = ELPA_OK;
+    elpa_set_integer(handle_, "nvidia-gpu", 1, &err);
+    if (err != ELPA_OK) return refuse(out, "elpa_set nvidia-gpu", err);
+    static const char* const steps1[] = {"gpu_tridiag", "gpu_solve_tridi", "gpu_trans_ev"};
+    static const char* const steps2[] = {"gpu_bandred", "gpu_solve_tridi",
+                                         "gpu_trans_ev_tridi_to_band", "gpu_trans_ev_band_to_full"};
+    const auto set_steps = [&](const auto& steps) {
+      for (const char* step : steps) {
+        elpa_set_integer(handle_, step, 1, &err);
+        if (err != ELPA_OK) return refuse(out, std::string("elpa_set ") + step, err);
+      }
+      return true;
+    };
+    if (!(stages_ == 1 ? set_steps(steps1) : set_steps(steps2))) return false;
+    if (stages_ == 2) {
+      elpa_set_integer(
+          handle_, "real_kernel",
+          plain_kernel_ ? ELPA_2STAGE_REAL_NVIDIA_GPU : ELPA_2STAGE_REAL_NVIDIA_SM80_GPU, &err);
+      if (err != ELPA_OK) return refuse(out, "elpa_set real_kernel", err);
+    }
+    elpa_set_integer(handle_, "use_gpu_id", device_id_, &err);
+    if (err != ELPA_OK) return refuse(out, "elpa_set use_gpu_id", err);
+    // NCCL between the ranks' GPUs: ELPA's default (on with one rank per GPU, where it was
+    // built with NCCL); PIPEVD_ELPA_GPU_CCL=0 turns it off.
+    if (ccl_ >= 0) {
+      elpa_set_integer(handle_, "use_ccl", ccl_, &err);
+      if (err != ELPA_OK) return refuse(out, "elpa_set use_ccl", err);
+    }
+    return true;
+  }
+#endif
   // PIPEVD_ELPA_KEYS, after the adapter's own settings so that they win.
   bool set_env_keys(Outcome& out) {
     for (const ElpaKey& k : keys_) {
