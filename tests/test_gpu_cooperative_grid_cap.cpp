@@ -63,6 +63,14 @@ Chase chase(long n, long b) {
   return c;
 }
 
+// The last cooperative launch: refused above `cap`, then let through on at most `cap` blocks.
+void expect_retried_within(int cap) {
+  const gpu::CooperativeLaunchRecord rec = gpu::cooperative_launch_record();
+  EXPECT_GE(rec.refused, 1) << "the uncapped grid was not above the cap";
+  EXPECT_GE(rec.launched_blocks, 1);
+  EXPECT_LE(rec.launched_blocks, cap);
+}
+
 // b = 32: the register step; b = 64: the loops over a staged window. Caps of a few blocks and of
 // one.
 TEST(CooperativeGridCap, BulgeChasingRetriesOnFewerBlocksBitwise) {
@@ -73,10 +81,7 @@ TEST(CooperativeGridCap, BulgeChasingRetriesOnFewerBlocksBitwise) {
       SCOPED_TRACE("b = " + std::to_string(b) + ", at most " + std::to_string(cap) + " blocks");
       GridCap capped("bulge_chasing", cap);
       const Chase c = chase(n, b);
-      const gpu::CooperativeLaunchRecord rec = gpu::cooperative_launch_record();
-      EXPECT_GE(rec.refused, 1) << "the uncapped grid was not above the cap";
-      EXPECT_GE(rec.launched_blocks, 1);
-      EXPECT_LE(rec.launched_blocks, cap);
+      expect_retried_within(cap);
       EXPECT_TRUE(bitwise_equal(c.d, ref.d)) << "d";
       EXPECT_TRUE(bitwise_equal(c.e, ref.e)) << "e";
       EXPECT_TRUE(bitwise_equal(c.u.v, ref.u.v)) << "v";
@@ -123,10 +128,7 @@ TEST(CooperativeGridCap, ComplexBulgeChasingRetriesOnFewerBlocksBitwise) {
     SCOPED_TRACE("at most " + std::to_string(cap) + " blocks");
     GridCap capped("bulge_chasing_complex", cap);
     const ComplexChase c = complex_chase(n, b);
-    const gpu::CooperativeLaunchRecord rec = gpu::cooperative_launch_record();
-    EXPECT_GE(rec.refused, 1) << "the uncapped grid was not above the cap";
-    EXPECT_GE(rec.launched_blocks, 1);
-    EXPECT_LE(rec.launched_blocks, cap);
+    expect_retried_within(cap);
     EXPECT_TRUE(bitwise_equal(c.d, ref.d)) << "d";
     EXPECT_TRUE(bitwise_equal(c.e, ref.e)) << "e";
     EXPECT_TRUE(same_bits(c.u.v, ref.u.v)) << "v";
