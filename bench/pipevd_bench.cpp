@@ -4,12 +4,15 @@
 //
 //   mpirun -n 4 pipevd-bench --solver pipevd,scalapack,elpa2 --n 1000,2000 --nb 64 --grid 2x2
 //          [--jobz V|N] [--spectrum random|cluster0|cluster1|geometric|arithmetic|normal|uniform]
-//          [--repeat 3] [--warmup 1] [--seed 1]
+//          [--scalar real|complex] [--repeat 3] [--warmup 1] [--seed 1]
 //          [--reference scalapack|lapack|none] [--reference-max-n N] [--threshold 100] [--list]
 // --spectrum: 'random', or one of the Table 2 spectra where tests/support/spectra is in the tree
 // (bench/test_matrix); those bring their exact eigenvalues as the reference.
 // The reference eigenvalues (for the eigenvalue difference) cost a CPU solve per n: above
 // --reference-max-n only the residual and orthogonality are checked.
+// --scalar complex: complex Hermitian matrices (PZHEEVD's problem) for the peers that have a
+// complex path (Solver::has_hermitian); the others are reported unsupported. Same checks, in
+// complex arithmetic (Z^H Z for orthogonality), same threshold.
 #include <mpi.h>
 
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_matrix.hpp"
 #include "bench/peers/root_copy.hpp"
 #include "bench/peers/solver.hpp"
 #ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
@@ -43,6 +47,7 @@ struct Options {
   std::vector<int> sizes{1000};
   int nb = 64, nprow = 0, npcol = 0, repeat = 1, warmup = 0;
   char jobz = 'V';
+  bool complex = false;  // --scalar complex
   std::string spectrum = "random", reference = "scalapack";
   int reference_max_n = -1;  // above it no reference eigenvalues (-1: always)
   unsigned seed = 1;
@@ -52,6 +57,8 @@ struct Options {
   // where a requested solver is absent or cannot run here (ctest's "skipped" for GPU peers).
   bool corrupt_z = false;
   int unsupported_exit = -1;
+  // The complex GPU check's panel width in columns (0: its own); small, several panels are checked.
+  long check_panel = 0;
   // Residual and orthogonality by PDGEMM on the ranks' CPUs ("cpu"), or gathered to the grid's
   // process (0, 0) and computed there by cuBLAS ("gpu"); "auto": gpu from n >= 4096 where a device
   // is visible (the CPUs' PDGEMMs take longer than the solves beyond that).
@@ -73,8 +80,9 @@ std::vector<std::string> split(const std::string& s, char sep) {
     std::fprintf(
         stderr,
         "pipevd-bench: %s\nusage: pipevd-bench --solver a,b --n n1,n2 [--nb 64] [--grid PxQ] "
-        "[--jobz V|N] [--spectrum NAME] [--repeat R] [--warmup W] [--seed S] "
-        "[--reference scalapack|lapack|none] [--reference-max-n N] [--threshold T] [--list]\n",
+        "[--jobz V|N] [--spectrum NAME] [--scalar real|complex] [--repeat R] [--warmup W] "
+        "[--seed S] [--reference scalapack|lapack|none] [--reference-max-n N] [--threshold T] "
+        "[--list]\n",
         why.c_str());
   MPI_Finalize();
   std::exit(2);
@@ -107,7 +115,11 @@ Options parse(int argc, char** argv) {
         o.jobz = j[0];
       } else if (arg == "--spectrum")
         o.spectrum = value();
-      else if (arg == "--repeat")
+      else if (arg == "--scalar") {
+        const std::string t = value();
+        if (t != "real" && t != "complex") usage("--scalar takes real or complex");
+        o.complex = t == "complex";
+      } else if (arg == "--repeat")
         o.repeat = std::stoi(value());
       else if (arg == "--warmup")
         o.warmup = std::stoi(value());
@@ -125,6 +137,8 @@ Options parse(int argc, char** argv) {
         o.corrupt_z = true;
       else if (arg == "--unsupported-exit")
         o.unsupported_exit = std::stoi(value());
+      else if (arg == "--test-check-panel")
+        o.check_panel = std::stol(value());
       else if (arg == "--check")
         o.check = value();
       else
@@ -150,34 +164,52 @@ void print(const std::string& line) {
   }
 }
 
+// The solver's call for the element type.
+solvers::Outcome call_solver(solvers::Solver& s, const solvers::Problem& p, char jobz, double* a,
+                             double* w, double* z) {
+  return s.solve(p, jobz, a, w, z);
+}
+solvers::Outcome call_solver(solvers::Solver& s, const solvers::Problem& p, char jobz,
+                             solvers::Complex* a, double* w, solvers::Complex* z) {
+  return s.solve_hermitian(p, jobz, a, w, z);
+}
+
+std::vector<double> lapack_values(int n, std::vector<double> full) {
+  return test::lapack_eigenvalues(n, std::move(full));
+}
+std::vector<double> lapack_values(int n, std::vector<solvers::Complex> full) {
+  return test::lapack_hermitian_eigenvalues(n, std::move(full));
+}
+
 // Eigenvalues the runs are compared with: exact where the spectrum is known, else ScaLAPACK's
-// PDSYEV 'N' on a copy (distributed) or LAPACK's dsyevd on the gathered matrix (small n only).
+// PDSYEV 'N' (PZHEEV 'N') on a copy (distributed) or LAPACK's dsyevd (zheevd) on the gathered
+// matrix (small n only).
+template <class T>
 std::vector<double> reference_eigenvalues(const Options& o, const test::BlacsGrid& grid,
-                                          const solvers::Problem& p,
-                                          const test::DistributedMatrix& a,
+                                          const solvers::Problem& p, const bench::BenchMatrix<T>& a,
                                           const std::vector<double>& exact, std::string* name) {
   if (!exact.empty()) {
     *name = "exact";
     return exact;
   }
-  const int n = a.layout.n;
+  const int n = p.n;
   if (o.reference_max_n >= 0 && n > o.reference_max_n) {
     *name = "none";
     return {};
   }
   std::vector<double> w(n);
   if (o.reference == "scalapack") {
-    // The ScaLAPACK adapter's eigenvalues-only path (PDSYEV 'N'), on a copy.
-    test::DistributedMatrix copy = a;
+    // The ScaLAPACK adapter's eigenvalues-only path, on a copy.
+    bench::BenchMatrix<T> copy = a;
     std::string why;
     const auto scalapack = solvers::make_solver("scalapack", &why);
-    const solvers::Outcome out = scalapack->solve(p, 'N', copy.data(), w.data(), nullptr);
+    const solvers::Outcome out = call_solver(*scalapack, p, 'N', copy.data(), w.data(), nullptr);
     *name = out.info == 0 ? "scalapack" : "none";
     return out.info == 0 ? w : std::vector<double>();
   }
   if (o.reference == "lapack") {
     *name = "lapack";
-    return test::lapack_eigenvalues(n, a.gather(grid));
+    return lapack_values(n, a.m.gather(grid));
   }
   *name = "none";
   return {};
@@ -196,21 +228,150 @@ bool use_gpu_check(const Options& o, int n) {
   return gpu_check_available() && (o.check == "gpu" || n >= 4096);
 }
 
+#ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
+// The GPU check for the element type (the complex one by panels of `panel` columns).
+void gpu_check(int n, const std::vector<double>& a, const std::vector<double>& z,
+               const std::vector<double>& w, double* measures, long) {
+  bench::gpu_residual_orthogonality(n, a.data(), z.data(), w, &measures[0], &measures[1]);
+}
+void gpu_check(int n, const std::vector<solvers::Complex>& a,
+               const std::vector<solvers::Complex>& z, const std::vector<double>& w,
+               double* measures, long panel) {
+  bench::gpu_residual_orthogonality(n, a.data(), z.data(), w, &measures[0], &measures[1], panel);
+}
+#endif
+
 // The GPU check on the root; a failure there makes both measures NaN (the run then reports no
 // time).
-void gpu_measures(int n, const std::vector<double>& a, const std::vector<double>& z,
-                  const std::vector<double>& w, double* measures) {
+template <class T>
+void gpu_measures(int n, const std::vector<T>& a, const std::vector<T>& z,
+                  const std::vector<double>& w, double* measures, long panel) {
 #ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
   try {
-    bench::gpu_residual_orthogonality(n, a.data(), z.data(), w, &measures[0], &measures[1]);
+    gpu_check(n, a, z, w, measures, panel);
     return;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pipevd-bench: %s\n", e.what());
   }
 #else
-  (void)n, (void)a, (void)z, (void)w;
+  (void)n, (void)a, (void)z, (void)w, (void)panel;
 #endif
   measures[0] = measures[1] = std::numeric_limits<double>::quiet_NaN();
+}
+
+// What the runs of one job share.
+struct Job {
+  const Options& o;
+  const test::BlacsGrid& grid;
+  std::string grid_name;
+  std::vector<std::unique_ptr<solvers::Solver>>& solvers;
+  int worst = 0;         // 1 once a run is not ok
+  bool missing = false;  // a requested solver absent or unsupported
+};
+
+// Every solver on the n x n matrix of element type T (double: real symmetric, Complex: Hermitian).
+template <class T>
+void run_size(Job& job, int n) {
+  const Options& o = job.o;
+  const test::BlacsGrid& grid = job.grid;
+  bench::BenchMatrix<T> a(grid, n, o.nb);
+  std::vector<double> exact;
+  std::string why;
+  if (!bench::generate_test_matrix(o.spectrum, o.seed, grid, a.m, exact, &why)) usage(why);
+
+  solvers::Problem p;
+  p.n = n;
+  p.desc = a.desc();
+  p.ictxt = grid.ictxt;
+  p.nprow = grid.nprow;
+  p.npcol = grid.npcol;
+  p.myrow = grid.myrow;
+  p.mycol = grid.mycol;
+  p.comm = MPI_COMM_WORLD;
+  p.local_rows = a.local_rows();
+  p.local_cols = a.local_cols();
+  p.hermitian = o.complex;
+  std::string ref_name;
+  const std::vector<double> w_ref = reference_eigenvalues(o, grid, p, a, exact, &ref_name);
+  // The GPU accuracy check gathers A once per n (and Z after each run) to process (0, 0).
+  const bool gpu_check = o.jobz == 'V' && use_gpu_check(o, n);
+  std::unique_ptr<solvers::RootCopy> root;
+  std::vector<T> a_full;
+  if (gpu_check) {
+    root = std::make_unique<solvers::RootCopy>(p);
+    root->gather(a.data(), a_full);
+  }
+
+  for (auto& solver : job.solvers) {
+    bench::RunRecord r;
+    r.solver = solver->name();
+    r.device = solver->device();
+    r.spectrum = o.spectrum;
+    r.reference = ref_name;
+    r.grid = job.grid_name;
+    r.ranks = test::world_size();
+    r.gpus = solver->gpus(p);
+    r.n = n;
+    r.nb = o.nb;
+    r.seed = o.seed;
+    r.jobz = o.jobz;
+    r.scalar = o.complex ? "complex" : "real";
+    const std::string no = o.complex && !solver->has_hermitian()
+                               ? "no complex Hermitian path in this peer"
+                               : solver->unsupported(p);
+    if (!no.empty()) {
+      r.unsupported = true;
+      r.error = no;
+      job.missing = true;
+      print(bench::to_json(r, o.threshold));
+      continue;
+    }
+    for (int rep = -o.warmup; rep < o.repeat; ++rep) {
+      bench::BenchMatrix<T> work = a, z = a;
+      std::fill(z.doubles().begin(), z.doubles().end(), 0.0);
+      std::vector<double> w(n, 0.0);
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = MPI_Wtime();
+      solvers::Outcome out = call_solver(*solver, p, o.jobz, work.data(), w.data(), z.data());
+      MPI_Barrier(MPI_COMM_WORLD);
+      r.seconds = MPI_Wtime() - t0;
+      if (rep < 0) continue;
+      r.repeat = rep;
+      r.info = out.info;
+      r.error = out.error;
+      r.stages = out.stages;
+      r.path = out.path;
+      bench::Accuracy& acc = r.accuracy;
+      acc = {};
+      if (out.info == 0) {
+        if (o.corrupt_z)
+          for (double& x : z.doubles()) x *= 1.0 + 1e-6;
+        if (o.jobz == 'V') {
+          acc.has_vectors = true;
+          if (gpu_check) {
+            std::vector<T> z_full;
+            root->gather(z.data(), z_full);
+            double measures[2] = {0, 0};
+            if (root->is_root()) gpu_measures(n, a_full, z_full, w, measures, o.check_panel);
+            MPI_Bcast(measures, 2, MPI_DOUBLE, root->root_rank(), MPI_COMM_WORLD);
+            acc.residual = measures[0];
+            acc.orthogonality = measures[1];
+          } else {
+            acc.residual = test::distributed_residual(n, a.data(), z.data(), a.desc(), w);
+            acc.orthogonality = test::distributed_orthogonality(n, z.data(), a.desc());
+          }
+        }
+        if (!w_ref.empty()) {
+          acc.has_reference = true;
+          // The worst rank's: every rank must have received the eigenvalues.
+          acc.eigenvalue_diff = test::eigenvalue_difference(w, w_ref);
+          MPI_Allreduce(MPI_IN_PLACE, &acc.eigenvalue_diff, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        }
+      }
+      if (bench::status(r, o.threshold) != "ok") job.worst = 1;
+      print(bench::to_json(r, o.threshold));
+    }
+  }
 }
 
 int run(const Options& o) {
@@ -227,127 +388,33 @@ int run(const Options& o) {
     npcol = g.npcol;
   }
   if (nprow * npcol != ranks) usage("--grid must use every rank (" + std::to_string(ranks) + ")");
-  const std::string grid_name = std::to_string(nprow) + "x" + std::to_string(npcol);
   test::BlacsGrid grid(nprow, npcol, 'R');
 
   // The adapters once per job, so handles and communicators are not part of any timed call.
   std::vector<std::unique_ptr<solvers::Solver>> solvers;
-  int worst = 0;
-  bool missing = false;  // a requested solver absent or unsupported
+  Job job{o, grid, std::to_string(nprow) + "x" + std::to_string(npcol), solvers};
   for (const auto& name : o.solvers) {
     std::string why;
     auto s = solvers::make_solver(name, &why);
     if (!s) {
       print("{\"solver\":\"" + name + "\",\"status\":\"absent\",\"error\":\"" + why + "\"}");
-      missing = true;
+      job.missing = true;
       continue;
     }
     solvers.push_back(std::move(s));
   }
 
   for (int n : o.sizes) {
-    test::DistributedMatrix a(grid, {n, n, o.nb, o.nb});
-    std::vector<double> exact;
-    std::string why;
-    if (!bench::generate_test_matrix(o.spectrum, o.seed, grid, a, exact, &why)) usage(why);
-
-    solvers::Problem p;
-    p.n = n;
-    p.desc = a.desc;
-    p.ictxt = grid.ictxt;
-    p.nprow = nprow;
-    p.npcol = npcol;
-    p.myrow = grid.myrow;
-    p.mycol = grid.mycol;
-    p.comm = MPI_COMM_WORLD;
-    p.local_rows = a.local_rows;
-    p.local_cols = a.local_cols;
-    std::string ref_name;
-    const std::vector<double> w_ref = reference_eigenvalues(o, grid, p, a, exact, &ref_name);
-    // The GPU accuracy check gathers A once per n (and Z after each run) to process (0, 0).
-    const bool gpu_check = o.jobz == 'V' && use_gpu_check(o, n);
-    std::unique_ptr<solvers::RootCopy> root;
-    std::vector<double> a_full;
-    if (gpu_check) {
-      root = std::make_unique<solvers::RootCopy>(p);
-      root->gather(a.data(), a_full);
-    }
-
-    for (auto& solver : solvers) {
-      bench::RunRecord r;
-      r.solver = solver->name();
-      r.device = solver->device();
-      r.spectrum = o.spectrum;
-      r.reference = ref_name;
-      r.grid = grid_name;
-      r.ranks = ranks;
-      r.gpus = solver->gpus(p);
-      r.n = n;
-      r.nb = o.nb;
-      r.seed = o.seed;
-      r.jobz = o.jobz;
-      const std::string no = solver->unsupported(p);
-      if (!no.empty()) {
-        r.unsupported = true;
-        r.error = no;
-        missing = true;
-        print(bench::to_json(r, o.threshold));
-        continue;
-      }
-      for (int rep = -o.warmup; rep < o.repeat; ++rep) {
-        test::DistributedMatrix work = a, z = a;
-        std::fill(z.local.begin(), z.local.end(), 0.0);
-        std::vector<double> w(n, 0.0);
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = MPI_Wtime();
-        solvers::Outcome out = solver->solve(p, o.jobz, work.data(), w.data(), z.data());
-        MPI_Barrier(MPI_COMM_WORLD);
-        r.seconds = MPI_Wtime() - t0;
-        if (rep < 0) continue;
-        r.repeat = rep;
-        r.info = out.info;
-        r.error = out.error;
-        r.stages = out.stages;
-        r.path = out.path;
-        bench::Accuracy& acc = r.accuracy;
-        acc = {};
-        if (out.info == 0) {
-          if (o.corrupt_z)
-            for (double& x : z.local) x *= 1.0 + 1e-6;
-          if (o.jobz == 'V') {
-            acc.has_vectors = true;
-            if (gpu_check) {
-              std::vector<double> z_full;
-              root->gather(z.data(), z_full);
-              double measures[2] = {0, 0};
-              if (root->is_root()) gpu_measures(n, a_full, z_full, w, measures);
-              MPI_Bcast(measures, 2, MPI_DOUBLE, root->root_rank(), MPI_COMM_WORLD);
-              acc.residual = measures[0];
-              acc.orthogonality = measures[1];
-            } else {
-              acc.residual = test::distributed_residual(n, a.data(), z.data(), a.desc, w);
-              acc.orthogonality = test::distributed_orthogonality(n, z.data(), a.desc);
-            }
-          }
-          if (!w_ref.empty()) {
-            acc.has_reference = true;
-            // The worst rank's: every rank must have received the eigenvalues.
-            acc.eigenvalue_diff = test::eigenvalue_difference(w, w_ref);
-            MPI_Allreduce(MPI_IN_PLACE, &acc.eigenvalue_diff, 1, MPI_DOUBLE, MPI_MAX,
-                          MPI_COMM_WORLD);
-          }
-        }
-        if (bench::status(r, o.threshold) != "ok") worst = 1;
-        print(bench::to_json(r, o.threshold));
-      }
-    }
+    if (o.complex)
+      run_size<solvers::Complex>(job, n);
+    else
+      run_size<double>(job, n);
   }
-  if (missing && o.unsupported_exit >= 0 && worst == 0) return o.unsupported_exit;
-  return worst;
+  if (job.missing && o.unsupported_exit >= 0 && job.worst == 0) return o.unsupported_exit;
+  return job.worst;
 }
 
 }  // namespace
-
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);

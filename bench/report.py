@@ -35,11 +35,13 @@ def load(paths):
 
 
 def label(run):
-    """Solver with its resources, e.g. 'cusolvermp (4 GPUs)', 'scalapack (16 ranks, CPU)'."""
+    """Solver with its resources, e.g. 'cusolvermp (4 GPUs)', 'scalapack (16 ranks, CPU)';
+    complex Hermitian runs are told apart from real ones ('pipevd complex (1 GPU)')."""
+    name = run["solver"] + (" complex" if run.get("scalar") == "complex" else "")
     if run.get("gpus", 0) == 0:
         ranks = run.get("ranks", 1)
-        return "%s (%d rank%s, CPU)" % (run["solver"], ranks, "" if ranks == 1 else "s")
-    return "%s (%d GPU%s)" % (run["solver"], run["gpus"], "" if run["gpus"] == 1 else "s")
+        return "%s (%d rank%s, CPU)" % (name, ranks, "" if ranks == 1 else "s")
+    return "%s (%d GPU%s)" % (name, run["gpus"], "" if run["gpus"] == 1 else "s")
 
 
 def best_times(runs):

@@ -12,7 +12,7 @@ struct Accuracy {
   bool has_vectors = false;    // residual and orthogonality measured (JOBZ = 'V')
   bool has_reference = false;  // eigenvalue difference measured
   double residual = 0;         // ||A Z - Z diag(w)||_F / (||A||_F n eps)
-  double orthogonality = 0;    // ||Z^T Z - I||_F / (n eps)
+  double orthogonality = 0;    // ||Z^T Z - I||_F / (n eps) (Z^H Z for complex Z)
   double eigenvalue_diff = 0;  // max |w - w_ref| / max |w_ref|
 };
 
@@ -21,7 +21,8 @@ struct RunRecord {
   int ranks = 0, gpus = 0, n = 0, nb = 0, repeat = 0;
   unsigned seed = 0;
   char jobz = 'V';
-  double seconds = 0;  // wall time of the call, barrier to barrier
+  std::string scalar = "real";  // "real" (PDSYEVD's problem) or "complex" (PZHEEVD's)
+  double seconds = 0;           // wall time of the call, barrier to barrier
   std::vector<solvers::StageTime> stages;
   std::string path;  // the solver's path where it has several (pipevd: two_stage, one_stage, ...)
   int info = 0;

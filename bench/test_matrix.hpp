@@ -4,11 +4,15 @@
 // tree, the six spectra of the pipelined paper's Table 2 (A = Q diag(lambda) Q^T: cluster0,
 // cluster1, geometric, arithmetic, normal, uniform), whose exact eigenvalues are then the
 // reference.
+// Complex Hermitian runs (pipevd-bench --scalar complex) get the twins: a random Hermitian matrix
+// (real part as 'random', an antisymmetric imaginary part, a real diagonal), and the same spectra
+// as A = Q diag(lambda) Q^H with a random unitary Q (tests/support/hermitian).
 #pragma once
 #include <string>
 #include <vector>
 
 #include "tests/support/distributed_matrix.hpp"
+#include "tests/support/hermitian.hpp"
 
 namespace pipevd::bench {
 
@@ -19,5 +23,11 @@ std::vector<std::string> available_spectra();
 bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test::BlacsGrid& grid,
                           test::DistributedMatrix& a, std::vector<double>& exact_eigenvalues,
                           std::string* why);
+bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test::BlacsGrid& grid,
+                          test::ComplexDistributedMatrix& a, std::vector<double>& exact_eigenvalues,
+                          std::string* why);
+
+// Entry (i, j) of the random Hermitian matrix: conj of entry (j, i), real on the diagonal.
+test::Complex random_hermitian_entry(long i, long j, unsigned seed);
 
 }  // namespace pipevd::bench

@@ -13,6 +13,11 @@ import json
 import sys
 
 STAGE_COLORS = {
+    "entry": "#636363",
+    "plan": "#dadaeb",
+    "device_context": "#9ecae1",
+    "nccl_setup": "#fdae6b",
+    "device_pool": "#c7e9c0",
     "redistribute_in": "#9e9e9e",
     "engine_setup": "#17becf",
     "engine_bind": "#aec7e8",

@@ -11,9 +11,9 @@
 // Complex Hermitian matrices (PZHEEVD's two-stage path) go through the same stages: memory and
 // messages of std::complex<double> are the real operations on twice the doubles (the non-virtual
 // overloads below), and the operations whose arithmetic differs have complex overloads. Their
-// defaults here throw UnsupportedScalar for a backend without complex kernels. The GPU backend has
-// them all, but the route still keeps complex matrices on GPUs to the one-stage path
-// (interface/decision.cpp, core/engine_path.cpp).
+// defaults here throw UnsupportedScalar for a backend without complex kernels; the host and GPU
+// backends have them all (on GPUs, auto still chooses the one-stage path for complex matrices:
+// core/engine_path.cpp's choose_hermitian_engine_path).
 #pragma once
 #include <mpi.h>
 

@@ -60,7 +60,9 @@ class TwoStageCall {
   TwoStageCall(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout,
                const EngineOptions& opt)
       : be_(be), engine_(engine), layout_(layout), opt_(opt), t_start_(MPI_Wtime()) {
-    be.bind(engine);
+    // Binding makes the NCCL communicator (or finds the one made beside the redistribution),
+    // which may fail on some ranks only: agreed before the first stage's collectives.
+    agree_on_allocation(engine, "bind", [&] { be.bind(engine); });
     st_.bind = MPI_Wtime() - t_start_;
     timeline_add(opt.timeline, "engine_bind", t_start_, t_start_ + st_.bind);
     MPI_Comm_rank(engine, &rank_);

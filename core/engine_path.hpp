@@ -32,10 +32,10 @@ struct OneStageCrossover {
 //
 // One GPU, JOBZ = 'V': from whole calls through pdsyevd_ on a 1x1 grid, one H200, `PATHS=
 // "one_stage two_stage" JOBZ=V SIZES="1000 2000 4000 8000 12000 16000" REPEAT=4 bash
-// bench/device/sizes.sh` (the numbers: bench/RESULTS.md, the twelfth session). The other rows
-// are not measured yet: JOBZ = 'N' below 'V' (the two-stage engine's eigenvalues-only call skips
-// both back transformations), several GPUs lower still (the two-stage engine speeds up with them,
-// the one-stage path does not).
+// bench/device/sizes.sh` (the numbers: bench/HISTORY.md, the dated section of 2026-11-26 that
+// measured the one-stage path). The other rows are not measured yet: JOBZ = 'N' below 'V' (the
+// two-stage engine's eigenvalues-only call skips both back transformations), several GPUs lower
+// still (the two-stage engine speeds up with them, the one-stage path does not).
 inline constexpr OneStageCrossover kOneStageCrossover[] = {
     {1, 5000, 3000},
     {2, 4000, 2500},

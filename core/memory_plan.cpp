@@ -19,6 +19,52 @@ Syr2kWorkspace syr2k_workspace(long n, long k, long diag_block, long pack_max_k)
   return w;
 }
 
+namespace {
+
+// DBBR's panels (kept with vectors on every rank): W and Y, (n - j - b) x b, j = 0, b, 2b, ...;
+// SBR-back's merged blocks of k / b panels each, and the widest of them.
+struct PanelSizes {
+  long panels = 0, blocks = 0, widest = 0;
+};
+PanelSizes panel_sizes(long n, long b, long k_in, bool want_vectors) {
+  PanelSizes s;
+  const long per_block = std::max(1L, k_in / b);
+  long count = 0, block_row0 = 0, block_width = 0;
+  for (long j = 0; n - j - b >= 2; j += b) {
+    s.panels += 2 * (n - j - b) * b;
+    if (count % per_block == 0) {
+      s.blocks += 2 * (n - block_row0) * block_width;
+      block_row0 = j + b;
+      block_width = 0;
+    }
+    block_width += b;
+    s.widest = std::max(s.widest, block_width);
+    ++count;
+  }
+  s.blocks += 2 * (n - block_row0) * block_width;
+  if (!want_vectors) s.panels = 0;
+  return s;
+}
+
+// With symmetric_product, the rank whose columns reach n runs A W through it on the trailing
+// matrix (m <= its columns' extent to n, less a panel), where b and m allow it.
+// gpu/symmetric_product's workspace: 512 (8 s (s-1) + ceil(m/16)) + 8192 pieces, s = ceil(m/256),
+// pieces < s + the blocks of one wave (at most 255 here), capped. Complex A W takes the backend's
+// ZGEMMs wherever (the kernel is real only: gpu/gpu_backend.hpp).
+long symmetric_product_doubles(const EngineLayout& L, int rank, long b, bool symmetric_product,
+                               bool gpu_buffers, long words) {
+  const long n = L.n;
+  if (!(symmetric_product && words == 1 && gpu_buffers && L.width(rank) > 0 &&
+        L.col_begin[rank + 1] == n && b <= kSymmetricProductMaxWidth &&
+        n - L.col_begin[rank] - b >= kSymmetricProductMinRows))
+    return 0;
+  const long m = n - L.col_begin[rank], s = (m + 255) / 256;
+  return std::min(kSymmetricProductWorkspace,
+                  4096 * s * (s - 1) + 512 * ((m + 15) / 16) + 8192 * (s + 255));
+}
+
+}  // namespace
+
 EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, long k_in,
                                     bool want_vectors, bool gpu_buffers, bool overlap_sbr_back,
                                     bool dc_at_sbr_back, bool symmetric_product, bool dc_fold,
@@ -33,26 +79,7 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // fixed 8 MiB margin, above what tests/test_gpu_memory_plan.cpp sees the GPU backend use beyond
   // the counted buffers.
   const long libraries = gpu_buffers ? (8L << 20) / 8 : 0;
-
-  // DBBR's panels (kept with vectors on every rank): W and Y, (n - j - b) x b, j = 0, b, 2b, ...
-  long panels = 0, blocks = 0, widest = 0;
-  {
-    const long per_block = std::max(1L, k_in / b);
-    long count = 0, block_row0 = 0, block_width = 0;
-    for (long j = 0; n - j - b >= 2; j += b) {
-      panels += 2 * (n - j - b) * b;
-      if (count % per_block == 0) {
-        blocks += 2 * (n - block_row0) * block_width;
-        block_row0 = j + b;
-        block_width = 0;
-      }
-      block_width += b;
-      widest = std::max(widest, block_width);
-      ++count;
-    }
-    blocks += 2 * (n - block_row0) * block_width;
-    if (!want_vectors) panels = 0;
-  }
+  const auto [panels, blocks, widest] = panel_sizes(n, b, k_in, want_vectors);
   const long band = n * (b + 1);
   // Outer block, allocated at its start (core/dbbr.cpp): Yb, Zb (n x kb), the saved block columns
   // (< n x kb), the Z, the part of A W, S and W^T A W every panel of the block reuses (< n b each
@@ -61,19 +88,8 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // workspace (< n b).
   const long block_work = 3 * n * kb + 4 * n * b + kb * b + b * b;
   const long qr_work = gpu_buffers ? n * b + 3 * b * b + b : 0;
-  // With symmetric_product, the rank whose columns reach n runs A W through it on the trailing
-  // matrix (m <= its columns' extent to n, less a panel), where b and m allow it.
-  // gpu/symmetric_product's workspace: 512 (8 s (s-1) + ceil(m/16)) + 8192 pieces, s = ceil(m/256),
-  // pieces < s + the blocks of one wave (at most 255 here), capped. Complex A W takes the backend's
-  // ZGEMMs wherever (the kernel is real only: gpu/gpu_backend.hpp).
-  long& sym_work = p.symmetric_product_workspace;
-  if (symmetric_product && words == 1 && gpu_buffers && L.width(rank) > 0 &&
-      L.col_begin[rank + 1] == n && b <= kSymmetricProductMaxWidth &&
-      n - L.col_begin[rank] - b >= kSymmetricProductMinRows) {
-    const long m = n - L.col_begin[rank], s = (m + 255) / 256;
-    sym_work = std::min(kSymmetricProductWorkspace,
-                        4096 * s * (s - 1) + 512 * ((m + 15) / 16) + 8192 * (s + 255));
-  }
+  const long sym_work = p.symmetric_product_workspace =
+      symmetric_product_doubles(L, rank, b, symmetric_product, gpu_buffers, words);
   // The trailing update's syr2k on the rank's diagonal block (at most its own columns, and right of
   // the first outer block, at least one panel), after the block's panels: its workspace and A W's
   // are never live together. The complex update runs by cublasZher2k, whose workspace the

@@ -10,6 +10,7 @@
 
 #include "core/reflector_store.hpp"
 #include "gpu/bulge_chasing_complex.cuh"
+#include "gpu/cooperative_launch.hpp"
 #include "gpu/gpu_context.hpp"
 
 namespace cg = cooperative_groups;
@@ -236,8 +237,9 @@ void launch_chase(const ReflectorLayout& L, Z* a, long ld, Z* v, Z* tau, int* pr
   // refused (fewer SMs ours than the query saw) halves until it fits (the schedule changes, not
   // the results).
   for (;;) {
-    const cudaError_t e = cudaLaunchCooperativeKernel(
-        reinterpret_cast<const void*>(chase_sweeps), dim3(grid), dim3(threads), args, smem, stream);
+    const cudaError_t e =
+        launch_cooperative("bulge_chasing_complex", reinterpret_cast<const void*>(chase_sweeps),
+                           dim3(grid), dim3(threads), args, smem, stream);
     if (e != cudaErrorCooperativeLaunchTooLarge || grid == 1) {
       PIPEVD_CUDA_CHECK(e);
       break;

@@ -1,7 +1,8 @@
-// The library's cooperative launches (bulge chasing, the fused panel QR) go through here, so that
-// a test can make the runtime's refusal of a grid happen on any GPU: where fewer SMs are ours than
-// the occupancy query saw (MPS, PIPEVD_GPU_SHARING, other programs on the GPU) the runtime refuses
-// a grid that cannot be resident at once, and each caller has its own way to go on.
+// The library's cooperative launches (bulge chasing, real and complex, the fused panel QR) go
+// through here, so that a test can make the runtime's refusal of a grid happen on any GPU: where
+// fewer SMs are ours than the occupancy query saw (MPS, PIPEVD_GPU_SHARING, other programs on the
+// GPU) the runtime refuses a grid that cannot be resident at once, and each caller has its own way
+// to go on.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -15,9 +16,9 @@ cudaError_t launch_cooperative(const char* name, const void* kernel, dim3 grid, 
                                void** args, std::size_t shared_bytes, cudaStream_t stream);
 
 #ifdef PIPEVD_FAULT_INJECTION
-// A test's cap on the grid of the cooperative kernel `name` ("bulge_chasing", "fused_panel_qr"):
-// launches of more than max_blocks blocks are refused. An empty name or max_blocks <= 0: no cap.
-// Setting a cap clears the record.
+// A test's cap on the grid of the cooperative kernel `name` ("bulge_chasing",
+// "bulge_chasing_complex", "fused_panel_qr"): launches of more than max_blocks blocks are refused.
+// An empty name or max_blocks <= 0: no cap. Setting a cap clears the record.
 struct CooperativeGridCap {
   const char* name = "";
   int max_blocks = 0;

@@ -413,6 +413,7 @@ void GpuBackend::bind(MPI_Comm engine) {
 #ifdef PIPEVD_GPU_NCCL
   if (sharer < 0) {
     // Made here, where every engine rank is, rather than at the first message.
+    agree_on_nccl_communicator(engine, s_->device);
     nccl_for(engine, s_->device);
     s_->nccl = true;
   }

@@ -146,7 +146,33 @@ void open_connections(ncclComm_t c, const Boot& boot, const ConnectionScratch& s
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(scratch.stream()));
 }
 
+// agree_on_nccl_communicator with nccl_mutex held. Every entry is settled here: a begun one's
+// thread has been joined (the route joins it before the engine; the next call's begin comes after).
+void agree_on_cached(NcclCache& cache, MPI_Comm comm, int device) {
+  int have = 0;
+  if (auto it = cache.by_device.find(device); it != cache.by_device.end()) {
+    try {
+      it->second.get();
+      have = 1;
+    } catch (...) {  // its making failed on this rank
+      cache.by_device.erase(it);
+    }
+  }
+  int all = have;
+  MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (all == 1 || have == 0) return;
+  auto it = cache.by_device.find(device);
+  ScopedDevice guard(device);
+  ncclCommAbort(it->second.get());  // local; its peers may be gone: nothing to wait for
+  cache.by_device.erase(it);
+}
+
 }  // namespace
+
+void agree_on_nccl_communicator(MPI_Comm comm, int device) {
+  std::lock_guard<std::mutex> lock(nccl_mutex());
+  agree_on_cached(cache_of(comm), comm, device);
+}
 
 ncclComm_t nccl_for(MPI_Comm comm, int device) {
   std::lock_guard<std::mutex> lock(nccl_mutex());
@@ -171,6 +197,7 @@ ncclComm_t nccl_for(MPI_Comm comm, int device) {
 std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device) {
   std::lock_guard<std::mutex> lock(nccl_mutex());
   NcclCache& cache = cache_of(comm);
+  agree_on_cached(cache, comm, device);
   if (cache.by_device.count(device)) return {};
   const Boot boot = boot_of(comm);
   auto made = std::make_shared<std::promise<ncclComm_t>>();

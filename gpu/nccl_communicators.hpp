@@ -30,6 +30,12 @@ namespace pipevd::gpu {
 // first call for (comm, device), collective over `comm` then; a communicator begun by
 // begin_nccl_communicator is waited for (its failure rethrown here).
 ncclComm_t nccl_for(MPI_Comm comm, int device);
+
+// Collective over `comm`: a communicator on `device` that some rank of `comm` lacks (its making
+// failed there, and that rank dropped it) is dropped on every rank too, so that the next making
+// is done by all of them together instead of by a few waiting in NCCL's bootstrap for peers that
+// kept theirs. Call it where every rank is, before nccl_for makes or finds one.
+void agree_on_nccl_communicator(MPI_Comm comm, int device);
 #endif
 
 // Begins `comm`'s communicator on `device`, collective over `comm`: rank 0's unique id travels over

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <future>
 #include <memory>
 #include <new>
 #include <optional>
@@ -32,6 +31,7 @@
 #include "core/one_stage.hpp"
 #include "core/scalar.hpp"
 #include "core/timeline.hpp"
+#include "interface/device_preparation.hpp"
 #include "interface/engine_options.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/element.hpp"
@@ -335,61 +335,18 @@ void plan_route(RouteCall<S>& r) {
                     r.policy.host_memory_limit);
 }
 
-// An engine rank's device readied in a thread from the route's start: the CUDA context and library
-// handles, with several engine ranks on their own GPUs the NCCL communicator (beside the plan,
-// which waits for the context where it queries the device), then pipevd's pool grown to the plan's
-// peak (beside the redistribution in). A first call's seconds of set-up, and every call's growth
-// of the pool, overlap the host's work. Joined before the engine starts.
-struct DevicePreparation {
-  std::chrono::steady_clock::time_point begin, context_end, nccl_end, end;  // for the timeline
-  std::promise<long> pool_bytes;
-  bool pool_bytes_given = false;
-  JoiningThread thread;
-  // The plan's device bytes, or 0 where the call stops before it has a plan (the thread waits).
-  void give_pool_bytes(long bytes) {
-    if (pool_bytes_given) return;
-    pool_bytes_given = true;
-    pool_bytes.set_value(bytes);
-  }
-  // Runs before the members go, so the thread (joined then) never waits for bytes that never come.
-  ~DevicePreparation() { give_pool_bytes(0); }
-};
+// The device's preparation (interface/device_preparation) where it has time to hide behind: not
+// on the direct path, which copies nothing in. Every engine rank takes these branches alike (the
+// path and the policy are agreed).
 template <class S>
 void prepare_device(const RouteCall<S>& r, DevicePreparation& p) {
-  // The direct path copies nothing in: no time to hide the preparation behind.
   if (!r.engine || !r.on_gpu || !r.policy.gpu_prepare || direct_path(r)) return;
-  // Every engine rank takes this branch alike (the path and the policy are agreed), and each runs
-  // the communicator's function exactly once, in the thread or here. NCCL's buffers are then
-  // allocated while the plan reads the free device memory: at most what a repeated call, whose
-  // communicator exists, sees.
-  std::function<void()> nccl;
-  if (!r.one_stage() && r.ec->engine_ranks() > 1 && !r.policy.gpu_sharing)
-    nccl = gpu_begin_nccl(r.ec->engine, r.device);
-  try {
-    p.thread =
-        JoiningThread([&p, device = r.device, nccl, bytes = p.pool_bytes.get_future()]() mutable {
-          using clock = std::chrono::steady_clock;
-          p.begin = clock::now();
-          gpu_prepare_context(device);
-          p.context_end = clock::now();
-          if (nccl) nccl();
-          p.nccl_end = clock::now();
-          gpu_grow_pool(device, bytes.get());
-          p.end = clock::now();
-        });
-  } catch (const std::system_error&) {  // no thread to be had: the engine readies the device
-    if (nccl) nccl();
-  }
+  p.start(r.device, !r.one_stage() && r.ec->engine_ranks() > 1 && !r.policy.gpu_sharing,
+          r.ec->engine);
 }
 template <class S>
 void finish_preparation(RouteCall<S>& r, DevicePreparation& p) {
-  const bool ran = p.thread.joinable();
-  p.thread.join();
-  if (!(r.timed && ran)) return;
-  r.timeline.add("device_context", p.begin, p.context_end, "prepare");
-  if (p.nccl_end > p.context_end)
-    r.timeline.add("nccl_setup", p.context_end, p.nccl_end, "prepare");
-  r.timeline.add("device_pool", p.nccl_end, p.end, "prepare");
+  p.finish(r.timed ? &r.timeline : nullptr);
 }
 
 // Redistribute in: the caller's block-cyclic A to the engine ranks' columns (both triangles).

@@ -50,8 +50,9 @@ std::string describe(const Step& s, int rank) {
          std::to_string(rank) + " kind " + std::to_string(s.kind);
 }
 
-// The steps to fail: DBBR's first, middle and last outer block (as the route's layout has them)
-// and the second panel of its middle block (its messages half done), beside the single ones.
+// The steps to fail: the binding (where NCCL's communicator is made or found), DBBR's first,
+// middle and last outer block (as the route's layout has them) and the second panel of its middle
+// block (its messages half done), beside the single ones.
 std::vector<Step> steps() {
   const EngineOptions defaults;
   const long b = env_or("PIPEVD_BAND", defaults.b), k = env_or("PIPEVD_BLOCK", defaults.k);
@@ -62,7 +63,8 @@ std::vector<Step> steps() {
   const OuterBlock& middle = blocks[mid];
   const long panel = (middle.end - middle.begin > bw ? middle.begin + bw : middle.begin) / bw;
   const auto oom = FaultInjection::OutOfMemory;
-  return {{"upload", -1, oom},
+  return {{"bind", -1, FaultInjection::Communication},
+          {"upload", -1, oom},
           {"dbbr_outer_block", 0, oom},
           {"dbbr_outer_block", mid, oom},
           {"dbbr_outer_block", last, oom},

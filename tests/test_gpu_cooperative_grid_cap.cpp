@@ -1,11 +1,11 @@
 // The cooperative kernels where the runtime refuses their grid (fewer SMs are the process's than
 // the occupancy query saw: MPS, PIPEVD_GPU_SHARING, other programs on the GPU), made to happen on
 // any GPU by a test's cap on the grid (gpu/cooperative_launch.hpp, builds with
-// PIPEVD_FAULT_INJECTION). Bulge chasing retries on fewer blocks: the grid changes only which block
-// chases which sweeps, so d, e and the reflectors equal the uncapped run's bitwise. The fused
-// panel QR retries on fewer blocks (taller slabs): its reductions' partials then cover other
-// rows, so R, W and Y equal the uncapped run's to rounding; where no slab fits, the cuSOLVER path,
-// also to rounding.
+// PIPEVD_FAULT_INJECTION). Bulge chasing, real and complex, retries on fewer blocks: the grid
+// changes only which block chases which sweeps, so d, e and the reflectors (and the complex
+// chase's phase) equal the uncapped run's bitwise. The fused panel QR retries on fewer blocks
+// (taller slabs): its reductions' partials then cover other rows, so R, W and Y equal the uncapped
+// run's to rounding; where no slab fits, the cuSOLVER path, also to rounding.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -13,9 +13,12 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <complex>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "core/reflector_store.hpp"
 #include "gpu/bulge_chasing.cuh"
 #include "gpu/cooperative_launch.hpp"
@@ -60,6 +63,14 @@ Chase chase(long n, long b) {
   return c;
 }
 
+// The last cooperative launch: refused above `cap`, then let through on at most `cap` blocks.
+void expect_retried_within(int cap) {
+  const gpu::CooperativeLaunchRecord rec = gpu::cooperative_launch_record();
+  EXPECT_GE(rec.refused, 1) << "the uncapped grid was not above the cap";
+  EXPECT_GE(rec.launched_blocks, 1);
+  EXPECT_LE(rec.launched_blocks, cap);
+}
+
 // b = 32: the register step; b = 64: the loops over a staged window. Caps of a few blocks and of
 // one.
 TEST(CooperativeGridCap, BulgeChasingRetriesOnFewerBlocksBitwise) {
@@ -70,15 +81,59 @@ TEST(CooperativeGridCap, BulgeChasingRetriesOnFewerBlocksBitwise) {
       SCOPED_TRACE("b = " + std::to_string(b) + ", at most " + std::to_string(cap) + " blocks");
       GridCap capped("bulge_chasing", cap);
       const Chase c = chase(n, b);
-      const gpu::CooperativeLaunchRecord rec = gpu::cooperative_launch_record();
-      EXPECT_GE(rec.refused, 1) << "the uncapped grid was not above the cap";
-      EXPECT_GE(rec.launched_blocks, 1);
-      EXPECT_LE(rec.launched_blocks, cap);
+      expect_retried_within(cap);
       EXPECT_TRUE(bitwise_equal(c.d, ref.d)) << "d";
       EXPECT_TRUE(bitwise_equal(c.e, ref.e)) << "e";
       EXPECT_TRUE(bitwise_equal(c.u.v, ref.u.v)) << "v";
       EXPECT_TRUE(bitwise_equal(c.u.tau, ref.u.tau)) << "tau";
     }
+  }
+}
+
+struct ComplexChase {
+  Mat d, e;
+  ComplexReflectorStore u;
+};
+
+bool same_bits(const std::vector<Complex>& x, const std::vector<Complex>& y) {
+  return x.size() == y.size() &&
+         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(Complex)) == 0);
+}
+
+// A random Hermitian band of order n and bandwidth b in lower band storage (nothing stored below
+// the matrix), chased by the GPU backend's complex kernel.
+ComplexChase complex_chase(long n, long b) {
+  const long ldab = b + 1;
+  const Mat parts = test::random_vector(2 * n * ldab, static_cast<unsigned>(3 * n + b));
+  std::vector<Complex> ab(static_cast<size_t>(n * ldab), Complex(0));
+  for (long j = 0; j < n; ++j)
+    for (long r = 0; r <= b && j + r < n; ++r) {
+      const long k = r + j * ldab;
+      ab[k] = Complex(parts[2 * k], parts[2 * k + 1]);
+    }
+  gpu::GpuBackend gpu;
+  gpu.bind(MPI_COMM_SELF);
+  EngineBackend& be = gpu;  // the complex copies are the interface's overloads
+  BasicDeviceBuffer<Complex> dab(be, n * ldab);
+  be.copy_to_device(ab.data(), dab.get(), n * ldab);
+  ComplexChase c{Mat(n), Mat(n), ComplexReflectorStore()};
+  be.bulge_chase(n, b, dab.get(), ldab, c.d.data(), c.e.data(), c.u);
+  return c;
+}
+
+TEST(CooperativeGridCap, ComplexBulgeChasingRetriesOnFewerBlocksBitwise) {
+  const long n = 1500, b = 32;
+  const ComplexChase ref = complex_chase(n, b);
+  for (int cap : {5, 1}) {
+    SCOPED_TRACE("at most " + std::to_string(cap) + " blocks");
+    GridCap capped("bulge_chasing_complex", cap);
+    const ComplexChase c = complex_chase(n, b);
+    expect_retried_within(cap);
+    EXPECT_TRUE(bitwise_equal(c.d, ref.d)) << "d";
+    EXPECT_TRUE(bitwise_equal(c.e, ref.e)) << "e";
+    EXPECT_TRUE(same_bits(c.u.v, ref.u.v)) << "v";
+    EXPECT_TRUE(same_bits(c.u.tau, ref.u.tau)) << "tau";
+    EXPECT_TRUE(same_bits(c.u.phase, ref.u.phase)) << "phase";
   }
 }
 

@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstdio>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "core/engine.hpp"
@@ -21,83 +22,72 @@
 namespace pipevd {
 namespace {
 
-TEST(GpuMemoryPlan, PoolHighWaterMarkWithinPrediction) {
-  int device = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  cudaMemPool_t pool = gpu::GpuContext::for_device(device).pool();
-  for (long n : {1000L, 3001L})
-    for (bool vectors : {true, false}) {
-      std::mt19937_64 gen(n);
-      std::uniform_real_distribution<double> u(-1, 1);
-      std::vector<double> a(n * n);
-      for (long j = 0; j < n; ++j)
-        for (long i = j; i < n; ++i) a[i + j * n] = a[j + i * n] = u(gen);
-      EngineOptions opt;
-      opt.want_vectors = vectors;
-      const EngineLayout L = plan_engine_layout(n, 1, opt.b);
-      std::vector<double> w(n), z(vectors ? n * n : 1);
-      std::uint64_t zero = 0, high = 0, base = 0;
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &base), cudaSuccess);
-      ASSERT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero), cudaSuccess);
-      {
-        gpu::GpuBackend be(device);
-        ASSERT_EQ(run_engine(be, MPI_COMM_SELF, L, a.data(), w.data(), z.data(), opt, nullptr), 0);
-        be.synchronize();
-      }
-      ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high), cudaSuccess);
-      const long predicted =
-          static_cast<long>(plan_engine_memory(L, 0, opt.b, opt.k, vectors).peak_bytes());
-      const long used = static_cast<long>(high - base);
-      std::printf("n=%ld jobz=%c pool high-water %ld bytes, predicted %ld (%.3f)\n", n,
-                  vectors ? 'V' : 'N', used, predicted, static_cast<double>(used) / predicted);
-      // The pool rounds each allocation up a little: 1% and 2 MiB of slack.
-      EXPECT_LE(used, predicted + predicted / 100 + (2L << 20)) << "n=" << n;
+// A random symmetric (Hermitian) n x n matrix, both triangles.
+std::vector<double> random_matrix(long n, std::mt19937_64& gen, double) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> a(n * n);
+  for (long j = 0; j < n; ++j)
+    for (long i = j; i < n; ++i) a[i + j * n] = a[j + i * n] = u(gen);
+  return a;
+}
+std::vector<Complex> random_matrix(long n, std::mt19937_64& gen, Complex) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<Complex> a(n * n);
+  for (long j = 0; j < n; ++j) {
+    a[j + j * n] = u(gen);
+    for (long i = j + 1; i < n; ++i) {
+      a[i + j * n] = Complex(u(gen), u(gen));
+      a[j + i * n] = std::conj(a[i + j * n]);
     }
+  }
+  return a;
 }
 
-// The complex two-stage engine (PZHEEVD's forced GPU path): the same bound by the plan with 16-byte
-// elements, which counts the complex chase's band and reflectors, the panel QR's complex
-// workspaces and the complex BC-back's D.
-TEST(GpuMemoryPlan, ComplexPoolHighWaterMarkWithinPrediction) {
+// run_engine on one GPU over the scalar T: the pool's high-water mark within the plan with T's
+// element size (for complex, the plan counts the complex chase's band and reflectors, the panel
+// QR's complex workspaces and the complex BC-back's D).
+template <class T>
+void expect_pool_within_plan(long n, bool vectors) {
   int device = 0;
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
   cudaMemPool_t pool = gpu::GpuContext::for_device(device).pool();
+  std::mt19937_64 gen(n);
+  const std::vector<T> a = random_matrix(n, gen, T{});
+  EngineOptions opt;
+  opt.want_vectors = vectors;
+  const EngineLayout L = plan_engine_layout(n, 1, opt.b);
+  std::vector<double> w(n);
+  std::vector<T> z(vectors ? n * n : 1);
+  std::uint64_t zero = 0, high = 0, base = 0;
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &base), cudaSuccess);
+  ASSERT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero), cudaSuccess);
+  {
+    gpu::GpuBackend be(device);
+    ASSERT_EQ(run_engine(be, MPI_COMM_SELF, L, a.data(), w.data(), z.data(), opt, nullptr), 0);
+    be.synchronize();
+  }
+  ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high), cudaSuccess);
+  const long words = std::is_same_v<T, Complex> ? 2 : 1;
+  const long predicted = static_cast<long>(
+      plan_engine_memory(L, 0, opt.b, opt.k, vectors, true, false, false, false, false, words)
+          .peak_bytes());
+  const long used = static_cast<long>(high - base);
+  std::printf("words=%ld n=%ld jobz=%c pool high-water %ld bytes, predicted %ld (%.3f)\n", words, n,
+              vectors ? 'V' : 'N', used, predicted, static_cast<double>(used) / predicted);
+  // The pool rounds each allocation up a little: 1% and 2 MiB of slack.
+  EXPECT_LE(used, predicted + predicted / 100 + (2L << 20)) << "n=" << n;
+}
+
+TEST(GpuMemoryPlan, PoolHighWaterMarkWithinPrediction) {
+  for (long n : {1000L, 3001L})
+    for (bool vectors : {true, false}) expect_pool_within_plan<double>(n, vectors);
+}
+
+// The complex two-stage engine (PZHEEVD's forced GPU path).
+TEST(GpuMemoryPlan, ComplexPoolHighWaterMarkWithinPrediction) {
   for (long n : {700L, 1501L})
-    for (bool vectors : {true, false}) {
-      std::mt19937_64 gen(n);
-      std::uniform_real_distribution<double> u(-1, 1);
-      std::vector<Complex> a(n * n);
-      for (long j = 0; j < n; ++j) {
-        a[j + j * n] = u(gen);
-        for (long i = j + 1; i < n; ++i) {
-          a[i + j * n] = Complex(u(gen), u(gen));
-          a[j + i * n] = std::conj(a[i + j * n]);
-        }
-      }
-      EngineOptions opt;
-      opt.want_vectors = vectors;
-      const EngineLayout L = plan_engine_layout(n, 1, opt.b);
-      std::vector<double> w(n);
-      std::vector<Complex> z(vectors ? n * n : 1);
-      std::uint64_t zero = 0, high = 0, base = 0;
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &base), cudaSuccess);
-      ASSERT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero), cudaSuccess);
-      {
-        gpu::GpuBackend be(device);
-        ASSERT_EQ(run_engine(be, MPI_COMM_SELF, L, a.data(), w.data(), z.data(), opt, nullptr), 0);
-        be.synchronize();
-      }
-      ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high), cudaSuccess);
-      const long predicted = static_cast<long>(
-          plan_engine_memory(L, 0, opt.b, opt.k, vectors, true, false, false, false, false, 2)
-              .peak_bytes());
-      const long used = static_cast<long>(high - base);
-      std::printf("complex n=%ld jobz=%c pool high-water %ld bytes, predicted %ld (%.3f)\n", n,
-                  vectors ? 'V' : 'N', used, predicted, static_cast<double>(used) / predicted);
-      EXPECT_LE(used, predicted + predicted / 100 + (2L << 20)) << "n=" << n;
-    }
+    for (bool vectors : {true, false}) expect_pool_within_plan<Complex>(n, vectors);
 }
 
 // The device's default pool may be the application's: the engine allocates from its own pool and

@@ -120,9 +120,13 @@ ncu_one_launch() {
 # after WARM (default 0) warm-up calls at each n (a comma list), within the budget (CAP seconds
 # at most); BENCH_NB (256) and BENCH_JOBZ (V) its nb and JOBZ, BENCH_SPECTRUM its matrix (random;
 # with JOBZ = N uniform, whose exact eigenvalues are the reference: without eigenvectors there is
-# no residual to check, and pipevd-bench vouches for no unchecked run). Its JSON lines go
+# no residual to check, and pipevd-bench vouches for no unchecked run), BENCH_SCALAR (real) its
+# --scalar: complex runs complex Hermitian matrices (pipevd through pzheevd_, the peers' complex
+# calls; a peer without one reports "unsupported"). Its JSON lines go
 # to $runs with the label, the card and whether the call was the process's first or a repeated
-# one; its log to $out/bench.log. Needs $bench, $runs and $out.
+# one; its log to $out/bench.log. Needs $bench, $runs and $out. Every variable named in the env
+# assignments, and every exported PIPEVD_ELPA_*, ELPA_DEFAULT_* and ELPA_FORCE_* (the ELPA
+# adapter's settings and ELPA's own overrides of its keys' defaults), goes to the ranks by -x.
 pipevd_bench_run() {
   local label=$1 ranks=$2 gpus=$3 solver=$4 n=$5 calls=$6 warm=${WARM:-0}
   local spectrum=${BENCH_SPECTRUM:-random}
@@ -137,15 +141,24 @@ pipevd_bench_run() {
   local threads=$(($(nproc) / ranks))
   local card
   card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -d ',')
-  log "$label: $ranks ranks, GPUs [$gpus], $solver, n = $n, $warm + $calls calls (${t} s left)"
+  local fwd=() v
+  for v in "${@%%=*}" $(compgen -e); do
+    case $v in
+      CUDA_VISIBLE_DEVICES | OPENBLAS_NUM_THREADS | OMP_NUM_THREADS | LD_LIBRARY_PATH | NCCL_NVLS_ENABLE | \
+        NCCL_DEBUG | PIPEVD_BACKEND | PIPEVD_VERBOSE | PIPEVD_TIMELINE | PIPEVD_ENGINE_PATH) ;;
+      *) [[ $v =~ ^(PIPEVD_ELPA_|ELPA_DEFAULT_|ELPA_FORCE_) || " $* " == *" $v="* ]] &&
+        [[ " ${fwd[*]} " != *" $v "* ]] && fwd+=(-x "$v") ;;
+    esac
+  done
+  log "$label: $ranks ranks, GPUs [$gpus], $solver, ${BENCH_SCALAR:-real}, n = $n, nb = ${BENCH_NB:-256}, $warm + $calls calls (${t} s left)${fwd[*]:+; ${fwd[*]}}"
   echo "=== $label" >>"$out/bench.log"
   # Every variable that -x names is set (empty where unused), then the run's own settings.
   env CUDA_VISIBLE_DEVICES="$gpus" OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
     PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE= PIPEVD_ENGINE_PATH= "$@" \
     timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
     -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND \
-    -x PIPEVD_VERBOSE -x PIPEVD_TIMELINE -x PIPEVD_ENGINE_PATH "$bench" --solver "$solver" \
-    --n "$n" --nb "${BENCH_NB:-256}" --jobz "${BENCH_JOBZ:-V}" --spectrum "$spectrum" --repeat "$calls" --warmup "$warm" \
+    -x PIPEVD_VERBOSE -x PIPEVD_TIMELINE -x PIPEVD_ENGINE_PATH "${fwd[@]}" "$bench" --solver "$solver" \
+    --n "$n" --nb "${BENCH_NB:-256}" --jobz "${BENCH_JOBZ:-V}" --scalar "${BENCH_SCALAR:-real}" --spectrum "$spectrum" --repeat "$calls" --warmup "$warm" \
     --reference none >"$out/run.tmp" 2>&1
   local r=$? first=first
   ((warm > 0)) && first=repeated

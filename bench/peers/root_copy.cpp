@@ -31,9 +31,10 @@ void for_each_panel(int n, int step, F&& f) {
 // (JA - 1) * LLD is an int, which n = 49152 overflows on the last panels (a segfault on 2 H200s).
 // The distributed side keeps JA: its local offsets overflow the same way once one process holds
 // 2^31 elements or more (n = 65536 on 2 processes), a limit left as it is.
-double* RootCopy::root_panel(const double* full, int jc) const {
+template <class T>
+T* RootCopy::root_panel(const T* full, int jc) const {
   if (!root_) return nullptr;
-  return const_cast<double*>(full) + static_cast<long>(jc - 1) * p_.n;
+  return const_cast<T*>(full) + static_cast<long>(jc - 1) * p_.n;
 }
 
 RootCopy::RootCopy(const Problem& p, long panel_elements)
@@ -65,7 +66,24 @@ RootCopy::~RootCopy() {
   if (root_) Cblacs_gridexit(ctxt_root_);
 }
 
-void RootCopy::gather(const double* local, std::vector<double>& full) const {
+namespace {
+
+// ScaLAPACK's redistribution for each element type.
+void gemr2d(const int* m, const int* n, const double* a, const int* ia, const int* ja,
+            const int* desca, double* b, const int* ib, const int* jb, const int* descb,
+            const int* ictxt) {
+  pdgemr2d_(m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt);
+}
+void gemr2d(const int* m, const int* n, const Complex* a, const int* ia, const int* ja,
+            const int* desca, Complex* b, const int* ib, const int* jb, const int* descb,
+            const int* ictxt) {
+  pzgemr2d_(m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt);
+}
+
+}  // namespace
+
+template <class T>
+void RootCopy::gather_any(const T* local, std::vector<T>& full) const {
   if (root_) full.resize(static_cast<size_t>(p_.n) * p_.n);
   if (single_process(p_)) {
     const long n = p_.n, lld = p_.desc[scalapack::LLD_];
@@ -74,12 +92,13 @@ void RootCopy::gather(const double* local, std::vector<double>& full) const {
   }
   for_each_panel(p_.n, panel_columns_, [&](int* jc, int* width) {
     const int one = 1;
-    pdgemr2d_(&p_.n, width, local, &one, jc, p_.desc, root_panel(full.data(), *jc), &one, &one,
-              desc_root_, &p_.ictxt);
+    gemr2d(&p_.n, width, local, &one, jc, p_.desc, root_panel(full.data(), *jc), &one, &one,
+           desc_root_, &p_.ictxt);
   });
 }
 
-void RootCopy::scatter(const std::vector<double>& full, double* local) const {
+template <class T>
+void RootCopy::scatter_any(const std::vector<T>& full, T* local) const {
   if (single_process(p_)) {
     const long n = p_.n, lld = p_.desc[scalapack::LLD_];
     for (long j = 0; j < n; ++j) std::copy(&full[j * n], &full[j * n] + n, local + j * lld);
@@ -87,9 +106,22 @@ void RootCopy::scatter(const std::vector<double>& full, double* local) const {
   }
   for_each_panel(p_.n, panel_columns_, [&](int* jc, int* width) {
     const int one = 1;
-    pdgemr2d_(&p_.n, width, root_panel(full.data(), *jc), &one, &one, desc_root_, local, &one, jc,
-              p_.desc, &p_.ictxt);
+    gemr2d(&p_.n, width, root_panel(full.data(), *jc), &one, &one, desc_root_, local, &one, jc,
+           p_.desc, &p_.ictxt);
   });
+}
+
+void RootCopy::gather(const double* local, std::vector<double>& full) const {
+  gather_any(local, full);
+}
+void RootCopy::scatter(const std::vector<double>& full, double* local) const {
+  scatter_any(full, local);
+}
+void RootCopy::gather(const Complex* local, std::vector<Complex>& full) const {
+  gather_any(local, full);
+}
+void RootCopy::scatter(const std::vector<Complex>& full, Complex* local) const {
+  scatter_any(full, local);
 }
 
 void RootCopy::broadcast(double* w) const { MPI_Bcast(w, p_.n, MPI_DOUBLE, root_rank_, p_.comm); }

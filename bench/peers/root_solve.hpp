@@ -13,13 +13,14 @@
 namespace pipevd::solvers {
 
 // on_root(full, out) solves the gathered n x n matrix `full` (lda = n) in place on the root,
-// writing eigenvalues and info; `library` names it in the error of a failed root.
-template <class OnRoot>
-Outcome solve_at_root(const Problem& p, char jobz, const double* a, double* w, double* z,
-                      const char* library, OnRoot&& on_root) {
+// writing eigenvalues and info; `library` names it in the error of a failed root. T: double, or
+// Complex for a complex Hermitian problem.
+template <class T, class OnRoot>
+Outcome solve_at_root(const Problem& p, char jobz, const T* a, double* w, T* z, const char* library,
+                      OnRoot&& on_root) {
   Outcome out;
   RootCopy copy(p);
-  std::vector<double> full;
+  std::vector<T> full;
   double t = MPI_Wtime();
   copy.gather(a, full);
   lap(out, "gather", t);

@@ -9,6 +9,8 @@ extern "C" {
 void zgeqrf_(const int*, const int*, void*, const int*, void*, void*, const int*, int*);
 void zungqr_(const int*, const int*, const int*, void*, const int*, const void*, void*, const int*,
              int*);
+void zheevd_(const char*, const char*, const int*, void*, const int*, double*, void*, const int*,
+             double*, const int*, int*, const int*, int*, size_t, size_t);
 void zgemm_(const char*, const char*, const int*, const int*, const int*, const void*, const void*,
             const int*, const void*, const int*, const void*, void*, const int*, size_t, size_t);
 }
@@ -106,6 +108,25 @@ double unitary_orthogonality(int n, const std::vector<Complex>& z) {
   const Complex one = 1;
   zgemm_("C", "N", &n, &n, &n, &one, z.data(), &n, z.data(), &n, &one, r.data(), &n, 1, 1);
   return frobenius(r) / (n * DBL_EPSILON);
+}
+
+std::vector<double> lapack_hermitian_eigenvalues(int n, std::vector<Complex> a) {
+  std::vector<double> w(n);
+  if (n == 0) return w;
+  int lwork = -1, lrwork = -1, liwork = -1, info = 0, iwq = 0;
+  Complex wq = 0;
+  double rwq = 0;
+  zheevd_("N", "L", &n, a.data(), &n, w.data(), &wq, &lwork, &rwq, &lrwork, &iwq, &liwork, &info, 1,
+          1);
+  lwork = std::max(1, static_cast<int>(wq.real()));
+  lrwork = std::max(1, static_cast<int>(rwq));
+  liwork = std::max(1, iwq);
+  std::vector<Complex> work(lwork);
+  std::vector<double> rwork(lrwork);
+  std::vector<int> iwork(liwork);
+  zheevd_("N", "L", &n, a.data(), &n, w.data(), work.data(), &lwork, rwork.data(), &lrwork,
+          iwork.data(), &liwork, &info, 1, 1);
+  return w;
 }
 
 }  // namespace pipevd::test

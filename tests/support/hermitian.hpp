@@ -37,4 +37,7 @@ double hermitian_residual(int n, const std::vector<Complex>& a, const std::vecto
                           const std::vector<double>& w);
 double unitary_orthogonality(int n, const std::vector<Complex>& z);
 
+// Eigenvalues of the full Hermitian n x n matrix (its lower triangle) by LAPACK zheevd, ascending.
+std::vector<double> lapack_hermitian_eigenvalues(int n, std::vector<Complex> a);
+
 }  // namespace pipevd::test

@@ -1,5 +1,6 @@
 // cuSOLVER's cusolverDnXsyevd on one GPU: the matrix is gathered to grid process (0, 0), solved
 // on its GPU, and the eigenvectors scattered back. Stage times split the copies from the solve.
+// Complex Hermitian problems take the same call with CUDA_C_64F (eigenvalues stay CUDA_R_64F).
 #include <cusolverDn.h>
 
 #include <memory>
@@ -35,17 +36,30 @@ class CusolverSolver final : public Solver {
         [&](std::vector<double>& full, Outcome& out) { solve_on_root(p.n, jobz, full, w, out); });
   }
 
+  bool has_hermitian() const override { return true; }
+  Outcome solve_hermitian(const Problem& p, char jobz, Complex* a, double* w, Complex* z) override {
+    return solve_at_root(
+        p, jobz, a, w, z, "cuSOLVER",
+        [&](std::vector<Complex>& full, Outcome& out) { solve_on_root(p.n, jobz, full, w, out); });
+  }
+
  private:
-  void solve_on_root(int n, char jobz, std::vector<double>& full, double* w, Outcome& out) {
+  static cudaDataType data_type(const double*) { return CUDA_R_64F; }
+  static cudaDataType data_type(const Complex*) { return CUDA_C_64F; }
+
+  template <class T>
+  void solve_on_root(int n, char jobz, std::vector<T>& full, double* w, Outcome& out) {
+    const cudaDataType type = data_type(full.data());
     PIPEVD_CUDA_CHECK(cudaSetDevice(0));
     if (!handle_) {
       status_check(cusolverDnCreate(&handle_), "cusolverDnCreate");
       status_check(cusolverDnCreateParams(&params_), "cusolverDnCreateParams");
     }
     const auto mode = jobz == 'V' ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
-    const size_t bytes = sizeof(double) * static_cast<size_t>(n) * n;
+    const size_t bytes = sizeof(T) * static_cast<size_t>(n) * n;
     double t = MPI_Wtime();
-    double *d_a = nullptr, *d_w = nullptr;
+    T* d_a = nullptr;
+    double* d_w = nullptr;
     int* d_info = nullptr;
     void* d_work = nullptr;
     std::vector<char> h_work;
@@ -63,14 +77,14 @@ class CusolverSolver final : public Solver {
       lap(out, "h2d", t);
       size_t dev_bytes = 0, host_bytes = 0;
       status_check(
-          cusolverDnXsyevd_bufferSize(handle_, params_, mode, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
-                                      d_a, n, CUDA_R_64F, d_w, CUDA_R_64F, &dev_bytes, &host_bytes),
+          cusolverDnXsyevd_bufferSize(handle_, params_, mode, CUBLAS_FILL_MODE_LOWER, n, type, d_a,
+                                      n, CUDA_R_64F, d_w, type, &dev_bytes, &host_bytes),
           "cusolverDnXsyevd_bufferSize");
       PIPEVD_CUDA_CHECK(cudaMalloc(&d_work, std::max<size_t>(dev_bytes, 1)));
       h_work.resize(std::max<size_t>(host_bytes, 1));
-      status_check(cusolverDnXsyevd(handle_, params_, mode, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
-                                    d_a, n, CUDA_R_64F, d_w, CUDA_R_64F, d_work, dev_bytes,
-                                    h_work.data(), host_bytes, d_info),
+      status_check(cusolverDnXsyevd(handle_, params_, mode, CUBLAS_FILL_MODE_LOWER, n, type, d_a, n,
+                                    CUDA_R_64F, d_w, type, d_work, dev_bytes, h_work.data(),
+                                    host_bytes, d_info),
                    "cusolverDnXsyevd");
       PIPEVD_CUDA_CHECK(cudaDeviceSynchronize());
       lap(out, "syevd", t);

@@ -1,7 +1,8 @@
 // cuSOLVERMp's cusolverMpSyevd, one rank per GPU: each rank's block-cyclic piece goes to its GPU
 // as it is (cuSOLVERMp takes ScaLAPACK's layout), the grid's ranks talk through NCCL. Process (r,
 // c) of the BLACS grid is NCCL rank r * npcol + c, so the device grid is row-major whatever order
-// the BLACS grid was made in.
+// the BLACS grid was made in. Complex Hermitian problems take the same call with CUDA_C_64F
+// matrices and compute type (the eigenvalues stay real doubles).
 #include <cusolverMp.h>
 #include <nccl.h>
 
@@ -53,6 +54,19 @@ class CusolverMpSolver final : public Solver {
   }
 
   Outcome solve(const Problem& p, char jobz, double* a, double* w, double* z) override {
+    return solve_any(p, jobz, a, w, z);
+  }
+  bool has_hermitian() const override { return true; }
+  Outcome solve_hermitian(const Problem& p, char jobz, Complex* a, double* w, Complex* z) override {
+    return solve_any(p, jobz, a, w, z);
+  }
+
+ private:
+  static cudaDataType data_type(const double*) { return CUDA_R_64F; }
+  static cudaDataType data_type(const Complex*) { return CUDA_C_64F; }
+
+  template <class T>
+  Outcome solve_any(const Problem& p, char jobz, T* a, double* w, T* z) {
     Outcome out;
     int failed = 0;
     try {
@@ -70,7 +84,6 @@ class CusolverMpSolver final : public Solver {
     return out;
   }
 
- private:
   // Handle, stream, NCCL communicator and device grid, made once per BLACS grid shape.
   void setup(const Problem& p) {
     if (handle_ && nprow_ == p.nprow && npcol_ == p.npcol) return;
@@ -106,13 +119,16 @@ class CusolverMpSolver final : public Solver {
     stream_ = nullptr;
   }
 
-  void solve_here(const Problem& p, char jobz, double* a, double* w, double* z, Outcome& out) {
+  template <class T>
+  void solve_here(const Problem& p, char jobz, T* a, double* w, T* z, Outcome& out) {
+    const cudaDataType type = data_type(a);
     double t = MPI_Wtime();
     setup(p);
     const int64_t lld = p.desc[LLD_];
     const size_t local = static_cast<size_t>(lld) * std::max<long>(1, p.local_cols);
     cusolverMpMatrixDescriptor_t desc_a = nullptr, desc_q = nullptr;
-    double *d_a = nullptr, *d_q = nullptr, *d_d = nullptr;
+    T *d_a = nullptr, *d_q = nullptr;
+    double* d_d = nullptr;
     int* d_info = nullptr;
     void* d_work = nullptr;
     std::vector<char> h_work;
@@ -127,15 +143,15 @@ class CusolverMpSolver final : public Solver {
     };
     try {
       for (auto* d : {&desc_a, &desc_q})
-        status_check(cusolverMpCreateMatrixDesc(d, grid_, CUDA_R_64F, p.n, p.n, p.desc[MB_],
-                                                p.desc[NB_], p.desc[RSRC_], p.desc[CSRC_], lld),
+        status_check(cusolverMpCreateMatrixDesc(d, grid_, type, p.n, p.n, p.desc[MB_], p.desc[NB_],
+                                                p.desc[RSRC_], p.desc[CSRC_], lld),
                      "cusolverMpCreateMatrixDesc");
-      PIPEVD_CUDA_CHECK(cudaMalloc(&d_a, sizeof(double) * local));
-      PIPEVD_CUDA_CHECK(cudaMalloc(&d_q, sizeof(double) * local));
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_a, sizeof(T) * local));
+      PIPEVD_CUDA_CHECK(cudaMalloc(&d_q, sizeof(T) * local));
       PIPEVD_CUDA_CHECK(cudaMalloc(&d_d, sizeof(double) * std::max(1, p.n)));
       PIPEVD_CUDA_CHECK(cudaMalloc(&d_info, sizeof(int)));
       PIPEVD_CUDA_CHECK(
-          cudaMemcpyAsync(d_a, a, sizeof(double) * local, cudaMemcpyHostToDevice, stream_));
+          cudaMemcpyAsync(d_a, a, sizeof(T) * local, cudaMemcpyHostToDevice, stream_));
       PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream_));
       MPI_Barrier(p.comm);
       lap(out, "h2d", t);
@@ -143,21 +159,21 @@ class CusolverMpSolver final : public Solver {
       size_t dev_bytes = 0, host_bytes = 0;
       status_check(
           cusolverMpSyevd_bufferSize(handle_, compz, CUBLAS_FILL_MODE_LOWER, p.n, d_a, 1, 1, desc_a,
-                                     d_d, d_q, 1, 1, desc_q, CUDA_R_64F, &dev_bytes, &host_bytes),
+                                     d_d, d_q, 1, 1, desc_q, type, &dev_bytes, &host_bytes),
           "cusolverMpSyevd_bufferSize");
       PIPEVD_CUDA_CHECK(cudaMalloc(&d_work, std::max<size_t>(1, dev_bytes)));
       h_work.resize(std::max<size_t>(1, host_bytes));
-      status_check(cusolverMpSyevd(handle_, compz, CUBLAS_FILL_MODE_LOWER, p.n, d_a, 1, 1, desc_a,
-                                   d_d, d_q, 1, 1, desc_q, CUDA_R_64F, d_work, dev_bytes,
-                                   h_work.data(), host_bytes, d_info),
-                   "cusolverMpSyevd");
+      status_check(
+          cusolverMpSyevd(handle_, compz, CUBLAS_FILL_MODE_LOWER, p.n, d_a, 1, 1, desc_a, d_d, d_q,
+                          1, 1, desc_q, type, d_work, dev_bytes, h_work.data(), host_bytes, d_info),
+          "cusolverMpSyevd");
       PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream_));
       MPI_Barrier(p.comm);
       lap(out, "syevd", t);
       PIPEVD_CUDA_CHECK(cudaMemcpy(&out.info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
       PIPEVD_CUDA_CHECK(cudaMemcpy(w, d_d, sizeof(double) * p.n, cudaMemcpyDeviceToHost));
       if (jobz == 'V')
-        PIPEVD_CUDA_CHECK(cudaMemcpy(z, d_q, sizeof(double) * local, cudaMemcpyDeviceToHost));
+        PIPEVD_CUDA_CHECK(cudaMemcpy(z, d_q, sizeof(T) * local, cudaMemcpyDeviceToHost));
       lap(out, "d2h", t);
       if (out.info != 0) out.error = "cusolverMpSyevd info = " + std::to_string(out.info);
     } catch (...) {

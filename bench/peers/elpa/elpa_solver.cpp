@@ -5,22 +5,51 @@
 // library is Debian's libelpa, or, where the build has PIPEVD_ELPA_GPU_DIR, the GPU build of
 // bench/elpa/build_elpa_gpu.sh with its GPU left off (the two libraries cannot both be linked).
 //
-// elpa1-gpu / elpa2-gpu: the GPU build with "nvidia-gpu" = 1, so its GPU paths run (1-stage:
-// tridiagonalization, solve_tridi and back transformation; 2-stage: band reduction, solve_tridi,
-// both back transformations with the NVIDIA kernel; the band-to-tridiagonal step stays on the
-// CPU in this ELPA). Each rank takes GPU (node-local rank mod GPUs): one rank per GPU, or several
-// per GPU as ELPA's performance guide allows (with NVIDIA MPS at best). ELPA uses NCCL where a
-// node has as many ranks as visible GPUs, MPI through the host otherwise. The matrix goes to
-// ELPA at ELPA's own recommended block size, nblk = 16 (its documentation's GPU run and its test
-// programs' default; the GPU kernel of 2-stage needs a power of two): where the caller's layout
-// differs, PDGEMR2D redistributes A in and Z back, timed as stages of their own. The handle
-// (elpa_setup_gpu: cuBLAS handles, streams, NCCL communicators) is made on the first call for a
-// problem shape and kept. Environment: PIPEVD_ELPA_GPU_NB (ELPA's block size; 0: the caller's),
-// PIPEVD_ELPA_GPU_KERNEL=nvidia_gpu (2-stage's plain CUDA kernel instead of the SM80 one),
-// PIPEVD_ELPA_GPU_CCL=0|1 (ELPA's use_ccl).
+// elpa1-gpu / elpa2-gpu: the GPU build with "nvidia-gpu" = 1 and every sub-step that ELPA can run
+// on the GPU set to it by name (1-stage: gpu_tridiag, gpu_solve_tridi, gpu_trans_ev; 2-stage:
+// gpu_bandred, gpu_solve_tridi, gpu_trans_ev_tridi_to_band with the NVIDIA kernel,
+// gpu_trans_ev_band_to_full). They are ELPA's defaults once the GPU is on, said explicitly so that
+// an ELPA_DEFAULT_* variable of the environment cannot move a step to the CPU unseen. The
+// band-to-tridiagonal step of 2-stage has no GPU version in this ELPA (no gpu_tridiag_band key;
+// elpa2_template.F90 keeps do_useGPU_tridiag_band false): it runs on the CPU, one thread per rank
+// (the build has no OpenMP), and costs O(n^2 nbw), so more ranks per GPU speed it up.
+// Each rank takes GPU (node-local rank mod GPUs): one rank per GPU, or the same number of ranks on
+// every GPU as ELPA's PERFORMANCE_TUNING.md asks (with NVIDIA MPS, which it says improves such runs
+// "quite dramatically"). ELPA uses NCCL only where a node has as many ranks as visible GPUs, MPI
+// through the host otherwise.
+//
+// Block size: the matrix goes to ELPA at nblk = 16, the block size of ELPA's documented GPU run
+// (PERFORMANCE_TUNING.md) and its test programs' default; 2-stage's GPU kernel needs nblk = 2^k
+// (k = 1..10), else ELPA runs that back transformation on the CPU with a warning. 2-stage reduces
+// to the band nbw = (63 / nblk + 1) nblk (real case): 64 for every nblk <= 64, nblk above it, so
+// nblk = 128 or 256 widens the band the CPU step above chases (2x, 4x its work); the
+// intermediate_bandwidth key sets nbw (a multiple of nblk). Where the caller's layout differs from
+// ELPA's, PDGEMR2D redistributes A in and Z back, timed as stages of their own; a caller at nb =
+// ELPA's nblk (pipevd-bench --nb 16) is passed as it is. The handle (elpa_setup_gpu: cuBLAS
+// handles, streams, NCCL communicators) is made on the first call for a problem shape and kept.
+//
+// Environment, read when the solver is made (so one process holds one setting; the device scripts
+// pass every PIPEVD_ELPA_* and ELPA_DEFAULT_* variable to the ranks):
+//   PIPEVD_ELPA_GPU_NB=k       ELPA's nblk on the GPU (default 16; 0: the caller's nb as it is).
+//   PIPEVD_ELPA_GPU_KERNEL=nvidia_gpu   2-stage's plain CUDA kernel instead of the SM80 one (ELPA's
+//                              own pick on an sm_80+ build; its Changelog says the SM80 kernel
+//                              gains where a rank holds more than about 20000 eigenvectors).
+//   PIPEVD_ELPA_GPU_CCL=0|1    ELPA's use_ccl (default: ELPA's, on where built with NCCL).
+//   PIPEVD_ELPA_KEYS="key=v,key=v"   further integer keys of ELPA, set last (after the adapter's
+//                              own, before elpa_setup_gpu), CPU and GPU runs alike, e.g.
+//                              intermediate_bandwidth=128, gpu_bandred=0, min_tile_size=1024,
+//                              stripewidth_real=64, blocking_in_band_to_full=4, debug=1. A key
+//                              that ELPA refuses fails the run with its name (2026.02.001's
+//                              check of intermediate_bandwidth, elpa_index.c, ends without a
+//                              return for a valid 2-stage value, so it may refuse one).
+//   PIPEVD_ELPA_TIMINGS=1      ELPA's own timers (its "timings" key; GPU build only): after each
+//                              call, rank 0 prints ELPA's tree of stage times (2-stage:
+//                              full_to_band, band_to_tridi, solve, tridi_to_band, band_to_full;
+//                              1-stage: forward, solve, back) to stdout.
 #include <elpa/elpa.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -51,6 +80,38 @@ int env_int(const char* name, int fallback) {
   return v && *v ? std::atoi(v) : fallback;
 }
 
+// PIPEVD_ELPA_KEYS: "key=value" entries separated by commas or blanks. An entry that is not
+// key=integer is kept with `bad` set, so that the run fails naming it rather than running
+// with the key silently left out.
+struct ElpaKey {
+  std::string key;
+  int value = 0;
+  bool bad = false;
+};
+std::vector<ElpaKey> env_keys(const char* name) {
+  std::vector<ElpaKey> keys;
+  const char* v = std::getenv(name);
+  const std::string text = v ? v : "";
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t end = text.find_first_of(", \t", i);
+    const std::string entry = text.substr(i, end == std::string::npos ? end : end - i);
+    i = end == std::string::npos ? text.size() : end + 1;
+    if (entry.empty()) continue;
+    ElpaKey k;
+    const size_t eq = entry.find('=');
+    k.key = entry.substr(0, eq);
+    char* stop = nullptr;
+    const std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
+    const long n = std::strtol(value.c_str(), &stop, 10);
+    k.bad = eq == 0 || value.empty() || *stop != '\0' || n < -2147483647L || n > 2147483647L;
+    k.value = static_cast<int>(n);
+    if (k.bad) k.key = entry;
+    keys.push_back(k);
+  }
+  return keys;
+}
+
 // The block-cyclic layout ELPA works on: the caller's, or the same grid at another block size.
 struct Layout {
   int nb = 0;
@@ -74,8 +135,13 @@ class ElpaSolver final : public Solver {
       int mine = g.local_rank == 0 ? std::min(g.local_size, ngpu_) : 0;
       MPI_Allreduce(&mine, &gpus_used_, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
       nb_ = env_int("PIPEVD_ELPA_GPU_NB", kElpaGpuNb);
+      const char* k = std::getenv("PIPEVD_ELPA_GPU_KERNEL");
+      plain_kernel_ = k && std::string(k) == "nvidia_gpu";
+      ccl_ = env_int("PIPEVD_ELPA_GPU_CCL", -1);
     }
+    timings_ = env_int("PIPEVD_ELPA_TIMINGS", 0) != 0;
 #endif
+    keys_ = env_keys("PIPEVD_ELPA_KEYS");
   }
   ~ElpaSolver() override { release(); }
   ElpaSolver(const ElpaSolver&) = delete;
@@ -143,11 +209,29 @@ class ElpaSolver final : public Solver {
     if (made) lap(out, "elpa_setup", t);
     t = MPI_Wtime();
     int err = ELPA_OK;
+#ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
+    // ELPA's timers nest its stages under the region open at the call; one name per call, as
+    // its timer adds up the calls of a region.
+    std::string region = name() + " call " + std::to_string(++calls_);
+    if (timings_) elpa_timer_start(handle_, region.data());
+#endif
     if (jobz == 'V')
       elpa_eigenvectors_a_h_a_d(handle_, ea, w, ez, &err);
     else
       elpa_eigenvalues_a_h_a_d(handle_, ea, w, &err);
     lap(out, "elpa", t);
+#ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
+    if (timings_) {
+      elpa_timer_stop(handle_, region.data());
+      int rank = 0;
+      MPI_Comm_rank(p.comm, &rank);
+      if (rank == 0) {
+        std::printf("ELPA timings, rank 0, %s, n = %d, nblk = %d:\n", region.c_str(), p.n, lay.nb);
+        std::fflush(stdout);
+        elpa_print_times(handle_, region.data());
+      }
+    }
+#endif
     if (err != ELPA_OK) return fail(out, "elpa_eigen*", err);
     if (own && jobz == 'V') {
       redistribute(p, ez, lay.desc, z, p.desc);
@@ -173,6 +257,11 @@ class ElpaSolver final : public Solver {
       handle_ = nullptr;
       return refuse(out, "elpa_allocate", err);
     }
+    // "timings" before elpa_setup, which turns ELPA's timer on from it.
+    if (timings_) {
+      elpa_set_integer(handle_, "timings", 1, &err);
+      if (err != ELPA_OK) return refuse(out, "elpa_set timings", err);
+    }
     const struct {
       const char* key;
       int value;
@@ -194,35 +283,64 @@ class ElpaSolver final : public Solver {
                      &err);
     if (err != ELPA_OK) return refuse(out, "elpa_set solver", err);
 #ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
-    if (gpu_) {
-      // "nvidia-gpu" (the release's name; "gpu" is its older alias), then the 2-stage kernel
-      // (valid only once the GPU is on), the device, and elpa_setup_gpu, in the order of ELPA's
-      // own C test. The SM80 kernel (tensor-core DGEMM, built for sm_80 and up) is what ELPA
-      // itself picks for a GPU run when no kernel is set; PIPEVD_ELPA_GPU_KERNEL=nvidia_gpu
-      // takes the plain CUDA kernel instead.
-      elpa_set_integer(handle_, "nvidia-gpu", 1, &err);
-      if (err != ELPA_OK) return refuse(out, "elpa_set nvidia-gpu", err);
-      if (stages_ == 2) {
-        const char* k = std::getenv("PIPEVD_ELPA_GPU_KERNEL");
-        const bool plain = k && std::string(k) == "nvidia_gpu";
-        elpa_set_integer(handle_, "real_kernel",
-                         plain ? ELPA_2STAGE_REAL_NVIDIA_GPU : ELPA_2STAGE_REAL_NVIDIA_SM80_GPU,
-                         &err);
-        if (err != ELPA_OK) return refuse(out, "elpa_set real_kernel", err);
-      }
-      elpa_set_integer(handle_, "use_gpu_id", device_id_, &err);
-      if (err != ELPA_OK) return refuse(out, "elpa_set use_gpu_id", err);
-      // NCCL between the ranks' GPUs: ELPA's default (on with one rank per GPU, where it was
-      // built with NCCL); PIPEVD_ELPA_GPU_CCL=0 turns it off.
-      const int ccl = env_int("PIPEVD_ELPA_GPU_CCL", -1);
-      if (ccl >= 0) {
-        elpa_set_integer(handle_, "use_ccl", ccl, &err);
-        if (err != ELPA_OK) return refuse(out, "elpa_set use_ccl", err);
-      }
-      if (elpa_setup_gpu(handle_) != ELPA_OK) return refuse(out, "elpa_setup_gpu", ELPA_ERROR);
-    }
+    if (gpu_ && !set_gpu_keys(out)) return false;
+#endif
+    if (!set_env_keys(out)) return false;
+#ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
+    if (gpu_ && elpa_setup_gpu(handle_) != ELPA_OK)
+      return refuse(out, "elpa_setup_gpu", ELPA_ERROR);
 #endif
     key_ = key;
+    return true;
+  }
+#ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
+  // The GPU's keys, once the solver is set: "nvidia-gpu" (the release's name; "gpu" is its older
+  // alias), then the sub-steps' keys and the 2-stage kernel (valid only once the GPU is on and the
+  // solver set), the device and NCCL; prepare's elpa_setup_gpu comes after them, in the order of
+  // ELPA's own C test. The SM80 kernel (tensor-core DGEMM, built for sm_80 and up) is what ELPA
+  // itself picks for a GPU run when no kernel is set.
+  bool set_gpu_keys(Outcome& out) {
+    int err = ELPA_OK;
+    elpa_set_integer(handle_, "nvidia-gpu", 1, &err);
+    if (err != ELPA_OK) return refuse(out, "elpa_set nvidia-gpu", err);
+    static const char* const steps1[] = {"gpu_tridiag", "gpu_solve_tridi", "gpu_trans_ev"};
+    static const char* const steps2[] = {"gpu_bandred", "gpu_solve_tridi",
+                                         "gpu_trans_ev_tridi_to_band", "gpu_trans_ev_band_to_full"};
+    const auto set_steps = [&](const auto& steps) {
+      for (const char* step : steps) {
+        elpa_set_integer(handle_, step, 1, &err);
+        if (err != ELPA_OK) return refuse(out, std::string("elpa_set ") + step, err);
+      }
+      return true;
+    };
+    if (!(stages_ == 1 ? set_steps(steps1) : set_steps(steps2))) return false;
+    if (stages_ == 2) {
+      elpa_set_integer(
+          handle_, "real_kernel",
+          plain_kernel_ ? ELPA_2STAGE_REAL_NVIDIA_GPU : ELPA_2STAGE_REAL_NVIDIA_SM80_GPU, &err);
+      if (err != ELPA_OK) return refuse(out, "elpa_set real_kernel", err);
+    }
+    elpa_set_integer(handle_, "use_gpu_id", device_id_, &err);
+    if (err != ELPA_OK) return refuse(out, "elpa_set use_gpu_id", err);
+    // NCCL between the ranks' GPUs: ELPA's default (on with one rank per GPU, where it was
+    // built with NCCL); PIPEVD_ELPA_GPU_CCL=0 turns it off.
+    if (ccl_ >= 0) {
+      elpa_set_integer(handle_, "use_ccl", ccl_, &err);
+      if (err != ELPA_OK) return refuse(out, "elpa_set use_ccl", err);
+    }
+    return true;
+  }
+#endif
+  // PIPEVD_ELPA_KEYS, after the adapter's own settings so that they win.
+  bool set_env_keys(Outcome& out) {
+    for (const ElpaKey& k : keys_) {
+      if (k.bad)
+        return refuse(out, "PIPEVD_ELPA_KEYS: not key=integer: '" + k.key + "'", ELPA_ERROR);
+      int err = ELPA_OK;
+      elpa_set_integer(handle_, k.key.c_str(), k.value, &err);
+      if (err != ELPA_OK)
+        return refuse(out, "elpa_set " + k.key + " = " + std::to_string(k.value), err);
+    }
     return true;
   }
   void release() {
@@ -304,7 +422,9 @@ class ElpaSolver final : public Solver {
   bool gpu_;
   elpa_t handle_ = nullptr;
   Key key_;
-  int ngpu_ = 0, device_id_ = -1, gpus_used_ = 0, nb_ = 0;
+  int ngpu_ = 0, device_id_ = -1, gpus_used_ = 0, nb_ = 0, ccl_ = -1, calls_ = 0;
+  bool plain_kernel_ = false, timings_ = false;
+  std::vector<ElpaKey> keys_;
   std::string device_;
 };
 
