@@ -570,16 +570,8 @@ void launch_chase(const ReflectorLayout& L, double* a, long ld, double* v, doubl
   // Where fewer SMs are ours than the occupancy query saw (MPS, a GPU shared with other engine
   // ranks or programs) the runtime refuses the grid: half as many blocks, each looping over more
   // sweep groups, until it fits (the schedule, not the results, changes).
-  for (;;) {
-    const cudaError_t e = launch_cooperative("bulge_chasing", reinterpret_cast<const void*>(kernel),
-                                             dim3(grid), dim3(threads), args, smem, stream);
-    if (e != cudaErrorCooperativeLaunchTooLarge || grid == 1) {
-      PIPEVD_CUDA_CHECK(e);
-      break;
-    }
-    cudaGetLastError();
-    grid = (grid + 1) / 2;
-  }
+  launch_cooperative_halving("bulge_chasing", reinterpret_cast<const void*>(kernel), grid,
+                             dim3(threads), args, smem, stream);
   PIPEVD_CUDA_CHECK_LAUNCH();
 }
 

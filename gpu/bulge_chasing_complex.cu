@@ -236,17 +236,8 @@ void launch_chase(const ReflectorLayout& L, Z* a, long ld, Z* v, Z* tau, int* pr
   // Cooperative: every block resident at once (or an error), which the flags' waits rely on; a grid
   // refused (fewer SMs ours than the query saw) halves until it fits (the schedule changes, not
   // the results).
-  for (;;) {
-    const cudaError_t e =
-        launch_cooperative("bulge_chasing_complex", reinterpret_cast<const void*>(chase_sweeps),
-                           dim3(grid), dim3(threads), args, smem, stream);
-    if (e != cudaErrorCooperativeLaunchTooLarge || grid == 1) {
-      PIPEVD_CUDA_CHECK(e);
-      break;
-    }
-    cudaGetLastError();
-    grid = (grid + 1) / 2;
-  }
+  launch_cooperative_halving("bulge_chasing_complex", reinterpret_cast<const void*>(chase_sweeps),
+                             grid, dim3(threads), args, smem, stream);
   PIPEVD_CUDA_CHECK_LAUNCH();
 }
 

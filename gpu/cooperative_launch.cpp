@@ -3,6 +3,8 @@
 #include <mutex>
 #include <string>
 
+#include "base/cuda_check.hpp"
+
 namespace pipevd::gpu {
 
 #ifdef PIPEVD_FAULT_INJECTION
@@ -58,6 +60,20 @@ cudaError_t launch_cooperative(const char* name, const void* kernel, dim3 grid, 
                                void** args, std::size_t shared_bytes, cudaStream_t stream) {
   if (refused_for_cap(name, static_cast<int>(grid.x))) return cudaErrorCooperativeLaunchTooLarge;
   return cudaLaunchCooperativeKernel(kernel, grid, block, args, shared_bytes, stream);
+}
+
+void launch_cooperative_halving(const char* name, const void* kernel, int grid, dim3 block,
+                                void** args, std::size_t shared_bytes, cudaStream_t stream) {
+  for (;;) {
+    const cudaError_t e =
+        launch_cooperative(name, kernel, dim3(grid), block, args, shared_bytes, stream);
+    if (e != cudaErrorCooperativeLaunchTooLarge || grid == 1) {
+      PIPEVD_CUDA_CHECK(e);
+      return;
+    }
+    cudaGetLastError();
+    grid = (grid + 1) / 2;
+  }
 }
 
 }  // namespace pipevd::gpu

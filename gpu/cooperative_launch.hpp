@@ -15,6 +15,12 @@ namespace pipevd::gpu {
 cudaError_t launch_cooperative(const char* name, const void* kernel, dim3 grid, dim3 block,
                                void** args, std::size_t shared_bytes, cudaStream_t stream);
 
+// For kernels whose blocks loop over their work (the bulge chasings' sweep groups), so that any
+// grid gives the same results: launch_cooperative on `grid` blocks or, where that grid is refused,
+// on half as many until one fits (at one block the refusal is thrown). Other errors are thrown.
+void launch_cooperative_halving(const char* name, const void* kernel, int grid, dim3 block,
+                                void** args, std::size_t shared_bytes, cudaStream_t stream);
+
 #ifdef PIPEVD_FAULT_INJECTION
 // A test's cap on the grid of the cooperative kernel `name` ("bulge_chasing",
 // "bulge_chasing_complex", "fused_panel_qr"): launches of more than max_blocks blocks are refused.

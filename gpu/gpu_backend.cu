@@ -250,7 +250,24 @@ struct GpuBackend::State {
 
   double* grow(GrowBuffer& g, std::size_t bytes);
   [[noreturn]] void out_of_memory(std::size_t bytes, cudaError_t e);
+  // cusolverDnXgeqrf of the m x nb panel of `type` (CUDA_R_64F or CUDA_C_64F) into it and tau, on
+  // `stream`, with its device and host workspaces kept here between panels.
+  void geqrf(cudaDataType type, long m, long nb, void* panel, long ldp, void* tau_out);
 };
+
+void GpuBackend::State::geqrf(cudaDataType type, long m, long nb, void* panel, long ldp,
+                              void* tau_out) {
+  cusolverDnHandle_t solver = ctx->solver(stream);
+  std::size_t dbytes = 0, hbytes = 0;
+  PIPEVD_CUSOLVER_CHECK(cusolverDnXgeqrf_bufferSize(solver, params, m, nb, type, panel, ldp, type,
+                                                    tau_out, type, &dbytes, &hbytes));
+  void* dwork = grow(qr_work, dbytes);
+  if (qr_host.size() < std::max<std::size_t>(hbytes, 1))
+    qr_host.resize(std::max<std::size_t>(hbytes, 1));
+  int* dinfo = reinterpret_cast<int*>(grow(info, sizeof(int)));
+  PIPEVD_CUSOLVER_CHECK(cusolverDnXgeqrf(solver, params, m, nb, type, panel, ldp, type, tau_out,
+                                         type, dwork, dbytes, qr_host.data(), hbytes, dinfo));
+}
 
 void GpuBackend::State::out_of_memory(std::size_t bytes, cudaError_t e) {
   cudaGetLastError();
@@ -707,17 +724,7 @@ void GpuBackend::cusolver_geqrf_split(long m, long nb, double* panel, long ldp, 
                                       double* tau) {
   State& s = *s_;
   const long kk = std::min(m, nb);
-  cusolverDnHandle_t solver = s.ctx->solver(s.stream);
-  std::size_t dbytes = 0, hbytes = 0;
-  PIPEVD_CUSOLVER_CHECK(cusolverDnXgeqrf_bufferSize(solver, s.params, m, nb, CUDA_R_64F, panel, ldp,
-                                                    CUDA_R_64F, tau, CUDA_R_64F, &dbytes, &hbytes));
-  void* dwork = s.grow(s.qr_work, dbytes);
-  if (s.qr_host.size() < std::max<std::size_t>(hbytes, 1))
-    s.qr_host.resize(std::max<std::size_t>(hbytes, 1));
-  int* info = reinterpret_cast<int*>(s.grow(s.info, sizeof(int)));
-  PIPEVD_CUSOLVER_CHECK(cusolverDnXgeqrf(solver, s.params, m, nb, CUDA_R_64F, panel, ldp,
-                                         CUDA_R_64F, tau, CUDA_R_64F, dwork, dbytes,
-                                         s.qr_host.data(), hbytes, info));
+  s.geqrf(CUDA_R_64F, m, nb, panel, ldp, tau);
   split_panel<<<grid_for(m * kk), kThreads, 0, s.stream>>>(m, kk, panel, ldp, y, ldy);
   PIPEVD_CUDA_CHECK_LAUNCH();
 }
@@ -800,17 +807,7 @@ void GpuBackend::panel_qr(long m, long nb, Complex* panel, long ldp, Complex* w,
   State& s = *s_;
   constexpr std::size_t z = sizeof(cuDoubleComplex);
   auto* tau = reinterpret_cast<cuDoubleComplex*>(s.grow(s.tau, z * kk));
-  cusolverDnHandle_t solver = s.ctx->solver(s.stream);
-  std::size_t dbytes = 0, hbytes = 0;
-  PIPEVD_CUSOLVER_CHECK(cusolverDnXgeqrf_bufferSize(solver, s.params, m, nb, CUDA_C_64F, panel, ldp,
-                                                    CUDA_C_64F, tau, CUDA_C_64F, &dbytes, &hbytes));
-  void* dwork = s.grow(s.qr_work, dbytes);
-  if (s.qr_host.size() < std::max<std::size_t>(hbytes, 1))
-    s.qr_host.resize(std::max<std::size_t>(hbytes, 1));
-  int* info = reinterpret_cast<int*>(s.grow(s.info, sizeof(int)));
-  PIPEVD_CUSOLVER_CHECK(cusolverDnXgeqrf(solver, s.params, m, nb, CUDA_C_64F, panel, ldp,
-                                         CUDA_C_64F, tau, CUDA_C_64F, dwork, dbytes,
-                                         s.qr_host.data(), hbytes, info));
+  s.geqrf(CUDA_C_64F, m, nb, panel, ldp, tau);
   split_complex_panel(s.stream, m, kk, device_complex(panel), ldp, device_complex(y), ldy);
   auto* g = reinterpret_cast<cuDoubleComplex*>(s.grow(s.gmat, z * kk * kk));
   auto* t = reinterpret_cast<cuDoubleComplex*>(s.grow(s.tmat, z * kk * kk));

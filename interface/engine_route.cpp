@@ -128,7 +128,25 @@ struct EngineRun {
   JoiningThread release;
 };
 
-// Decide: the engine ranks among the caller ranks, this one's device, the engine's options.
+// One caller rank that is the engine, with the whole matrix in its local array at leading
+// dimension n (and Z likewise): the engine reads the caller's triangle (mirrored on the device)
+// and writes Z straight into the caller's array; nothing to redistribute. A scaled A (PDSYEVD's
+// sigma != 1, rare) takes the general path, which scales a copy, so the caller's A stays intact
+// for a forward after a failure.
+template <class S>
+bool direct_path(const RouteCall<S>& r) {
+  int caller_size = 0;
+  MPI_Comm_size(r.ec->caller, &caller_size);
+  const EigenCall<S>& c = r.c;
+  const long n = r.n;
+  const bool direct = caller_size == 1 && r.engine && n >= 1 && *c.ia == 1 && *c.ja == 1 &&
+                      c.desca[LLD_] == n &&
+                      (!r.vectors || (*c.iz == 1 && *c.jz == 1 && c.descz[LLD_] == n));
+  return direct && scaling_factor(r.max_abs) == 1;
+}
+
+// Decide: the engine ranks among the caller ranks, this one's device, the engine's options, the
+// direct path.
 template <class S>
 void start_route(RouteCall<S>& r) {
   r.n = *r.c.n;
@@ -157,6 +175,8 @@ void start_route(RouteCall<S>& r) {
     r.opt.timeline = &r.timeline;
   }
   if (r.engine && r.on_gpu) r.device = r.ec->device;
+  r.direct = direct_path(r);
+  if (r.direct) r.opt.symmetrize = r.uplo;
 }
 
 // Several GPUs with eigenvectors: the back-transformation heights follow BC-back's waves on engine
@@ -211,23 +231,6 @@ void plan_redistribution(RouteCall<S>& r) {
   if (r.policy.node_segment_mib > 0)  // agreed over the grid: the rounds match on every rank
     r.in_options.node_segment_bytes = r.out_options.node_segment_bytes = r.policy.node_segment_mib
                                                                          << 20;
-}
-
-// One caller rank that is the engine, with the whole matrix in its local array at leading
-// dimension n (and Z likewise): the engine reads the caller's triangle (mirrored on the device)
-// and writes Z straight into the caller's array; nothing to redistribute. A scaled A (PDSYEVD's
-// sigma != 1, rare) takes the general path, which scales a copy, so the caller's A stays intact
-// for a forward after a failure.
-template <class S>
-bool direct_path(const RouteCall<S>& r) {
-  int caller_size = 0;
-  MPI_Comm_size(r.ec->caller, &caller_size);
-  const EigenCall<S>& c = r.c;
-  const long n = r.n;
-  const bool direct = caller_size == 1 && r.engine && n >= 1 && *c.ia == 1 && *c.ja == 1 &&
-                      c.desca[LLD_] == n &&
-                      (!r.vectors || (*c.iz == 1 && *c.jz == 1 && c.descz[LLD_] == n));
-  return direct && scaling_factor(r.max_abs) == 1;
 }
 
 // Host bytes this call adds on this caller rank: the engine rank's copy of A and Z (beyond what is
@@ -317,7 +320,7 @@ void plan_two_stage(RouteCall<S>& r) {
   r.height = r.engine ? r.plan.layout.height(r.ec->engine_rank) : 0;
 }
 
-// Plan: the path's layout and memory fit, threads, the direct path, the host memory.
+// Plan: the path's layout and memory fit, threads, the host memory.
 template <class S>
 void plan_route(RouteCall<S>& r) {
   if (r.one_stage()) {
@@ -328,8 +331,6 @@ void plan_route(RouteCall<S>& r) {
     plan_two_stage(r);
   }
   plan_redistribution(r);
-  r.direct = direct_path(r);
-  if (r.direct) r.opt.symmetrize = r.uplo;
   // The host memory a call past the memory cgroup's room would have the job killed for.
   agree_host_memory(r.ec->caller, node_comm_of(r.ec->caller), r.n, host_bytes_needed(r),
                     r.policy.host_memory_limit);
@@ -340,7 +341,7 @@ void plan_route(RouteCall<S>& r) {
 // path and the policy are agreed).
 template <class S>
 void prepare_device(const RouteCall<S>& r, DevicePreparation& p) {
-  if (!r.engine || !r.on_gpu || !r.policy.gpu_prepare || direct_path(r)) return;
+  if (!r.engine || !r.on_gpu || !r.policy.gpu_prepare || r.direct) return;
   p.start(r.device, !r.one_stage() && r.ec->engine_ranks() > 1 && !r.policy.gpu_sharing,
           r.ec->engine);
 }
