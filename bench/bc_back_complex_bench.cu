@@ -1,8 +1,9 @@
 // Complex BC-back benchmark (issue 28): gpu::bc_back_complex with each compiled BLAS2 variant (and,
-// with --generic, the thread-per-row kernel) on the same reflectors, X (m x n, column-major) :=
-// X Q_b, to pick the default tunables and compare the stage against the one-stage solver's time.
+// with --generic, the thread-per-row kernel; with --tensor, every shape of the tensor-core kernel,
+// gpu/bc_back_complex_tensor.cuh) on the same reflectors, X (m x n, column-major) := X Q_b, to pick
+// the default tunables and compare the stage against the one-stage solver's time.
 //
-//   bc_back_complex_bench [--n 16384,32768] [--m 0] [--b 32] [--generic]
+//   bc_back_complex_bench [--n 16384,32768] [--m 0] [--b 32] [--generic] [--tensor]
 //
 // --m 0: m = n (one GPU holds every row). Reflectors: synthetic but in the bulge-chasing layout
 // (core/reflector_store.hpp): v[0] = 1, v[1 .. length-1] pseudo-random in the unit square, zeros
@@ -126,6 +127,10 @@ struct Problem {
 std::string name(const ComplexBcBackTunables& t) {
   if (t.generic) return "generic";
   char buf[64];
+  if (t.tensor) {
+    std::snprintf(buf, sizeof buf, "tensor G%d M%d T%d", t.group, t.rows, t.threads);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "L%d R%d G%d T%d%s", t.lanes, t.rows, t.group, t.threads,
                 t.prefetch ? " P" : "");
   return buf;
@@ -136,7 +141,7 @@ std::string name(const ComplexBcBackTunables& t) {
 int main(int argc, char** argv) {
   std::vector<long> ns{16384, 32768};
   long m_arg = 0, b = 32;
-  bool generic = false;
+  bool generic = false, tensor = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--n" && i + 1 < argc)
@@ -147,8 +152,11 @@ int main(int argc, char** argv) {
       b = std::atol(argv[++i]);
     else if (a == "--generic")
       generic = true;
+    else if (a == "--tensor")
+      tensor = true;
     else {
-      std::fprintf(stderr, "usage: %s [--n N,...] [--m M] [--b B] [--generic]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--n N,...] [--m M] [--b B] [--generic] [--tensor]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -161,6 +169,9 @@ int main(int argc, char** argv) {
       for (const ComplexBcBackTunables& t : pipevd::gpu::bc_back_complex_variants())
         if (name(t) != name(def)) tuns.push_back(t);
     if (generic && !def.generic) tuns.push_back(ComplexBcBackTunables{4, 1, 32, 128, true, true});
+    if (tensor && p.L.b <= 32)
+      for (const ComplexBcBackTunables& t : pipevd::gpu::bc_back_complex_tensor_variants())
+        tuns.push_back(t);
     const double x0max = max_abs_diff(reinterpret_cast<double*>(p.x0), nullptr, 2 * m * n);
     for (size_t k = 0; k < tuns.size(); ++k) {
       {
@@ -174,7 +185,7 @@ int main(int argc, char** argv) {
                                  : max_abs_diff(reinterpret_cast<double*>(p.x),
                                                 reinterpret_cast<double*>(p.xref), 2 * m * n) /
                                        x0max;
-      std::printf("n=%6ld m=%6ld b=%2ld  %-14s %9.4f s  %6.2f TFLOP/s  diff_vs_default=%.2e\n", n,
+      std::printf("n=%6ld m=%6ld b=%2ld  %-18s %9.4f s  %6.2f TFLOP/s  diff_vs_default=%.2e\n", n,
                   m, p.L.b, name(tuns[k]).c_str(), sec, 8.0 * m * n * n / sec * 1e-12, diff);
       std::fflush(stdout);
     }

@@ -8,6 +8,8 @@
 
 #include "base/cuda_check.hpp"
 #include "gpu/bc_back_complex.cuh"
+#include "gpu/bc_back_complex_tensor.cuh"
+#include "gpu/gpu_context.hpp"
 
 namespace pipevd::gpu {
 namespace {
@@ -265,6 +267,30 @@ const Variant* find_variant(const ComplexBcBackTunables& tun) {
   return nullptr;
 }
 
+// The tunables' fields in a tensor shape's meaning, both ways.
+ComplexBcBackTensorShape tensor_shape(const ComplexBcBackTunables& t) {
+  return {t.group, t.rows, t.threads / 32};
+}
+ComplexBcBackTunables tensor_tunables(const ComplexBcBackTensorShape& s) {
+  ComplexBcBackTunables t;
+  t.rows = s.mtiles, t.group = s.group, t.threads = 32 * s.warps, t.tensor = true;
+  return t;
+}
+
+// X := X Q_b by the tensor-core kernel, its workspace from the pool for this call.
+void tensor_launch(const ReflectorLayout& L, const Z* d_v, const Z* d_tau, long m, Z* d_x, long ldx,
+                   const ComplexBcBackTensorShape& shape, cudaStream_t stream) {
+  void* work = nullptr;
+  PIPEVD_CUDA_CHECK(pool_malloc(&work, bc_back_complex_tensor_workspace_bytes(L), stream));
+  try {
+    bc_back_complex_tensor(L, d_v, d_tau, m, d_x, ldx, shape, work, stream);
+  } catch (...) {
+    cudaFreeAsync(work, stream);
+    throw;
+  }
+  PIPEVD_CUDA_CHECK(cudaFreeAsync(work, stream));
+}
+
 // Bands narrower than 17 (fixed shapes: only threads and prefetch vary). Lanes such that b is a
 // whole number of slots (the window slides) and a lane's window stays some 32 doubles of
 // registers.
@@ -280,6 +306,13 @@ LaunchFn narrow_launch(long b, bool prefetch) {
 std::vector<ComplexBcBackTunables> bc_back_complex_variants() {
   std::vector<ComplexBcBackTunables> out;
   for (const Variant& w : kVariants) out.push_back({w.lanes, w.rows, w.group, 128, w.prefetch});
+  return out;
+}
+
+std::vector<ComplexBcBackTunables> bc_back_complex_tensor_variants() {
+  std::vector<ComplexBcBackTunables> out;
+  for (const ComplexBcBackTensorShape& s : bc_back_complex_tensor_shapes())
+    out.push_back(tensor_tunables(s));
   return out;
 }
 
@@ -304,17 +337,29 @@ void bc_back_complex(const ReflectorLayout& L, const Z* d_v, const Z* d_tau, con
   if (tun.threads < 32 || tun.threads > kMaxThreads || tun.threads % 32 != 0)
     throw std::invalid_argument("gpu::bc_back_complex: threads = " + std::to_string(tun.threads));
   const Variant* w = nullptr;
-  if (!tun.generic && L.b > 32)
+  const bool tensor = tun.tensor && !tun.generic;  // generic wins, as for the BLAS2 fields
+  if (tensor) {
+    const ComplexBcBackTensorShape shape = tensor_shape(tun);
+    if (L.b > 32)
+      throw std::invalid_argument("gpu::bc_back_complex: b = " + std::to_string(L.b) +
+                                  " > 32 has no tensor-core kernel");
+    if (!bc_back_complex_tensor_compiled(shape))
+      throw std::invalid_argument(
+          "gpu::bc_back_complex: no compiled tensor shape group = " + std::to_string(tun.group) +
+          ", tiles = " + std::to_string(tun.rows) + ", threads = " + std::to_string(tun.threads));
+  } else if (!tun.generic && L.b > 32)
     throw std::invalid_argument("gpu::bc_back_complex: b = " + std::to_string(L.b) +
                                 " > 32 takes the generic kernel");
-  if (!tun.generic && L.b > 16 && !(w = find_variant(tun)))
+  if (!tun.generic && !tensor && L.b > 16 && !(w = find_variant(tun)))
     throw std::invalid_argument(
         "gpu::bc_back_complex: no compiled variant lanes = " + std::to_string(tun.lanes) +
         ", rows = " + std::to_string(tun.rows) + ", group = " + std::to_string(tun.group) +
         ", prefetch = " + std::to_string(tun.prefetch));
   if (m == 0) return;
   if (L.count() > 0) {
-    if (tun.generic) {
+    if (tensor) {
+      tensor_launch(L, d_v, d_tau, m, d_x, ldx, tensor_shape(tun), stream);
+    } else if (tun.generic) {
       bc_back_rows_generic<<<static_cast<int>((m + kGenericThreads - 1) / kGenericThreads),
                              kGenericThreads, 0, stream>>>(L, d_v, d_tau, m, d_x, ldx);
       PIPEVD_CUDA_CHECK_LAUNCH();

@@ -17,7 +17,8 @@
 // from global memory), also the tests' second GPU reference. Then each column j is scaled by
 // D(j, j). Each row's arithmetic is fixed for given tunables (no atomics, fixed reduction trees),
 // so repeated runs are bitwise identical and any row chunking gives the same rows; different
-// tunables round differently.
+// tunables round differently. A tensor-core kernel (gpu/bc_back_complex_tensor.cuh) is a variant
+// for b <= 32, not the default: chosen by the tunables' `tensor`.
 #pragma once
 #include <cuComplex.h>
 #include <cuda_runtime.h>
@@ -32,7 +33,10 @@ namespace pipevd::gpu {
 // only threads and prefetch count): threads per row, rows per thread, sweeps per group, threads per
 // block (a multiple of 32 in 32 .. 256), the next step's vectors copied asynchronously (cp.async)
 // meanwhile. generic: the thread-per-row kernel instead, for any b (the only one past b = 32).
-// Only the combinations bc_back_complex_variants() lists are compiled.
+// Only the combinations bc_back_complex_variants() lists are compiled. tensor: the tensor-core
+// kernel instead, for b <= 32, with rows = 8-row tiles per warp, group = sweeps per group and
+// threads = 32 x warps (lanes and prefetch unused), one of bc_back_complex_tensor_variants(); it
+// needs DMMA (compute capability 8.0 on) and takes a workspace from pipevd's pool for the call.
 struct ComplexBcBackTunables {
   int lanes = 4;
   int rows = 1;
@@ -40,11 +44,14 @@ struct ComplexBcBackTunables {
   int threads = 128;
   bool prefetch = true;
   bool generic = false;
+  bool tensor = false;
 };
 
 // The compiled (lanes, rows, group, prefetch) combinations for 16 < b <= 32, each with threads =
 // 128.
 std::vector<ComplexBcBackTunables> bc_back_complex_variants();
+// The tensor-core kernel's compiled shapes as tunables (tensor = true), for any b <= 32.
+std::vector<ComplexBcBackTunables> bc_back_complex_tensor_variants();
 
 // The default for m rows and bandwidth b (see bc_back_complex.cu).
 ComplexBcBackTunables default_bc_back_complex_tunables(long m, long b);

@@ -1,5 +1,6 @@
 // The complex BC-back kernels on the GPU (gpu/bc_back_complex.cuh: the BLAS2 kernel, every
-// compiled variant and block size, and the thread-per-row generic kernel) against
+// compiled variant and block size, the thread-per-row generic kernel, and every compiled shape of
+// the tensor-core kernel, gpu/bc_back_complex_tensor.cuh, for b <= 32) against
 // host::apply_bc_back on the reflectors and phase of a complex bulge chasing (host::bulge_chase of
 // a random Hermitian band): X Q_b D to rounding, X Q_b without the phase, rows past m (the ldx
 // padding) untouched, a repeated run of the same kernel bitwise identical, and rows split over two
@@ -104,7 +105,8 @@ std::vector<Case> cases() {
 }
 
 // Every kernel that bandwidth b can take: the default, the generic one and, for 16 < b <= 32, every
-// compiled variant and other block sizes; for b <= 16 the other prefetch setting.
+// compiled variant and other block sizes; for b <= 16 the other prefetch setting; for b <= 32 every
+// tensor-core shape.
 std::vector<gpu::ComplexBcBackTunables> tunables(long m, long b) {
   std::vector<gpu::ComplexBcBackTunables> out{gpu::default_bc_back_complex_tunables(m, b)};
   gpu::ComplexBcBackTunables generic;
@@ -124,13 +126,17 @@ std::vector<gpu::ComplexBcBackTunables> tunables(long m, long b) {
     t.threads = 64;
     out.push_back(t);
   }
+  if (b <= 32)
+    for (const gpu::ComplexBcBackTunables& t : gpu::bc_back_complex_tensor_variants())
+      out.push_back(t);
   return out;
 }
 
 std::string describe(const gpu::ComplexBcBackTunables& t) {
   return "lanes=" + std::to_string(t.lanes) + " rows=" + std::to_string(t.rows) +
          " group=" + std::to_string(t.group) + " threads=" + std::to_string(t.threads) +
-         " prefetch=" + std::to_string(t.prefetch) + " generic=" + std::to_string(t.generic);
+         " prefetch=" + std::to_string(t.prefetch) + " generic=" + std::to_string(t.generic) +
+         " tensor=" + std::to_string(t.tensor);
 }
 
 TEST(GpuBcBackComplex, EqualsHostEveryKernelBitwiseRepeatable) {
@@ -188,7 +194,8 @@ TEST(GpuBcBackComplex, EqualsHostEveryKernelBitwiseRepeatable) {
   }
 }
 
-// Bands wider than 32 take only the generic kernel; the BLAS2 kernel's tunables must be compiled.
+// Bands wider than 32 take only the generic kernel; the BLAS2 kernel's tunables and the tensor
+// kernel's shape must be compiled.
 TEST(GpuBcBackComplex, RejectsBadArguments) {
   const ReflectorLayout L{40, 32};
   EXPECT_THROW(gpu::bc_back_complex(L, nullptr, nullptr, nullptr, 5, nullptr, 4, nullptr),
@@ -205,7 +212,15 @@ TEST(GpuBcBackComplex, RejectsBadArguments) {
   EXPECT_THROW(gpu::bc_back_complex(ReflectorLayout{80, 48}, nullptr, nullptr, nullptr, 5, nullptr,
                                     5, t, nullptr),
                std::invalid_argument);
+  t = gpu::bc_back_complex_tensor_variants().front();
+  EXPECT_THROW(gpu::bc_back_complex(ReflectorLayout{80, 48}, nullptr, nullptr, nullptr, 5, nullptr,
+                                    5, t, nullptr),
+               std::invalid_argument);
+  t.group = 40;
+  EXPECT_THROW(gpu::bc_back_complex(L, nullptr, nullptr, nullptr, 5, nullptr, 5, t, nullptr),
+               std::invalid_argument);
   EXPECT_TRUE(gpu::default_bc_back_complex_tunables(100, 48).generic);
+  EXPECT_FALSE(gpu::default_bc_back_complex_tunables(100, 32).tensor);
   EXPECT_FALSE(gpu::default_bc_back_complex_tunables(100, 32).generic);
 }
 
