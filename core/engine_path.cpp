@@ -1,5 +1,6 @@
 #include "core/engine_path.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <stdexcept>
 
@@ -23,15 +24,20 @@ EnginePathSetting engine_path_setting(const std::string& name) {
                               "' is not one of auto, two_stage, one_stage");
 }
 
-long one_stage_below(bool want_vectors, int gpus) {
-  const OneStageCrossover* row = std::begin(kOneStageCrossover);
-  for (const OneStageCrossover& r : kOneStageCrossover)
+namespace {
+
+template <std::size_t R>
+long below_in(const OneStageCrossover (&table)[R], bool want_vectors, int gpus) {
+  const OneStageCrossover* row = std::begin(table);
+  for (const OneStageCrossover& r : table)
     if (r.gpus <= gpus) row = &r;
   return want_vectors ? row->below_with_vectors : row->below_values_only;
 }
 
-EnginePathChoice choose_engine_path(long n, bool want_vectors, int gpus,
-                                    EnginePathSetting setting) {
+// A forced setting, the host engine, or the table's crossover `below` (named `table` in the
+// reason).
+EnginePathChoice choose(long n, bool want_vectors, int gpus, EnginePathSetting setting, long below,
+                        const char* table) {
   switch (setting) {
     case EnginePathSetting::TwoStage:
       return {EnginePath::TwoStage, "PIPEVD_ENGINE_PATH=two_stage"};
@@ -41,9 +47,8 @@ EnginePathChoice choose_engine_path(long n, bool want_vectors, int gpus,
       break;
   }
   if (gpus <= 0) return {EnginePath::TwoStage, "host engine"};
-  const long below = one_stage_below(want_vectors, gpus);
   const std::string where = std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs") +
-                            (want_vectors ? "" : ", jobz=N") + ", table";
+                            (want_vectors ? "" : ", jobz=N") + ", " + table;
   if (n < below)
     return {EnginePath::OneStage,
             "n=" + std::to_string(n) + " < " + std::to_string(below) + ", " + where};
@@ -51,16 +56,26 @@ EnginePathChoice choose_engine_path(long n, bool want_vectors, int gpus,
           "n=" + std::to_string(n) + " >= " + std::to_string(below) + ", " + where};
 }
 
+}  // namespace
+
+long one_stage_below(bool want_vectors, int gpus) {
+  return below_in(kOneStageCrossover, want_vectors, gpus);
+}
+
+long hermitian_one_stage_below(bool want_vectors, int gpus) {
+  return below_in(kHermitianOneStageCrossover, want_vectors, gpus);
+}
+
+EnginePathChoice choose_engine_path(long n, bool want_vectors, int gpus,
+                                    EnginePathSetting setting) {
+  return choose(n, want_vectors, gpus, setting, one_stage_below(want_vectors, std::max(1, gpus)),
+                "table");
+}
+
 EnginePathChoice choose_hermitian_engine_path(long n, bool want_vectors, int gpus,
                                               EnginePathSetting setting) {
-  if (gpus <= 0 || setting != EnginePathSetting::Auto)
-    return choose_engine_path(n, want_vectors, gpus, setting);
-  // The crossover table is the real kernels'. The GPU engine's complex two-stage kernels (bulge
-  // chasing, BC-back) are not yet tuned or measured against cuSOLVER's one-stage solver, so auto
-  // keeps the one-stage path at every n and the two-stage engine runs only where forced.
-  return {EnginePath::OneStage,
-          "complex on GPUs: one_stage unless PIPEVD_ENGINE_PATH=two_stage, the complex two-stage "
-          "kernels not yet measured against it"};
+  return choose(n, want_vectors, gpus, setting,
+                hermitian_one_stage_below(want_vectors, std::max(1, gpus)), "complex table");
 }
 
 }  // namespace pipevd

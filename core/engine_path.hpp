@@ -2,9 +2,9 @@
 // D&C, back transformations; core/engine.hpp) or the one-stage path (the whole matrix on one
 // engine rank, one dense symmetric eigensolver call there; core/one_stage.hpp). Below some n the
 // two-stage engine's fixed costs (band gather, bulge-chasing latency, the final GEMM) outweigh
-// its gain, so a one-stage solver on one GPU finishes first; the crossover table below says
-// where, per JOBZ and GPU count. A pure function of values agreed over the grid, so every rank
-// takes the same path.
+// its gain, so a one-stage solver on one GPU finishes first; the crossover tables below say
+// where, per scalar type, JOBZ and GPU count. A pure function of values agreed over the grid, so
+// every rank takes the same path.
 #pragma once
 #include <string>
 
@@ -27,15 +27,17 @@ struct OneStageCrossover {
   long below_values_only;   // JOBZ = 'N'
 };
 
-// THE CROSSOVER TABLE, the one place these numbers live. Rows by ascending gpus; a GPU count
+// THE CROSSOVER TABLES, the one place these numbers live. Rows by ascending gpus; a GPU count
 // between rows takes the row below it, one beyond the last row the last row.
 //
-// One GPU, JOBZ = 'V': from whole calls through pdsyevd_ on a 1x1 grid, one H200, `PATHS=
-// "one_stage two_stage" JOBZ=V SIZES="1000 2000 4000 8000 12000 16000" REPEAT=4 bash
-// bench/device/sizes.sh` (the numbers: bench/HISTORY.md, the dated section of 2026-11-26 that
-// measured the one-stage path). The other rows are not measured yet: JOBZ = 'N' below 'V' (the
-// two-stage engine's eigenvalues-only call skips both back transformations), several GPUs lower
-// still (the two-stage engine speeds up with them, the one-stage path does not).
+// Real symmetric (PDSYEVD). One GPU, JOBZ = 'V': from whole calls through pdsyevd_ on a 1x1 grid,
+// one H200, `PATHS="one_stage two_stage" JOBZ=V SIZES="1000 2000 4000 8000 12000 16000" REPEAT=4
+// bash bench/device/sizes.sh` (the numbers: bench/HISTORY.md, the dated section of 2026-11-26 that
+// measured the one-stage path), and again on one H100 (bench/RESULTS.md, sixteenth session: the
+// one-stage path faster at 4000, the two-stage engine at 8000). The other rows are not measured
+// yet: JOBZ = 'N' below 'V' (the two-stage engine's eigenvalues-only call skips both back
+// transformations), several GPUs lower still (the two-stage engine speeds up with them, the
+// one-stage path does not).
 inline constexpr OneStageCrossover kOneStageCrossover[] = {
     {1, 5000, 3000},
     {2, 4000, 2500},
@@ -43,8 +45,20 @@ inline constexpr OneStageCrossover kOneStageCrossover[] = {
     {8, 2000, 1500},
 };
 
+// Complex Hermitian (PZHEEVD). One GPU, JOBZ = 'V': from whole calls through pzheevd_ on a 1x1
+// grid, one H100, `BENCH_SCALAR=complex PATHS="one_stage two_stage" JOBZ=V SIZES="4000 8000 12000"
+// bash bench/device/sizes.sh` and, at 16384, the two-stage engine against cusolverDnXsyevd
+// (bench/RESULTS.md, sixteenth session). The complex crossover is higher than the real one: complex
+// BC-back is a BLAS2 kernel where the real one runs on the tensor cores. Rows of several GPUs are
+// not measured: the one-GPU crossover, which the two-stage engine's speed-up with more GPUs only
+// lowers.
+inline constexpr OneStageCrossover kHermitianOneStageCrossover[] = {
+    {1, 10000, 6000},
+};
+
 // The table's n below which the one-stage path wins with `gpus` GPUs (>= 1).
 long one_stage_below(bool want_vectors, int gpus);
+long hermitian_one_stage_below(bool want_vectors, int gpus);
 
 struct EnginePathChoice {
   EnginePath path = EnginePath::TwoStage;
@@ -52,13 +66,10 @@ struct EnginePathChoice {
 };
 
 // The path for an n x n problem. gpus: the engine ranks the two-stage engine would have on the
-// GPU route, 0 on the host engine (whose auto is always two-stage: the table is the GPU's).
+// GPU route, 0 on the host engine (whose auto is always two-stage: the tables are the GPU's).
 EnginePathChoice choose_engine_path(long n, bool want_vectors, int gpus, EnginePathSetting setting);
 
-// The path for a complex Hermitian problem (PZHEEVD). The host engine (gpus = 0) and a forced
-// setting choose as for real matrices (choose_engine_path), so PIPEVD_ENGINE_PATH=two_stage takes
-// the GPU two-stage engine on one GPU or several. On GPUs auto takes the one-stage path at every
-// n: the table was measured with the real kernels, and the complex ones are not measured yet.
+// The same for a complex Hermitian problem (PZHEEVD), from the complex table.
 EnginePathChoice choose_hermitian_engine_path(long n, bool want_vectors, int gpus,
                                               EnginePathSetting setting);
 

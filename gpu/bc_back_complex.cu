@@ -322,7 +322,8 @@ std::vector<ComplexBcBackTunables> bc_back_complex_tensor_variants() {
 // and 4 lanes keep the row's dot product short. A complex column is two doubles of registers, so
 // groups of 32 sweeps (a window of 63 columns, 32 doubles per lane with 4 lanes) keep the window in
 // registers where the real kernel's 64 would spill or cut occupancy; X is streamed n / 32 times.
-ComplexBcBackTunables default_bc_back_complex_tunables(long /*m*/, long b) {
+ComplexBcBackTunables default_bc_back_complex_tunables(long /*m*/, long b, BcBackKernel kernel) {
+  if (kernel == BcBackKernel::Tensor && b <= 32) return bc_back_complex_tensor_variants().front();
   ComplexBcBackTunables t;
   t.generic = b > 32;
   return t;

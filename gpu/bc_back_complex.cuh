@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/reflector_store.hpp"
+#include "gpu/bc_back.cuh"
 
 namespace pipevd::gpu {
 
@@ -53,8 +54,11 @@ std::vector<ComplexBcBackTunables> bc_back_complex_variants();
 // The tensor-core kernel's compiled shapes as tunables (tensor = true), for any b <= 32.
 std::vector<ComplexBcBackTunables> bc_back_complex_tensor_variants();
 
-// The default for m rows and bandwidth b (see bc_back_complex.cu).
-ComplexBcBackTunables default_bc_back_complex_tunables(long m, long b);
+// The default for m rows and bandwidth b (see bc_back_complex.cu). kernel: Tensor takes the
+// tensor-core kernel's first shape where b <= 32; Auto and Blas2 the BLAS2 kernel (the tensor
+// kernel becomes Auto's choice once it is measured faster in the engine).
+ComplexBcBackTunables default_bc_back_complex_tunables(long m, long b,
+                                                       BcBackKernel kernel = BcBackKernel::Auto);
 
 // X (m x L.n, leading dimension ldx >= max(1, m), device) := X * Q_b * D, the reflectors of layout
 // L on the device (d_v: L.vector_array_size() elements, d_tau: L.count()), d_phase: L.n entries or

@@ -357,7 +357,7 @@ GpuBackend::~GpuBackend() {
     if (previous >= 0) cudaSetDevice(previous);
     return;
   }
-  cudaMemPoolTrimTo(s_->pool, 0);
+  cudaMemPoolTrimTo(s_->pool, static_cast<std::size_t>(std::max(0L, s_->tuning.pool_keep_bytes)));
   if (previous >= 0) cudaSetDevice(previous);
 }
 
@@ -997,7 +997,8 @@ void GpuBackend::bc_back(const ComplexReflectorStore& u, long m, Complex* x, lon
                                       cudaMemcpyHostToDevice, s.stream));
   }
   bc_back_complex(L, v, tau, phase.get() ? device_complex(phase.get()) : nullptr, m,
-                  device_complex(x), ldx, s.stream);
+                  device_complex(x), ldx,
+                  default_bc_back_complex_tunables(m, L.b, s.bc_back_kernel), s.stream);
   // The host arrays are pageable: the copies above have read them once the stream gets here.
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
 }

@@ -44,7 +44,8 @@ struct Policy {
   long node_segment_mib = 0;
   bool panel_qr_cusolver = false;  // PIPEVD_GPU_PANEL_QR=cusolver: no fused panel QR
   bool aw_symm = true;  // PIPEVD_GPU_AW=gemm: DBBR's A W by GEMMs, not the one-triangle kernel
-  // PIPEVD_GPU_BC_BACK: BC-back's kernel, "auto", "blas2" or "tensor" (gpu::BcBackKernel).
+  // PIPEVD_GPU_BC_BACK: BC-back's kernel, "auto", "blas2" or "tensor" (gpu::BcBackKernel), for
+  // real and complex matrices.
   std::string bc_back_kernel = "auto";
   // PIPEVD_DC_DEVICE_MERGE, PIPEVD_DC_PINNED (0 or 1; -1 unset): the D&C's merges on the device
   // (default on) and its pinned uploads (default off), core/tridiagonal_dc.hpp.
@@ -56,8 +57,12 @@ struct Policy {
   int bc_blocks = -1;            // PIPEVD_GPU_BC_BLOCKS: bulge chasing's blocks (0: every SM)
   int bc_sweeps_per_block = -1;  // PIPEVD_GPU_BC_SWEEPS_PER_BLOCK
   int bc_exclusive = -1;         // PIPEVD_GPU_BC_EXCLUSIVE: blocks keep their SM (0 or 1)
-  bool gpu_sharing = false;      // PIPEVD_GPU_SHARING=1: engine ranks may share a GPU
-  std::string timeline_path;     // PIPEVD_TIMELINE: the verbose-2 timeline's file
+  // PIPEVD_GPU_POOL_KEEP_MIB: pipevd's device pool keeps up to this much reserved after a call, so
+  // a repeated call does not map its memory again; the rest goes back to the device for the
+  // caller's own use.
+  int pool_keep_mib = 0;
+  bool gpu_sharing = false;   // PIPEVD_GPU_SHARING=1: engine ranks may share a GPU
+  std::string timeline_path;  // PIPEVD_TIMELINE: the verbose-2 timeline's file
   // PIPEVD_TEST_NODES (tests only): one host split into pretend nodes, redistribute/node_split's
   // spec ("2+2", "0,2|1,3"), so the across-node route runs on one machine; empty: real nodes.
   std::string test_nodes;

@@ -96,18 +96,22 @@ TEST(EnginePath, SettingNames) {
   EXPECT_THROW(engine_path_setting("fast"), std::invalid_argument);
 }
 
-// Complex Hermitian matrices on GPUs: auto takes the one-stage path at any n (the table is the
-// real kernels'), and says so; a forced setting is honoured on one GPU and several, two_stage
-// included (the GPU two-stage engine over complex matrices).
-TEST(EnginePath, HermitianOnGpusIsOneStageUnlessForced) {
+// Complex Hermitian matrices on GPUs: auto follows the complex table (its own crossover, not the
+// real one), and says so; a forced setting is honoured on one GPU and several.
+TEST(EnginePath, HermitianOnGpusFollowsTheComplexTable) {
   for (int gpus : {1, 2, 4, 8})
-    for (long n : {100L, 5000L, 100000L})
-      for (bool vectors : {true, false}) {
-        const EnginePathChoice a =
-            choose_hermitian_engine_path(n, vectors, gpus, EnginePathSetting::Auto);
-        EXPECT_EQ(a.path, EnginePath::OneStage);
-        EXPECT_NE(a.reason.find("complex on GPUs"), std::string::npos) << a.reason;
-        EXPECT_NE(a.reason.find("PIPEVD_ENGINE_PATH=two_stage"), std::string::npos) << a.reason;
+    for (bool vectors : {true, false}) {
+      const long below = hermitian_one_stage_below(vectors, gpus);
+      ASSERT_GT(below, 1);
+      const EnginePathChoice under =
+          choose_hermitian_engine_path(below - 1, vectors, gpus, EnginePathSetting::Auto);
+      EXPECT_EQ(under.path, EnginePath::OneStage);
+      EXPECT_NE(under.reason.find("complex table"), std::string::npos) << under.reason;
+      EXPECT_NE(under.reason.find(" < " + std::to_string(below)), std::string::npos)
+          << under.reason;
+      EXPECT_EQ(choose_hermitian_engine_path(below, vectors, gpus, EnginePathSetting::Auto).path,
+                EnginePath::TwoStage);
+      for (long n : {100L, below, 100000L}) {
         const EnginePathChoice two =
             choose_hermitian_engine_path(n, vectors, gpus, EnginePathSetting::TwoStage);
         EXPECT_EQ(two.path, EnginePath::TwoStage);
@@ -117,11 +121,15 @@ TEST(EnginePath, HermitianOnGpusIsOneStageUnlessForced) {
         EXPECT_EQ(one.path, EnginePath::OneStage);
         EXPECT_EQ(one.reason, "PIPEVD_ENGINE_PATH=one_stage");
       }
-  // Where the real table takes the two-stage engine, the complex auto still does not.
-  EXPECT_EQ(choose_engine_path(100000, true, 1, EnginePathSetting::Auto).path,
-            EnginePath::TwoStage);
-  EXPECT_EQ(choose_hermitian_engine_path(100000, true, 1, EnginePathSetting::Auto).path,
-            EnginePath::OneStage);
+    }
+  // The complex table's rows are its own: JOBZ = 'N' never above 'V', never above with more GPUs.
+  for (std::size_t i = 0; i < std::size(kHermitianOneStageCrossover); ++i) {
+    const OneStageCrossover& r = kHermitianOneStageCrossover[i];
+    EXPECT_EQ(hermitian_one_stage_below(true, r.gpus), r.below_with_vectors);
+    EXPECT_LE(r.below_values_only, r.below_with_vectors);
+    if (i > 0)
+      EXPECT_LE(r.below_with_vectors, kHermitianOneStageCrossover[i - 1].below_with_vectors);
+  }
 }
 
 TEST(EnginePath, HermitianOnTheHostEngineChoosesAsReal) {
