@@ -467,18 +467,33 @@ void GpuBackend::release(double* p) {
 
 namespace {
 
-// Pageable copies from two chunks on go through pinned chunks of kPageableChunk doubles.
-constexpr long kPageableChunk = 8L << 20;  // 64 MiB
+// Pageable copies of two smallest chunks on go through two pinned chunks: an eighth of the copy
+// (so the DMA hides all but that eighth of the host copies), a power of two in [2 MiB, 64 MiB] so
+// that repeated calls of one size find their chunks kept (gpu/pinned_staging). Small matrices
+// gain too: cudaMemcpy's own staging is one thread through small pinned buffers. Below two
+// smallest chunks, cudaMemcpy.
+constexpr long kPageableChunk = 8L << 20;     // 64 MiB
+constexpr long kMinPageableChunk = 1L << 18;  // 2 MiB
 
-// fn(stage) with two pinned chunks of this backend's cache, handed back afterwards (after a
-// throw, once `stream`'s DMAs can no longer touch them).
+bool through_pinned_chunks(const double* host, long count) {
+  return count >= 2 * kMinPageableChunk && is_pageable(host);
+}
+
+long pageable_chunk(long count) {
+  long chunk = kMinPageableChunk;
+  while (chunk < count / 8 && chunk < kPageableChunk) chunk *= 2;
+  return chunk;
+}
+
+// fn(stage) with two pinned chunks for a copy of `count` doubles from this backend's cache, handed
+// back afterwards (after a throw, once `stream`'s DMAs can no longer touch them).
 template <class F>
-void with_pinned_chunks(GpuBackend& be, cudaStream_t stream, F&& fn) {
+void with_pinned_chunks(GpuBackend& be, cudaStream_t stream, long count, F&& fn) {
   PinnedChunks stage;
-  stage.size = kPageableChunk;
-  stage.chunk[0] = be.allocate_host_staging(kPageableChunk);
+  stage.size = pageable_chunk(count);
+  stage.chunk[0] = be.allocate_host_staging(stage.size);
   try {
-    stage.chunk[1] = be.allocate_host_staging(kPageableChunk);
+    stage.chunk[1] = be.allocate_host_staging(stage.size);
     fn(stage);
   } catch (...) {
     cudaStreamSynchronize(stream);  // its error, if any, is the one being thrown
@@ -494,8 +509,8 @@ void with_pinned_chunks(GpuBackend& be, cudaStream_t stream, F&& fn) {
 // to pageable memory through the pinned chunks, the rest directly.
 void download(GpuBackend& be, const double* dev, double* host, long count, int threads,
               cudaStream_t stream) {
-  if (count >= 2 * kPageableChunk && is_pageable(host)) {
-    with_pinned_chunks(be, stream, [&](const PinnedChunks& stage) {
+  if (through_pinned_chunks(host, count)) {
+    with_pinned_chunks(be, stream, count, [&](const PinnedChunks& stage) {
       copy_to_pageable(dev, host, count, stage, threads, stream);
     });
     return;
@@ -510,8 +525,8 @@ void download(GpuBackend& be, const double* dev, double* host, long count, int t
 void GpuBackend::copy_to_device(const double* host, double* dev, long count) {
   if (count <= 0) return;
   ScopedDevice guard(s_->device);
-  if (count >= 2 * kPageableChunk && is_pageable(host)) {
-    with_pinned_chunks(*this, s_->stream, [&](const PinnedChunks& stage) {
+  if (through_pinned_chunks(host, count)) {
+    with_pinned_chunks(*this, s_->stream, count, [&](const PinnedChunks& stage) {
       copy_from_pageable(host, dev, count, stage, s_->host_threads, s_->stream);
     });
     return;

@@ -1,5 +1,5 @@
 // Page-locked host staging kept between calls, per process. A backend lives for one call, and a
-// pageable copy of a large matrix goes through two pinned chunks of 64 MiB: pinning them anew each
+// pageable copy of a matrix goes through two pinned chunks of up to 64 MiB: pinning them anew each
 // call (cudaHostAlloc, then cudaFreeHost) is a fixed cost of every repeated call that the copy
 // itself does not need. Blocks come back here when their backend goes; release_pinned_staging()
 // hands them to the driver (pipevd_release(), and the end of a call that keeps no memory).
