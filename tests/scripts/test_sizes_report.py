@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Checks of bench/sizes_report.py and bench/device/sizes.sh (issue 26's small-size runs).
+
+  test_sizes_report.py ReportTest          # the report on tests/data/sizes (no build needed)
+
+The fixture runs.jsonl holds made-up times chosen so that every median and ratio is exact.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+REPORT = os.path.join(ROOT, "bench", "sizes_report.py")
+DATA = os.path.join(ROOT, "tests", "data", "sizes")
+TIMELINE = os.path.join(DATA, "timeline_pipevd_auto_1gpu_8callers_V_timeline_n2000.json")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def report(*args, env=None):
+    p = subprocess.run([sys.executable, REPORT, *args], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def section(text, heading):
+    """The lines of the markdown section that starts with `heading`."""
+    start = text.index(heading)
+    end = text.find("\n### ", start + 1)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def row(text, name):
+    """The cells of the table row `name` (the first in `text`)."""
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0] == name:
+            return cells[1:]
+    raise AssertionError("no row %r in:\n%s" % (name, text))
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        rc, self.out, err = report(os.path.join(DATA, "runs.jsonl"))
+        self.assertEqual(rc, 0, err)
+
+    def test_one_table_per_gpu_count_and_jobz(self):
+        headings = re.findall(r"^### (.*)$", self.out, re.M)
+        self.assertEqual(headings, ["1 GPU, JOBZ=V (TEST CARD)", "1 GPU, JOBZ=N (TEST CARD)",
+                                    "4 GPUs, JOBZ=V (TEST CARD)"])
+
+    def test_cells_are_median_repeated_and_first_call(self):
+        one = section(self.out, "### 1 GPU, JOBZ=V")
+        # Calls 1..3 at n=1000 are 0.02, 0.03, 0.07 (0.03 the median, not the mean), call 0 the
+        # process's first call; n=2000's call 0 is a first call at that n in a warm process.
+        self.assertEqual(row(one, "cusolver"), ["0.03 (0.5*)", "0.06 (0.08)"])
+        self.assertEqual(row(one, "pipevd_auto"), ["0.02 (0.4*)", "0.035 (0.05)"])
+        self.assertEqual(row(one, "pipevd_auto_8callers"), ["0.08 (0.9*)", "0.11 (0.3)"])
+        self.assertEqual(row(one, "pipevd_two_stage"), ["0.1 (0.6*)", "0.2 (0.2)"])
+
+    def test_failed_calls_do_not_count(self):
+        four = section(self.out, "### 4 GPUs, JOBZ=V")
+        self.assertEqual(row(four, "cusolvermp"), ["0.2 (1*)", "0.4 (1)"])
+
+    def test_ratio_of_auto_path_to_fastest_peer(self):
+        one = section(self.out, "### 1 GPU, JOBZ=V")
+        ratios = one[one.index("| ratio to the fastest peer"):]
+        self.assertEqual(row(ratios, "pipevd_auto"), ["0.67 cusolver", "0.58 cusolver"])
+        self.assertEqual(row(ratios, "pipevd_auto_8callers"), ["2.67 cusolver", "1.83 cusolver"])
+        with self.assertRaises(AssertionError):  # a forced path gets no ratio
+            row(ratios, "pipevd_two_stage")
+        four = section(self.out, "### 4 GPUs, JOBZ=V")
+        ratios = four[four.index("| ratio to the fastest peer"):]
+        # The fastest peer changes with n.
+        self.assertEqual(row(ratios, "pipevd_auto"), ["0.50 cusolvermp", "2.00 cusolvermg"])
+
+    def test_overhead_outside_device_work(self):
+        rc, out, err = report("--overhead", TIMELINE, os.path.join(DATA, "overhead.jsonl"),
+                              "--top", "8")
+        self.assertEqual(rc, 0, err)
+        cells = row(out, "pipevd_auto_1gpu_8callers_V_timeline")
+        # wall 0.055 s (the last call's record), device work = upload + solve + download 0.024 s.
+        self.assertEqual(cells[:7], ["2000", "one_stage", "8 (1)", "0.055", "0.024", "0.031", "56%"])
+        pieces = dict(re.match(r"(.*) ([0-9.]+)$", p).groups() for p in cells[7].split("; "))
+        self.assertEqual(pieces, {
+            "redistribute_in": "10.00", "redistribute_out": "10.00",
+            "untracked after download": "3.00", "untracked after redistribute_out": "3.00",
+            "entry": "2.00", "plan": "1.00", "engine_setup": "1.00",
+            "engine_release (release)": "1.00"})
+        self.assertAlmostEqual(sum(float(v) for v in pieces.values()), 31.0, places=6)
+
+    def test_overhead_without_a_record_takes_the_span(self):
+        rc, out, err = report("--overhead", TIMELINE, "--top", "1")
+        self.assertEqual(rc, 0, err)
+        cells = row(out, "pipevd_auto_1gpu_8callers_V_timeline (wall: timeline span)")
+        self.assertEqual(cells[3:6], ["0.052", "0.024", "0.028"])
+
+    def test_device_stages_can_be_named(self):
+        rc, out, err = report("--overhead", TIMELINE, os.path.join(DATA, "overhead.jsonl"),
+                              "--device-stages", "solve")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(row(out, "pipevd_auto_1gpu_8callers_V_timeline")[3:6],
+                         ["0.055", "0.02", "0.035"])
+
+    def test_plot_and_tables_without_matplotlib(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            png = os.path.join(tmp, "sizes.png")
+            try:
+                import matplotlib  # noqa: F401
+                rc, out, err = report(os.path.join(DATA, "runs.jsonl"), "--plot", png)
+                self.assertEqual(rc, 0, err)
+                with open(png, "rb") as f:
+                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            except ImportError:
+                pass
+            # A matplotlib that cannot be imported: the tables still print, the plot reports 77.
+            fake = os.path.join(tmp, "fake", "matplotlib")
+            os.makedirs(fake)
+            with open(os.path.join(fake, "__init__.py"), "w") as f:
+                f.write("raise ImportError('no matplotlib here')\n")
+            env = dict(os.environ, PYTHONPATH=os.path.dirname(fake))
+            rc, out, err = report(os.path.join(DATA, "runs.jsonl"), "--plot", png + "2", env=env)
+            self.assertEqual(rc, 77, err)
+            self.assertIn("| pipevd_auto |", out)
+            self.assertIn("no matplotlib here", err)
+
+
+if __name__ == "__main__":
+    unittest.main()
