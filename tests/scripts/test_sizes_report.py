@@ -2,9 +2,12 @@
 """Checks of bench/sizes_report.py and bench/device/sizes.sh (issue 26's small-size runs).
 
   test_sizes_report.py ReportTest          # the report on tests/data/sizes (no build needed)
+  test_sizes_report.py SizesScriptTest     # sizes.sh end to end on the host engine; needs
+                                           # PIPEVD_BUILD_DIR (a build with bench/pipevd-bench)
 
 The fixture runs.jsonl holds made-up times chosen so that every median and ratio is exact.
 """
+import json
 import os
 import re
 import subprocess
@@ -129,6 +132,68 @@ class ReportTest(unittest.TestCase):
             self.assertEqual(rc, 77, err)
             self.assertIn("| pipevd_auto |", out)
             self.assertIn("no matplotlib here", err)
+
+
+class SizesScriptTest(unittest.TestCase):
+    """sizes.sh with the host engine: CALLERS, OVERHEAD and the report, on tiny sizes."""
+
+    def test_callers_and_overhead(self):
+        build = os.environ.get("PIPEVD_BUILD_DIR")
+        self.assertTrue(build, "PIPEVD_BUILD_DIR names the build")
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, OUT=tmp, BUILD_DIR=build, BACKEND="host", SIZES="64 96",
+                       JOBZ="V", PATHS="auto", PEERS="scalapack", CALLERS="1 2", OVERHEAD="1",
+                       OVERHEAD_SIZES="96", REPEAT="3", BUDGET_S="200", CAP="60")
+            p = subprocess.run(["bash", os.path.join(ROOT, "bench", "device", "sizes.sh")],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            sys.stdout.write(p.stdout[-4000:])
+            self.assertEqual(p.returncode, 0)
+            out = os.path.join(tmp, "sizes")
+            runs = [json.loads(l) for l in read(os.path.join(out, "runs.jsonl")).splitlines()]
+            ranks = {(r["label"], r["ranks"]) for r in runs}
+            # pipevd with 1 and 2 caller ranks on one "GPU", the peer with one rank per GPU.
+            self.assertEqual(ranks, {("pipevd_auto_1gpu_V", 1), ("pipevd_auto_1gpu_2callers_V", 2),
+                                     ("scalapack_1gpu_V", 1)})
+            self.assertEqual(len(runs), 3 * 2 * 3)
+            self.assertTrue(all(r["status"] == "ok" for r in runs))
+            over = [json.loads(l) for l in read(os.path.join(out, "overhead.jsonl")).splitlines()]
+            self.assertEqual({r["label"] for r in over},
+                             {"pipevd_auto_1gpu_V_timeline", "pipevd_auto_1gpu_2callers_V_timeline"})
+            for label in ("pipevd_auto_1gpu_V_timeline", "pipevd_auto_1gpu_2callers_V_timeline"):
+                self.assertTrue(os.path.exists(os.path.join(out, "timeline_%s_n96.json" % label)))
+            md = read(os.path.join(out, "report.md"))
+            self.assertIn("| pipevd_auto_2callers |", md)
+            self.assertIn("| ratio to the fastest peer |", md)
+            self.assertRegex(md, r"\| pipevd_auto_1gpu_2callers_V_timeline \| 96 \| \w+ \| 2 \(\d\) \|")
+
+    def test_one_stage_timeline_has_the_solver_call(self):
+        # The one-stage path's solver call on the timeline (forced: at this n auto takes it on a
+        # GPU only), so the overhead is the call less its upload, solve and download.
+        build = os.environ.get("PIPEVD_BUILD_DIR")
+        with tempfile.TemporaryDirectory() as tmp:
+            timeline = os.path.join(tmp, "timeline_one_stage_n120.json")
+            env = dict(os.environ, PIPEVD_BACKEND="host", PIPEVD_ENGINE_PATH="one_stage",
+                       PIPEVD_VERBOSE="2", PIPEVD_TIMELINE=timeline)
+            mpiexec = os.environ.get("PIPEVD_MPIEXEC", "mpiexec")
+            p = subprocess.run([mpiexec, "-n", "2", "--oversubscribe",
+                                os.path.join(build, "bench", "pipevd-bench"), "--solver", "pipevd",
+                                "--n", "120", "--nb", "16", "--repeat", "2", "--reference", "none"],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            self.assertEqual(p.returncode, 0, p.stdout)
+            runs = os.path.join(tmp, "runs.jsonl")
+            with open(runs, "w") as f:
+                for line in p.stdout.splitlines():
+                    if line.startswith('{"solver"'):
+                        f.write('{"label":"one_stage",' + line[1:] + "\n")
+            stages = {i["stage"] for i in json.loads(read(timeline))["intervals"]}
+            self.assertTrue({"upload", "solve", "download"} <= stages, stages)
+            rc, out, err = report("--overhead", timeline, runs)
+            self.assertEqual(rc, 0, err)
+            cells = row(out, "one_stage")
+            self.assertEqual(cells[:3], ["120", "one_stage", "2 (1)"])
+            wall, device, outside = (float(c) for c in cells[3:6])
+            self.assertGreater(device, 0)
+            self.assertAlmostEqual(wall - device, outside, delta=1e-3 * wall)
 
 
 if __name__ == "__main__":
