@@ -187,6 +187,8 @@ class SizesScriptTest(unittest.TestCase):
                         f.write('{"label":"one_stage",' + line[1:] + "\n")
             stages = {i["stage"] for i in json.loads(read(timeline))["intervals"]}
             self.assertTrue({"upload", "solve", "download"} <= stages, stages)
+            # The route's waits over the caller ranks, named on the timeline rather than untracked.
+            self.assertTrue({"failure_agreement", "w_broadcast"} <= stages, stages)
             rc, out, err = report("--overhead", timeline, runs)
             self.assertEqual(rc, 0, err)
             cells = row(out, "one_stage")
