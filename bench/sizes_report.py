@@ -27,7 +27,10 @@ device stages (--device-stages; by default the one-stage path's upload, solve an
 two-stage engine's stages from DBBR to the final GEMM); outside = wall - that union. The outside
 time is attributed to the other intervals of the timeline (a main-thread interval first, the
 lowest rank first), and time under none of them to "untracked after <the last main-thread stage
-that ended before it>"; the --top longest outside pieces are listed.
+that ended before it>"; the --top longest outside pieces are listed. The timeline costs a little
+itself (its file is written inside the call, after its last interval), so next to the wall time
+stands the median repeated call of the same setting without it (the label less "_timeline") where
+the positional runs hold it. A timeline file that does not exist is reported and skipped.
 """
 import argparse
 import json
@@ -250,35 +253,47 @@ def timeline_key(path):
     return (m.group(1), int(m.group(2))) if m else (None, None)
 
 
-def print_overhead(files, records, device_stages, top, out):
+def print_overhead(files, records, plain, device_stages, top, out):
+    """The overhead table; `plain` are the runs without the timeline ({(label, n): Cell})."""
     walls = {}
     for r in records:
         key = (r.get("label"), r.get("n"))
         if key not in walls or r.get("repeat", 0) > walls[key].get("repeat", 0):
             walls[key] = r
     out.write("\n### Per-call overhead (outside the solver's device work)\n\n")
-    out.write("| run | n | path | ranks (engine) | wall s | device work s | outside s | outside % | "
-              "longest outside pieces (ms) |\n")
-    out.write("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
+    out.write("wall: the timeline's call (with the timeline's own cost: the tail after its last "
+              "interval holds the file's write); plain: the median repeated call of the same "
+              "setting without the timeline\n\n")
+    out.write("| run | n | path | ranks (engine) | wall s | plain s | device work s | outside s | "
+              "outside % | longest outside pieces (ms) |\n")
+    out.write("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+    rows = []
     for path in files:
+        if not os.path.exists(path):
+            print("sizes_report: no timeline %s" % path, file=sys.stderr)
+            continue
         with open(path) as f:
             tl = json.load(f)
         label, n = timeline_key(path)
-        n = n if n is not None else tl.get("n")
+        rows.append((label or os.path.basename(path), n if n is not None else tl.get("n"), tl))
+    for label, n, tl in sorted(rows, key=lambda r: (r[0], r[1])):
         rec = walls.get((label, n))
         wall = rec["time_s"] if rec else None
         wall, covered, pieces = overhead(tl, wall, device_stages)
         stages = {i["stage"] for i in tl["intervals"]}
         route = rec.get("path") if rec and rec.get("path") else (
             "one_stage" if "solve" in stages else "two_stage")
+        base = label[:-len("_timeline")] if label.endswith("_timeline") else label
+        cell = plain.get((base, n))
+        median = cell.median() if cell else None
         outside = wall - covered
         longest = sorted(pieces, key=lambda p: p[0] - p[1])[:top]
         listed = "; ".join("%s %.2f" % (p[2], 1e3 * (p[1] - p[0])) for p in longest)
-        out.write("| %s%s | %d | %s | %s | %s | %s | %s | %.0f%% | %s |\n" % (
-            label or os.path.basename(path), "" if rec else " (wall: timeline span)", n, route,
-            "%s (%s)" % (rec.get("ranks", "?") if rec else "?", tl.get("ranks", "?")), fmt_time(wall),
-            fmt_time(covered), fmt_time(outside), 100 * outside / wall if wall > 0 else 0,
-            listed or "-"))
+        out.write("| %s%s | %d | %s | %s | %s | %s | %s | %s | %.0f%% | %s |\n" % (
+            label, "" if rec else " (wall: timeline span)", n, route,
+            "%s (%s)" % (rec.get("ranks", "?") if rec else "?", tl.get("ranks", "?")),
+            fmt_time(wall), fmt_time(median) if median is not None else "-", fmt_time(covered),
+            fmt_time(outside), 100 * outside / wall if wall > 0 else 0, listed or "-"))
 
 
 def main():
@@ -299,7 +314,11 @@ def main():
     if a.overhead:
         timelines = [p for p in a.overhead if p.endswith(".json")]
         walls = read_records([p for p in a.overhead if not p.endswith(".json")])
-        print_overhead(timelines, walls, set(a.device_stages.split(",")), a.top, out)
+        plain = defaultdict(Cell)
+        for r in records:
+            if r.get("call") == "repeated":
+                plain[(r.get("label"), r.get("n"))].repeated.append(r["time_s"])
+        print_overhead(timelines, walls, plain, set(a.device_stages.split(",")), a.top, out)
     if a.plot:
         if not groups:
             print("sizes_report: no runs to plot", file=sys.stderr)
