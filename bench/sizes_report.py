@@ -19,18 +19,19 @@ Only records with status "ok" count.
 script exits with 77 after them.
 
 --overhead: per-call overhead of pipevd runs from their PIPEVD_VERBOSE=2 timelines (the files
-sizes.sh's OVERHEAD=1 writes, named timeline_<label>_n<n>.json; each holds the process's last call
-at that n) and the JSON lines of those runs (.jsonl), which give the call's wall time (the record
-of that label and n with the highest "repeat"; without one, the timeline's span is taken). The
-solver's device work is the union, over every engine rank and thread, of the intervals of the
-device stages (--device-stages; by default the one-stage path's upload, solve and download and the
-two-stage engine's stages from DBBR to the final GEMM); outside = wall - that union. The outside
-time is attributed to the other intervals of the timeline (a main-thread interval first, the
-lowest rank first), and time under none of them to "untracked after <the last main-thread stage
-that ended before it>"; the --top longest outside pieces are listed. The timeline costs a little
-itself (its file is written inside the call, after its last interval), so next to the wall time
-stands the median repeated call of the same setting without it (the label less "_timeline") where
-the positional runs hold it. A timeline file that does not exist is reported and skipped.
+sizes.sh's OVERHEAD=1 writes, named timeline_<label>_n<n>.json, each the process's last call at
+that n; scaling.sh's timeline<label less "pipevd">.json are read too) and the JSON lines of those
+runs (.jsonl), which give the call's wall time (the record of that label and n with the highest
+"repeat"; without one, the timeline's span is taken). The solver's device work is the union,
+over every engine rank and thread, of the intervals of the device stages (--device-stages; by
+default the one-stage path's upload, solve and download and the two-stage engine's stages from
+DBBR to the final GEMM); outside = wall - that union. The outside time is attributed to the other
+intervals of the timeline (a main-thread interval first, the lowest rank first), and time under
+none of them to "untracked after <the last main-thread stage that ended before it>"; the --top
+longest outside pieces are listed. The timeline costs a little itself (its file is written inside
+the call, after its last interval), so next to the wall time stands the median repeated call of
+the same setting without it (the label less "_timeline") where the positional runs hold it. A
+timeline file that does not exist is reported and skipped.
 """
 import argparse
 import json
@@ -275,9 +276,12 @@ def print_overhead(files, records, plain, device_stages, top, out):
         with open(path) as f:
             tl = json.load(f)
         label, n = timeline_key(path)
-        rows.append((label or os.path.basename(path), n if n is not None else tl.get("n"), tl))
-    for label, n, tl in sorted(rows, key=lambda r: (r[0], r[1])):
-        rec = walls.get((label, n))
+        n = n if n is not None else tl.get("n")
+        # scaling.sh names its timelines timeline<label less "pipevd">.json.
+        stem = os.path.basename(path)[len("timeline"):-len(".json")]
+        rows.append((label or os.path.basename(path), n, tl, "pipevd" + stem))
+    for label, n, tl, scaling_label in sorted(rows, key=lambda r: (r[0], r[1])):
+        rec = walls.get((label, n)) or walls.get((scaling_label, n))
         wall = rec["time_s"] if rec else None
         wall, covered, pieces = overhead(tl, wall, device_stages)
         stages = {i["stage"] for i in tl["intervals"]}

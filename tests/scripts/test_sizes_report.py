@@ -108,6 +108,20 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(cells[3:7], ["0.052", "-", "0.024", "0.028"])
         self.assertIn("no timeline", err)  # a missing file is reported and skipped
 
+    def test_overhead_of_a_scaling_timeline(self):
+        # scaling.sh's names: timeline<label less "pipevd">.json.
+        with tempfile.TemporaryDirectory() as tmp:
+            timeline = os.path.join(tmp, "timeline_1gpu_n2000.json")
+            with open(timeline, "w") as f:
+                f.write(read(TIMELINE))
+            runs = os.path.join(tmp, "runs.jsonl")
+            with open(runs, "w") as f:
+                f.write('{"label":"pipevd_1gpu_n2000","call":"first","solver":"pipevd","ranks":1,'
+                        '"gpus":1,"n":2000,"jobz":"V","repeat":0,"status":"ok","time_s":0.06}\n')
+            rc, out, err = report("--overhead", timeline, runs)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(row(out, "1gpu")[3:8], ["0.06", "-", "0.024", "0.036", "60%"])
+
     def test_device_stages_can_be_named(self):
         rc, out, err = report("--overhead", TIMELINE, os.path.join(DATA, "overhead.jsonl"),
                               "--device-stages", "solve")
