@@ -20,9 +20,9 @@
 # build-gpu) built.
 # OVERHEAD=1: for each GPU count, JOBZ and caller count, pipevd's auto path once more at each n of
 # OVERHEAD_SIZES, one process per n (REPEAT calls) with PIPEVD_VERBOSE=2, whose timeline file is
-# the process's last call (a repeated one): label <the run's label>_timeline, its lines in
-# overhead.jsonl (kept out of runs.jsonl: the timeline's own cost is in their times), its timeline
-# in timeline_<label>_n<n>.json; bench/sizes_report.py --overhead takes both.
+# the process's last call (a repeated one where REPEAT > 1): label <the run's label>_timeline, its
+# lines in overhead.jsonl (kept out of runs.jsonl: the timeline's own cost is in their times), its
+# timeline in timeline_<label>_n<n>.json; bench/sizes_report.py --overhead takes both.
 # Writes $OUT/sizes/runs.jsonl (pipevd-bench's lines with the label, the card and first/repeated),
 # bench.log, report.md (bench/sizes_report.py's tables: the median repeated and the first call per
 # n and solver, pipevd's auto path over the fastest peer; the overhead table with OVERHEAD=1) and
@@ -61,7 +61,7 @@ for g in ${GPU_COUNTS:-1}; do
         setting=$path
         [ "$path" = auto ] && setting=
         BENCH_JOBZ=$jobz pipevd_bench_run "$(pipevd_label "$path" "$g" "$callers" "$jobz")" \
-          "$callers" "$gpus" pipevd "$sizes" "$repeat" PIPEVD_ENGINE_PATH=$setting \
+          "$callers" "$gpus" pipevd "$sizes" "$repeat" PIPEVD_ENGINE_PATH="$setting" \
           PIPEVD_BACKEND="$backend"
       done
       [ "${OVERHEAD:-0}" = 1 ] || continue
