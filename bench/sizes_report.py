@@ -9,10 +9,11 @@ Tables: one per (GPU count, JOBZ) of the records' "gpus" and "jobz" fields; a ro
 record's label less its _<g>gpu and _<JOBZ> parts), a column per n; a cell is the median of the
 repeated calls (calls 2.. of one process at that n) and, in parentheses, the time of that n's first
 call, marked * where it was the process's first call (the first record of its label's run of lines
-in a file; sizes.sh runs every n of a setting in one process). Below each table, for each row of
-pipevd's auto path (a pipevd row whose label names no forced path), its repeated time over the
-fastest peer's (a solver other than pipevd) at each n, and that peer: below 1, pipevd is faster.
-Only records with status "ok" count.
+in a file; sizes.sh runs every n of a setting in one process). Rows <X>_first (sizes.sh's FIRST=1,
+one process of a single call per n) give row X its process's first call at every n. Below each
+table, for each row of pipevd's auto path (a pipevd row whose label names no forced path), its
+repeated time over the fastest peer's (a solver other than pipevd) at each n, and that peer: below
+1, pipevd is faster. Only records with status "ok" count.
 
 --plot FILE: median repeated time against n, log-log, a line per row, one panel per GPU count
 (JOBZ=N dashed). matplotlib is imported only here; without it the tables still print, and the
@@ -64,7 +65,9 @@ def read_records(paths):
                     continue
                 r = json.loads(line)
                 label = r.get("label", r.get("solver", "?"))
-                r["process_first"] = r.get("call") == "first" and label != previous
+                # A _first run is one call per process (sizes.sh's FIRST=1).
+                r["process_first"] = r.get("call") == "first" and (
+                    label != previous or row_name(r).endswith("_first"))
                 previous = label
                 if r.get("status") == "ok" and isinstance(r.get("time_s"), (int, float)):
                     records.append(r)
@@ -111,13 +114,16 @@ def tables(records):
     for r in records:
         key = (r.get("gpus"), r.get("jobz"))
         name = row_name(r)
+        if name.endswith("_first"):  # FIRST=1's single calls go into their setting's row
+            name = name[:-len("_first")]
         solver_of[name] = r.get("solver")
         if r.get("card"):
             cards[key].add(r["card"])
         cell = groups[key][name][r["n"]]
         if r.get("call") == "repeated":
             cell.repeated.append(r["time_s"])
-        elif r.get("call") == "first":
+        elif r.get("call") == "first" and (r["process_first"] or not cell.process_first):
+            # A process's first call wins over a warm process's first call at that n.
             cell.first = r["time_s"]
             cell.process_first = r["process_first"]
     return groups, solver_of, cards

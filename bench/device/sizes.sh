@@ -14,10 +14,11 @@
 # CALLERS (pipevd's caller ranks, a list; default one per GPU; a count other than g is named in the
 # label, e.g. pipevd_auto_1gpu_8callers_V), PATHS ("one_stage two_stage auto"), PEERS
 # ("cusolver"; cusolvermp and cusolvermg as well where asked; cusolver runs on 1 GPU only),
-# REPEAT (6), CAP (the cap of one process, 150), BUDGET_S (300), OVERHEAD (0; 1: per-call overhead
-# runs, below), OVERHEAD_SIZES ("2000 4000"), BACKEND (gpu: pipevd's PIPEVD_BACKEND; host runs the
-# host engine, a check of this script on a machine without a GPU). Expects $BUILD_DIR (default
-# build-gpu) built.
+# REPEAT (6), CAP (the cap of one process, 150), BUDGET_S (300), FIRST (0; 1: every setting also
+# as one process of a single call per n, label ..._first_<JOBZ>: a process's first call at every
+# n), OVERHEAD (0; 1: per-call overhead runs, below), OVERHEAD_SIZES ("2000 4000"), BACKEND (gpu:
+# pipevd's PIPEVD_BACKEND; host runs the host engine, a check of this script on a machine without
+# a GPU). Expects $BUILD_DIR (default build-gpu) built.
 # OVERHEAD=1: for each GPU count, JOBZ and caller count, pipevd's auto path once more at each n of
 # OVERHEAD_SIZES, one process per n (REPEAT calls) with PIPEVD_VERBOSE=2, whose timeline file is
 # the process's last call (a repeated one where REPEAT > 1): label <the run's label>_timeline, its
@@ -53,6 +54,20 @@ pipevd_label() {
   echo "pipevd_${1}_${2}gpu${tag}_$4"
 }
 
+# run_setting LABEL RANKS SOLVER [env...]: one process over every n of SIZES; with FIRST=1 also
+# one process of a single call per n (label <LABEL less _JOBZ>_first_JOBZ), since the first
+# process's later n are warm.
+run_setting() {
+  local label=$1 ranks=$2 solver=$3 n
+  shift 3
+  BENCH_JOBZ=$jobz pipevd_bench_run "$label" "$ranks" "$gpus" "$solver" "$sizes" "$repeat" "$@"
+  [ "${FIRST:-0}" = 1 ] || return 0
+  for n in ${sizes//,/ }; do
+    BENCH_JOBZ=$jobz pipevd_bench_run "${label%_"$jobz"}_first_$jobz" "$ranks" "$gpus" "$solver" \
+      "$n" 1 "$@"
+  done
+}
+
 for g in ${GPU_COUNTS:-1}; do
   gpus=$(seq -s, 0 $((g - 1)))
   for jobz in ${JOBZ:-V N}; do
@@ -60,9 +75,8 @@ for g in ${GPU_COUNTS:-1}; do
       for path in ${PATHS-one_stage two_stage auto}; do
         setting=$path
         [ "$path" = auto ] && setting=
-        BENCH_JOBZ=$jobz pipevd_bench_run "$(pipevd_label "$path" "$g" "$callers" "$jobz")" \
-          "$callers" "$gpus" pipevd "$sizes" "$repeat" PIPEVD_ENGINE_PATH="$setting" \
-          PIPEVD_BACKEND="$backend"
+        run_setting "$(pipevd_label "$path" "$g" "$callers" "$jobz")" "$callers" pipevd \
+          PIPEVD_ENGINE_PATH="$setting" PIPEVD_BACKEND="$backend"
       done
       [ "${OVERHEAD:-0}" = 1 ] || continue
       # One process per n: the timeline file holds a process's last call.
@@ -78,8 +92,7 @@ for g in ${GPU_COUNTS:-1}; do
       ranks=$g
       [[ $peer == cusolver || $peer == cusolvermg ]] && ranks=1
       [[ $peer == cusolver && $g -gt 1 ]] && continue
-      BENCH_JOBZ=$jobz pipevd_bench_run "${peer}_${g}gpu_$jobz" "$ranks" "$gpus" "$peer" "$sizes" \
-        "$repeat"
+      run_setting "${peer}_${g}gpu_$jobz" "$ranks" "$peer"
     done
   done
 done

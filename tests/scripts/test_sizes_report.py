@@ -62,7 +62,9 @@ class ReportTest(unittest.TestCase):
         one = section(self.out, "### 1 GPU, JOBZ=V")
         # Calls 1..3 at n=1000 are 0.02, 0.03, 0.07 (0.03 the median, not the mean), call 0 the
         # process's first call; n=2000's call 0 is a first call at that n in a warm process.
-        self.assertEqual(row(one, "cusolver"), ["0.03 (0.5*)", "0.06 (0.08)"])
+        # cuSOLVER's row takes its _first runs' (one process per n): a process's first call at
+        # n=2000 (0.09) over the warm process's (0.08); the later one at 1000 (0.45) over 0.5.
+        self.assertEqual(row(one, "cusolver"), ["0.03 (0.45*)", "0.06 (0.09*)"])
         self.assertEqual(row(one, "pipevd_auto"), ["0.02 (0.4*)", "0.035 (0.05)"])
         self.assertEqual(row(one, "pipevd_auto_8callers"), ["0.08 (0.9*)", "0.11 (0.3)"])
         self.assertEqual(row(one, "pipevd_two_stage"), ["0.1 (0.6*)", "0.2 (0.2)"])
@@ -161,6 +163,7 @@ class SizesScriptTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             env = dict(os.environ, OUT=tmp, BUILD_DIR=build, BACKEND="host", SIZES="64 96",
                        JOBZ="V", PATHS="auto", PEERS="scalapack", CALLERS="1 2", OVERHEAD="1",
+                       FIRST="1",
                        OVERHEAD_SIZES="96", REPEAT="3", BUDGET_S="200", CAP="60")
             p = subprocess.run(["bash", os.path.join(ROOT, "bench", "device", "sizes.sh")],
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -170,9 +173,13 @@ class SizesScriptTest(unittest.TestCase):
             runs = [json.loads(l) for l in read(os.path.join(out, "runs.jsonl")).splitlines()]
             ranks = {(r["label"], r["ranks"]) for r in runs}
             # pipevd with 1 and 2 caller ranks on one "GPU", the peer with one rank per GPU.
+            # FIRST=1: each setting again as one single-call process per n.
             self.assertEqual(ranks, {("pipevd_auto_1gpu_V", 1), ("pipevd_auto_1gpu_2callers_V", 2),
-                                     ("scalapack_1gpu_V", 1)})
-            self.assertEqual(len(runs), 3 * 2 * 3)
+                                     ("scalapack_1gpu_V", 1), ("pipevd_auto_1gpu_first_V", 1),
+                                     ("pipevd_auto_1gpu_2callers_first_V", 2),
+                                     ("scalapack_1gpu_first_V", 1)})
+            self.assertEqual(len(runs), 3 * 2 * 3 + 3 * 2)
+            self.assertTrue(all(r["call"] == "first" for r in runs if "_first_" in r["label"]))
             self.assertTrue(all(r["status"] == "ok" for r in runs))
             over = [json.loads(l) for l in read(os.path.join(out, "overhead.jsonl")).splitlines()]
             self.assertEqual({r["label"] for r in over},
@@ -181,6 +188,9 @@ class SizesScriptTest(unittest.TestCase):
                 self.assertTrue(os.path.exists(os.path.join(out, "timeline_%s_n96.json" % label)))
             md = read(os.path.join(out, "report.md"))
             self.assertIn("| pipevd_auto_2callers |", md)
+            self.assertNotIn("_first |", md)  # folded into their settings' rows
+            # Every n's first call is a process's first call now.
+            self.assertEqual(len(re.findall(r"\(\S+\*\)", section(md, "### 0 GPUs"))), 3 * 2)
             self.assertIn("| ratio to the fastest peer |", md)
             # Its wall time, and the same setting's median without the timeline (runs.jsonl).
             self.assertRegex(md, r"\| pipevd_auto_1gpu_2callers_V_timeline \| 96 \| \w+ \| 2 \(\d\) "
