@@ -20,6 +20,7 @@ STAGE_COLORS = {
     "device_pool": "#c7e9c0",
     "redistribute_in": "#9e9e9e",
     "engine_setup": "#17becf",
+    "failure_agreement": "#fdd0a2",
     "engine_bind": "#aec7e8",
     "dbbr": "#1f77b4",
     "bulge_chasing": "#ff7f0e",
@@ -33,6 +34,7 @@ STAGE_COLORS = {
     "m_broadcast": "#e377c2",
     "gemm": "#8c564b",
     "z_to_host": "#bcbd22",
+    "w_broadcast": "#fee6ce",
     "engine_release": "#7f7f7f",
     "redistribute_out": "#bdbdbd",
 }

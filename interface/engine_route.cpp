@@ -412,10 +412,13 @@ void set_up_engine(RouteCall<S>& r, KeptBuffer& a_cols, EngineRun& run) {
 // Collective over the caller ranks, at points every one of them reaches with no collective of the
 // engine pending (after the set-up, after the engine): the worst failure of any engine rank, thrown
 // as its type on every caller rank alike. The caller's A is untouched (the engine scales a copy),
-// so PIPEVD_BACKEND=auto can still forward the call.
+// so PIPEVD_BACKEND=auto can still forward the call. Verbose 2: an interval of its own, since an
+// engine rank's wait here for the other caller ranks is time outside the engine's stages.
 template <class S>
-void agree_on_failure(const RouteCall<S>& r, const EngineRun& run) {
+void agree_on_failure(RouteCall<S>& r, const EngineRun& run) {
+  const double t = MPI_Wtime();
   pipevd::agree_on_failure(r.ec->caller, run.failure);
+  if (r.timed) r.timeline.add("failure_agreement", t, MPI_Wtime());
 }
 
 // The two-stage engine over the call's scalar, on either backend (on GPUs, complex calls come here
@@ -477,10 +480,12 @@ void run_on_engine(RouteCall<S>& r, KeptBuffer& a_cols, S* z_rows, EngineRun& ru
 // W and INFO from engine rank 0 to every caller rank.
 template <class S>
 void deliver_eigenvalues(RouteCall<S>& r, EngineRun& run) {
+  const double t = MPI_Wtime();
   const int root = r.ec->engine_to_caller[0];
   MPI_Bcast(&run.info, 1, MPI_INT, root, r.ec->caller);
   MPI_Bcast(run.w.data(), static_cast<int>(r.n), MPI_DOUBLE, root, r.ec->caller);
   std::copy(run.w.begin(), run.w.end(), r.c.w);
+  if (r.timed) r.timeline.add("w_broadcast", t, MPI_Wtime());
 }
 
 // Redistribute out: the engine ranks' rows of Z to the caller's DESCZ.

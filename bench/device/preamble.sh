@@ -139,6 +139,7 @@ pipevd_bench_run() {
     return 0
   fi
   local threads=$(($(nproc) / ranks))
+  ((threads > 0)) || threads=1  # more ranks than cores (oversubscribed callers)
   local card
   card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -d ',')
   local fwd=() v

@@ -2,16 +2,32 @@
 # Device session for small and mid-sized problems (issue 26): whole pdsyevd calls from host memory
 # at each n of SIZES, one process per solver and setting that runs every n in turn (calls 0 ..
 # REPEAT-1 at each n; call 0 at the process's first n is its first call, at later n a first call
-# at that n in a warm process), on one GPU (1x1 grid) and on GPU_COUNTS GPUs (one rank per GPU):
-# pipevd with the engine path forced both ways (PIPEVD_ENGINE_PATH=one_stage, two_stage) and as
-# `auto` chooses, and the peers of PEERS on the same GPUs. Every call's residual and orthogonality
-# are checked.
+# at that n in a warm process), on each of GPU_COUNTS GPUs (the first g of the machine): pipevd
+# with the engine path forced both ways (PIPEVD_ENGINE_PATH=one_stage, two_stage) and as `auto`
+# chooses, with each of CALLERS caller ranks (oversubscribed, all sharing the g GPUs), and the
+# peers of PEERS on the same GPUs, one rank per GPU (cuSOLVER and cuSOLVERMg: one process). Every
+# call's residual and orthogonality are checked.
 #   source .gpu-node/env.sh && BUDGET_S=300 bash bench/device/sizes.sh
+#   CALLERS="1 8" PATHS=auto OVERHEAD=1 SIZES="2000 4000" bash bench/device/sizes.sh  # 1 GPU
+#   GPU_COUNTS=4 CALLERS="16 64" PATHS=auto PEERS= SIZES="2000 4000 8000" bash bench/device/sizes.sh
 # Settings: SIZES ("1000 2000 4000 8000 12000 16000 24000"), JOBZ ("V N"), GPU_COUNTS ("1"),
-# PATHS ("one_stage two_stage auto"), PEERS ("cusolver"; cusolvermp and cusolvermg as well where
-# asked), REPEAT (6), CAP (the cap of one process, 150), BUDGET_S (300). Expects $BUILD_DIR
-# (default build-gpu) built. Writes $OUT/sizes/runs.jsonl (pipevd-bench's lines with the label,
-# the card and first/repeated) and bench.log; prints the median repeated time per n and solver.
+# CALLERS (pipevd's caller ranks, a list; default one per GPU; a count other than g is named in the
+# label, e.g. pipevd_auto_1gpu_8callers_V), PATHS ("one_stage two_stage auto"), PEERS
+# ("cusolver"; cusolvermp and cusolvermg as well where asked; cusolver runs on 1 GPU only),
+# REPEAT (6), CAP (the cap of one process, 150), BUDGET_S (300), FIRST (0; 1: every setting also
+# as one process of a single call per n, label ..._first_<JOBZ>: a process's first call at every
+# n), OVERHEAD (0; 1: per-call overhead runs, below), OVERHEAD_SIZES ("2000 4000"), BACKEND (gpu:
+# pipevd's PIPEVD_BACKEND; host runs the host engine, a check of this script on a machine without
+# a GPU). Expects $BUILD_DIR (default build-gpu) built.
+# OVERHEAD=1: for each GPU count, JOBZ and caller count, pipevd's auto path once more at each n of
+# OVERHEAD_SIZES, one process per n (REPEAT calls) with PIPEVD_VERBOSE=2, whose timeline file is
+# the process's last call (a repeated one where REPEAT > 1): label <the run's label>_timeline, its
+# lines in overhead.jsonl (kept out of runs.jsonl: the timeline's own cost is in their times), its
+# timeline in timeline_<label>_n<n>.json; bench/sizes_report.py --overhead takes both.
+# Writes $OUT/sizes/runs.jsonl (pipevd-bench's lines with the label, the card and first/repeated),
+# bench.log, report.md (bench/sizes_report.py's tables: the median repeated and the first call per
+# n and solver, pipevd's auto path over the fastest peer; the overhead table with OVERHEAD=1) and
+# sizes.png (time against n, where matplotlib is installed).
 set -uo pipefail
 source "$(dirname "$0")/preamble.sh"
 budget=${BUDGET_S:-300}
@@ -27,46 +43,63 @@ sizes=$(echo "${SIZES:-1000 2000 4000 8000 12000 16000 24000}" | tr ' ' ',')
 repeat=${REPEAT:-6}
 log "sizes: n = $sizes, $repeat calls each, budget $budget s"
 
+backend=${BACKEND:-gpu}
+overhead_runs=$out/overhead.jsonl
+
+# pipevd_label PATH G CALLERS JOBZ: the run's label; a caller count other than one rank per GPU is
+# named in it.
+pipevd_label() {
+  local tag=
+  (($3 != $2)) && tag=_$3caller && (($3 > 1)) && tag+=s
+  echo "pipevd_${1}_${2}gpu${tag}_$4"
+}
+
+# run_setting LABEL RANKS SOLVER [env...]: one process over every n of SIZES; with FIRST=1 also
+# one process of a single call per n (label <LABEL less _JOBZ>_first_JOBZ), since the first
+# process's later n are warm.
+run_setting() {
+  local label=$1 ranks=$2 solver=$3 n
+  shift 3
+  BENCH_JOBZ=$jobz pipevd_bench_run "$label" "$ranks" "$gpus" "$solver" "$sizes" "$repeat" "$@"
+  [ "${FIRST:-0}" = 1 ] || return 0
+  for n in ${sizes//,/ }; do
+    BENCH_JOBZ=$jobz pipevd_bench_run "${label%_"$jobz"}_first_$jobz" "$ranks" "$gpus" "$solver" \
+      "$n" 1 "$@"
+  done
+}
+
 for g in ${GPU_COUNTS:-1}; do
   gpus=$(seq -s, 0 $((g - 1)))
   for jobz in ${JOBZ:-V N}; do
-    for path in ${PATHS-one_stage two_stage auto}; do
-      setting=$path
-      [ "$path" = auto ] && setting=
-      BENCH_JOBZ=$jobz pipevd_bench_run "pipevd_${path}_${g}gpu_$jobz" "$g" "$gpus" pipevd "$sizes" \
-        "$repeat" PIPEVD_ENGINE_PATH=$setting
+    for callers in ${CALLERS:-$g}; do
+      for path in ${PATHS-one_stage two_stage auto}; do
+        setting=$path
+        [ "$path" = auto ] && setting=
+        run_setting "$(pipevd_label "$path" "$g" "$callers" "$jobz")" "$callers" pipevd \
+          PIPEVD_ENGINE_PATH="$setting" PIPEVD_BACKEND="$backend"
+      done
+      [ "${OVERHEAD:-0}" = 1 ] || continue
+      # One process per n: the timeline file holds a process's last call.
+      label=$(pipevd_label auto "$g" "$callers" "$jobz")_timeline
+      main_runs=$runs runs=$overhead_runs
+      for n in ${OVERHEAD_SIZES:-2000 4000}; do
+        BENCH_JOBZ=$jobz pipevd_bench_run "$label" "$callers" "$gpus" pipevd "$n" "$repeat" \
+          PIPEVD_BACKEND="$backend" PIPEVD_VERBOSE=2 PIPEVD_TIMELINE="$out/timeline_${label}_n$n.json"
+      done
+      runs=$main_runs
     done
     for peer in ${PEERS-cusolver}; do
       ranks=$g
       [[ $peer == cusolver || $peer == cusolvermg ]] && ranks=1
       [[ $peer == cusolver && $g -gt 1 ]] && continue
-      BENCH_JOBZ=$jobz pipevd_bench_run "${peer}_${g}gpu_$jobz" "$ranks" "$gpus" "$peer" "$sizes" \
-        "$repeat"
+      run_setting "${peer}_${g}gpu_$jobz" "$ranks" "$peer"
     done
   done
 done
 
-log "median repeated call (s) per n"
-[ -f "$runs" ] && python3 - "$runs" <<'PY' | tee -a "$log_file"
-import json, sys, statistics
-from collections import defaultdict
-t = defaultdict(list)
-first = {}
-for line in open(sys.argv[1]):
-    if not line.strip():
-        continue
-    r = json.loads(line)
-    if r.get("status") != "ok" or r.get("time_s") is None:
-        continue
-    key = (r["label"], r["n"])
-    if r["call"] == "repeated":
-        t[key].append(r["time_s"])
-    else:
-        first[key] = r["time_s"]
-labels = sorted({k[0] for k in list(t) + list(first)})
-ns = sorted({k[1] for k in list(t) + list(first)})
-print(f"{'label':28}" + "".join(f"{n:>9}" for n in ns))
-for l in labels:
-    print(f"{l:28}" + "".join(f"{statistics.median(t[(l, n)]):9.4f}" if t.get((l, n)) else f"{'-':>9}" for n in ns))
-PY
+log "median repeated call (s) per n (first call), pipevd's auto path over the fastest peer"
+report=(python3 bench/sizes_report.py --plot "$out/sizes.png")
+[ -f "$runs" ] && report+=("$runs")
+[ -f "$overhead_runs" ] && report+=(--overhead "$overhead_runs" "$out"/timeline_*_timeline_n*.json)
+((${#report[@]} > 4)) && { "${report[@]}" | tee "$out/report.md" | tee -a "$log_file"; }
 log "done"
