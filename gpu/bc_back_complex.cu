@@ -323,7 +323,12 @@ std::vector<ComplexBcBackTunables> bc_back_complex_tensor_variants() {
 // groups of 32 sweeps (a window of 63 columns, 32 doubles per lane with 4 lanes) keep the window in
 // registers where the real kernel's 64 would spill or cut occupancy; X is streamed n / 32 times.
 ComplexBcBackTunables default_bc_back_complex_tunables(long /*m*/, long b, BcBackKernel kernel) {
-  if (kernel == BcBackKernel::Tensor && b <= 32) return bc_back_complex_tensor_variants().front();
+  if (b <= 32 && kernel != BcBackKernel::Blas2) {
+    int device = 0;
+    PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+    if (kernel == BcBackKernel::Tensor || bc_back_complex_tensor_runs(device))
+      return bc_back_complex_tensor_variants().front();
+  }
   ComplexBcBackTunables t;
   t.generic = b > 32;
   return t;

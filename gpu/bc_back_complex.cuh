@@ -17,8 +17,9 @@
 // from global memory), also the tests' second GPU reference. Then each column j is scaled by
 // D(j, j). Each row's arithmetic is fixed for given tunables (no atomics, fixed reduction trees),
 // so repeated runs are bitwise identical and any row chunking gives the same rows; different
-// tunables round differently. A tensor-core kernel (gpu/bc_back_complex_tensor.cuh) is a variant
-// for b <= 32, not the default: chosen by the tunables' `tensor`.
+// tunables round differently. The tensor-core kernel (gpu/bc_back_complex_tensor.cuh) is the
+// default for b <= 32 where the device runs it (faster than the BLAS2 kernel: bench/RESULTS.md);
+// the tunables' `tensor` chooses it.
 #pragma once
 #include <cuComplex.h>
 #include <cuda_runtime.h>
@@ -54,9 +55,9 @@ std::vector<ComplexBcBackTunables> bc_back_complex_variants();
 // The tensor-core kernel's compiled shapes as tunables (tensor = true), for any b <= 32.
 std::vector<ComplexBcBackTunables> bc_back_complex_tensor_variants();
 
-// The default for m rows and bandwidth b (see bc_back_complex.cu). kernel: Tensor takes the
-// tensor-core kernel's first shape where b <= 32; Auto and Blas2 the BLAS2 kernel (the tensor
-// kernel becomes Auto's choice once it is measured faster in the engine).
+// The default for m rows and bandwidth b (see bc_back_complex.cu) on the current device. kernel:
+// Tensor takes the tensor-core kernel's default shape where b <= 32, Auto too where the device runs
+// it, Blas2 (and Auto elsewhere) the BLAS2 kernel; bands wider than 32 the generic kernel.
 ComplexBcBackTunables default_bc_back_complex_tunables(long m, long b,
                                                        BcBackKernel kernel = BcBackKernel::Auto);
 

@@ -31,7 +31,10 @@ struct ComplexBcBackTensorShape {
   int warps = 4;
 };
 
+// The compiled shapes, the default first.
 std::vector<ComplexBcBackTensorShape> bc_back_complex_tensor_shapes();
+// Whether `device` runs the default shape (DMMA and its shared memory).
+bool bc_back_complex_tensor_runs(int device);
 bool bc_back_complex_tensor_compiled(const ComplexBcBackTensorShape& s);
 
 // Device bytes of the T factors and their offsets for layout L (any shape).

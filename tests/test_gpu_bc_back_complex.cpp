@@ -21,6 +21,7 @@
 
 #include "core/reflector_store.hpp"
 #include "gpu/bc_back_complex.cuh"
+#include "gpu/bc_back_complex_tensor.cuh"
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
 #include "tests/support/test_size_limit.hpp"
@@ -104,23 +105,27 @@ std::vector<Case> cases() {
   return out;
 }
 
-// Every kernel that bandwidth b can take: the default, the generic one and, for 16 < b <= 32, every
+// Every kernel that bandwidth b can take: the default, the BLAS2 one, the generic one and, for
+// 16 < b <= 32, every
 // compiled variant and other block sizes; for b <= 16 the other prefetch setting; for b <= 32 every
 // tensor-core shape.
 std::vector<gpu::ComplexBcBackTunables> tunables(long m, long b) {
+  const gpu::ComplexBcBackTunables blas2 =
+      gpu::default_bc_back_complex_tunables(m, b, gpu::BcBackKernel::Blas2);
   std::vector<gpu::ComplexBcBackTunables> out{gpu::default_bc_back_complex_tunables(m, b)};
+  if (out.front().tensor) out.push_back(blas2);
   gpu::ComplexBcBackTunables generic;
   generic.generic = true;
-  if (!out.front().generic) out.push_back(generic);
+  if (!blas2.generic) out.push_back(generic);
   if (b > 16 && b <= 32) {
     for (const gpu::ComplexBcBackTunables& t : gpu::bc_back_complex_variants()) out.push_back(t);
     for (int threads : {32, 64, 256}) {
-      gpu::ComplexBcBackTunables t = out.front();
+      gpu::ComplexBcBackTunables t = blas2;
       t.threads = threads;
       out.push_back(t);
     }
   } else if (b <= 16) {
-    gpu::ComplexBcBackTunables t = out.front();
+    gpu::ComplexBcBackTunables t = blas2;
     t.prefetch = !t.prefetch;
     out.push_back(t);
     t.threads = 64;
@@ -220,8 +225,15 @@ TEST(GpuBcBackComplex, RejectsBadArguments) {
   EXPECT_THROW(gpu::bc_back_complex(L, nullptr, nullptr, nullptr, 5, nullptr, 5, t, nullptr),
                std::invalid_argument);
   EXPECT_TRUE(gpu::default_bc_back_complex_tunables(100, 48).generic);
-  EXPECT_FALSE(gpu::default_bc_back_complex_tunables(100, 32).tensor);
+  EXPECT_TRUE(gpu::default_bc_back_complex_tunables(100, 48, gpu::BcBackKernel::Tensor).generic);
   EXPECT_FALSE(gpu::default_bc_back_complex_tunables(100, 32).generic);
+  EXPECT_FALSE(gpu::default_bc_back_complex_tunables(100, 32, gpu::BcBackKernel::Blas2).tensor);
+  EXPECT_TRUE(gpu::default_bc_back_complex_tunables(100, 32, gpu::BcBackKernel::Tensor).tensor);
+  // auto: the tensor-core kernel where the device runs it.
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  EXPECT_EQ(gpu::default_bc_back_complex_tunables(100, 32).tensor,
+            gpu::bc_back_complex_tensor_runs(device));
 }
 
 }  // namespace
