@@ -45,6 +45,22 @@ struct ColumnMax {
   }
 };
 
+// The maxima over a[0, count), entries off the diagonal: two running maxima side by side, so the
+// loop is not one chain of dependent compares.
+void add_range(ColumnMax& m, const double* a, long count) {
+  double m0 = m.part, m1 = 0;
+  long k = 0;
+  for (; k + 2 <= count; k += 2) {
+    m0 = max_abs(m0, a[k]);
+    m1 = max_abs(m1, a[k + 1]);
+  }
+  if (k < count) m0 = max_abs(m0, a[k]);
+  m.part = m.modulus = max_abs(m0, m1);
+}
+void add_range(ColumnMax& m, const std::complex<double>* a, long count) {
+  for (long k = 0; k < count; ++k) m.add(a[k]);
+}
+
 template <class Scalar>
 EntryScan scan(const EigenCall<Scalar>& c, MPI_Comm grid, int threads) {
   const int* d = c.desca;
@@ -54,25 +70,23 @@ EntryScan scan(const EigenCall<Scalar>& c, MPI_Comm grid, int threads) {
   const int cols = numroc_(&d[N_], &d[NB_], &mycol, &d[CSRC_], &npcol);
   const long n = *c.n, i0 = *c.ia - 1, j0 = *c.ja - 1, lld = d[LLD_];
   const bool lower = std::toupper(static_cast<unsigned char>(c.uplo)) == 'L';
-  // Row of sub(A) of each local row (-1 outside it).
+  // Row of sub(A) of each local row: increasing with the local row, so the local rows of one
+  // column's triangle are one range, found by bisection.
   std::vector<long> row(static_cast<std::size_t>(std::max(0, rows)));
-  for (long l = 0; l < rows; ++l) {
-    const long i = global_index(l, d[MB_], myrow, d[RSRC_], nprow) - i0;
-    row[l] = i >= 0 && i < n ? i : -1;
-  }
+  for (long l = 0; l < rows; ++l) row[l] = global_index(l, d[MB_], myrow, d[RSRC_], nprow) - i0;
+  const auto first_at_least = [&](long i) {
+    return std::lower_bound(row.begin(), row.end(), i) - row.begin();
+  };
   std::vector<ColumnMax> col_max(static_cast<std::size_t>(std::max(0, cols)));
   parallel_for(cols, threads, [&](long lj) {
     const long j = global_index(lj, d[NB_], mycol, d[CSRC_], npcol) - j0;
     if (j < 0 || j >= n) return;
+    // Local rows [lo, hi) of the triangle's column j, the diagonal included.
+    long lo = first_at_least(lower ? j : 0), hi = first_at_least(lower ? n : j + 1);
     ColumnMax m;
     const Scalar* a = c.a + lj * lld;
-    for (long li = 0; li < rows; ++li) {
-      const long i = row[li];
-      if (i == j)
-        m.add_diagonal(a[li]);
-      else if (i >= 0 && (lower ? i > j : i < j))
-        m.add(a[li]);
-    }
+    if (lo < hi && row[lower ? lo : hi - 1] == j) m.add_diagonal(a[lower ? lo++ : --hi]);
+    add_range(m, a + lo, hi - lo);
     col_max[lj] = m;
   });
   double part = 0, modulus = 0;
