@@ -25,8 +25,7 @@ struct GpuBackendSettings {
   // PIPEVD_GPU_BC_BLOCKS / _SWEEPS_PER_BLOCK / _EXCLUSIVE.
   int panel_qr_blocks = 0, panel_qr_threads = 0;
   int bc_blocks = -1, bc_sweeps_per_block = -1, bc_exclusive = -1;
-  bool sharing = false;      // PIPEVD_GPU_SHARING: engine ranks may share a GPU
-  long pool_keep_bytes = 0;  // PIPEVD_GPU_POOL_KEEP_MIB: the device pool's bytes kept after a call
+  bool sharing = false;  // PIPEVD_GPU_SHARING: engine ranks may share a GPU
 };
 
 std::unique_ptr<EngineBackend> make_host_backend();

@@ -44,7 +44,6 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSett
   t.panel_qr_threads = s.panel_qr_threads;
   t.bulge_chasing = {s.bc_sweeps_per_block, s.bc_blocks, s.bc_exclusive};
   t.sharing = s.sharing;
-  t.pool_keep_bytes = s.pool_keep_bytes;
   be->set_tuning(t);
   return be;
 }

@@ -357,7 +357,7 @@ GpuBackend::~GpuBackend() {
     if (previous >= 0) cudaSetDevice(previous);
     return;
   }
-  cudaMemPoolTrimTo(s_->pool, static_cast<std::size_t>(std::max(0L, s_->tuning.pool_keep_bytes)));
+  cudaMemPoolTrimTo(s_->pool, 0);
   if (previous >= 0) cudaSetDevice(previous);
 }
 

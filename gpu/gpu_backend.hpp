@@ -36,8 +36,6 @@ struct GpuTuning {
   // PIPEVD_GPU_SHARING: several engine ranks may drive one GPU (they then communicate through MPI
   // with host staging; NCCL needs one GPU per rank). Without it, bind() refuses a shared GPU.
   bool sharing = false;
-  // The bytes pipevd's device pool keeps reserved when the backend goes (the rest is trimmed).
-  long pool_keep_bytes = 0;
 };
 
 // Free bytes on `device` now (cudaMemGetInfo; -1 when it cannot be asked).

@@ -29,7 +29,6 @@ GpuBackendSettings gpu_backend_settings(const Policy& policy, int host_threads) 
   s.bc_sweeps_per_block = policy.bc_sweeps_per_block;
   s.bc_exclusive = policy.bc_exclusive;
   s.sharing = policy.gpu_sharing;
-  s.pool_keep_bytes = static_cast<long>(policy.pool_keep_mib) << 20;
   return s;
 }
 

@@ -14,7 +14,6 @@ gpu::GpuTuning gpu_tuning(const Policy& policy) {
   t.panel_qr_threads = policy.panel_qr_threads;
   t.bulge_chasing = {policy.bc_sweeps_per_block, policy.bc_blocks, policy.bc_exclusive};
   t.sharing = policy.gpu_sharing;
-  t.pool_keep_bytes = static_cast<long>(policy.pool_keep_mib) << 20;
   return t;
 }
 

@@ -201,8 +201,7 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
        {std::tuple{"PIPEVD_GPU_PANEL_QR_BLOCKS", 1L, &r.policy.panel_qr_blocks},
         std::tuple{"PIPEVD_GPU_BC_BLOCKS", 0L, &r.policy.bc_blocks},
         std::tuple{"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", 1L, &r.policy.bc_sweeps_per_block},
-        std::tuple{"PIPEVD_GPU_BC_EXCLUSIVE", 0L, &r.policy.bc_exclusive},
-        std::tuple{"PIPEVD_GPU_POOL_KEEP_MIB", 0L, &r.policy.pool_keep_mib}})
+        std::tuple{"PIPEVD_GPU_BC_EXCLUSIVE", 0L, &r.policy.bc_exclusive}})
     if (const char* s = getenv_fn(name)) {
       const auto v = parse_integer(s, lo, 1 << 20);
       if (!v) {

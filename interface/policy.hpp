@@ -57,10 +57,6 @@ struct Policy {
   int bc_blocks = -1;            // PIPEVD_GPU_BC_BLOCKS: bulge chasing's blocks (0: every SM)
   int bc_sweeps_per_block = -1;  // PIPEVD_GPU_BC_SWEEPS_PER_BLOCK
   int bc_exclusive = -1;         // PIPEVD_GPU_BC_EXCLUSIVE: blocks keep their SM (0 or 1)
-  // PIPEVD_GPU_POOL_KEEP_MIB: pipevd's device pool keeps up to this much reserved after a call, so
-  // a repeated call does not map its memory again; the rest goes back to the device for the
-  // caller's own use.
-  int pool_keep_mib = 0;
   bool gpu_sharing = false;   // PIPEVD_GPU_SHARING=1: engine ranks may share a GPU
   std::string timeline_path;  // PIPEVD_TIMELINE: the verbose-2 timeline's file
   // PIPEVD_TEST_NODES (tests only): one host split into pretend nodes, redistribute/node_split's

@@ -192,7 +192,6 @@ TEST(Policy, EmptyIsUnset) {
                           "PIPEVD_GPU_BC_BLOCKS",
                           "PIPEVD_GPU_BC_SWEEPS_PER_BLOCK",
                           "PIPEVD_GPU_BC_EXCLUSIVE",
-                          "PIPEVD_GPU_POOL_KEEP_MIB",
                           "PIPEVD_TIMELINE"}) {
     const PolicyOrError p = parse({{var, ""}});
     EXPECT_TRUE(p.error.empty()) << var << ": " << p.error;
@@ -220,8 +219,6 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
   EXPECT_EQ(parse({{"PIPEVD_GPU_BC_BLOCKS", "0"}}).policy.bc_blocks, 0);
   EXPECT_EQ(parse({{"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", "4"}}).policy.bc_sweeps_per_block, 4);
   EXPECT_EQ(parse({{"PIPEVD_GPU_BC_EXCLUSIVE", "1"}}).policy.bc_exclusive, 1);
-  EXPECT_EQ(d.pool_keep_mib, 0);
-  EXPECT_EQ(parse({{"PIPEVD_GPU_POOL_KEEP_MIB", "2048"}}).policy.pool_keep_mib, 2048);
   EXPECT_TRUE(parse({{"PIPEVD_GPU_SHARING", "1"}}).policy.gpu_sharing);
   EXPECT_FALSE(parse({{"PIPEVD_GPU_SHARING", "0"}}).policy.gpu_sharing);
   EXPECT_EQ(parse({{"PIPEVD_TIMELINE", "/tmp/t.json"}}).policy.timeline_path, "/tmp/t.json");
@@ -238,7 +235,6 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
                                           {"PIPEVD_GPU_BC_BLOCKS", "-1"},
                                           {"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", "0"},
                                           {"PIPEVD_GPU_BC_EXCLUSIVE", "yes"},
-                                          {"PIPEVD_GPU_POOL_KEEP_MIB", "-1"},
                                           {"PIPEVD_GPU_SHARING", "true"},
                                           {"PIPEVD_KEEP_MEMORY", "no"},
                                           {"PIPEVD_GPU_PREPARE", "off"}}) {
