@@ -34,26 +34,27 @@ struct OneStageCrossover {
 // one H200, `PATHS="one_stage two_stage" JOBZ=V SIZES="1000 2000 4000 8000 12000 16000" REPEAT=4
 // bash bench/device/sizes.sh` (the numbers: bench/HISTORY.md, the dated section of 2026-11-26 that
 // measured the one-stage path), and again on one H100 (bench/RESULTS.md, sixteenth session: the
-// one-stage path faster at 4000, the two-stage engine at 8000). The other rows are not measured
-// yet: JOBZ = 'N' below 'V' (the two-stage engine's eigenvalues-only call skips both back
-// transformations), several GPUs lower still (the two-stage engine speeds up with them, the
-// one-stage path does not).
+// one-stage path faster at 4000, the two-stage engine at 8000). One GPU, JOBZ = 'N': the same
+// command with JOBZ=N on one H100 (sixteenth session): the one-stage path faster up to 4000, the
+// two-stage engine's first call at 8000 already below the one-stage path's JOBZ = 'V' time; 5000
+// between them. The rows of several GPUs are not measured yet: lower (the two-stage engine speeds
+// up with more GPUs, the one-stage path does not), JOBZ = 'N' lower still.
 inline constexpr OneStageCrossover kOneStageCrossover[] = {
-    {1, 5000, 3000},
+    {1, 5000, 5000},
     {2, 4000, 2500},
     {4, 3000, 2000},
     {8, 2000, 1500},
 };
 
-// Complex Hermitian (PZHEEVD). One GPU, JOBZ = 'V': from whole calls through pzheevd_ on a 1x1
-// grid, one H100, `BENCH_SCALAR=complex PATHS="one_stage two_stage" JOBZ=V SIZES="4000 8000 12000"
-// bash bench/device/sizes.sh` and, at 16384, the two-stage engine against cusolverDnXsyevd
-// (bench/RESULTS.md, sixteenth session). The complex crossover is higher than the real one: complex
-// BC-back is a BLAS2 kernel where the real one runs on the tensor cores. Rows of several GPUs are
-// not measured: the one-GPU crossover, which the two-stage engine's speed-up with more GPUs only
-// lowers.
+// Complex Hermitian (PZHEEVD). One GPU, JOBZ = 'V': whole calls through pzheevd_ on a 1x1 grid, one
+// H100 (bench/RESULTS.md, sixteenth session): `BENCH_SCALAR=complex PATHS="one_stage two_stage"
+// JOBZ=V SIZES="4000 8000 12000" bash bench/device/sizes.sh`, the one-stage path faster at 4000
+// and 8000; at 16384 the two-stage engine faster than cusolverDnXsyevd (bench/device/scaling.sh
+// with BENCH_SCALAR=complex); 10000 between them (12000 not measured to the end). JOBZ = 'N' and
+// several GPUs are not measured: the same n, which the two-stage engine's speed-up with more GPUs
+// and without back transformations only lowers.
 inline constexpr OneStageCrossover kHermitianOneStageCrossover[] = {
-    {1, 10000, 6000},
+    {1, 10000, 10000},
 };
 
 // The table's n below which the one-stage path wins with `gpus` GPUs (>= 1).
