@@ -8,47 +8,18 @@
 #include "base/cuda_check.hpp"
 #include "gpu/bc_back_complex_tensor.cuh"
 #include "gpu/dmma.cuh"
+#include "gpu/reflector_blocks.cuh"
 
 namespace pipevd::gpu {
 namespace {
 
 using Z = cuDoubleComplex;  // a double2
 
-constexpr int kBlock = 8;    // reflectors per block: the DMMA's n
+constexpr int kBlock = kReflectorBlock;
 constexpr int kSpan = 5;     // 8-column tiles a block touches: its b + 7 <= 39 columns
 constexpr int kBmax = 32;    // widest band: a reflector block spans at most kSpan tiles
 constexpr int kFrag = 128;   // doubles of one block's -T fragments: (re, im) x 32 lanes x 2
 constexpr int kVFrag = 128;  // doubles of one tile's V fragments: (re, im) x 32 lanes x 2
-
-__host__ __device__ long blocks_of_sweeps(const ReflectorLayout& L) {
-  return (L.sweeps() + kBlock - 1) / kBlock;
-}
-
-// off[K] = sum over K' < K of steps(8 K') (the first T factor of sweep block K), off[nK] = total,
-// as gpu/bc_back_tensor.cu's: one block of 1024 threads, a chunk each, then a scan of the sums.
-__global__ void __launch_bounds__(1024)
-    complex_block_offsets(ReflectorLayout L, long nk, long* __restrict__ off) {
-  __shared__ long part[1024];
-  const int t = static_cast<int>(threadIdx.x);
-  const long chunk = (nk + 1023) / 1024;
-  const long k0 = min(nk, t * chunk), k1 = min(nk, k0 + chunk);
-  long sum = 0;
-  for (long k = k0; k < k1; ++k) sum += L.steps(kBlock * k);
-  part[t] = sum;
-  __syncthreads();
-  for (int d = 1; d < 1024; d *= 2) {
-    const long add = t >= d ? part[t - d] : 0;
-    __syncthreads();
-    part[t] += add;
-    __syncthreads();
-  }
-  long run = t > 0 ? part[t - 1] : 0;
-  for (long k = k0; k < k1; ++k) {
-    off[k] = run;
-    run += L.steps(kBlock * k);
-  }
-  if (t == 1023) off[nk] = part[1023];
-}
 
 // One warp per (sweep block K, step t): reflectors (8K + i, t), i < 8 (tau = 0, v = 0 where the
 // sweep or its step does not exist), placed at columns i .. i + b - 1 of the block's 40. Gram
@@ -399,16 +370,6 @@ const Shape* find_shape(const ComplexBcBackTensorShape& s) {
   return nullptr;
 }
 
-// Workspace: the offsets (nK + 1 longs), then the -T fragments at a 16-byte boundary.
-size_t offsets_bytes(const ReflectorLayout& L) {
-  return (sizeof(long) * (blocks_of_sweeps(L) + 1) + 15) / 16 * 16;
-}
-long t_factor_count(const ReflectorLayout& L) {
-  long total = 0;
-  for (long k = 0; k < blocks_of_sweeps(L); ++k) total += L.steps(kBlock * k);
-  return total;
-}
-
 }  // namespace
 
 bool bc_back_complex_tensor_runs(int device) {
@@ -430,7 +391,9 @@ bool bc_back_complex_tensor_compiled(const ComplexBcBackTensorShape& s) {
 }
 
 size_t bc_back_complex_tensor_workspace_bytes(const ReflectorLayout& L) {
-  return offsets_bytes(L) + sizeof(double) * kFrag * static_cast<size_t>(t_factor_count(L));
+  // The offsets, then the -T fragments at a 16-byte boundary.
+  return reflector_block_offsets_bytes(L) +
+         sizeof(double) * kFrag * static_cast<size_t>(reflector_block_count(L));
 }
 
 void bc_back_complex_tensor(const ReflectorLayout& L, const Z* d_v, const Z* d_tau, long m, Z* d_x,
@@ -449,13 +412,13 @@ void bc_back_complex_tensor(const ReflectorLayout& L, const Z* d_v, const Z* d_t
   if (m == 0 || L.count() == 0) return;
   const long nk = blocks_of_sweeps(L);
   long* off = static_cast<long*>(work);
-  double* tf = reinterpret_cast<double*>(static_cast<char*>(work) + offsets_bytes(L));
+  double* tf =
+      reinterpret_cast<double*>(static_cast<char*>(work) + reflector_block_offsets_bytes(L));
   const long tblocks = (L.steps(0) + 7) / 8;
   if (tblocks > 0x7fffffffL || nk > 65535)
     throw std::invalid_argument("gpu::bc_back_complex_tensor: n = " + std::to_string(L.n) +
                                 " too large for the T-factor grid");
-  complex_block_offsets<<<1, 1024, 0, stream>>>(L, nk, off);
-  PIPEVD_CUDA_CHECK_LAUNCH();
+  reflector_block_offsets(L, off, stream);
   complex_block_t<<<dim3(static_cast<unsigned>(tblocks), static_cast<unsigned>(nk)), 256, 0,
                     stream>>>(L, d_v, d_tau, off, tf);
   PIPEVD_CUDA_CHECK_LAUNCH();

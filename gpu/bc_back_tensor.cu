@@ -10,43 +10,14 @@
 #include "gpu/bc_back_tensor.cuh"
 #include "gpu/dmma.cuh"
 #include "gpu/gpu_context.hpp"
+#include "gpu/reflector_blocks.cuh"
 
 namespace pipevd::gpu {
 namespace {
 
-constexpr int kBlock = 8;  // reflectors per block: the DMMA's n
+constexpr int kBlock = kReflectorBlock;
 constexpr int kSpan = 5;   // 8-column tiles a block touches: its b + 7 <= 39 columns
 constexpr int kBmax = 32;  // widest band: a reflector block spans at most kSpan tiles
-
-__host__ __device__ long blocks_of_sweeps(const ReflectorLayout& L) {
-  return (L.sweeps() + kBlock - 1) / kBlock;
-}
-
-// off[K] = sum over K' < K of steps(8 K') (the first T factor of sweep block K), off[nK] = total.
-// One block of 1024 threads: a contiguous chunk each, then a scan of the chunk sums.
-__global__ void __launch_bounds__(1024)
-    reflector_block_offsets(ReflectorLayout L, long nk, long* __restrict__ off) {
-  __shared__ long part[1024];
-  const int t = static_cast<int>(threadIdx.x);
-  const long chunk = (nk + 1023) / 1024;
-  const long k0 = min(nk, t * chunk), k1 = min(nk, k0 + chunk);
-  long sum = 0;
-  for (long k = k0; k < k1; ++k) sum += L.steps(kBlock * k);
-  part[t] = sum;
-  __syncthreads();
-  for (int d = 1; d < 1024; d *= 2) {
-    const long add = t >= d ? part[t - d] : 0;
-    __syncthreads();
-    part[t] += add;
-    __syncthreads();
-  }
-  long run = t > 0 ? part[t - 1] : 0;
-  for (long k = k0; k < k1; ++k) {
-    off[k] = run;
-    run += L.steps(kBlock * k);
-  }
-  if (t == 1023) off[nk] = part[1023];
-}
 
 // One warp per (sweep block K, step t): reflectors (8K + i, t), i < 8 (tau = 0, v = 0 where the
 // sweep or its step does not exist), placed at columns i .. i + b - 1 of the block's 40. Gram
@@ -484,16 +455,9 @@ const Shape* find_shape(const BcBackTensorShape& s) {
 // lanes' ticket and progress counters (at most kLaneSlots row blocks x lanes).
 constexpr long kLaneSlots = 8192;
 constexpr int kMaxGroupLanes = 8;
-size_t offsets_bytes(const ReflectorLayout& L) {
-  return (sizeof(long) * (blocks_of_sweeps(L) + 1) + 15) / 16 * 16;
-}
-long t_factor_count(const ReflectorLayout& L) {
-  long total = 0;
-  for (long k = 0; k < blocks_of_sweeps(L); ++k) total += L.steps(kBlock * k);
-  return total;
-}
 size_t lanes_offset(const ReflectorLayout& L) {
-  return offsets_bytes(L) + sizeof(double) * 64 * static_cast<size_t>(t_factor_count(L));
+  return reflector_block_offsets_bytes(L) +
+         sizeof(double) * 64 * static_cast<size_t>(reflector_block_count(L));
 }
 constexpr size_t kLanesBytes = 16 + sizeof(unsigned long long) * kLaneSlots;
 
@@ -558,9 +522,9 @@ void bc_back_tensor(const ReflectorLayout& L, const double* d_v, const double* d
     throw std::invalid_argument("gpu::bc_back_tensor: b = " + std::to_string(L.b));
   const long nk = blocks_of_sweeps(L);
   long* off = static_cast<long*>(work);
-  double* tf = reinterpret_cast<double*>(static_cast<char*>(work) + offsets_bytes(L));
-  reflector_block_offsets<<<1, 1024, 0, stream>>>(L, nk, off);
-  PIPEVD_CUDA_CHECK_LAUNCH();
+  double* tf =
+      reinterpret_cast<double*>(static_cast<char*>(work) + reflector_block_offsets_bytes(L));
+  reflector_block_offsets(L, off, stream);
   const long tblocks = (L.steps(0) + 7) / 8;
   if (tblocks > 0x7fffffffL || nk > 65535)
     throw std::invalid_argument("gpu::bc_back_tensor: n = " + std::to_string(L.n) +
