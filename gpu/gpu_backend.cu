@@ -467,16 +467,18 @@ void GpuBackend::release(double* p) {
 
 namespace {
 
-// Pageable copies of two smallest chunks on go through two pinned chunks: an eighth of the copy
-// (so the DMA hides all but that eighth of the host copies), a power of two in [2 MiB, 64 MiB] so
-// that repeated calls of one size find their chunks kept (gpu/pinned_staging). Small matrices
-// gain too: cudaMemcpy's own staging is one thread through small pinned buffers. Below two
-// smallest chunks, cudaMemcpy.
+// Pageable copies go through two pinned chunks: an eighth of the copy (so the DMA hides all but
+// that eighth of the host copies), a power of two in [2 MiB, 64 MiB] so that repeated calls of one
+// size find their chunks kept (gpu/pinned_staging). cudaMemcpy's own staging is one thread through
+// small pinned buffers: uploads gain from two smallest chunks on, downloads (whose direct copy
+// runs faster) only from 64 MiB (bench/RESULTS.md, sixteenth session).
 constexpr long kPageableChunk = 8L << 20;     // 64 MiB
 constexpr long kMinPageableChunk = 1L << 18;  // 2 MiB
+constexpr long kMinPinnedUpload = 2 * kMinPageableChunk;
+constexpr long kMinPinnedDownload = kPageableChunk;
 
-bool through_pinned_chunks(const double* host, long count) {
-  return count >= 2 * kMinPageableChunk && is_pageable(host);
+bool through_pinned_chunks(const double* host, long count, long min_count) {
+  return count >= min_count && is_pageable(host);
 }
 
 long pageable_chunk(long count) {
@@ -509,7 +511,7 @@ void with_pinned_chunks(GpuBackend& be, cudaStream_t stream, long count, F&& fn)
 // to pageable memory through the pinned chunks, the rest directly.
 void download(GpuBackend& be, const double* dev, double* host, long count, int threads,
               cudaStream_t stream) {
-  if (through_pinned_chunks(host, count)) {
+  if (through_pinned_chunks(host, count, kMinPinnedDownload)) {
     with_pinned_chunks(be, stream, count, [&](const PinnedChunks& stage) {
       copy_to_pageable(dev, host, count, stage, threads, stream);
     });
@@ -525,7 +527,7 @@ void download(GpuBackend& be, const double* dev, double* host, long count, int t
 void GpuBackend::copy_to_device(const double* host, double* dev, long count) {
   if (count <= 0) return;
   ScopedDevice guard(s_->device);
-  if (through_pinned_chunks(host, count)) {
+  if (through_pinned_chunks(host, count, kMinPinnedUpload)) {
     with_pinned_chunks(*this, s_->stream, count, [&](const PinnedChunks& stage) {
       copy_from_pageable(host, dev, count, stage, s_->host_threads, s_->stream);
     });

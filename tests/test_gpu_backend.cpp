@@ -82,13 +82,15 @@ TEST_F(GpuBackendTest, CopyMatrixAndFillMatrixAreExact) {
   }
 }
 
-// Copies of pageable host memory large enough to go through the pinned chunks (just past two of
-// the smallest chunks, chunks of an eighth rounded up, two and a half of the largest chunks; odd
-// counts) and small ones: the same bits both ways, into fresh pages, on 1 and 3 host threads;
-// pinned memory still copied directly.
+// Copies of pageable host memory through the pinned chunks or directly (uploads from two of the
+// smallest chunks on, downloads from one of the largest: just past two of the smallest, chunks of
+// an eighth rounded up, just past one of the largest, two and a half of the largest; odd counts)
+// and small ones: the same bits both ways, into fresh pages, on 1 and 3 host threads; pinned
+// memory still copied directly.
 TEST_F(GpuBackendTest, PageableCopiesThroughPinnedChunksAreExact) {
   for (int threads : {1, 3})
-    for (long count : {17L, (1L << 19) + 7, (3L << 20) + 5, (8L << 20) * 5 / 2 + 12345}) {
+    for (long count :
+         {17L, (1L << 19) + 7, (3L << 20) + 5, (8L << 20) + 3, (8L << 20) * 5 / 2 + 12345}) {
       SCOPED_TRACE("threads=" + std::to_string(threads) + " count=" + std::to_string(count));
       gpu_.set_host_threads(threads);
       const Mat src = random_vector(count, 5 + threads);
