@@ -10,7 +10,8 @@
 // past the length, tau = 2 / v^H v (an exact unitary reflector up to rounding), formed on the
 // device; the kernels' time does not depend on the values. Measures: device events around one call
 // after a warm-up call of the same variant at n = 2048, TFLOP/s with the 8 m n^2 model (a complex
-// multiply-add is 4 real ones), and max |X - X_default| over max |X0| (variants round differently).
+// multiply-add is 4 real ones), and max |X - X_blas2| over max |X0| (X_blas2: the BLAS2 kernel's
+// default; variants round differently).
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 
@@ -163,7 +164,9 @@ int main(int argc, char** argv) {
   for (long n : ns) {
     const long m = m_arg > 0 ? m_arg : n;
     Problem p(n, b, m);
-    const ComplexBcBackTunables def = pipevd::gpu::default_bc_back_complex_tunables(m, p.L.b);
+    // The reference of every line's diff: the BLAS2 kernel's default.
+    const ComplexBcBackTunables def =
+        pipevd::gpu::default_bc_back_complex_tunables(m, p.L.b, pipevd::gpu::BcBackKernel::Blas2);
     std::vector<ComplexBcBackTunables> tuns{def};
     if (p.L.b > 16 && p.L.b <= 32)
       for (const ComplexBcBackTunables& t : pipevd::gpu::bc_back_complex_variants())

@@ -63,7 +63,11 @@ def read_records(paths):
                 line = line.strip()
                 if not line.startswith("{"):
                     continue
-                r = json.loads(line)
+                try:
+                    r = json.loads(line)
+                except json.JSONDecodeError:  # a run cut mid-line by its cap
+                    print("skipped a cut line in %s" % path, file=sys.stderr)
+                    continue
                 label = r.get("label", r.get("solver", "?"))
                 # A _first run is one call per process (sizes.sh's FIRST=1).
                 r["process_first"] = r.get("call") == "first" and (

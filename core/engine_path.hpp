@@ -35,10 +35,10 @@ struct OneStageCrossover {
 // bash bench/device/sizes.sh` (the numbers: bench/HISTORY.md, the dated section of 2026-11-26 that
 // measured the one-stage path), and again on one H100 (bench/RESULTS.md, sixteenth session: the
 // one-stage path faster at 4000, the two-stage engine at 8000). One GPU, JOBZ = 'N': the same
-// command with JOBZ=N on one H100 (sixteenth session): the one-stage path faster up to 4000, the
-// two-stage engine's first call at 8000 already below the one-stage path's JOBZ = 'V' time; 5000
-// between them. The rows of several GPUs are not measured yet: lower (the two-stage engine speeds
-// up with more GPUs, the one-stage path does not), JOBZ = 'N' lower still.
+// command with JOBZ=N on one H100 (sixteenth session): the one-stage path faster up to 4000; the
+// one-stage path at 8000 was not measured, so 5000, as for 'V', is provisional. The rows of
+// several GPUs are not measured yet: lower (the two-stage engine speeds up with more GPUs, the
+// one-stage path does not), JOBZ = 'N' lower still.
 inline constexpr OneStageCrossover kOneStageCrossover[] = {
     {1, 5000, 5000},
     {2, 4000, 2500},
@@ -46,13 +46,15 @@ inline constexpr OneStageCrossover kOneStageCrossover[] = {
     {8, 2000, 1500},
 };
 
-// Complex Hermitian (PZHEEVD). One GPU, JOBZ = 'V': whole calls through pzheevd_ on a 1x1 grid, one
-// H100 (bench/RESULTS.md, sixteenth session): `BENCH_SCALAR=complex PATHS="one_stage two_stage"
-// JOBZ=V SIZES="4000 8000 12000" bash bench/device/sizes.sh`, the one-stage path faster at 4000
-// and 8000; at 16384 the two-stage engine faster than cusolverDnXsyevd (bench/device/scaling.sh
-// with BENCH_SCALAR=complex); 10000 between them (12000 not measured to the end). JOBZ = 'N' and
-// several GPUs are not measured: the same n, which the two-stage engine's speed-up with more GPUs
-// and without back transformations only lowers.
+// Complex Hermitian (PZHEEVD), provisional. One GPU, JOBZ = 'V': whole calls through pzheevd_ on a
+// 1x1 grid, one H100 (bench/RESULTS.md, sixteenth session): `BENCH_SCALAR=complex
+// PATHS="one_stage two_stage" JOBZ=V SIZES="4000 8000 12000" bash bench/device/sizes.sh`, the
+// one-stage path faster at 4000 and 8000 (the two-stage engine then with the BLAS2 BC-back, which
+// the tensor-core kernel has since halved); at 16384 the two-stage engine faster with the
+// tensor-core BC-back (its first call 6.44 s, cuSOLVER's syevd 8.04 s in another call); 10000
+// between them, 12000 not measured to the end. JOBZ = 'N' and several GPUs are not measured: the
+// same n, which the two-stage engine's speed-up with more GPUs and without back transformations
+// only lowers.
 inline constexpr OneStageCrossover kHermitianOneStageCrossover[] = {
     {1, 10000, 10000},
 };

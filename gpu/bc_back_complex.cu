@@ -316,18 +316,21 @@ std::vector<ComplexBcBackTunables> bc_back_complex_tensor_variants() {
   return out;
 }
 
-// Reasoning: per reflector and row a lane does 8 (b / lanes + 1) FMAs on 4 log2(lanes) shuffled
+// The BLAS2 shape's reasoning (the tensor kernel's is in gpu/bc_back_complex_tensor.cu): per
+// reflector and row a lane does 8 (b / lanes + 1) FMAs on 4 log2(lanes) shuffled
 // words and b / lanes + 1 shared 16-byte loads that serve all of its rows: twice the real kernel's
 // FMAs per load, so the shared-memory pipe that bounds the real kernel is further from the limit
 // and 4 lanes keep the row's dot product short. A complex column is two doubles of registers, so
 // groups of 32 sweeps (a window of 63 columns, 32 doubles per lane with 4 lanes) keep the window in
 // registers where the real kernel's 64 would spill or cut occupancy; X is streamed n / 32 times.
 ComplexBcBackTunables default_bc_back_complex_tunables(long /*m*/, long b, BcBackKernel kernel) {
-  if (b <= 32 && kernel != BcBackKernel::Blas2) {
+  // The tensor kernel's blocks span 40 columns whatever b is, and its window slides only at
+  // b = 32: narrow bands stay with the BLAS2 kernel's narrow variants unless Tensor asks.
+  if (kernel == BcBackKernel::Tensor && b <= 32) return bc_back_complex_tensor_variants().front();
+  if (kernel == BcBackKernel::Auto && b > 16 && b <= 32) {
     int device = 0;
     PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
-    if (kernel == BcBackKernel::Tensor || bc_back_complex_tensor_runs(device))
-      return bc_back_complex_tensor_variants().front();
+    if (bc_back_complex_tensor_runs(device)) return bc_back_complex_tensor_variants().front();
   }
   ComplexBcBackTunables t;
   t.generic = b > 32;

@@ -18,8 +18,8 @@
 // D(j, j). Each row's arithmetic is fixed for given tunables (no atomics, fixed reduction trees),
 // so repeated runs are bitwise identical and any row chunking gives the same rows; different
 // tunables round differently. The tensor-core kernel (gpu/bc_back_complex_tensor.cuh) is the
-// default for b <= 32 where the device runs it (faster than the BLAS2 kernel: bench/RESULTS.md);
-// the tunables' `tensor` chooses it.
+// default for 16 < b <= 32 where the device runs it (faster than the BLAS2 kernel:
+// bench/RESULTS.md); the tunables' `tensor` chooses it.
 #pragma once
 #include <cuComplex.h>
 #include <cuda_runtime.h>
@@ -56,8 +56,9 @@ std::vector<ComplexBcBackTunables> bc_back_complex_variants();
 std::vector<ComplexBcBackTunables> bc_back_complex_tensor_variants();
 
 // The default for m rows and bandwidth b (see bc_back_complex.cu) on the current device. kernel:
-// Tensor takes the tensor-core kernel's default shape where b <= 32, Auto too where the device runs
-// it, Blas2 (and Auto elsewhere) the BLAS2 kernel; bands wider than 32 the generic kernel.
+// Tensor takes the tensor-core kernel's default shape where b <= 32, Auto where 16 < b <= 32 and
+// the device runs it, Blas2 (and Auto elsewhere) the BLAS2 kernel; bands wider than 32 the
+// generic kernel.
 ComplexBcBackTunables default_bc_back_complex_tunables(long m, long b,
                                                        BcBackKernel kernel = BcBackKernel::Auto);
 

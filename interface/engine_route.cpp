@@ -183,8 +183,8 @@ void start_route(RouteCall<S>& r) {
 // rank 0's device (core/engine_plan.hpp), the same numbers on every caller rank. The wave is the
 // one of the kernel variant chosen for n / E rows; a height on the other side of the tunables'
 // switch (gpu/bc_back.cu, 8192 rows) runs another variant, whose wave is not modelled (there the
-// ranks are below one wave of either). Complex BC-back (gpu/bc_back_complex) has no waves of
-// rows: even heights. A failed query stops every caller rank alike.
+// ranks are below one wave of either). Complex BC-back's waves (gpu/bc_back_complex) are not
+// modelled: even heights. A failed query stops every caller rank alike.
 template <class S>
 long agreed_wave_rows(const RouteCall<S>& r) {
   if (!(std::is_same_v<S, double> && r.on_gpu && r.vectors && r.ranks > 1)) return 0;

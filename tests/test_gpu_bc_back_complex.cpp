@@ -106,9 +106,8 @@ std::vector<Case> cases() {
 }
 
 // Every kernel that bandwidth b can take: the default, the BLAS2 one, the generic one and, for
-// 16 < b <= 32, every
-// compiled variant and other block sizes; for b <= 16 the other prefetch setting; for b <= 32 every
-// tensor-core shape.
+// 16 < b <= 32, every compiled variant and other block sizes; for b <= 16 the other prefetch
+// setting; for b <= 32, where the device runs them, the tensor-core shapes (the default once).
 std::vector<gpu::ComplexBcBackTunables> tunables(long m, long b) {
   const gpu::ComplexBcBackTunables blas2 =
       gpu::default_bc_back_complex_tunables(m, b, gpu::BcBackKernel::Blas2);
@@ -131,9 +130,13 @@ std::vector<gpu::ComplexBcBackTunables> tunables(long m, long b) {
     t.threads = 64;
     out.push_back(t);
   }
-  if (b <= 32)
+  int device = 0;
+  check(cudaGetDevice(&device));
+  if (b <= 32 && gpu::bc_back_complex_tensor_runs(device))
     for (const gpu::ComplexBcBackTunables& t : gpu::bc_back_complex_tensor_variants())
-      out.push_back(t);
+      if (!(out.front().tensor && t.group == out.front().group && t.rows == out.front().rows &&
+            t.threads == out.front().threads))
+        out.push_back(t);
   return out;
 }
 
@@ -229,11 +232,13 @@ TEST(GpuBcBackComplex, RejectsBadArguments) {
   EXPECT_FALSE(gpu::default_bc_back_complex_tunables(100, 32).generic);
   EXPECT_FALSE(gpu::default_bc_back_complex_tunables(100, 32, gpu::BcBackKernel::Blas2).tensor);
   EXPECT_TRUE(gpu::default_bc_back_complex_tunables(100, 32, gpu::BcBackKernel::Tensor).tensor);
-  // auto: the tensor-core kernel where the device runs it.
+  EXPECT_TRUE(gpu::default_bc_back_complex_tunables(100, 8, gpu::BcBackKernel::Tensor).tensor);
+  // auto: the tensor-core kernel for 16 < b <= 32 where the device runs it, narrow bands BLAS2.
   int device = 0;
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
   EXPECT_EQ(gpu::default_bc_back_complex_tunables(100, 32).tensor,
             gpu::bc_back_complex_tensor_runs(device));
+  EXPECT_FALSE(gpu::default_bc_back_complex_tunables(100, 16).tensor);
 }
 
 }  // namespace

@@ -200,6 +200,7 @@ class SizesScriptTest(unittest.TestCase):
         # The one-stage path's solver call on the timeline (forced: at this n auto takes it on a
         # GPU only), so the overhead is the call less its upload, solve and download.
         build = os.environ.get("PIPEVD_BUILD_DIR")
+        self.assertTrue(build, "PIPEVD_BUILD_DIR names the build")
         with tempfile.TemporaryDirectory() as tmp:
             timeline = os.path.join(tmp, "timeline_one_stage_n120.json")
             env = dict(os.environ, PIPEVD_BACKEND="host", PIPEVD_ENGINE_PATH="one_stage",
