@@ -20,11 +20,14 @@
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
 #include "tests/support/test_size_limit.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
 namespace {
 
 using Mat = std::vector<double>;
+using test::bitwise_equal;
+using test::max_abs_diff;
 
 void check(cudaError_t e) { ASSERT_EQ(e, cudaSuccess) << cudaGetErrorString(e); }
 
@@ -64,16 +67,6 @@ ReflectorStore reflectors(long n, long b) {
   ReflectorStore u;
   host::bulge_chase(n, bw, ab.data(), ldab, d.data(), e.data(), u);
   return u;
-}
-
-double max_abs_diff(const Mat& a, const Mat& b) {
-  double d = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::fabs(a[i] - b[i]));
-  return d;
-}
-
-bool bitwise_equal(const Mat& a, const Mat& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
 }
 
 // Each row of X (entries in [-1, 1]) goes through an orthogonal transformation; the rounding

@@ -25,12 +25,15 @@
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
 #include "tests/support/test_size_limit.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
 namespace {
 
 using Complex = std::complex<double>;
 using ZMat = std::vector<Complex>;
+using test::bitwise_equal;
+using test::max_abs_diff;
 
 void check(cudaError_t e) { ASSERT_EQ(e, cudaSuccess) << cudaGetErrorString(e); }
 
@@ -72,16 +75,6 @@ ComplexReflectorStore reflectors(long n, long b) {
   ComplexReflectorStore u;
   host::bulge_chase(n, bw, ab.data(), ldab, d.data(), e.data(), u);
   return u;
-}
-
-double max_abs_diff(const ZMat& a, const ZMat& b) {
-  double d = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
-  return d;
-}
-
-bool bitwise_equal(const ZMat& a, const ZMat& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(Complex) * a.size()) == 0;
 }
 
 // Each row of X (entries in the unit square) goes through a unitary transformation; the rounding

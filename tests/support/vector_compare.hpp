@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -35,17 +36,19 @@ inline double max_abs(const std::vector<double>& x) {
   return m;
 }
 
-// max |x_i - y_i|; x and y must be of one size.
-inline double max_abs_diff(const std::vector<double>& x, const std::vector<double>& y) {
+// max |x_i - y_i| (the modulus for complex entries); x and y must be of one size.
+template <class T>
+double max_abs_diff(const std::vector<T>& x, const std::vector<T>& y) {
   EXPECT_EQ(x.size(), y.size());
   double d = 0;
-  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) d = std::max(d, std::fabs(x[i] - y[i]));
+  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) d = std::max(d, std::abs(x[i] - y[i]));
   return d;
 }
 
-inline bool bitwise_equal(const std::vector<double>& x, const std::vector<double>& y) {
+template <class T>
+bool bitwise_equal(const std::vector<T>& x, const std::vector<T>& y) {
   return x.size() == y.size() &&
-         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
+         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0);
 }
 
 }  // namespace pipevd::test
