@@ -19,34 +19,24 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "base/cuda_check.hpp"
+#include "bench/bench_util.hpp"
 #include "core/reflector_store.hpp"
 #include "gpu/bc_back_complex.cuh"
 
 namespace {
 
 using pipevd::ReflectorLayout;
+using pipevd::bench::parse_list;
 using pipevd::gpu::ComplexBcBackTunables;
 using Z = cuDoubleComplex;
 
-std::vector<long> parse_list(const char* s) {
-  std::vector<long> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(std::atol(item.c_str()));
-  return out;
-}
-
-__device__ double hash_uniform(unsigned long long k) {  // splitmix64 -> [-1, 1)
-  k += 0x9e3779b97f4a7c15ULL;
-  k = (k ^ (k >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  k = (k ^ (k >> 27)) * 0x94d049bb133111ebULL;
-  k ^= k >> 31;
-  return static_cast<double>(k >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+// Synthetic values in [-1, 1): splitmix64 of the counter k.
+__device__ double hash_uniform(unsigned long long k) {
+  return pipevd::bench::splitmix_uniform(k + 0x9e3779b97f4a7c15ULL);
 }
 
 // A thread per reflector: its vector and tau.
