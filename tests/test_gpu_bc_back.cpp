@@ -8,8 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -48,18 +46,10 @@ struct Dev {
   }
 };
 
-Mat random_matrix(long count, unsigned seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Mat a(static_cast<size_t>(count));
-  for (double& x : a) x = u(gen);
-  return a;
-}
-
 // Reflectors of the bulge chasing of a random band (n, b clamped to n - 1 as the engine does).
 ReflectorStore reflectors(long n, long b) {
   const long bw = std::max(1L, std::min(b, n - 1)), ldab = bw + 1;
-  Mat ab = random_matrix(ldab * n, static_cast<unsigned>(n * 131 + b));
+  Mat ab = test::random_vector(ldab * n, static_cast<unsigned>(n * 131 + b));
   for (long j = 0; j < n; ++j)  // the lower band only: entries past row n-1 are not read
     for (long i = 0; i < ldab; ++i)
       if (j + i >= n) ab[i + j * ldab] = 0.0;
@@ -108,7 +98,7 @@ TEST(GpuBcBack, Blas2EqualsHostEveryVariantBitwiseRepeatable) {
     const long n = c.n, m = c.m, ldx = m + 3;
     SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(L.b) +
                  " m=" + std::to_string(m));
-    const Mat x0 = random_matrix(ldx * n, static_cast<unsigned>(n + 7 * m + 3 * L.b));
+    const Mat x0 = test::random_vector(ldx * n, static_cast<unsigned>(n + 7 * m + 3 * L.b));
     Mat want = x0;
     host::apply_bc_back(u, m, want.data(), ldx);
     Dev dv(u.v.empty() ? Mat(1, 0.0) : u.v), dtau(u.tau.empty() ? Mat(1, 0.0) : u.tau);
@@ -171,7 +161,7 @@ TEST(GpuBcBack, TensorGroupLanesEqualOneLaneBitwise) {
     Dev dv(u.v), dtau(u.tau);
     for (long m : {1L, 129L, 1000L, 3001L}) {
       const long ldx = m + 2;
-      const Mat x0 = random_matrix(ldx * n, static_cast<unsigned>(3 * n + m));
+      const Mat x0 = test::random_vector(ldx * n, static_cast<unsigned>(3 * n + m));
       gpu::BcBackTunables t = gpu::default_bc_back_tunables(m, 32, gpu::BcBackKernel::Tensor);
       auto run = [&](int lanes) {
         t.group_lanes = lanes;
@@ -215,7 +205,7 @@ TEST(GpuBcBack, Blas3EqualsBlas2AndHost) {
       Dev dv(u.v.empty() ? Mat(1, 0.0) : u.v), dtau(u.tau.empty() ? Mat(1, 0.0) : u.tau);
       for (long m : {37L, 130L}) {
         const long ldx = m + 1;
-        const Mat x0 = random_matrix(ldx * n, static_cast<unsigned>(5 * n + m + b));
+        const Mat x0 = test::random_vector(ldx * n, static_cast<unsigned>(5 * n + m + b));
         Mat want = x0;
         if (n < 4000) host::apply_bc_back(u, m, want.data(), ldx);
         Dev x2(x0);

@@ -14,7 +14,6 @@
 #include <cfloat>
 #include <cmath>
 #include <complex>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -95,11 +94,6 @@ struct ComplexChase {
   ComplexReflectorStore u;
 };
 
-bool same_bits(const std::vector<Complex>& x, const std::vector<Complex>& y) {
-  return x.size() == y.size() &&
-         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(Complex)) == 0);
-}
-
 // A random Hermitian band of order n and bandwidth b in lower band storage (nothing stored below
 // the matrix), chased by the GPU backend's complex kernel.
 ComplexChase complex_chase(long n, long b) {
@@ -131,9 +125,9 @@ TEST(CooperativeGridCap, ComplexBulgeChasingRetriesOnFewerBlocksBitwise) {
     expect_retried_within(cap);
     EXPECT_TRUE(bitwise_equal(c.d, ref.d)) << "d";
     EXPECT_TRUE(bitwise_equal(c.e, ref.e)) << "e";
-    EXPECT_TRUE(same_bits(c.u.v, ref.u.v)) << "v";
-    EXPECT_TRUE(same_bits(c.u.tau, ref.u.tau)) << "tau";
-    EXPECT_TRUE(same_bits(c.u.phase, ref.u.phase)) << "phase";
+    EXPECT_TRUE(bitwise_equal(c.u.v, ref.u.v)) << "v";
+    EXPECT_TRUE(bitwise_equal(c.u.tau, ref.u.tau)) << "tau";
+    EXPECT_TRUE(bitwise_equal(c.u.phase, ref.u.phase)) << "phase";
   }
 }
 
