@@ -1,6 +1,5 @@
 #include "core/engine_path.hpp"
 
-#include <algorithm>
 #include <iterator>
 #include <stdexcept>
 
@@ -68,14 +67,13 @@ long hermitian_one_stage_below(bool want_vectors, int gpus) {
 
 EnginePathChoice choose_engine_path(long n, bool want_vectors, int gpus,
                                     EnginePathSetting setting) {
-  return choose(n, want_vectors, gpus, setting, one_stage_below(want_vectors, std::max(1, gpus)),
-                "table");
+  return choose(n, want_vectors, gpus, setting, one_stage_below(want_vectors, gpus), "table");
 }
 
 EnginePathChoice choose_hermitian_engine_path(long n, bool want_vectors, int gpus,
                                               EnginePathSetting setting) {
-  return choose(n, want_vectors, gpus, setting,
-                hermitian_one_stage_below(want_vectors, std::max(1, gpus)), "complex table");
+  return choose(n, want_vectors, gpus, setting, hermitian_one_stage_below(want_vectors, gpus),
+                "complex table");
 }
 
 }  // namespace pipevd
