@@ -17,6 +17,7 @@
 #include "gpu/bc_back_tensor.cuh"
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
+#include "tests/support/cuda_array.hpp"
 #include "tests/support/test_size_limit.hpp"
 #include "tests/support/vector_compare.hpp"
 
@@ -25,26 +26,9 @@ namespace {
 
 using Mat = std::vector<double>;
 using test::bitwise_equal;
+using test::check_cuda;
 using test::max_abs_diff;
-
-void check(cudaError_t e) { ASSERT_EQ(e, cudaSuccess) << cudaGetErrorString(e); }
-
-struct Dev {
-  double* p = nullptr;
-  explicit Dev(long count) { check(cudaMalloc(&p, sizeof(double) * std::max(1L, count))); }
-  explicit Dev(const Mat& h) : Dev(static_cast<long>(h.size())) { upload(h); }
-  ~Dev() { cudaFree(p); }
-  Dev(const Dev&) = delete;
-  Dev& operator=(const Dev&) = delete;
-  void upload(const Mat& h) {
-    check(cudaMemcpy(p, h.data(), sizeof(double) * h.size(), cudaMemcpyHostToDevice));
-  }
-  Mat download(long count) const {
-    Mat h(static_cast<size_t>(count));
-    check(cudaMemcpy(h.data(), p, sizeof(double) * count, cudaMemcpyDeviceToHost));
-    return h;
-  }
-};
+using Dev = test::CudaArray<double>;
 
 // Reflectors of the bulge chasing of a random band (n, b clamped to n - 1 as the engine does).
 ReflectorStore reflectors(long n, long b) {
@@ -128,7 +112,7 @@ TEST(GpuBcBack, Blas2EqualsHostEveryVariantBitwiseRepeatable) {
       for (Mat& g : got) {
         Dev x(x0);
         gpu::bc_back(L, dv.p, dtau.p, m, x.p, ldx, t, nullptr);
-        check(cudaDeviceSynchronize());
+        check_cuda(cudaDeviceSynchronize());
         g = x.download(ldx * n);
       }
       EXPECT_TRUE(bitwise_equal(got[0], got[1]));
@@ -139,10 +123,10 @@ TEST(GpuBcBack, Blas2EqualsHostEveryVariantBitwiseRepeatable) {
     // The default entry point is the default tunables'.
     Dev x(x0);
     gpu::bc_back(L, dv.p, dtau.p, m, x.p, ldx, nullptr);
-    check(cudaDeviceSynchronize());
+    check_cuda(cudaDeviceSynchronize());
     Dev y(x0);
     gpu::bc_back(L, dv.p, dtau.p, m, y.p, ldx, tuns.front(), nullptr);
-    check(cudaDeviceSynchronize());
+    check_cuda(cudaDeviceSynchronize());
     EXPECT_TRUE(bitwise_equal(x.download(ldx * n), y.download(ldx * n)));
   }
 }
@@ -153,7 +137,7 @@ TEST(GpuBcBack, Blas2EqualsHostEveryVariantBitwiseRepeatable) {
 // for several row blocks, with the automatic count, match the host.
 TEST(GpuBcBack, TensorGroupLanesEqualOneLaneBitwise) {
   int device = 0;
-  check(cudaGetDevice(&device));
+  check_cuda(cudaGetDevice(&device));
   for (long n : {37L, 300L, 1001L, 4099L}) {
     if (test::over_test_order(n)) continue;
     const ReflectorStore u = reflectors(n, 32);
@@ -167,7 +151,7 @@ TEST(GpuBcBack, TensorGroupLanesEqualOneLaneBitwise) {
         t.group_lanes = lanes;
         Dev x(x0);
         gpu::bc_back(L, dv.p, dtau.p, m, x.p, ldx, t, nullptr);
-        check(cudaDeviceSynchronize());
+        check_cuda(cudaDeviceSynchronize());
         return x.download(ldx * n);
       };
       const Mat one = run(1);
@@ -210,7 +194,7 @@ TEST(GpuBcBack, Blas3EqualsBlas2AndHost) {
         if (n < 4000) host::apply_bc_back(u, m, want.data(), ldx);
         Dev x2(x0);
         gpu::bc_back(L, dv.p, dtau.p, m, x2.p, ldx, nullptr);
-        check(cudaDeviceSynchronize());
+        check_cuda(cudaDeviceSynchronize());
         const Mat blas2 = x2.download(ldx * n);
         if (n >= 4000) want = blas2;  // host time: the BLAS2 kernel, checked against it above
         // Group 1 (one cuBLAS block per reflector) only where the reflectors are few.
@@ -222,7 +206,7 @@ TEST(GpuBcBack, Blas3EqualsBlas2AndHost) {
           Dev work(static_cast<long>(gpu::bc_back_blas3_workspace_bytes(L, m, group) / 8 + 1));
           Dev x3(x0);
           gpu::bc_back_blas3(L, dv.p, dtau.p, m, x3.p, ldx, group, work.p, h, nullptr);
-          check(cudaDeviceSynchronize());
+          check_cuda(cudaDeviceSynchronize());
           const Mat blas3 = x3.download(ldx * n);
           EXPECT_LT(max_abs_diff(blas3, blas2), tolerance(n));
           EXPECT_LT(max_abs_diff(blas3, want), tolerance(n));

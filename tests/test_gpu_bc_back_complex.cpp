@@ -24,6 +24,7 @@
 #include "gpu/bc_back_complex_tensor.cuh"
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
+#include "tests/support/cuda_array.hpp"
 #include "tests/support/test_size_limit.hpp"
 #include "tests/support/vector_compare.hpp"
 
@@ -33,25 +34,9 @@ namespace {
 using Complex = std::complex<double>;
 using ZMat = std::vector<Complex>;
 using test::bitwise_equal;
+using test::check_cuda;
 using test::max_abs_diff;
-
-void check(cudaError_t e) { ASSERT_EQ(e, cudaSuccess) << cudaGetErrorString(e); }
-
-struct Dev {
-  cuDoubleComplex* p = nullptr;
-  explicit Dev(long count) { check(cudaMalloc(&p, sizeof(Complex) * std::max(1L, count))); }
-  explicit Dev(const ZMat& h) : Dev(static_cast<long>(h.size())) {
-    check(cudaMemcpy(p, h.data(), sizeof(Complex) * h.size(), cudaMemcpyHostToDevice));
-  }
-  ~Dev() { cudaFree(p); }
-  Dev(const Dev&) = delete;
-  Dev& operator=(const Dev&) = delete;
-  ZMat download(long count) const {
-    ZMat h(static_cast<size_t>(count));
-    check(cudaMemcpy(h.data(), p, sizeof(Complex) * count, cudaMemcpyDeviceToHost));
-    return h;
-  }
-};
+using Dev = test::CudaArray<Complex, cuDoubleComplex>;
 
 ZMat random_complex(long count, unsigned seed) {
   std::mt19937_64 gen(seed);
@@ -124,7 +109,7 @@ std::vector<gpu::ComplexBcBackTunables> tunables(long m, long b) {
     out.push_back(t);
   }
   int device = 0;
-  check(cudaGetDevice(&device));
+  check_cuda(cudaGetDevice(&device));
   if (b <= 32 && gpu::bc_back_complex_tensor_runs(device))
     for (const gpu::ComplexBcBackTunables& t : gpu::bc_back_complex_tensor_variants())
       if (!(out.front().tensor && t.group == out.front().group && t.rows == out.front().rows &&
@@ -162,7 +147,7 @@ TEST(GpuBcBackComplex, EqualsHostEveryKernelBitwiseRepeatable) {
         for (ZMat& g : got) {
           Dev x(x0);
           gpu::bc_back_complex(L, dv.p, dtau.p, dphase.p, m, x.p, ldx, t, nullptr);
-          check(cudaDeviceSynchronize());
+          check_cuda(cudaDeviceSynchronize());
           g = x.download(ldx * n);
         }
         EXPECT_TRUE(bitwise_equal(got[0], got[1]));
@@ -172,7 +157,7 @@ TEST(GpuBcBackComplex, EqualsHostEveryKernelBitwiseRepeatable) {
         // Without D: X Q_b.
         Dev xq(x0);
         gpu::bc_back_complex(L, dv.p, dtau.p, nullptr, m, xq.p, ldx, t, nullptr);
-        check(cudaDeviceSynchronize());
+        check_cuda(cudaDeviceSynchronize());
         EXPECT_LT(max_abs_diff(xq.download(ldx * n), want_q), tolerance(n));
         // Rows [0, m1) and [m1, m) in two calls: bitwise the rows of one call.
         if (m > 1) {
@@ -180,7 +165,7 @@ TEST(GpuBcBackComplex, EqualsHostEveryKernelBitwiseRepeatable) {
           Dev xs(x0);
           gpu::bc_back_complex(L, dv.p, dtau.p, dphase.p, m1, xs.p, ldx, t, nullptr);
           gpu::bc_back_complex(L, dv.p, dtau.p, dphase.p, m - m1, xs.p + m1, ldx, t, nullptr);
-          check(cudaDeviceSynchronize());
+          check_cuda(cudaDeviceSynchronize());
           EXPECT_TRUE(bitwise_equal(xs.download(ldx * n), got[0]));
         }
       }
@@ -189,7 +174,7 @@ TEST(GpuBcBackComplex, EqualsHostEveryKernelBitwiseRepeatable) {
       gpu::bc_back_complex(L, dv.p, dtau.p, dphase.p, m, x.p, ldx, nullptr);
       gpu::bc_back_complex(L, dv.p, dtau.p, dphase.p, m, y.p, ldx,
                            gpu::default_bc_back_complex_tunables(m, L.b), nullptr);
-      check(cudaDeviceSynchronize());
+      check_cuda(cudaDeviceSynchronize());
       EXPECT_TRUE(bitwise_equal(x.download(ldx * n), y.download(ldx * n)));
     }
   }
