@@ -51,8 +51,8 @@ inline constexpr OneStageCrossover kOneStageCrossover[] = {
 // PATHS="one_stage two_stage" JOBZ=V SIZES="4000 8000 12000" bash bench/device/sizes.sh`, the
 // one-stage path faster at 4000 and 8000 (the two-stage engine then with the BLAS2 BC-back, which
 // the tensor-core kernel has since halved); at 16384 the two-stage engine faster with the
-// tensor-core BC-back (its first call 6.44 s, cuSOLVER's syevd 8.04 s in another call); 10000
-// between them, 12000 not measured to the end. JOBZ = 'N' and several GPUs are not measured: the
+// tensor-core BC-back (against cuSOLVER's syevd of another call); 10000 between them, 12000 not
+// measured to the end. JOBZ = 'N' and several GPUs are not measured: the
 // same n, which the two-stage engine's speed-up with more GPUs and without back transformations
 // only lowers.
 inline constexpr OneStageCrossover kHermitianOneStageCrossover[] = {
