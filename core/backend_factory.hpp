@@ -25,7 +25,8 @@ struct GpuBackendSettings {
   // PIPEVD_GPU_BC_BLOCKS / _SWEEPS_PER_BLOCK / _EXCLUSIVE.
   int panel_qr_blocks = 0, panel_qr_threads = 0;
   int bc_blocks = -1, bc_sweeps_per_block = -1, bc_exclusive = -1;
-  bool sharing = false;  // PIPEVD_GPU_SHARING: engine ranks may share a GPU
+  bool sharing = false;   // PIPEVD_GPU_SHARING: engine ranks may share a GPU
+  int nccl_channels = 0;  // PIPEVD_NCCL_CHANNELS: the NCCL communicator's channels at most
 };
 
 std::unique_ptr<EngineBackend> make_host_backend();
@@ -56,7 +57,7 @@ void gpu_grow_pool(int device, long pool_bytes);
 // over `engine` (an MPI broadcast, in the calling thread); the returned function, which every
 // engine rank must run once (in the preparing thread: no MPI inside), makes it, so that a first
 // call's NCCL set-up also overlaps the redistribution. Empty where there is nothing to make.
-std::function<void()> gpu_begin_nccl(MPI_Comm engine, int device);
+std::function<void()> gpu_begin_nccl(MPI_Comm engine, int device, int channels);
 // The NCCL communicators destroyed (collective, see pipevd_release()), the page-locked host
 // staging kept between calls freed, and the free memory of pipevd's device pools handed back to the
 // driver.

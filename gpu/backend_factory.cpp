@@ -44,6 +44,7 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSett
   t.panel_qr_threads = s.panel_qr_threads;
   t.bulge_chasing = {s.bc_sweeps_per_block, s.bc_blocks, s.bc_exclusive};
   t.sharing = s.sharing;
+  t.nccl_channels = s.nccl_channels;
   be->set_tuning(t);
   return be;
 }
@@ -79,8 +80,8 @@ void gpu_grow_pool(int device, long pool_bytes) {
   cudaGetLastError();  // an out-of-memory answer here is not the engine's error
 }
 
-std::function<void()> gpu_begin_nccl(MPI_Comm engine, int device) {
-  return gpu::begin_nccl_communicator(engine, device);
+std::function<void()> gpu_begin_nccl(MPI_Comm engine, int device, int channels) {
+  return gpu::begin_nccl_communicator(engine, device, channels);
 }
 
 void gpu_release_host_staging() { gpu::release_pinned_staging(); }

@@ -431,7 +431,7 @@ void GpuBackend::bind(MPI_Comm engine) {
   if (sharer < 0) {
     // Made here, where every engine rank is, rather than at the first message.
     agree_on_nccl_communicator(engine, s_->device);
-    nccl_for(engine, s_->device);
+    nccl_for(engine, s_->device, s_->tuning.nccl_channels);
     s_->nccl = true;
   }
 #endif
@@ -1101,7 +1101,7 @@ void GpuBackend::broadcast(double* buf, long count, int root) {
   ScopedDevice guard(s_->device);
 #ifdef PIPEVD_GPU_NCCL
   if (s_->nccl) {
-    ncclComm_t c = nccl_for(s_->comm, s_->device);
+    ncclComm_t c = nccl_for(s_->comm, s_->device, s_->tuning.nccl_channels);
     PIPEVD_NCCL_CHECK(ncclGroupStart());
     for_each_piece(count, kNcclChunk, [&](long off, long len) {
       PIPEVD_NCCL_CHECK(ncclBroadcast(buf + off, buf + off, static_cast<std::size_t>(len),
@@ -1127,7 +1127,7 @@ void GpuBackend::send(const double* buf, long count, int dest, int tag) {
   if (s_->nccl) {
     // NCCL matches point-to-point messages by order between two ranks, which the engine keeps
     // (a rank posts its sends to a peer in the order the peer posts the receives).
-    ncclComm_t c = nccl_for(s_->comm, s_->device);
+    ncclComm_t c = nccl_for(s_->comm, s_->device, s_->tuning.nccl_channels);
     PIPEVD_NCCL_CHECK(ncclGroupStart());
     for_each_piece(count, kNcclChunk, [&](long off, long len) {
       PIPEVD_NCCL_CHECK(
@@ -1150,7 +1150,7 @@ void GpuBackend::recv(double* buf, long count, int source, int tag) {
   ScopedDevice guard(s_->device);
 #ifdef PIPEVD_GPU_NCCL
   if (s_->nccl) {
-    ncclComm_t c = nccl_for(s_->comm, s_->device);
+    ncclComm_t c = nccl_for(s_->comm, s_->device, s_->tuning.nccl_channels);
     PIPEVD_NCCL_CHECK(ncclGroupStart());
     for_each_piece(count, kNcclChunk, [&](long off, long len) {
       PIPEVD_NCCL_CHECK(

@@ -36,6 +36,7 @@ struct GpuTuning {
   // PIPEVD_GPU_SHARING: several engine ranks may drive one GPU (they then communicate through MPI
   // with host staging; NCCL needs one GPU per rank). Without it, bind() refuses a shared GPU.
   bool sharing = false;
+  int nccl_channels = 0;  // the NCCL communicator's channels at most (0: NCCL's choice)
 };
 
 // Free bytes on `device` now (cudaMemGetInfo; -1 when it cannot be asked).

@@ -92,9 +92,11 @@ Boot boot_of(MPI_Comm comm) {
   return boot;
 }
 
-ncclComm_t make_communicator(const Boot& boot) {
+ncclComm_t make_communicator(const Boot& boot, int channels) {
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  if (channels > 0) config.maxCTAs = channels;
   ncclComm_t c = nullptr;
-  PIPEVD_NCCL_CHECK(ncclCommInitRank(&c, boot.size, boot.id, boot.rank));
+  PIPEVD_NCCL_CHECK(ncclCommInitRankConfig(&c, boot.size, boot.id, boot.rank, &config));
   return c;
 }
 
@@ -174,12 +176,12 @@ void agree_on_nccl_communicator(MPI_Comm comm, int device) {
   agree_on_cached(cache_of(comm), comm, device);
 }
 
-ncclComm_t nccl_for(MPI_Comm comm, int device) {
+ncclComm_t nccl_for(MPI_Comm comm, int device, int channels) {
   std::lock_guard<std::mutex> lock(nccl_mutex());
   NcclCache& cache = cache_of(comm);
   auto it = cache.by_device.find(device);
   if (it == cache.by_device.end()) {  // made here; a failure leaves no entry behind
-    const ncclComm_t c = make_communicator(boot_of(comm));
+    const ncclComm_t c = make_communicator(boot_of(comm), channels);
     std::promise<ncclComm_t> made;
     made.set_value(c);
     cache.by_device.emplace(device, made.get_future().share());
@@ -194,7 +196,7 @@ ncclComm_t nccl_for(MPI_Comm comm, int device) {
   }
 }
 
-std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device) {
+std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device, int channels) {
   std::lock_guard<std::mutex> lock(nccl_mutex());
   NcclCache& cache = cache_of(comm);
   agree_on_cached(cache, comm, device);
@@ -202,11 +204,11 @@ std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device) {
   const Boot boot = boot_of(comm);
   auto made = std::make_shared<std::promise<ncclComm_t>>();
   cache.by_device.emplace(device, made->get_future().share());
-  return [made, boot, device] {
+  return [made, boot, device, channels] {
     try {
       if (cudaSetDevice(device) != cudaSuccess) cudaGetLastError();  // NCCL reports it below
       const ConnectionScratch scratch(boot.size);
-      const ncclComm_t c = make_communicator(boot);
+      const ncclComm_t c = make_communicator(boot, channels);
       try {
         open_connections(c, boot, scratch);
       } catch (...) {
@@ -237,7 +239,7 @@ void release_nccl_communicators() {
 
 #else
 
-std::function<void()> begin_nccl_communicator(MPI_Comm, int) { return {}; }
+std::function<void()> begin_nccl_communicator(MPI_Comm, int, int) { return {}; }
 void release_nccl_communicators() {}
 
 #endif

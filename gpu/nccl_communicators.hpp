@@ -27,9 +27,10 @@ namespace pipevd::gpu {
   } while (0)
 
 // The communicator of `comm`'s ranks on `device` (current in the calling thread): made on the
-// first call for (comm, device), collective over `comm` then; a communicator begun by
-// begin_nccl_communicator is waited for (its failure rethrown here).
-ncclComm_t nccl_for(MPI_Comm comm, int device);
+// first call for (comm, device), with at most `channels` channels (0: NCCL's choice), collective
+// over `comm` then; a communicator begun by begin_nccl_communicator is waited for (its failure
+// rethrown here).
+ncclComm_t nccl_for(MPI_Comm comm, int device, int channels);
 
 // Collective over `comm`: a communicator on `device` that some rank of `comm` lacks (its making
 // failed there, and that rank dropped it) is dropped on every rank too, so that the next making
@@ -41,9 +42,9 @@ void agree_on_nccl_communicator(MPI_Comm comm, int device);
 // Begins `comm`'s communicator on `device`, collective over `comm`: rank 0's unique id travels over
 // MPI now, in the calling thread. The returned function (for another thread: no MPI inside) makes
 // the communicator and opens its connections with a few messages of every size class the engine
-// sends; every rank of `comm` must run it, once. Empty where the communicator exists already or
-// NCCL is not built in.
-std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device);
+// sends; every rank of `comm` must run it, once. At most `channels` channels (0: NCCL's choice).
+// Empty where the communicator exists already or NCCL is not built in.
+std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device, int channels);
 
 // Every NCCL communicator made (kept between calls) destroyed, in the order they were made;
 // collective: every process that made calls calls it (pipevd_release()).

@@ -8,11 +8,11 @@
 
 namespace pipevd {
 
-void DevicePreparation::start(int device, bool nccl, MPI_Comm engine) {
+void DevicePreparation::start(int device, bool nccl, MPI_Comm engine, int nccl_channels) {
   // NCCL's buffers are then allocated while the plan reads the free device memory: at most what a
   // repeated call, whose communicator exists, sees.
   std::function<void()> make_nccl;
-  if (nccl) make_nccl = gpu_begin_nccl(engine, device);
+  if (nccl) make_nccl = gpu_begin_nccl(engine, device, nccl_channels);
   makes_nccl_ = static_cast<bool>(make_nccl);
   try {
     thread_ = JoiningThread([this, device, make_nccl, bytes = pool_bytes_.get_future()]() mutable {

@@ -23,10 +23,10 @@ class DevicePreparation {
   ~DevicePreparation() { give_pool_bytes(0); }
 
   // Starts the thread for `device`. With `nccl`, first begins the engine's NCCL communicator over
-  // `engine` (collective over it, here: every engine rank must take this branch alike) and makes
-  // it in the thread. Where no thread can be had, the communicator is made here and the engine
-  // readies the rest.
-  void start(int device, bool nccl, MPI_Comm engine);
+  // `engine` (collective over it, here: every engine rank must take this branch alike) with at most
+  // `nccl_channels` channels (0: NCCL's choice) and makes it in the thread. Where no thread can be
+  // had, the communicator is made here and the engine readies the rest.
+  void start(int device, bool nccl, MPI_Comm engine, int nccl_channels);
   // The plan's device bytes, or 0 where the call stops before it has a plan (the thread waits).
   void give_pool_bytes(long bytes);
   // Joins the thread; its parts as intervals of the "prepare" thread where `timeline` is given.

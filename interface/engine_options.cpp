@@ -29,6 +29,7 @@ GpuBackendSettings gpu_backend_settings(const Policy& policy, int host_threads) 
   s.bc_sweeps_per_block = policy.bc_sweeps_per_block;
   s.bc_exclusive = policy.bc_exclusive;
   s.sharing = policy.gpu_sharing;
+  s.nccl_channels = policy.nccl_channels;
   return s;
 }
 

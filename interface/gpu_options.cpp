@@ -14,6 +14,7 @@ gpu::GpuTuning gpu_tuning(const Policy& policy) {
   t.panel_qr_threads = policy.panel_qr_threads;
   t.bulge_chasing = {policy.bc_sweeps_per_block, policy.bc_blocks, policy.bc_exclusive};
   t.sharing = policy.gpu_sharing;
+  t.nccl_channels = policy.nccl_channels;
   return t;
 }
 

@@ -211,6 +211,15 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
       }
       *field = static_cast<int>(*v);
     }
+  // NCCL's channels per communicator: at most 64 (its MAXCHANNELS).
+  if (const char* s = getenv_fn("PIPEVD_NCCL_CHANNELS")) {
+    const auto v = parse_integer(s, 0, 64);
+    if (!v) {
+      r.error = std::string("PIPEVD_NCCL_CHANNELS='") + s + "' is not an integer in [0, 64]";
+      return r;
+    }
+    r.policy.nccl_channels = static_cast<int>(*v);
+  }
   if (const char* s = getenv_fn("PIPEVD_TIMELINE")) r.policy.timeline_path = s;
   if (const char* s = getenv_fn("PIPEVD_TEST_NODES")) r.policy.test_nodes = s;
   return r;

@@ -192,6 +192,7 @@ TEST(Policy, EmptyIsUnset) {
                           "PIPEVD_GPU_BC_BLOCKS",
                           "PIPEVD_GPU_BC_SWEEPS_PER_BLOCK",
                           "PIPEVD_GPU_BC_EXCLUSIVE",
+                          "PIPEVD_NCCL_CHANNELS",
                           "PIPEVD_TIMELINE"}) {
     const PolicyOrError p = parse({{var, ""}});
     EXPECT_TRUE(p.error.empty()) << var << ": " << p.error;
@@ -199,6 +200,7 @@ TEST(Policy, EmptyIsUnset) {
     EXPECT_EQ(p.policy.band, d.band) << var;
     EXPECT_EQ(p.policy.min_n, d.min_n) << var;
     EXPECT_EQ(p.policy.bc_blocks, d.bc_blocks) << var;
+    EXPECT_EQ(p.policy.nccl_channels, d.nccl_channels) << var;
     EXPECT_EQ(p.policy.timeline_path, d.timeline_path) << var;
   }
 }
@@ -213,12 +215,15 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
   EXPECT_EQ(d.bc_sweeps_per_block, -1);
   EXPECT_EQ(d.bc_exclusive, -1);
   EXPECT_FALSE(d.gpu_sharing);
+  EXPECT_EQ(d.nccl_channels, 8);
   EXPECT_TRUE(d.timeline_path.empty());
   EXPECT_EQ(parse({{"PIPEVD_GPU_PANEL_QR_BLOCKS", "66"}}).policy.panel_qr_blocks, 66);
   EXPECT_EQ(parse({{"PIPEVD_GPU_PANEL_QR_THREADS", "512"}}).policy.panel_qr_threads, 512);
   EXPECT_EQ(parse({{"PIPEVD_GPU_BC_BLOCKS", "0"}}).policy.bc_blocks, 0);
   EXPECT_EQ(parse({{"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", "4"}}).policy.bc_sweeps_per_block, 4);
   EXPECT_EQ(parse({{"PIPEVD_GPU_BC_EXCLUSIVE", "1"}}).policy.bc_exclusive, 1);
+  EXPECT_EQ(parse({{"PIPEVD_NCCL_CHANNELS", "0"}}).policy.nccl_channels, 0);
+  EXPECT_EQ(parse({{"PIPEVD_NCCL_CHANNELS", "64"}}).policy.nccl_channels, 64);
   EXPECT_TRUE(parse({{"PIPEVD_GPU_SHARING", "1"}}).policy.gpu_sharing);
   EXPECT_FALSE(parse({{"PIPEVD_GPU_SHARING", "0"}}).policy.gpu_sharing);
   EXPECT_EQ(parse({{"PIPEVD_TIMELINE", "/tmp/t.json"}}).policy.timeline_path, "/tmp/t.json");
@@ -235,6 +240,7 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
                                           {"PIPEVD_GPU_BC_BLOCKS", "-1"},
                                           {"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", "0"},
                                           {"PIPEVD_GPU_BC_EXCLUSIVE", "yes"},
+                                          {"PIPEVD_NCCL_CHANNELS", "65"},
                                           {"PIPEVD_GPU_SHARING", "true"},
                                           {"PIPEVD_KEEP_MEMORY", "no"},
                                           {"PIPEVD_GPU_PREPARE", "off"}}) {
@@ -242,6 +248,8 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
     EXPECT_NE(p.error.find(var), std::string::npos) << var << "=" << bad << ": " << p.error;
   }
   EXPECT_NE(parse({{"PIPEVD_GPU_BC_BLOCKS", "2097152"}}).error.find("PIPEVD_GPU_BC_BLOCKS"),
+            std::string::npos);
+  EXPECT_NE(parse({{"PIPEVD_NCCL_CHANNELS", "-1"}}).error.find("PIPEVD_NCCL_CHANNELS"),
             std::string::npos);
 }
 
