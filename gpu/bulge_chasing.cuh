@@ -40,7 +40,9 @@
 
 namespace pipevd::gpu {
 
-// Tunables of the bulge-chasing kernel (see default_bulge_chasing_tunables for the defaults).
+// Tunables of the bulge-chasing kernel (see default_bulge_chasing_tunables for the defaults). The
+// complex chase (bulge_chasing_complex.cuh) takes the same ones: a warp per sweep, no register
+// step.
 struct BulgeChasingTunables {
   int threads_per_sweep = 32;  // 8, 16 or 32 lanes chase one sweep
   int sweeps_per_block = 2;    // groups (sweeps in flight) per block

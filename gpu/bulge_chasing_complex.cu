@@ -2,6 +2,7 @@
 // lower band storage with ld = max(2, 2b) (host::BasicBulgeBand's layout: the band plus the b x b
 // bulge below it).
 #include <cooperative_groups.h>
+#include <cuda_pipeline.h>
 
 #include <algorithm>
 #include <cuda/atomic>
@@ -18,8 +19,7 @@ namespace cg = cooperative_groups;
 namespace pipevd::gpu {
 namespace {
 
-constexpr int kLanes = 32;          // a warp per sweep
-constexpr int kSweepsPerBlock = 4;  // warps per block
+constexpr int kLanes = 32;  // a warp per sweep
 
 long working_ld(long bw) { return std::max(2L, 2 * bw); }
 
@@ -74,15 +74,19 @@ __device__ double lapy3(double x, double y, double z) {
 }
 
 // Step t of sweep s (host::chase_step's arithmetic in complex) by the warp g; vs, ws: b elements of
-// shared memory each. Lane l owns the indices l, l + 32, ... of every per-index loop.
+// shared memory each. Lane l owns the indices l, l + 32, ... of every per-index loop. `a` holds the
+// working band's columns from cb on, with its ld (cb = 0: the band itself; cb = step_window's c0:
+// the step's window staged in shared memory); only the addresses depend on cb, so both give the
+// same bits. The reflectors go out with streaming stores: n^2 / 2 of them would otherwise push
+// the band out of L2.
 __device__ void chase_step(const cg::thread_block_tile<kLanes>& g, const ReflectorLayout& L, Z* a,
-                           long ld, long s, long t, Z* vs, Z* ws, Z* v_out, Z* tau_out) {
+                           long cb, long ld, long s, long t, Z* vs, Z* ws, Z* v_out, Z* tau_out) {
   const int lane = static_cast<int>(g.thread_rank());
   const long b = L.b, n = L.n;
   const long first = L.first_row(s, t), len = L.length(s, t);
   const long c = t == 0 ? s : first - b;
-  const long lm1 = ld - 1;            // stride along a row of the band storage
-  Z* col = a + (first - c) + c * ld;  // &A(first, c): the column it annihilates
+  const long lm1 = ld - 1;                   // stride along a row of the band storage
+  Z* col = a + (first - c) + (c - cb) * ld;  // &A(first, c): the column it annihilates
 
   // 1. zlarfg on (A(first, c), A(first+1 .. first+len-1, c)); ||x|| scaled by max |x_i| (as
   // dznrm2 guards it: the bulges of long sweeps decay towards underflow).
@@ -118,9 +122,9 @@ __device__ void chase_step(const cg::thread_block_tile<kLanes>& g, const Reflect
       col[i] = zero();
     }
     vs[i] = vi;
-    if (v_out) v_out[vofs + i] = vi;
+    if (v_out) __stcs(v_out + vofs + i, vi);
   }
-  if (lane == 0 && tau_out) tau_out[L.index(s, t)] = tau;
+  if (lane == 0 && tau_out) __stcs(tau_out + L.index(s, t), tau);
   g.sync();
   if (identity) return;  // col[i] = 0 for i >= 1 already; A(first, c) stays alpha (real)
   if (lane == 0) col[0] = make_cuDoubleComplex(beta, 0.0);  // nothing else here reads A(first, c)
@@ -129,7 +133,7 @@ __device__ void chase_step(const cg::thread_block_tile<kLanes>& g, const Reflect
   // column).
   const Z tau_h = cuConj(tau);
   for (long j = c + 1 + lane; j < first; j += kLanes) {
-    Z* cj = a + (first - j) + j * ld;  // &A(first, j), len contiguous entries
+    Z* cj = a + (first - j) + (j - cb) * ld;  // &A(first, j), len contiguous entries
     Z dot = zero();
     for (long i = 0; i < len; ++i) dot = fma_conj(vs[i], cj[i], dot);
     dot = cuCmul(dot, tau_h);
@@ -140,7 +144,7 @@ __device__ void chase_step(const cg::thread_block_tile<kLanes>& g, const Reflect
   // from what 2. and 3. touch, so no barrier between them.
   const long r1 = first + len + b < n ? first + len + b : n;
   for (long r = first + len + lane; r < r1; r += kLanes) {
-    Z* row = a + (r - first) + first * ld;  // &A(r, first); A(r, first+i) = row[i*lm1]
+    Z* row = a + (r - first) + (first - cb) * ld;  // &A(r, first); A(r, first+i) = row[i*lm1]
     Z dot = zero();
     for (long i = 0; i < len; ++i) dot = fma(row[i * lm1], vs[i], dot);
     dot = cuCmul(dot, tau);
@@ -148,8 +152,8 @@ __device__ void chase_step(const cg::thread_block_tile<kLanes>& g, const Reflect
   }
 
   // 3. Both sides on B(J,J): p = tau B v, w = p - (conj(tau)/2)(v^H p) v, B -= v w^H + w v^H, the
-  // diagonal kept real.
-  Z* d0 = a + first * ld;  // &A(first, first); A(first+i, first+j) = d0[(i-j) + j*ld], i >= j
+  // diagonal kept real. d0 = &A(first, first); A(first+i, first+j) = d0[(i-j) + j*ld], i >= j.
+  Z* d0 = a + (first - cb) * ld;
   Z vp = zero();
   for (long k = lane; k < len; k += kLanes) {
     Z p = zero();
@@ -174,7 +178,46 @@ __device__ void chase_step(const cg::thread_block_tile<kLanes>& g, const Reflect
   }
 }
 
+// Shared memory of one sweep's warp: vs and ws (b elements each) and, staged, a window of 2b
+// columns of the working band.
+std::size_t shared_bytes_per_sweep(long b, long ld, bool stage) {
+  return sizeof(Z) * static_cast<std::size_t>(2 * b + (stage ? 2 * b * ld : 0));
+}
+
+// The columns of the working band that step (s,t) reads or writes: [c, first + len), each in full
+// (all ld rows of band storage): the annihilated column c (s for t = 0, first - b after), the
+// bulge's columns, the two-sided block and, in the same columns, the rows below it that the right
+// update fills. At most 2b columns.
+__device__ __forceinline__ void step_window(const ReflectorLayout& L, long s, long t, long* c0,
+                                            long* c1) {
+  const long first = L.first_row(s, t);
+  *c0 = t == 0 ? s : first - L.b;
+  *c1 = first + L.length(s, t);
+}
+
+// Band -> window, count elements: one 16-byte cp.async per element, so the whole window is in
+// flight at once without holding registers (wait with __pipeline_wait_prior, then sync the warp).
+__device__ __forceinline__ void window_copy_in(const cg::thread_block_tile<kLanes>& g, Z* win,
+                                               const Z* band, long count) {
+  for (long k = g.thread_rank(); k < count; k += kLanes)
+    __pipeline_memcpy_async(win + k, band + k, sizeof(Z));
+  __pipeline_commit();
+}
+
+// Window -> band, count elements, 16 bytes per load and store.
+__device__ __forceinline__ void window_copy_out(const cg::thread_block_tile<kLanes>& g, Z* band,
+                                                const Z* win, long count) {
+  for (long k = g.thread_rank(); k < count; k += kLanes) band[k] = win[k];
+}
+
 // The persistent kernel: warp gid of G takes sweeps gid, gid + G, ... (see the header).
+// STAGE: each step copies its window (step_window) into shared memory with all loads in flight,
+// runs on it, and copies it back: the same arithmetic (the same bits), but the step's dependent
+// loops wait on shared memory instead of L2. Writing the whole window back is safe: no other sweep
+// touches these columns while the step runs (the prerequisite rule keeps sweep s-1 three steps
+// ahead, whose columns start at first + 2b - 1, and sweep s+1 three behind, whose columns end
+// below c).
+template <bool STAGE>
 __global__ void chase_sweeps(ReflectorLayout L, Z* a, long ld, Z* v_out, Z* tau_out,
                              int* progress) {
   extern __shared__ Z smem[];
@@ -183,8 +226,10 @@ __global__ void chase_sweeps(ReflectorLayout L, Z* a, long ld, Z* v_out, Z* tau_
   const long per_block = static_cast<long>(g.meta_group_size());
   const long gid = static_cast<long>(blockIdx.x) * per_block + g.meta_group_rank();
   const long G = static_cast<long>(gridDim.x) * per_block;
-  Z* vs = smem + 2 * L.b * g.meta_group_rank();
+  const long window = STAGE ? 2 * L.b * ld : 0;  // elements of a staged window
+  Z* vs = smem + (2 * L.b + window) * g.meta_group_rank();
   Z* ws = vs + L.b;
+  Z* win = ws + L.b;
   const bool leader = g.thread_rank() == 0;
 
   for (long s = gid; s < L.sweeps(); s += G) {
@@ -206,38 +251,89 @@ __global__ void chase_sweeps(ReflectorLayout L, Z* a, long ld, Z* v_out, Z* tau_
         }
         g.sync();  // the other lanes' reads come after the leader's acquire
       }
-      chase_step(g, L, a, ld, s, t, vs, ws, v_out, tau_out);
+      if constexpr (STAGE) {
+        long c0 = 0, c1 = 0;
+        step_window(L, s, t, &c0, &c1);
+        window_copy_in(g, win, a + c0 * ld, (c1 - c0) * ld);
+        __pipeline_wait_prior(0);
+        g.sync();  // every lane's copies landed before any lane reads the window
+        chase_step(g, L, win, c0, ld, s, t, vs, ws, v_out, tau_out);
+        g.sync();
+        window_copy_out(g, a + c0 * ld, win, (c1 - c0) * ld);
+      } else {
+        chase_step(g, L, a, 0, ld, s, t, vs, ws, v_out, tau_out);
+      }
       g.sync();  // every lane's writes before the leader's release
       if (leader) mine.store(static_cast<int>(t + 1), cuda::memory_order_release);
     }
   }
 }
 
+using ChaseKernel = void (*)(ReflectorLayout, Z*, long, Z*, Z*, int*);
+ChaseKernel chase_kernel(bool staged) { return staged ? chase_sweeps<true> : chase_sweeps<false>; }
+
+ComplexChasePlan make_plan(int device, long bw, const BulgeChasingTunables& tun) {
+  const long ld = working_ld(bw);
+  ComplexChasePlan plan;
+  plan.sweeps_per_block = std::max(1, tun.sweeps_per_block);
+  if (tun.stage_window) {
+    int optin = 0;
+    PIPEVD_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const std::size_t per_sweep = shared_bytes_per_sweep(std::max(1L, bw), ld, true);
+    const std::size_t fit = static_cast<std::size_t>(optin) / per_sweep;
+    if (fit >= 1) {
+      plan.staged = true;
+      plan.sweeps_per_block = static_cast<int>(std::min<std::size_t>(plan.sweeps_per_block, fit));
+    }
+  }
+  cudaFuncAttributes attr{};
+  PIPEVD_CUDA_CHECK(
+      cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(chase_kernel(plan.staged))));
+  plan.sweeps_per_block =
+      std::max(1, std::min(plan.sweeps_per_block, attr.maxThreadsPerBlock / kLanes));
+  plan.shared_bytes_per_sweep = shared_bytes_per_sweep(bw, ld, plan.staged);
+  return plan;
+}
+
+// One block per plan.sweeps_per_block sweeps, at most tun.blocks_per_sm per SM (0: as many as
+// fit) and tun.max_blocks in all (0: no cap); with tun.exclusive_sms each block asks for all of
+// its SM's shared memory. The schedule never changes the results.
 void launch_chase(const ReflectorLayout& L, Z* a, long ld, Z* v, Z* tau, int* progress,
-                  cudaStream_t stream) {
+                  const BulgeChasingTunables& tun, cudaStream_t stream) {
   int device = 0, sms = 0;
   PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
   PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int threads = kSweepsPerBlock * kLanes;
-  const std::size_t smem = sizeof(Z) * 2 * L.b * kSweepsPerBlock;
+  const ComplexChasePlan plan = make_plan(device, L.b, tun);
+  const void* kernel = reinterpret_cast<const void*>(chase_kernel(plan.staged));
+  const int per_block = plan.sweeps_per_block, threads = per_block * kLanes;
+  std::size_t smem = plan.shared_bytes_per_sweep * per_block;
+  if (tun.exclusive_sms) {
+    int optin = 0;
+    PIPEVD_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    smem = std::max(smem, static_cast<std::size_t>(optin));
+  }
   if (smem > 48 * 1024)
-    PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(
-        chase_sweeps, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem)));
   int resident = 0;
   PIPEVD_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, chase_sweeps, threads, smem));
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, smem));
   if (resident < 1)
     throw GpuError("bulge_chase_complex: a block of " + std::to_string(threads) + " threads and " +
                    std::to_string(smem) + " bytes of shared memory cannot be resident");
-  const long wanted = (L.sweeps() + kSweepsPerBlock - 1) / kSweepsPerBlock;
-  int grid = static_cast<int>(std::max(1L, std::min<long>(wanted, 1L * resident * sms)));
+  const int per_sm = tun.blocks_per_sm > 0 ? std::min(tun.blocks_per_sm, resident) : resident;
+  long wanted = (L.sweeps() + per_block - 1) / per_block;  // more warps than sweeps idle
+  if (tun.max_blocks > 0) wanted = std::min<long>(wanted, tun.max_blocks);
+  int grid = static_cast<int>(std::max(1L, std::min<long>(wanted, 1L * per_sm * sms)));
   ReflectorLayout layout = L;
   void* args[] = {&layout, &a, &ld, &v, &tau, &progress};
   // Cooperative: every block resident at once (or an error), which the flags' waits rely on; a grid
   // refused (fewer SMs ours than the query saw) halves until it fits (the schedule changes, not
   // the results).
-  launch_cooperative_halving("bulge_chasing_complex", reinterpret_cast<const void*>(chase_sweeps),
-                             grid, dim3(threads), args, smem, stream);
+  launch_cooperative_halving("bulge_chasing_complex", kernel, grid, dim3(threads), args, smem,
+                             stream);
   PIPEVD_CUDA_CHECK_LAUNCH();
 }
 
@@ -249,8 +345,15 @@ std::size_t bulge_chase_complex_workspace_bytes(long n, long b) {
   return band + 256 + sizeof(int) * static_cast<std::size_t>(std::max(1L, n));
 }
 
+ComplexChasePlan bulge_chase_complex_plan(long n, long b, const BulgeChasingTunables& tun) {
+  int device = 0;
+  PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+  return make_plan(device, std::max(0L, std::min(b, n - 1)), tun);
+}
+
 void bulge_chase_complex(long n, long b, const Z* d_ab, long ldab, double* d_d, Z* d_sub, Z* d_v,
-                         Z* d_tau, void* d_work, cudaStream_t stream) {
+                         Z* d_tau, void* d_work, const BulgeChasingTunables& tun,
+                         cudaStream_t stream) {
   const long bw = std::max(0L, std::min(b, n - 1));
   if (n < 0 || b < 0 || ldab < bw + 1)
     throw std::invalid_argument("gpu::bulge_chase_complex: n = " + std::to_string(n) +
@@ -267,7 +370,7 @@ void bulge_chase_complex(long n, long b, const Z* d_ab, long ldab, double* d_d, 
   PIPEVD_CUDA_CHECK_LAUNCH();
   if (L.sweeps() > 0) {
     PIPEVD_CUDA_CHECK(cudaMemsetAsync(progress, 0, sizeof(int) * L.sweeps(), stream));
-    launch_chase(L, a, ld, d_v, d_tau, progress, stream);
+    launch_chase(L, a, ld, d_v, d_tau, progress, tun, stream);
   }
   const int eblocks = static_cast<int>(std::min<long>(1024, (n + threads - 1) / threads));
   extract_tridiagonal<<<eblocks, threads, 0, stream>>>(n, bw, a, ld, d_d, d_sub);

@@ -941,8 +941,12 @@ void GpuBackend::chase_complex(long n, long b, const Complex* ab, long ldab, dou
     tau = reinterpret_cast<cuDoubleComplex*>(
         s.grow(s.u_tau, sizeof(Complex) * std::max(1L, L.count())));
   }
-  bulge_chase_complex(n, b, device_complex(ab), ldab, dd.get(), device_complex(dsub.get()), v, tau,
-                      work.get(), s.stream);
+  // The real chase's defaults and overrides (staged windows, sweeps per block by n / b); not its
+  // schedule beside SBR-back, which its staged windows of half the complex size were measured for.
+  bulge_chase_complex(
+      n, b, device_complex(ab), ldab, dd.get(), device_complex(dsub.get()), v, tau, work.get(),
+      with_overrides(default_bulge_chasing_tunables(s.device, n, bw), s.tuning.bulge_chasing),
+      s.stream);
   // As the real chase: the host store (n^2 / 2 complex) is made while the kernel runs; without
   // host_copy only the layout, the reflectors staying here for bc_back.
   if (u) {

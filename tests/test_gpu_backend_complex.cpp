@@ -3,9 +3,11 @@
 // including odd ones: fills and mirrors (exact), ZGEMM with every op, the rank-2k update kept
 // Hermitian, DBBR's A W, the reflector blocks' merge, the panel's QR (the same R, W, Y to
 // rounding, A = (I - W Y^H) R, I - W Y^H unitary), bulge chasing (the host's real tridiagonal to
-// rounding, and (Q_b D)^H B (Q_b D) = T with the GPU's own reflectors and phase), the reflectors
+// rounding, and (Q_b D)^H B (Q_b D) = T with the GPU's own reflectors and phase; the staged
+// kernel bitwise the same as the one in place, under every schedule), the reflectors
 // kept on the device between the chase and BC-back, and BC-back (X Q_b D as host::apply_bc_back).
 // Results computed twice must be bitwise identical (a moving result is a race).
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -22,8 +24,10 @@
 #include "core/backend.hpp"
 #include "core/reflector_store.hpp"
 #include "core/tridiagonal_solver.hpp"
+#include "gpu/bulge_chasing_complex.cuh"
 #include "host/bc_back.hpp"
 #include "tests/support/accuracy.hpp"
+#include "tests/support/cuda_array.hpp"
 #include "tests/support/gpu_host_fixture.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
 
@@ -423,6 +427,110 @@ TEST_F(GpuComplexBackendTest, BulgeChaseEqualsHost) {
     if (n <= 257) {
       const auto [reduction, unitarity] =
           reduction_errors(n, b, ab, gd[0].data(), ge[0].data(), gu[0], host_);
+      EXPECT_LT(reduction, 100 * DBL_EPSILON * n) << "(Q_b D)^H B (Q_b D) - T";
+      EXPECT_LT(unitarity, 100 * DBL_EPSILON) << "Q_b D unitary";
+    }
+  }
+}
+
+// gpu::bulge_chase_complex called directly with given tunables: d, the complex subdiagonal and
+// every reflector (v and tau poisoned before, so an entry left unwritten shows).
+struct DirectChase {
+  std::vector<double> d;
+  ZMat sub, v, tau;
+};
+
+DirectChase direct_chase(long n, long b, const ZMat& ab, const gpu::BulgeChasingTunables& tun) {
+  const ReflectorLayout L{n, std::max(0L, std::min(b, n - 1))};
+  const test::CudaArray<Complex, cuDoubleComplex> dab(ab), dsub(n), dv(L.vector_array_size()),
+      dtau(L.count());
+  const test::CudaArray<double> dd(n);
+  const test::CudaArray<char> work(
+      static_cast<long>(gpu::bulge_chase_complex_workspace_bytes(n, b)));
+  test::check_cuda(cudaMemset(dv.p, 0xff, sizeof(Complex) * std::max(1L, L.vector_array_size())));
+  test::check_cuda(cudaMemset(dtau.p, 0xff, sizeof(Complex) * std::max(1L, L.count())));
+  gpu::bulge_chase_complex(n, b, dab.p, b + 1, dd.p, dsub.p, dv.p, dtau.p, work.p, tun, nullptr);
+  test::check_cuda(cudaDeviceSynchronize());
+  return {dd.download(n), dsub.download(std::max(0L, n - 1)), dv.download(L.vector_array_size()),
+          dtau.download(L.count())};
+}
+
+gpu::BulgeChasingTunables default_tunables(long n, long b) {
+  int device = 0;
+  EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+  return gpu::default_bulge_chasing_tunables(device, n, b);
+}
+
+// Each step's window staged in shared memory against the step in place on the band: the same
+// arithmetic in the same order, so bitwise the same d, subdiagonal, v and tau, at odd n and under
+// several sweeps per block (8: more than fit at b = 32, capped) and blocks per SM.
+TEST_F(GpuComplexBackendTest, StagedChaseBitwiseEqualsInPlace) {
+  for (long n : {33L, 97L, 255L, 1001L, 2049L})
+    for (long b : {4L, 16L, 32L}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b));
+      const ZMat ab = random_band(n, b, static_cast<unsigned>(n * 7 + b));
+      gpu::BulgeChasingTunables in_place = default_tunables(n, b);
+      in_place.stage_window = false;
+      ASSERT_FALSE(gpu::bulge_chase_complex_plan(n, b, in_place).staged);
+      const DirectChase ref = direct_chase(n, b, ab, in_place);
+      for (auto [per_block, per_sm] : {std::array<int, 2>{1, 1}, {2, 1}, {3, 0}, {8, 1}}) {
+        SCOPED_TRACE("sweeps per block " + std::to_string(per_block) + ", blocks per SM " +
+                     std::to_string(per_sm));
+        gpu::BulgeChasingTunables staged = in_place;
+        staged.stage_window = true;
+        staged.sweeps_per_block = per_block;
+        staged.blocks_per_sm = per_sm;
+        const gpu::ComplexChasePlan plan = gpu::bulge_chase_complex_plan(n, b, staged);
+        ASSERT_TRUE(plan.staged);
+        EXPECT_GE(plan.sweeps_per_block, 1);
+        EXPECT_LE(plan.sweeps_per_block, per_block);
+        const DirectChase c = direct_chase(n, b, ab, staged);
+        EXPECT_EQ(std::memcmp(c.d.data(), ref.d.data(), sizeof(double) * n), 0) << "d";
+        EXPECT_TRUE(bitwise_equal(c.sub, ref.sub)) << "subdiagonal";
+        EXPECT_TRUE(bitwise_equal(c.v, ref.v)) << "v";
+        EXPECT_TRUE(bitwise_equal(c.tau, ref.tau)) << "tau";
+      }
+    }
+}
+
+// The default (staged for these b) against the host's chase: d, |sub| (the host's e after its
+// phase) and the reflectors to rounding at small n, T's eigenvalues at all, and the staged
+// reflectors with the phase made from sub reducing B to T.
+TEST_F(GpuComplexBackendTest, StagedChaseEqualsHost) {
+  for (auto [n, b] :
+       {std::array<long, 2>{33, 4}, {97, 16}, {97, 32}, {255, 32}, {1001, 32}, {2049, 16}}) {
+    SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b));
+    const gpu::BulgeChasingTunables tun = default_tunables(n, b);
+    ASSERT_TRUE(gpu::bulge_chase_complex_plan(n, b, tun).staged);
+    const ZMat ab = random_band(n, b, static_cast<unsigned>(n * 5 + b));
+    std::vector<double> hd(n), he(n);
+    ComplexReflectorStore hu;
+    host_.bulge_chase(n, b, ab.data(), b + 1, hd.data(), he.data(), hu);
+    const DirectChase g = direct_chase(n, b, ab, tun);
+    ComplexReflectorStore gu(n, std::min(b, n - 1));
+    gu.v = g.v;
+    gu.tau = g.tau;
+    gu.phase.assign(static_cast<size_t>(n), Complex(1.0));
+    std::vector<double> ge(n, 0.0);
+    for (long i = 0; i + 1 < n; ++i) {
+      ge[i] = std::abs(g.sub[i]);
+      gu.phase[i + 1] = ge[i] == 0.0 ? gu.phase[i] : gu.phase[i] * (g.sub[i] / ge[i]);
+    }
+    double scale = 0;
+    for (const Complex& z : ab) scale = std::max(scale, std::abs(z));
+    if (n <= 100) {
+      for (long i = 0; i < n; ++i) EXPECT_NEAR(g.d[i], hd[i], 1e-13 * n * scale) << "d " << i;
+      for (long i = 0; i + 1 < n; ++i) EXPECT_NEAR(ge[i], he[i], 1e-13 * n * scale) << "e " << i;
+      EXPECT_LT(max_abs_diff(g.tau, hu.tau), 1e-12 * n);
+      EXPECT_LT(max_abs_diff(g.v, hu.v), 1e-11 * n);
+    }
+    std::vector<double> hev = hd, gev = g.d, hee = he, gee = ge;
+    ASSERT_EQ(tridiagonal_eigenvalues(n, hev.data(), hee.data()), 0);
+    ASSERT_EQ(tridiagonal_eigenvalues(n, gev.data(), gee.data()), 0);
+    EXPECT_LT(test::eigenvalue_difference(gev, hev), 1e-13 * std::sqrt(static_cast<double>(n)));
+    if (n <= 255) {
+      const auto [reduction, unitarity] =
+          reduction_errors(n, b, ab, g.d.data(), ge.data(), gu, host_);
       EXPECT_LT(reduction, 100 * DBL_EPSILON * n) << "(Q_b D)^H B (Q_b D) - T";
       EXPECT_LT(unitarity, 100 * DBL_EPSILON) << "Q_b D unitary";
     }
