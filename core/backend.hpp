@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <complex>
 #include <memory>
+#include <vector>
 
 #include "base/errors.hpp"
 #include "core/reflector_store.hpp"
@@ -183,6 +184,11 @@ class EngineBackend {
   virtual void broadcast(double* buf, long count, int root) = 0;
   virtual void send(const double* buf, long count, int dest, int tag) = 0;
   virtual void recv(double* buf, long count, int source, int tag) = 0;
+  // buf := the sum of every rank's buf, on every rank (DBBR's W^H A W from each rank's rows).
+  virtual void all_reduce_sum(double* buf, long count) = 0;
+  // Rank q's part buf[begin[q], begin[q+1]) (begin: one entry per rank and one more, the same on
+  // every rank) onto every rank: DBBR's rows of Z, formed where A's columns are.
+  virtual void all_gather(double* buf, const std::vector<long>& begin) = 0;
 
   // --- Complex Hermitian (the two-stage engine over std::complex<double>). Memory, copies and
   // messages: the real operations on the same bytes.
@@ -201,6 +207,12 @@ class EngineBackend {
   }
   void recv(Complex* buf, long count, int source, int tag) {
     recv(as_words(buf), 2 * count, source, tag);
+  }
+  void all_reduce_sum(Complex* buf, long count) { all_reduce_sum(as_words(buf), 2 * count); }
+  void all_gather(Complex* buf, const std::vector<long>& begin) {
+    std::vector<long> words(begin);
+    for (long& w : words) w *= 2;
+    all_gather(as_words(buf), words);
   }
   // The operations whose arithmetic differs, as their real twins above with A^H for A^T: laset;
   // the Hermitian a from its triangle (the other conjugated, the diagonal's imaginary parts

@@ -63,9 +63,10 @@ class Timed {
 // agreed on, so that no rank allocates between the messages of its panels: Yb, Zb (the block's
 // accumulated Y, Z, full height, zeros on top), the owner's saved block columns, each panel's W and
 // Y (kept for SBR-back, so separate buffers that SBR-back's merge frees one by one; eigenvalues
-// only, one pair every panel reuses), and one Z, one part of A W (sent, or received from each
-// other rank in turn), S and W^T A W that every panel reuses, sized for the block's first panel,
-// its tallest.
+// only, one pair every panel reuses), and one Z (with Z formed on every rank: its rows packed by
+// rank, each rank's part with its own leading dimension), one part of A W (owner scheme: sent, or
+// received from each other rank in turn), S and W^T A W that every panel reuses, sized for the
+// block's first panel, its tallest.
 template <class T>
 struct BlockBuffers {
   BasicDeviceBuffer<T> yb, zb, old;
@@ -96,6 +97,7 @@ class BandReduction {
         k_(outer_block_width(b_, opt.k)),
         keep_(opt.keep_reflectors),
         panel_syr2k_(opt.panel_syr2k),
+        z_on_every_rank_(opt.z_on_every_rank),
         prof_(opt.profiler) {
     out_.n = n_;
     out_.b = b_;
@@ -130,6 +132,8 @@ class BandReduction {
     e_ = block.end;
     const long groups = (e_ - i_ + b_ - 1) / b_;
     kb_ = groups * b_;
+    // Other ranks hold rows of the trailing matrix for every panel of the block, or for none.
+    spread_z_ = z_on_every_rank_ && L_.col_begin[owner_ + 1] < n_;
     local([&] {
       allocate_block(groups);
       inject_fault("dbbr_outer_block", me_, index);
@@ -169,7 +173,7 @@ class BandReduction {
       buf_.y.emplace_back(be_, m * b_, UnfilledBuffer{});
     }
     buf_.z = Buffer(be_, (n_ - i_ - b_) * b_, UnfilledBuffer{});
-    buf_.part = Buffer(be_, part_rows() * b_);
+    if (!spread_z_) buf_.part = Buffer(be_, part_rows() * b_);
     buf_.s = Buffer(be_, (kb_ - b_) * b_);
     buf_.wtaw = Buffer(be_, b_ * b_);
   }
@@ -265,6 +269,14 @@ class BandReduction {
       Timed t(prof_, DbbrPart::Copies);
       be_.copy_matrix(m, b_, y, m, yb(r0, tb), n_);
     });
+    if (spread_z_)
+      z_on_every_rank(m, r0, tb, w, y, z);
+    else
+      z_on_owner(m, r0, tb, w, y, z);
+  }
+
+  // The owner forms Z from the rows of A W the others send it, then broadcasts it.
+  void z_on_owner(long m, long r0, long tb, const T* w, const T* y, T* z) {
     a_times_w(m, r0, w, z);
     if (me_ == owner_) local([&] { form_z(m, r0, tb, w, y, z); });
     {
@@ -275,6 +287,66 @@ class BandReduction {
       Timed t(prof_, DbbrPart::Copies);
       be_.copy_matrix(m, b_, z, m, zb(r0, tb), n_);
     });
+  }
+
+  // Each rank forms Z's rows where it forms A W's: Yb, Zb, W and Y are on every rank, so only
+  // W^H A_cur W, a sum over the ranks' rows, needs a message before the rows are gathered. z
+  // holds the rows packed by rank (part_begin).
+  void z_on_every_rank(long m, long r0, long tb, const T* w, const T* y, T* z) {
+    const std::vector<long> begin = part_begin(r0);
+    const long lo = r0 + begin[me_] / b_, rows = (begin[me_ + 1] - begin[me_]) / b_;
+    T* mine = z + begin[me_];
+    local([&] {
+      Timed t(prof_, DbbrPart::AW);
+      rows_of_a_w(m, r0, lo, rows, w, mine);
+    });
+    local([&] {
+      Timed t(prof_, DbbrPart::FormZ);
+      current_rows(m, r0, lo, rows, tb, w, mine);
+      share_of_wtaw(m, r0, lo, rows, w, mine);
+    });
+    {
+      Timed t(prof_, DbbrPart::Broadcast);
+      be_.all_reduce_sum(buf_.wtaw.get(), b_ * b_);
+    }
+    local([&] {
+      Timed t(prof_, DbbrPart::FormZ);
+      subtract_half_y_wtaw(m, r0, lo, rows, y, mine);
+    });
+    {
+      Timed t(prof_, DbbrPart::Broadcast);
+      be_.all_gather(z, begin);
+    }
+    local([&] {
+      Timed t(prof_, DbbrPart::Copies);
+      unpack_z(r0, tb, begin, z);
+    });
+  }
+
+  // Where each rank's rows [max(r0, c_q), c_{q+1}) of rows [r0, n) begin in z, packed by rank
+  // (b columns each, leading dimension its row count); the last entry is the end.
+  std::vector<long> part_begin(long r0) const {
+    std::vector<long> begin(L_.engine_ranks() + 1);
+    for (int q = 0; q <= L_.engine_ranks(); ++q)
+      begin[q] = (std::clamp(L_.col_begin[q], r0, n_) - r0) * b_;
+    return begin;
+  }
+
+  // Rows [lo, lo + rows) of A_old W into p (leading dimension rows), from this rank's columns.
+  void rows_of_a_w(long m, long r0, long lo, long rows, const T* w, T* p) {
+    if (rows <= 0) return;
+    if (me_ == owner_)
+      own_rows(m, r0, lo, lo + rows, w, p, rows);
+    else
+      be_.gemm(kAdjoint, 'N', rows, b_, m, 1.0, at(r0, lo), n_, w, m, 0.0, p, rows);
+  }
+
+  // The gathered rows of Z into the panel's columns of Zb, rank by rank.
+  void unpack_z(long r0, long tb, const std::vector<long>& begin, const T* z) {
+    for (int q = 0; q < L_.engine_ranks(); ++q) {
+      const long rows = (begin[q + 1] - begin[q]) / b_;
+      if (rows > 0) be_.copy_matrix(rows, b_, z + begin[q], rows, zb(r0 + begin[q] / b_, tb), n_);
+    }
   }
 
   // Rows [r0, n) of A W: rank q forms rows [max(r0, c_q), c_{q+1}) from its own columns, into z
@@ -306,7 +378,7 @@ class BandReduction {
   // that on a device stream (where a receive waits in order) the owner's product runs while the
   // other ranks compute theirs; then the other ranks' rows (disjoint from the own ones).
   void owner_product(long m, long r0, long lo, long hi, const T* w, T* z) {
-    local([&] { own_rows(m, r0, lo, hi, w, z); });
+    local([&] { own_rows(m, r0, lo, hi, w, z, m); });
     T* part = buf_.part.get();
     for (int q = owner_ + 1; q < L_.engine_ranks(); ++q) {
       const long qlo = std::max(r0, L_.col_begin[q]), qhi = L_.col_begin[q + 1];
@@ -316,31 +388,53 @@ class BandReduction {
     }
   }
 
-  void own_rows(long m, long r0, long lo, long hi, const T* w, T* z) {
+  // The owner's rows [lo, hi) of A_old W into p (row lo's address, leading dimension ldp).
+  void own_rows(long m, long r0, long lo, long hi, const T* w, T* p, long ldp) {
     const long mid = std::min(hi, e_);
     if (mid > lo)
       be_.gemm(kAdjoint, 'N', mid - lo, b_, m, 1.0,
-               buf_.old.get() + (r0 - i_ - b_) + (lo - i_ - b_) * old_ld_, old_ld_, w, m, 0.0,
-               z + (lo - r0), m);
+               buf_.old.get() + (r0 - i_ - b_) + (lo - i_ - b_) * old_ld_, old_ld_, w, m, 0.0, p,
+               ldp);
     const long lo2 = std::max(lo, e_);
     if (hi > lo2)
-      be_.gemm(kAdjoint, 'N', hi - lo2, b_, m, 1.0, at(r0, lo2), n_, w, m, 0.0, z + (lo2 - r0), m);
+      be_.gemm(kAdjoint, 'N', hi - lo2, b_, m, 1.0, at(r0, lo2), n_, w, m, 0.0, p + (lo2 - lo),
+               ldp);
   }
 
   // Z = A_cur W - 1/2 Y (W^H A_cur W), with A_cur = A_old - Zb Yb^H - Yb Zb^H the matrix after
   // the block's earlier panels; on entry z holds A_old W (rows [r0, n)).
   void form_z(long m, long r0, long tb, const T* w, const T* y, T* z) {
     Timed t(prof_, DbbrPart::FormZ);
+    current_rows(m, r0, r0, m, tb, w, z);
+    share_of_wtaw(m, r0, r0, m, w, z);
+    subtract_half_y_wtaw(m, r0, r0, m, y, z);
+  }
+
+  // Rows [lo, lo + rows) of A_old W in p (leading dimension rows; m where all rows) made A_cur W:
+  // p -= Zb (Yb^H W) + Yb (Zb^H W) over the block's earlier panels, whose S = Yb^H W and Zb^H W
+  // take all rows [r0, n) (on every rank alike, so no message).
+  void current_rows(long m, long r0, long lo, long rows, long tb, const T* w, T* p) {
+    if (tb <= 0 || rows <= 0) return;
     T* s = buf_.s.get();
-    if (tb > 0) {
-      be_.gemm(kAdjoint, 'N', tb, b_, m, 1.0, yb(r0, 0), n_, w, m, 0.0, s, tb);
-      be_.gemm('N', 'N', m, b_, tb, -1.0, zb(r0, 0), n_, s, tb, 1.0, z, m);
-      be_.gemm(kAdjoint, 'N', tb, b_, m, 1.0, zb(r0, 0), n_, w, m, 0.0, s, tb);
-      be_.gemm('N', 'N', m, b_, tb, -1.0, yb(r0, 0), n_, s, tb, 1.0, z, m);
-    }
+    be_.gemm(kAdjoint, 'N', tb, b_, m, 1.0, yb(r0, 0), n_, w, m, 0.0, s, tb);
+    be_.gemm('N', 'N', rows, b_, tb, -1.0, zb(lo, 0), n_, s, tb, 1.0, p, rows);
+    be_.gemm(kAdjoint, 'N', tb, b_, m, 1.0, zb(r0, 0), n_, w, m, 0.0, s, tb);
+    be_.gemm('N', 'N', rows, b_, tb, -1.0, yb(lo, 0), n_, s, tb, 1.0, p, rows);
+  }
+
+  // W^H A_cur W over the rows [lo, lo + rows) in p (all of it where they are all rows).
+  void share_of_wtaw(long m, long r0, long lo, long rows, const T* w, const T* p) {
     T* wtaw = buf_.wtaw.get();
-    be_.gemm(kAdjoint, 'N', b_, b_, m, 1.0, w, m, z, m, 0.0, wtaw, b_);
-    be_.gemm('N', 'N', m, b_, b_, -0.5, y, m, wtaw, b_, 1.0, z, m);
+    if (rows <= 0)
+      be_.fill_matrix(b_, b_, T(0), T(0), wtaw, b_);
+    else
+      be_.gemm(kAdjoint, 'N', b_, b_, rows, 1.0, w + (lo - r0), m, p, rows, 0.0, wtaw, b_);
+  }
+
+  // Z's rows [lo, lo + rows) = p - 1/2 Y (W^H A_cur W).
+  void subtract_half_y_wtaw(long m, long r0, long lo, long rows, const T* y, T* p) {
+    if (rows <= 0) return;
+    be_.gemm('N', 'N', rows, b_, b_, -0.5, y + (lo - r0), m, buf_.wtaw.get(), b_, 1.0, p, rows);
   }
 
   // A(e:n, own columns >= e) -= Z Y^H + Y Z^H with the block's accumulated Z, Y. The own columns
@@ -376,13 +470,14 @@ class BandReduction {
   int me_;
   T* a_;
   long n_, b_, k_;
-  bool keep_, panel_syr2k_;
+  bool keep_, panel_syr2k_, z_on_every_rank_;
   DbbrProfiler* prof_;
   BasicReflectorPanels<T> out_;
   DeferredFailure failure_;
   // The outer block in progress.
   int owner_ = 0;
   long i_ = 0, e_ = 0, kb_ = 0, old_ld_ = 1;
+  bool spread_z_ = false;  // its Z formed on every rank (z_on_every_rank_, other ranks hold rows)
   BlockBuffers<T> buf_;
 };
 

@@ -4,8 +4,9 @@
 // WY form; inside an outer block of k columns only the next panels are updated (recursively, so
 // the GEMMs have k = b, 2b, 4b ..., DBR paper §5.1) and the accumulated Z, Y update the trailing
 // matrix once per outer block. Multi-rank (pipelined paper §4.1): every rank stores its columns of
-// the FULL matrix, so it forms its own rows of A W from its own columns; only W, Y, Z of each
-// panel (and the rows of A W, to the panel's owner) travel.
+// the FULL matrix, so it forms its own rows of A W from its own columns. Then either each rank
+// forms its rows of Z too (one all-reduce of W^H A W, Z's rows gathered) or the owner forms all of
+// Z from the rows of A W sent to it and broadcasts it (DbbrOptions::z_on_every_rank).
 #pragma once
 #include <array>
 #include <vector>
@@ -19,11 +20,11 @@ namespace pipevd {
 enum class DbbrPart {
   PanelQr,         // panel_qr of each b-column panel
   AW,              // A W: the GEMMs over the rank's columns (and their send to the panel's owner)
-  FormZ,           // Z = A_cur W - 1/2 Y (W^T A_cur W)
+  FormZ,           // Z = A_cur W - 1/2 Y (W^T A_cur W): all of it, or the rank's rows
   PanelUpdate,     // the recursive updates of the block's own columns
   TrailingUpdate,  // A(e:n, own columns) -= Z Y^T + Y Z^T once per outer block
   Copies,          // workspace allocation (Yb, Zb zeroed), saved block columns, W/Y/Z into Yb/Zb
-  Broadcast,       // W, Y, Z from the panel's owner
+  Broadcast,       // W, Y, Z from the panel's owner, or W^T A W's sum and Z's rows gathered
   Count
 };
 
@@ -54,6 +55,11 @@ struct DbbrOptions {
   // (the trailing update always uses it); off: two GEMMs there.
   bool panel_syr2k = false;
   DbbrProfiler* profiler = nullptr;  // optional, not owned
+  // Several ranks: each forms Z's rows where it formed A W's and they are gathered, so a panel
+  // waits for one all-reduce and one gather instead of the owner's receives, its whole form_z and
+  // Z's broadcast. false: the owner forms Z (for an A/B of the two). Where the owner holds every
+  // row of the trailing matrix (one rank) it forms Z either way.
+  bool z_on_every_rank = true;
 };
 
 // The bandwidth actually used for an n x n matrix: b, but at most n - 1 (and at least 1).

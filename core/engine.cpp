@@ -94,6 +94,7 @@ class TwoStageCall {
       });
       DbbrOptions dbbr{b_, opt_.k, opt_.want_vectors};
       dbbr.profiler = opt_.dbbr_profiler;
+      dbbr.z_on_every_rank = opt_.dbbr_z_on_every_rank;
       panels_ = reduce_to_band(be_, layout_, rank_, a.get(), dbbr);
       band_ = gather_band(be_, layout_, rank_, a.get(), b_);
     }

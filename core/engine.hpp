@@ -62,6 +62,7 @@ struct EngineOptions {
   TridiagonalSolver tridiagonal = TridiagonalSolver::Auto;
   DcOptions dc;                           // tridiagonal_dc's leaf, panel and threads
   DbbrProfiler* dbbr_profiler = nullptr;  // optional, not owned: DBBR's parts timed
+  bool dbbr_z_on_every_rank = true;       // DbbrOptions::z_on_every_rank
 };
 
 // Seconds per stage on this rank (stage 3 on rank 0 only). gemm is stage 5 whole: the wait for

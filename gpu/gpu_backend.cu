@@ -1172,6 +1172,53 @@ void GpuBackend::recv(double* buf, long count, int source, int tag) {
   copy_to_device(s_->staging.data(), buf, count);
 }
 
+void GpuBackend::all_reduce_sum(double* buf, long count) {
+  if (s_->size <= 1 || count <= 0) return;
+  ScopedDevice guard(s_->device);
+#ifdef PIPEVD_GPU_NCCL
+  if (s_->nccl) {
+    ncclComm_t c = nccl_for(s_->comm, s_->device);
+    PIPEVD_NCCL_CHECK(ncclGroupStart());
+    for_each_piece(count, kNcclChunk, [&](long off, long len) {
+      PIPEVD_NCCL_CHECK(ncclAllReduce(buf + off, buf + off, static_cast<std::size_t>(len),
+                                      ncclDouble, ncclSum, c, s_->stream));
+    });
+    PIPEVD_NCCL_CHECK(ncclGroupEnd());
+    return;
+  }
+#endif
+  s_->staging.resize(count);
+  copy_to_host(buf, s_->staging.data(), count);
+  for_each_piece(count, kMpiChunk, [&](long off, long len) {
+    MPI_Allreduce(MPI_IN_PLACE, s_->staging.data() + off, static_cast<int>(len), MPI_DOUBLE,
+                  MPI_SUM, s_->comm);
+  });
+  copy_to_device(s_->staging.data(), buf, count);
+}
+
+// NCCL's all-gather wants equal parts; the rows of Z differ per rank, so one broadcast per part,
+// grouped so that NCCL runs them as one operation.
+void GpuBackend::all_gather(double* buf, const std::vector<long>& begin) {
+  if (s_->size <= 1) return;
+  ScopedDevice guard(s_->device);
+#ifdef PIPEVD_GPU_NCCL
+  if (s_->nccl) {
+    ncclComm_t c = nccl_for(s_->comm, s_->device);
+    PIPEVD_NCCL_CHECK(ncclGroupStart());
+    for (std::size_t q = 0; q + 1 < begin.size(); ++q)
+      for_each_piece(begin[q + 1] - begin[q], kNcclChunk, [&](long off, long len) {
+        double* p = buf + begin[q] + off;
+        PIPEVD_NCCL_CHECK(ncclBroadcast(p, p, static_cast<std::size_t>(len), ncclDouble,
+                                        static_cast<int>(q), c, s_->stream));
+      });
+    PIPEVD_NCCL_CHECK(ncclGroupEnd());
+    return;
+  }
+#endif
+  for (std::size_t q = 0; q + 1 < begin.size(); ++q)
+    broadcast(buf + begin[q], begin[q + 1] - begin[q], static_cast<int>(q));
+}
+
 bool GpuBackend::uses_nccl() const { return s_->nccl; }
 
 void GpuBackend::synchronize() {

@@ -193,6 +193,9 @@ class GpuBackend final : public EngineBackend {
   void broadcast(double* buf, long count, int root) override;
   void send(const double* buf, long count, int dest, int tag) override;
   void recv(double* buf, long count, int source, int tag) override;
+  void all_reduce_sum(double* buf, long count) override;
+  // The parts broadcast from their ranks in one NCCL group.
+  void all_gather(double* buf, const std::vector<long>& begin) override;
 
   void synchronize() override;
   // Same device, its own stream and cuBLAS handle (not one of the context's lanes).

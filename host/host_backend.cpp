@@ -297,4 +297,17 @@ void HostBackend::recv(double* buf, long count, int source, int tag) {
              tag, comm_, MPI_STATUS_IGNORE);
 }
 
+void HostBackend::all_reduce_sum(double* buf, long count) {
+  for (long off = 0; off < count; off += kMessageChunk)
+    MPI_Allreduce(MPI_IN_PLACE, buf + off, static_cast<int>(std::min(kMessageChunk, count - off)),
+                  MPI_DOUBLE, MPI_SUM, comm_);
+}
+
+// One broadcast per part: the reference needs no more (MPI_Allgatherv takes int displacements).
+void HostBackend::all_gather(double* buf, const std::vector<long>& begin) {
+  for (std::size_t q = 0; q + 1 < begin.size(); ++q)
+    if (begin[q + 1] > begin[q])
+      broadcast(buf + begin[q], begin[q + 1] - begin[q], static_cast<int>(q));
+}
+
 }  // namespace pipevd

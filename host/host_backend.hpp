@@ -41,8 +41,12 @@ class HostBackend final : public EngineBackend {
   void broadcast(double* buf, long count, int root) override;
   void send(const double* buf, long count, int dest, int tag) override;
   void recv(double* buf, long count, int source, int tag) override;
+  void all_reduce_sum(double* buf, long count) override;
+  void all_gather(double* buf, const std::vector<long>& begin) override;
 
   // Complex Hermitian: the same operations by LAPACK's z routines (core/backend.hpp).
+  using EngineBackend::all_gather;
+  using EngineBackend::all_reduce_sum;
   using EngineBackend::bc_back;
   using EngineBackend::broadcast;
   using EngineBackend::bulge_chase;

@@ -142,6 +142,9 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
     return r;
   }
   if (!choice("PIPEVD_TRIDIAGONAL", "auto, dstedc, dc", r.policy.tridiagonal)) return r;
+  std::string dbbr_z = "every_rank";
+  if (!choice("PIPEVD_DBBR_Z", "every_rank, owner", dbbr_z)) return r;
+  r.policy.dbbr_z_on_every_rank = dbbr_z == "every_rank";
   if (!choice("PIPEVD_DC_FOLD", "auto, on, off", r.policy.dc_fold)) return r;
   if (!choice("PIPEVD_ENGINE_PATH", "auto, two_stage, one_stage", r.policy.engine_path)) return r;
   for (auto [name, field] : {std::pair{"PIPEVD_GPU_MEMORY_LIMIT", &r.policy.gpu_memory_limit},

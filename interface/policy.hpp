@@ -16,6 +16,9 @@ struct Policy {
   int engine_ranks = 0;  // PIPEVD_ENGINE_RANKS: host engine ranks per node; 0: all node-local ranks
   long band = 0;         // PIPEVD_BAND: DBBR's bandwidth b; 0: the engine's default
   long block = 0;        // PIPEVD_BLOCK: DBBR's outer block k (DBBR rounds it up to b's multiple)
+  // PIPEVD_DBBR_Z: where DBBR forms each panel's Z with several engine ranks, "every_rank" (each
+  // its own rows, gathered) or "owner" (the panel's owner, broadcast): core/dbbr.hpp.
+  bool dbbr_z_on_every_rank = true;
 
   // PIPEVD_TRIDIAGONAL: the engine's stage-3 solver, "auto" (dc on the GPU, dstedc on the host
   // engine), "dstedc" or "dc" (core/engine.hpp's TridiagonalSolver).

@@ -1,10 +1,12 @@
 // The GPU engine on several ranks, one GPU each (NCCL between them), against the host backend on
 // as many ranks and against itself on one GPU:
-//   - NCCL broadcast, send and receive move exact data, also a message over 2^30 elements;
+//   - NCCL broadcast, send, receive, all-reduce and all-gather move exact data, also a message
+//     over 2^30 elements;
 //   - two engine ranks on one GPU are refused, and with PIPEVD_GPU_SHARING=1 talk through MPI (the
 //     band, Q_sb and eigenvalue tests also run so on one GPU: gpu_multigpu_shared);
 //   - DBBR's band and each rank's rows of Q_sb = Q_s Q_b equal the host backend's on the same
-//     ranks (to rounding);
+//     ranks (to rounding), and DBBR with Z formed on every rank equals it with Z formed on the
+//     panel's owner;
 //   - run_engine on all ranks gives the eigenvalues of run_engine on one GPU (to rounding), and a
 //     gathered Z with residual and orthogonality under ScaLAPACK's threshold;
 //   - the D&C's top merge folded into the final GEMM gives the unfolded run's eigenvalues and Z.
@@ -95,6 +97,35 @@ TEST(MultiGpu, NcclMovesExactData) {
   be.copy_to_host(in.get(), r.data(), static_cast<long>(r.size()));
   const double from = (rank + size - 1) % size + 1.0;
   EXPECT_EQ(std::count(r.begin(), r.end(), from), static_cast<long>(r.size()));
+}
+
+// DBBR's sum of W^T A W over the ranks and its gather of Z's rows: exact, with parts of unequal
+// size, one of them empty (rank 1's), as the rows of ranks left of a panel are.
+TEST(MultiGpu, AllReduceAndAllGatherMoveExactData) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  gpu::GpuBackend be(my_device());
+  be.set_tuning(gpu_tuning(process_policy().policy));  // PIPEVD_GPU_SHARING where set
+  be.bind(MPI_COMM_WORLD);
+  const int rank = world_rank(), size = world_size();
+  const long count = 1001;
+  DeviceBuffer sum(be, count);
+  be.fill_matrix(count, 1, rank + 1.0, rank + 1.0, sum.get(), count);
+  be.all_reduce_sum(sum.get(), count);
+  Mat got(count);
+  be.copy_to_host(sum.get(), got.data(), count);
+  EXPECT_EQ(std::count(got.begin(), got.end(), size * (size + 1) / 2.0), count);
+  std::vector<long> begin(size + 1, 0);
+  for (int q = 0; q < size; ++q) begin[q + 1] = begin[q] + (q == 1 ? 0 : 777 + 13 * q);
+  DeviceBuffer parts(be, begin[size]);
+  const long mine = begin[rank + 1] - begin[rank];
+  if (mine > 0) be.fill_matrix(mine, 1, rank + 1.0, rank + 1.0, parts.get() + begin[rank], mine);
+  be.all_gather(parts.get(), begin);
+  Mat all(begin[size]);
+  be.copy_to_host(parts.get(), all.data(), begin[size]);
+  for (int q = 0; q < size; ++q)
+    EXPECT_EQ(std::count(all.begin() + begin[q], all.begin() + begin[q + 1], q + 1.0),
+              begin[q + 1] - begin[q])
+        << "part " << q;
 }
 
 TEST(MultiGpu, BroadcastOverTwoToTheThirtyElements) {
@@ -195,6 +226,57 @@ TEST(MultiGpu, BandAndQsbRowsEqualHostOnTheSameRanks) {
     const double tol = 100.0 * n * DBL_EPSILON;
     EXPECT_LT(max_abs_diff(g.band, h.band) / max_abs(a), tol) << "band";
     EXPECT_LT(max_abs_diff(g.qsb, h.qsb), 10 * tol) << "Q_sb rows";
+  }
+}
+
+// DBBR on the world's ranks: the band (every rank) and Q_s's panels' W and Y, read back.
+struct Band {
+  Mat band;
+  std::vector<Mat> w, y;
+};
+
+Band band_of(EngineBackend& be, const EngineLayout& L, const Mat& a, DbbrOptions opt) {
+  const int rank = world_rank();
+  const long n = L.n, bw = effective_bandwidth(n, opt.b), width = L.width(rank);
+  DeviceBuffer da(be, n * width);
+  be.copy_to_device(a.data() + L.col_begin[rank] * n, da.get(), n * width);
+  const ReflectorPanels panels = reduce_to_band(be, L, rank, da.get(), opt);
+  const DeviceBuffer ab = gather_band(be, L, rank, da.get(), bw);
+  Band r;
+  r.band.resize(n * (bw + 1));
+  be.copy_to_host(ab.get(), r.band.data(), n * (bw + 1));
+  for (const ReflectorPanel& p : panels.panels) {
+    r.w.emplace_back(p.m * p.width);
+    r.y.emplace_back(p.m * p.width);
+    be.copy_to_host(p.w.get(), r.w.back().data(), p.m * p.width);
+    be.copy_to_host(p.y.get(), r.y.back().data(), p.m * p.width);
+  }
+  return r;
+}
+
+// Z formed on every rank (its rows, W^T A W summed by NCCL, the rows gathered) against Z formed
+// on the panel's owner: the same band and reflectors to rounding (the sums' order differs).
+TEST(MultiGpu, ZOnEveryRankEqualsZOnTheOwner) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  for (long n : {777L, 1999L}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const long b = 32, k = 256;
+    const EngineLayout L = plan_engine_layout(n, world_size(), b);
+    const Mat a = random_symmetric(n, static_cast<unsigned>(n + 9));
+    gpu::GpuBackend be(my_device());
+    be.set_tuning(gpu_tuning(process_policy().policy));
+    be.bind(MPI_COMM_WORLD);
+    DbbrOptions opt{b, k, true};
+    const Band every = band_of(be, L, a, opt);
+    opt.z_on_every_rank = false;
+    const Band owner = band_of(be, L, a, opt);
+    const double tol = 100.0 * n * DBL_EPSILON;
+    EXPECT_LT(max_abs_diff(every.band, owner.band) / max_abs(a), tol) << "band";
+    ASSERT_EQ(every.w.size(), owner.w.size());
+    for (std::size_t p = 0; p < every.w.size(); ++p) {
+      EXPECT_LT(max_abs_diff(every.w[p], owner.w[p]), tol) << "W " << p;
+      EXPECT_LT(max_abs_diff(every.y[p], owner.y[p]), tol) << "Y " << p;
+    }
   }
 }
 

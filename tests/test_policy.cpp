@@ -4,6 +4,7 @@
 #include <string>
 
 #include "interface/decision.hpp"
+#include "interface/engine_options.hpp"
 #include "interface/policy.hpp"
 
 namespace pipevd {
@@ -92,6 +93,18 @@ TEST(Policy, EngineRanksPerNode) {
   }
 }
 
+// Where DBBR forms each panel's Z (core/dbbr.hpp), parsed here and handed to the engine's options.
+TEST(Policy, DbbrZ) {
+  EXPECT_TRUE(parse({}).policy.dbbr_z_on_every_rank);
+  EXPECT_TRUE(parse({{"PIPEVD_DBBR_Z", "every_rank"}}).policy.dbbr_z_on_every_rank);
+  EXPECT_FALSE(parse({{"PIPEVD_DBBR_Z", "owner"}}).policy.dbbr_z_on_every_rank);
+  EXPECT_EQ(parse({{"PIPEVD_DBBR_Z", "root"}}).error,
+            "PIPEVD_DBBR_Z='root' is not one of every_rank, owner");
+  EXPECT_TRUE(engine_options(parse({}).policy, true).dbbr_z_on_every_rank);
+  EXPECT_FALSE(
+      engine_options(parse({{"PIPEVD_DBBR_Z", "owner"}}).policy, true).dbbr_z_on_every_rank);
+}
+
 // Threads of the D&C and the redistribution, and the panel QR path: parsed and checked here, so a
 // bad value stops the job naming the variable like every other setting.
 TEST(Policy, ThreadsAndPanelQr) {
@@ -176,6 +189,7 @@ TEST(Policy, EmptyIsUnset) {
                           "PIPEVD_BLOCK",
                           "PIPEVD_NODE_SEGMENT_MIB",
                           "PIPEVD_TRIDIAGONAL",
+                          "PIPEVD_DBBR_Z",
                           "PIPEVD_ENGINE_PATH",
                           "PIPEVD_GPU_MEMORY_LIMIT",
                           "PIPEVD_DC_THREADS",

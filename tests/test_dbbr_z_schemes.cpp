@@ -1,0 +1,203 @@
+// DBBR's two places to form each panel's Z over several engine ranks (DbbrOptions::
+// z_on_every_rank): every rank its own rows, W^H A W summed over the ranks and the rows gathered,
+// or the panel's owner all of it from the rows of A W sent to it, broadcast. The same arithmetic
+// summed in another order, so on the host backend, real and complex, at odd n with b = 8 and outer
+// blocks of 2 and 4 panels that the ranks' columns split unevenly (equal, growing with the rank,
+// and the last rank holding none, so that its left neighbour's blocks fall back to the owner,
+// which then holds every row): the band and the reflectors agree to rounding, each scheme's
+// reduction is unitary (Q_s^H A Q_s = B), and each run twice gives the same bits.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "core/dbbr.hpp"
+#include "core/engine_plan.hpp"
+#include "host/host_backend.hpp"
+#include "tests/support/accuracy.hpp"
+#include "tests/support/blacs_grid.hpp"
+#include "tests/support/hermitian.hpp"
+#include "tests/support/spectra.hpp"
+
+namespace pipevd {
+namespace {
+
+using test::world_rank;
+using test::world_size;
+
+struct Shape {
+  long n, b, k;
+};
+
+const Shape kShapes[] = {{97, 8, 16}, {97, 8, 32}, {203, 8, 16}, {203, 8, 32}};
+
+enum class Split { Planned, Growing, LastEmpty };
+
+const char* to_string(Split s) {
+  return s == Split::Planned ? "planned" : s == Split::Growing ? "growing" : "last_empty";
+}
+
+// Planned: equal columns. Growing: rank q's width in proportion to q + 1. LastEmpty: equal columns
+// over all ranks but the last, which holds none.
+EngineLayout layout(const Shape& s, Split split) {
+  const int ranks = world_size();
+  EngineLayout L = plan_engine_layout(s.n, ranks, s.b);
+  if (split == Split::Planned) return L;
+  const long units = s.n / s.b;
+  if (split == Split::Growing) {
+    const long weight = static_cast<long>(ranks) * (ranks + 1) / 2;
+    long acc = 0;
+    for (int q = 0; q < ranks; ++q) {
+      L.col_begin[q] = std::min(s.n, s.b * (acc * units / weight));
+      acc += q + 1;
+    }
+  } else {
+    for (int q = 0; q < ranks; ++q)
+      L.col_begin[q] = std::min(s.n, s.b * (q * units / std::max(1, ranks - 1)));
+    L.col_begin[ranks - 1] = s.n;
+  }
+  L.col_begin[ranks] = s.n;
+  return L;
+}
+
+std::vector<double> matrix(long n, double*) {
+  return test::matrix_with_eigenvalues(test::eigenvalues_of(test::Spectrum::Uniform, n, 3), 41);
+}
+std::vector<Complex> matrix(long n, Complex*) {
+  return test::hermitian_with_eigenvalues(test::eigenvalues_of(test::Spectrum::Uniform, n, 3), 41);
+}
+
+double orthogonality(int n, const std::vector<double>& q) { return test::orthogonality(n, q); }
+double orthogonality(int n, const std::vector<Complex>& q) {
+  return test::unitary_orthogonality(n, q);
+}
+
+template <class T>
+double max_abs(const std::vector<T>& x) {
+  double m = 0;
+  for (const T& v : x) m = std::max(m, std::abs(v));
+  return m;
+}
+
+template <class T>
+double max_abs_diff(const std::vector<T>& x, const std::vector<T>& y) {
+  EXPECT_EQ(x.size(), y.size());
+  double m = 0;
+  for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i)
+    m = std::max(m, std::abs(x[i] - y[i]));
+  return m;
+}
+
+template <class T>
+double frobenius(const std::vector<T>& x) {
+  double s = 0;
+  for (const T& v : x) s += std::norm(v);
+  return std::sqrt(s);
+}
+
+// One scheme's result on this rank: the band storage (every rank) and each panel's W and Y.
+template <class T>
+struct Reduced {
+  long b = 0;
+  std::vector<T> ab;
+  std::vector<long> row0;
+  std::vector<std::vector<T>> w, y;
+};
+
+template <class T>
+Reduced<T> reduce(HostBackend& be, const std::vector<T>& a, const EngineLayout& L, const Shape& s,
+                  bool every_rank) {
+  const int me = world_rank();
+  std::vector<T> mine(a.begin() + L.col_begin[me] * L.n, a.begin() + L.col_begin[me + 1] * L.n);
+  DbbrOptions opt{s.b, s.k, true};
+  opt.z_on_every_rank = every_rank;
+  const BasicReflectorPanels<T> panels = reduce_to_band(be, L, me, mine.data(), opt);
+  Reduced<T> r;
+  r.b = effective_bandwidth(s.n, s.b);
+  const auto band = gather_band(be, L, me, mine.data(), r.b);
+  r.ab.resize(s.n * (r.b + 1));
+  be.copy_to_host(band.get(), r.ab.data(), static_cast<long>(r.ab.size()));
+  for (const auto& p : panels.panels) {
+    r.row0.push_back(p.row0);
+    r.w.emplace_back(p.m * p.width);
+    r.y.emplace_back(p.m * p.width);
+    be.copy_to_host(p.w.get(), r.w.back().data(), p.m * p.width);
+    be.copy_to_host(p.y.get(), r.y.back().data(), p.m * p.width);
+  }
+  return r;
+}
+
+// Q_s = I (I - W_0 Y_0^H) (I - W_1 Y_1^H) ..., panel by panel.
+template <class T>
+std::vector<T> q_of(HostBackend& be, long n, const Reduced<T>& r) {
+  std::vector<T> q(n * n, T(0)), t(n * r.b);
+  for (long i = 0; i < n; ++i) q[i + i * n] = 1.0;
+  for (std::size_t p = 0; p < r.w.size(); ++p) {
+    const long row0 = r.row0[p], m = n - row0;
+    be.gemm('N', 'N', n, r.b, m, 1.0, q.data() + row0 * n, n, r.w[p].data(), m, 0.0, t.data(), n);
+    be.gemm('N', Scalar<T>::adjoint, n, m, r.b, -1.0, t.data(), n, r.y[p].data(), m, 1.0,
+            q.data() + row0 * n, n);
+  }
+  return q;
+}
+
+// ||Q^H A Q - B||_F / (||A||_F n eps), B from the band storage (lower band, Hermitian).
+template <class T>
+double band_residual(HostBackend& be, long n, const std::vector<T>& a, const Reduced<T>& r,
+                     const std::vector<T>& q) {
+  std::vector<T> aq(n * n), c(n * n);
+  be.gemm('N', 'N', n, n, n, 1.0, a.data(), n, q.data(), n, 0.0, aq.data(), n);
+  be.gemm(Scalar<T>::adjoint, 'N', n, n, n, 1.0, q.data(), n, aq.data(), n, 0.0, c.data(), n);
+  const long ldab = r.b + 1;
+  for (long j = 0; j < n; ++j)
+    for (long i = j; i <= std::min(n - 1, j + r.b); ++i) {
+      const T v = r.ab[(i - j) + j * ldab];
+      c[i + j * n] -= v;
+      if (i != j) c[j + i * n] -= conjugate(v);
+    }
+  return frobenius(c) / (frobenius(a) * n * DBL_EPSILON);
+}
+
+template <class T>
+class DbbrZSchemes : public testing::Test {};
+
+using Scalars = testing::Types<double, Complex>;
+TYPED_TEST_SUITE(DbbrZSchemes, Scalars);
+
+TYPED_TEST(DbbrZSchemes, EveryRankEqualsOwnerToRounding) {
+  using T = TypeParam;
+  HostBackend be;
+  be.bind(MPI_COMM_WORLD);
+  for (const Shape& s : kShapes)
+    for (Split split : {Split::Planned, Split::Growing, Split::LastEmpty}) {
+      SCOPED_TRACE("n=" + std::to_string(s.n) + " b=" + std::to_string(s.b) +
+                   " k=" + std::to_string(s.k) + " " + to_string(split));
+      const std::vector<T> a = matrix(s.n, static_cast<T*>(nullptr));
+      const EngineLayout L = layout(s, split);
+      const Reduced<T> every = reduce(be, a, L, s, true), owner = reduce(be, a, L, s, false);
+      EXPECT_LT(max_abs_diff(every.ab, owner.ab) / max_abs(owner.ab), 1e-12) << "band";
+      ASSERT_EQ(every.w.size(), owner.w.size());
+      EXPECT_EQ(every.w.size(), static_cast<std::size_t>(std::max(0L, (s.n - 2) / every.b)));
+      for (std::size_t p = 0; p < every.w.size(); ++p) {
+        EXPECT_LT(max_abs_diff(every.w[p], owner.w[p]) / max_abs(owner.w[p]), 1e-12) << "W " << p;
+        EXPECT_LT(max_abs_diff(every.y[p], owner.y[p]) / max_abs(owner.y[p]), 1e-12) << "Y " << p;
+      }
+      for (const Reduced<T>* r : {&every, &owner}) {
+        const std::vector<T> q = q_of(be, s.n, *r);
+        EXPECT_LT(orthogonality(static_cast<int>(s.n), q), 10.0);
+        EXPECT_LT(band_residual(be, s.n, a, *r, q), 10.0);
+      }
+      const Reduced<T> again = reduce(be, a, L, s, true);
+      EXPECT_EQ(max_abs_diff(again.ab, every.ab), 0.0) << "band run twice";
+      for (std::size_t p = 0; p < every.w.size(); ++p)
+        EXPECT_EQ(max_abs_diff(again.w[p], every.w[p]), 0.0) << "W run twice " << p;
+    }
+}
+
+}  // namespace
+}  // namespace pipevd
