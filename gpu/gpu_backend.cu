@@ -1177,7 +1177,7 @@ void GpuBackend::all_reduce_sum(double* buf, long count) {
   ScopedDevice guard(s_->device);
 #ifdef PIPEVD_GPU_NCCL
   if (s_->nccl) {
-    ncclComm_t c = nccl_for(s_->comm, s_->device);
+    ncclComm_t c = nccl_for(s_->comm, s_->device, s_->tuning.nccl_channels);
     PIPEVD_NCCL_CHECK(ncclGroupStart());
     for_each_piece(count, kNcclChunk, [&](long off, long len) {
       PIPEVD_NCCL_CHECK(ncclAllReduce(buf + off, buf + off, static_cast<std::size_t>(len),
@@ -1203,7 +1203,7 @@ void GpuBackend::all_gather(double* buf, const std::vector<long>& begin) {
   ScopedDevice guard(s_->device);
 #ifdef PIPEVD_GPU_NCCL
   if (s_->nccl) {
-    ncclComm_t c = nccl_for(s_->comm, s_->device);
+    ncclComm_t c = nccl_for(s_->comm, s_->device, s_->tuning.nccl_channels);
     PIPEVD_NCCL_CHECK(ncclGroupStart());
     for (std::size_t q = 0; q + 1 < begin.size(); ++q)
       for_each_piece(begin[q + 1] - begin[q], kNcclChunk, [&](long off, long len) {

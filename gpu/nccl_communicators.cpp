@@ -104,9 +104,9 @@ ncclComm_t make_communicator(const Boot& boot, int channels) {
 class ConnectionScratch {
  public:
   static constexpr std::size_t kSmall = 64, kLarge = std::size_t(1) << 17;  // doubles
-  explicit ConnectionScratch(int ranks) {
+  ConnectionScratch() {
     PIPEVD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    if (cudaMalloc(&buf_, sizeof(double) * kLarge * (ranks + 1)) != cudaSuccess) {
+    if (cudaMalloc(&buf_, sizeof(double) * kLarge) != cudaSuccess) {
       cudaGetLastError();
       cudaStreamDestroy(stream_);
       throw OutOfMemory("pipevd: no device memory for NCCL's first messages");
@@ -119,7 +119,6 @@ class ConnectionScratch {
   ConnectionScratch(const ConnectionScratch&) = delete;
   ConnectionScratch& operator=(const ConnectionScratch&) = delete;
   double* send() const { return buf_; }
-  double* recv_from(int peer) const { return buf_ + kLarge * (peer + 1); }
   cudaStream_t stream() const { return stream_; }
 
  private:
@@ -127,23 +126,19 @@ class ConnectionScratch {
   cudaStream_t stream_ = nullptr;
 };
 
-// NCCL connects a ring, or a pair of peers, on its first message there (runtime connection):
-// without this the first call's first panels pay for it between the engine ranks' messages. A
-// broadcast and a send and receive with every peer, at a size of each protocol class, open them
-// here instead, in the thread beside the redistribution. The scratch is allocated before the
-// communicator is made, so that no rank fails between collectives the others are in.
-void open_connections(ncclComm_t c, const Boot& boot, const ConnectionScratch& scratch) {
+// NCCL connects a ring or a tree on its first message there (runtime connection): without this
+// the first call's first panels pay for it between the engine ranks' messages. A broadcast and an
+// all-reduce, at a size of each protocol class, open what the engine's messages use (DBBR's
+// broadcasts, its row gather and its W^H A W sums, the final product's broadcasts) here instead, in
+// the thread beside the redistribution; point-to-point connections (DBBR's owner scheme only) are
+// left to their first message. The scratch is allocated before the communicator is made, so that
+// no rank fails between collectives the others are in.
+void open_connections(ncclComm_t c, const ConnectionScratch& scratch) {
   for (const std::size_t count : {ConnectionScratch::kSmall, ConnectionScratch::kLarge}) {
     PIPEVD_NCCL_CHECK(
         ncclBroadcast(scratch.send(), scratch.send(), count, ncclDouble, 0, c, scratch.stream()));
-    PIPEVD_NCCL_CHECK(ncclGroupStart());
-    for (int peer = 0; peer < boot.size; ++peer) {
-      if (peer == boot.rank) continue;
-      PIPEVD_NCCL_CHECK(ncclSend(scratch.send(), count, ncclDouble, peer, c, scratch.stream()));
-      PIPEVD_NCCL_CHECK(
-          ncclRecv(scratch.recv_from(peer), count, ncclDouble, peer, c, scratch.stream()));
-    }
-    PIPEVD_NCCL_CHECK(ncclGroupEnd());
+    PIPEVD_NCCL_CHECK(ncclAllReduce(scratch.send(), scratch.send(), count, ncclDouble, ncclSum, c,
+                                    scratch.stream()));
   }
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(scratch.stream()));
 }
@@ -207,10 +202,10 @@ std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device, int cha
   return [made, boot, device, channels] {
     try {
       if (cudaSetDevice(device) != cudaSuccess) cudaGetLastError();  // NCCL reports it below
-      const ConnectionScratch scratch(boot.size);
+      const ConnectionScratch scratch;
       const ncclComm_t c = make_communicator(boot, channels);
       try {
-        open_connections(c, boot, scratch);
+        open_connections(c, scratch);
       } catch (...) {
         ncclCommAbort(c);
         throw;
