@@ -345,6 +345,22 @@ std::size_t bulge_chase_complex_workspace_bytes(long n, long b) {
   return band + 256 + sizeof(int) * static_cast<std::size_t>(std::max(1L, n));
 }
 
+BulgeChasingTunables bulge_chasing_complex_beside_other_work(BulgeChasingTunables tun, int device,
+                                                             long b) {
+  const long bw = std::max(1L, b);
+  const ComplexChasePlan plan = make_plan(device, bw, tun);
+  int sms = 0, optin = 0;
+  PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  PIPEVD_CUDA_CHECK(
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (!plan.staged || sms < 2) return tun;
+  const int fit = static_cast<int>(static_cast<std::size_t>(optin) / plan.shared_bytes_per_sweep);
+  tun.sweeps_per_block = std::max(1, std::min(2 * tun.sweeps_per_block, fit));
+  tun.max_blocks = sms / 2;
+  tun.exclusive_sms = true;
+  return tun;
+}
+
 ComplexChasePlan bulge_chase_complex_plan(long n, long b, const BulgeChasingTunables& tun) {
   int device = 0;
   PIPEVD_CUDA_CHECK(cudaGetDevice(&device));

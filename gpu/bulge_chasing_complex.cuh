@@ -42,6 +42,14 @@ struct ComplexChasePlan {
 };
 ComplexChasePlan bulge_chase_complex_plan(long n, long b, const BulgeChasingTunables& tun);
 
+// The schedule next to other work on the device (JOBZ = V: SBR-back's GEMMs on a companion
+// stream), as bulge_chasing_beside_other_work is for the real chase: the staged sweeps' blocks
+// take most of an SM's shared memory, so on every SM they would leave the GEMMs none; on half the
+// SMs, kept to themselves, with as many sweeps per block as fit (up to twice tun's), the chase
+// leaves the GEMMs the other half. Unchanged where the windows are not staged.
+BulgeChasingTunables bulge_chasing_complex_beside_other_work(BulgeChasingTunables tun, int device,
+                                                             long b);
+
 // Device workspace bytes for bulge_chase_complex (working band with room for the bulge, progress
 // flags).
 std::size_t bulge_chase_complex_workspace_bytes(long n, long b);

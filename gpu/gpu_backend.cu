@@ -909,17 +909,17 @@ void GpuBackend::bulge_chase_values(long n, long b, const double* ab, long ldab,
 }
 
 void GpuBackend::bulge_chase(long n, long b, const Complex* ab, long ldab, double* d, double* e,
-                             ComplexReflectorStore& u, bool host_copy, bool /*beside_companion*/) {
-  chase_complex(n, b, ab, ldab, d, e, &u, host_copy);
+                             ComplexReflectorStore& u, bool host_copy, bool beside_companion) {
+  chase_complex(n, b, ab, ldab, d, e, &u, host_copy, beside_companion);
 }
 
 void GpuBackend::bulge_chase_values(long n, long b, const Complex* ab, long ldab, double* d,
                                     double* e) {
-  chase_complex(n, b, ab, ldab, d, e, nullptr, false);
+  chase_complex(n, b, ab, ldab, d, e, nullptr, false, false);
 }
 
 void GpuBackend::chase_complex(long n, long b, const Complex* ab, long ldab, double* d, double* e,
-                               ComplexReflectorStore* u, bool host_copy) {
+                               ComplexReflectorStore* u, bool host_copy, bool beside_companion) {
   const long bw = std::max(0L, std::min(b, n - 1));
   if (n <= 0) {
     if (u) *u = ComplexReflectorStore(n, bw);
@@ -941,12 +941,12 @@ void GpuBackend::chase_complex(long n, long b, const Complex* ab, long ldab, dou
     tau = reinterpret_cast<cuDoubleComplex*>(
         s.grow(s.u_tau, sizeof(Complex) * std::max(1L, L.count())));
   }
-  // The real chase's defaults and overrides (staged windows, sweeps per block by n / b); not its
-  // schedule beside SBR-back, which its staged windows of half the complex size were measured for.
-  bulge_chase_complex(
-      n, b, device_complex(ab), ldab, dd.get(), device_complex(dsub.get()), v, tau, work.get(),
-      with_overrides(default_bulge_chasing_tunables(s.device, n, bw), s.tuning.bulge_chasing),
-      s.stream);
+  // The real chase's defaults (staged windows, sweeps per block by n / b), the complex schedule
+  // next to SBR-back, then the overrides.
+  BulgeChasingTunables tun = default_bulge_chasing_tunables(s.device, n, bw);
+  if (beside_companion) tun = bulge_chasing_complex_beside_other_work(tun, s.device, bw);
+  bulge_chase_complex(n, b, device_complex(ab), ldab, dd.get(), device_complex(dsub.get()), v, tau,
+                      work.get(), with_overrides(tun, s.tuning.bulge_chasing), s.stream);
   // As the real chase: the host store (n^2 / 2 complex) is made while the kernel runs; without
   // host_copy only the layout, the reflectors staying here for bc_back.
   if (u) {

@@ -207,9 +207,10 @@ class GpuBackend final : public EngineBackend {
                             double* tau);
   void form_w(long m, long kk, const double* y, long ldy, const double* tau, double* w, long ldw);
   // The complex chase; unless u is null, the reflectors kept in the device buffers and *u made
-  // here: their host copy with host_copy, else only their layout (held_by_backend).
+  // here: their host copy with host_copy, else only their layout (held_by_backend);
+  // beside_companion: the schedule next to a companion's work (bulge_chase's).
   void chase_complex(long n, long b, const Complex* ab, long ldab, double* d, double* e,
-                     ComplexReflectorStore* u, bool host_copy);
+                     ComplexReflectorStore* u, bool host_copy, bool beside_companion);
   struct State;
   std::unique_ptr<State> s_;
 };
