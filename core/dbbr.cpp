@@ -174,7 +174,8 @@ class BandReduction {
     }
     buf_.z = Buffer(be_, (n_ - i_ - b_) * b_, UnfilledBuffer{});
     if (!spread_z_) buf_.part = Buffer(be_, part_rows() * b_);
-    buf_.s = Buffer(be_, (kb_ - b_) * b_);
+    // Spread: S1 = Yb^H W, S2 = Zb^H W and W^H A_old W summed in one message, side by side.
+    buf_.s = Buffer(be_, (spread_z_ ? 2 * (kb_ - b_) + b_ : kb_ - b_) * b_);
     buf_.wtaw = Buffer(be_, b_ * b_);
   }
 
@@ -289,9 +290,10 @@ class BandReduction {
     });
   }
 
-  // Each rank forms Z's rows where it forms A W's: Yb, Zb, W and Y are on every rank, so only
-  // W^H A_cur W, a sum over the ranks' rows, needs a message before the rows are gathered. z
-  // holds the rows packed by rank (part_begin).
+  // Each rank forms Z's rows where it forms A W's. What needs all rows, S1 = Yb^H W, S2 = Zb^H W
+  // and W^H A_old W, is summed over the ranks' rows in one message; then W^H A_cur W =
+  // W^H A_old W - S2^H S1 - S1^H S2, each rank's rows of Z, and their gather. z holds the rows
+  // packed by rank (part_begin).
   void z_on_every_rank(long m, long r0, long tb, const T* w, const T* y, T* z) {
     const std::vector<long> begin = part_begin(r0);
     const long lo = r0 + begin[me_] / b_, rows = (begin[me_ + 1] - begin[me_]) / b_;
@@ -302,15 +304,16 @@ class BandReduction {
     });
     local([&] {
       Timed t(prof_, DbbrPart::FormZ);
-      current_rows(m, r0, lo, rows, tb, w, mine);
-      share_of_wtaw(m, r0, lo, rows, w, mine);
+      shares_of_sums(m, r0, lo, rows, tb, w, mine);
     });
     {
       Timed t(prof_, DbbrPart::Broadcast);
-      be_.all_reduce_sum(buf_.wtaw.get(), b_ * b_);
+      be_.all_reduce_sum(buf_.s.get(), (2 * tb + b_) * b_);
     }
     local([&] {
       Timed t(prof_, DbbrPart::FormZ);
+      wtaw_from_sums(tb);
+      current_rows_from_sums(lo, rows, tb, mine);
       subtract_half_y_wtaw(m, r0, lo, rows, y, mine);
     });
     {
@@ -321,6 +324,43 @@ class BandReduction {
       Timed t(prof_, DbbrPart::Copies);
       unpack_z(r0, tb, begin, z);
     });
+  }
+
+  // This rank's rows [lo, lo + rows)' shares of S1 = Yb^H W, S2 = Zb^H W (tb x b each) and
+  // W^H A_old W (b x b, from p = A_old W's rows), side by side in buf_.s; zeros without rows.
+  void shares_of_sums(long m, long r0, long lo, long rows, long tb, const T* w, const T* p) {
+    T* s1 = buf_.s.get();
+    T* s2 = s1 + tb * b_;
+    T* g = s2 + tb * b_;
+    if (rows <= 0) {
+      be_.fill_matrix(2 * tb + b_, b_, T(0), T(0), s1, 2 * tb + b_);
+      return;
+    }
+    const T* wr = w + (lo - r0);
+    if (tb > 0) {
+      be_.gemm(kAdjoint, 'N', tb, b_, rows, 1.0, yb(lo, 0), n_, wr, m, 0.0, s1, tb);
+      be_.gemm(kAdjoint, 'N', tb, b_, rows, 1.0, zb(lo, 0), n_, wr, m, 0.0, s2, tb);
+    }
+    be_.gemm(kAdjoint, 'N', b_, b_, rows, 1.0, wr, m, p, rows, 0.0, g, b_);
+  }
+
+  // W^H A_cur W = W^H A_old W - S2^H S1 - S1^H S2 into buf_.wtaw, from the summed buf_.s.
+  void wtaw_from_sums(long tb) {
+    const T* s1 = buf_.s.get();
+    const T* s2 = s1 + tb * b_;
+    T* wtaw = buf_.wtaw.get();
+    be_.copy_matrix(b_, b_, s2 + tb * b_, b_, wtaw, b_);
+    if (tb <= 0) return;
+    be_.gemm(kAdjoint, 'N', b_, b_, tb, -1.0, s2, tb, s1, tb, 1.0, wtaw, b_);
+    be_.gemm(kAdjoint, 'N', b_, b_, tb, -1.0, s1, tb, s2, tb, 1.0, wtaw, b_);
+  }
+
+  // Rows [lo, lo + rows) of A_old W in p made A_cur W with the summed S1, S2: p -= Zb S1 + Yb S2.
+  void current_rows_from_sums(long lo, long rows, long tb, T* p) {
+    if (tb <= 0 || rows <= 0) return;
+    const T* s1 = buf_.s.get();
+    be_.gemm('N', 'N', rows, b_, tb, -1.0, zb(lo, 0), n_, s1, tb, 1.0, p, rows);
+    be_.gemm('N', 'N', rows, b_, tb, -1.0, yb(lo, 0), n_, s1 + tb * b_, tb, 1.0, p, rows);
   }
 
   // Where each rank's rows [max(r0, c_q), c_{q+1}) of rows [r0, n) begin in z, packed by rank
