@@ -61,6 +61,10 @@ void add_range(ColumnMax& m, const std::complex<double>* a, long count) {
   for (long k = 0; k < count; ++k) m.add(a[k]);
 }
 
+// Entries of the local array worth a thread of the scan (8 MiB of doubles: about a millisecond of
+// one core's reading, against tens of microseconds to start and join a thread).
+constexpr long kScanEntriesPerThread = 1L << 20;
+
 template <class Scalar>
 EntryScan scan(const EigenCall<Scalar>& c, MPI_Comm grid, int threads) {
   const int* d = c.desca;
@@ -78,7 +82,12 @@ EntryScan scan(const EigenCall<Scalar>& c, MPI_Comm grid, int threads) {
     return std::lower_bound(row.begin(), row.end(), i) - row.begin();
   };
   std::vector<ColumnMax> col_max(static_cast<std::size_t>(std::max(0, cols)));
-  parallel_for(cols, threads, [&](long lj) {
+  // A thread per kScanEntriesPerThread entries of the local array at most: each worker is a thread
+  // started for this scan, and at small n starting sixteen costs more than the scan itself.
+  const long entries = static_cast<long>(std::max(0, rows)) * std::max(0, cols);
+  const int workers = static_cast<int>(
+      std::clamp(entries / kScanEntriesPerThread, 1L, static_cast<long>(std::max(1, threads))));
+  parallel_for(cols, workers, [&](long lj) {
     const long j = global_index(lj, d[NB_], mycol, d[CSRC_], npcol) - j0;
     if (j < 0 || j >= n) return;
     // Local rows [lo, hi) of the triangle's column j, the diagonal included.
