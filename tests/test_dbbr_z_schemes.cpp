@@ -23,6 +23,7 @@
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/hermitian.hpp"
 #include "tests/support/spectra.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
 namespace {
@@ -77,28 +78,9 @@ double orthogonality(int n, const std::vector<Complex>& q) {
   return test::unitary_orthogonality(n, q);
 }
 
-template <class T>
-double max_abs(const std::vector<T>& x) {
-  double m = 0;
-  for (const T& v : x) m = std::max(m, std::abs(v));
-  return m;
-}
-
-template <class T>
-double max_abs_diff(const std::vector<T>& x, const std::vector<T>& y) {
-  EXPECT_EQ(x.size(), y.size());
-  double m = 0;
-  for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i)
-    m = std::max(m, std::abs(x[i] - y[i]));
-  return m;
-}
-
-template <class T>
-double frobenius(const std::vector<T>& x) {
-  double s = 0;
-  for (const T& v : x) s += std::norm(v);
-  return std::sqrt(s);
-}
+using test::frobenius;
+using test::max_abs;
+using test::max_abs_diff;
 
 // One scheme's result on this rank: the band storage (every rank) and each panel's W and Y.
 template <class T>

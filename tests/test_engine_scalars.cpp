@@ -25,6 +25,7 @@
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/hermitian.hpp"
 #include "tests/support/spectra.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
 namespace {
@@ -90,12 +91,7 @@ std::vector<double> lapack_eigenvalues(int n, std::vector<Complex> a) {
   return w;
 }
 
-template <class T>
-double frobenius(const std::vector<T>& x) {
-  double s = 0;
-  for (const T& v : x) s += std::norm(v);
-  return std::sqrt(s);
-}
+using test::frobenius;
 
 // The full n x n matrix on every rank from each rank's rows of it (ld max(1, height)).
 template <class T>

@@ -30,10 +30,20 @@ inline std::vector<double> random_symmetric(long n, long ld, unsigned seed) {
   return a;
 }
 
-inline double max_abs(const std::vector<double>& x) {
+// max |x_i| (the modulus for complex entries).
+template <class T>
+double max_abs(const std::vector<T>& x) {
   double m = 0;
-  for (double v : x) m = std::max(m, std::fabs(v));
+  for (const T& v : x) m = std::max(m, std::abs(v));
   return m;
+}
+
+// The Frobenius norm of the entries (real or complex).
+template <class T>
+double frobenius(const std::vector<T>& x) {
+  double s = 0;
+  for (const T& v : x) s += std::norm(v);
+  return std::sqrt(s);
 }
 
 // max |x_i - y_i| (the modulus for complex entries); x and y must be of one size.
