@@ -199,30 +199,22 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
   std::string threads = "0";
   if (!choice("PIPEVD_GPU_PANEL_QR_THREADS", "256, 512, 1024", threads)) return r;
   r.policy.panel_qr_threads = std::stoi(threads);
-  // Tuning counts: an integer in [lo, 2^20].
-  for (auto [name, lo, field] :
-       {std::tuple{"PIPEVD_GPU_PANEL_QR_BLOCKS", 1L, &r.policy.panel_qr_blocks},
-        std::tuple{"PIPEVD_GPU_BC_BLOCKS", 0L, &r.policy.bc_blocks},
-        std::tuple{"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", 1L, &r.policy.bc_sweeps_per_block},
-        std::tuple{"PIPEVD_GPU_BC_EXCLUSIVE", 0L, &r.policy.bc_exclusive}})
+  // Tuning counts: an integer in [lo, hi] (NCCL's channels: at most its MAXCHANNELS, 64).
+  for (auto [name, lo, hi, field] :
+       {std::tuple{"PIPEVD_GPU_PANEL_QR_BLOCKS", 1L, 1L << 20, &r.policy.panel_qr_blocks},
+        std::tuple{"PIPEVD_GPU_BC_BLOCKS", 0L, 1L << 20, &r.policy.bc_blocks},
+        std::tuple{"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", 1L, 1L << 20, &r.policy.bc_sweeps_per_block},
+        std::tuple{"PIPEVD_GPU_BC_EXCLUSIVE", 0L, 1L << 20, &r.policy.bc_exclusive},
+        std::tuple{"PIPEVD_NCCL_CHANNELS", 0L, 64L, &r.policy.nccl_channels}})
     if (const char* s = getenv_fn(name)) {
-      const auto v = parse_integer(s, lo, 1 << 20);
+      const auto v = parse_integer(s, lo, hi);
       if (!v) {
         r.error = std::string(name) + "='" + s + "' is not an integer in [" + std::to_string(lo) +
-                  ", 1048576]";
+                  ", " + std::to_string(hi) + "]";
         return r;
       }
       *field = static_cast<int>(*v);
     }
-  // NCCL's channels per communicator: at most 64 (its MAXCHANNELS).
-  if (const char* s = getenv_fn("PIPEVD_NCCL_CHANNELS")) {
-    const auto v = parse_integer(s, 0, 64);
-    if (!v) {
-      r.error = std::string("PIPEVD_NCCL_CHANNELS='") + s + "' is not an integer in [0, 64]";
-      return r;
-    }
-    r.policy.nccl_channels = static_cast<int>(*v);
-  }
   if (const char* s = getenv_fn("PIPEVD_TIMELINE")) r.policy.timeline_path = s;
   if (const char* s = getenv_fn("PIPEVD_TEST_NODES")) r.policy.test_nodes = s;
   return r;
