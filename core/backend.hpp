@@ -184,7 +184,8 @@ class EngineBackend {
   virtual void broadcast(double* buf, long count, int root) = 0;
   virtual void send(const double* buf, long count, int dest, int tag) = 0;
   virtual void recv(double* buf, long count, int source, int tag) = 0;
-  // buf := the sum of every rank's buf, on every rank (DBBR's W^H A W from each rank's rows).
+  // buf := the sum of every rank's buf, on every rank (DBBR's Yb^H W, Zb^H W and W^H A W from each
+  // rank's rows).
   virtual void all_reduce_sum(double* buf, long count) = 0;
   // Rank q's part buf[begin[q], begin[q+1]) (begin: one entry per rank and one more, the same on
   // every rank) onto every rank: DBBR's rows of Z, formed where A's columns are.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/nccl_channels.hpp"
 #include "core/backend.hpp"
 #include "core/dbbr.hpp"
 
@@ -25,8 +26,8 @@ struct GpuBackendSettings {
   // PIPEVD_GPU_BC_BLOCKS / _SWEEPS_PER_BLOCK / _EXCLUSIVE.
   int panel_qr_blocks = 0, panel_qr_threads = 0;
   int bc_blocks = -1, bc_sweeps_per_block = -1, bc_exclusive = -1;
-  bool sharing = false;   // PIPEVD_GPU_SHARING: engine ranks may share a GPU
-  int nccl_channels = 0;  // PIPEVD_NCCL_CHANNELS: the NCCL communicator's channels at most
+  bool sharing = false;                      // PIPEVD_GPU_SHARING: engine ranks may share a GPU
+  int nccl_channels = kDefaultNcclChannels;  // PIPEVD_NCCL_CHANNELS (0: NCCL's choice)
 };
 
 std::unique_ptr<EngineBackend> make_host_backend();

@@ -5,8 +5,9 @@
 // the GEMMs have k = b, 2b, 4b ..., DBR paper §5.1) and the accumulated Z, Y update the trailing
 // matrix once per outer block. Multi-rank (pipelined paper §4.1): every rank stores its columns of
 // the FULL matrix, so it forms its own rows of A W from its own columns. Then either each rank
-// forms its rows of Z too (one all-reduce of W^H A W, Z's rows gathered) or the owner forms all of
-// Z from the rows of A W sent to it and broadcasts it (DbbrOptions::z_on_every_rank).
+// forms its rows of Z too (one all-reduce of Yb^H W, Zb^H W and W^H A W, Z's rows gathered) or the
+// owner forms all of Z from the rows of A W sent to it and broadcasts it
+// (DbbrOptions::z_on_every_rank).
 #pragma once
 #include <array>
 #include <vector>
@@ -19,12 +20,12 @@ namespace pipevd {
 // The parts of DBBR a profiler can time (gpu/dbbr_event_clock puts device events around them).
 enum class DbbrPart {
   PanelQr,         // panel_qr of each b-column panel
-  AW,              // A W: the GEMMs over the rank's columns (and their send to the panel's owner)
+  AW,              // A W: the GEMMs over the rank's columns (owner scheme: and their send to it)
   FormZ,           // Z = A_cur W - 1/2 Y (W^T A_cur W): all of it, or the rank's rows
   PanelUpdate,     // the recursive updates of the block's own columns
   TrailingUpdate,  // A(e:n, own columns) -= Z Y^T + Y Z^T once per outer block
   Copies,          // workspace allocation (Yb, Zb zeroed), saved block columns, W/Y/Z into Yb/Zb
-  Broadcast,       // W, Y, Z from the panel's owner, or W^T A W's sum and Z's rows gathered
+  Broadcast,       // W, Y, Z from the panel's owner, or W, Y, the sums and Z's rows gathered
   Count
 };
 

@@ -355,7 +355,10 @@ BulgeChasingTunables bulge_chasing_complex_beside_other_work(BulgeChasingTunable
       cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   if (!plan.staged || sms < 2) return tun;
   const int fit = static_cast<int>(static_cast<std::size_t>(optin) / plan.shared_bytes_per_sweep);
-  tun.sweeps_per_block = std::max(1, std::min(2 * tun.sweeps_per_block, fit));
+  // One sweep per block on half the SMs would halve the sweeps in flight: there the chase keeps
+  // every SM and SBR-back waits.
+  if (fit < 2) return tun;
+  tun.sweeps_per_block = std::min(2 * tun.sweeps_per_block, fit);
   tun.max_blocks = sms / 2;
   tun.exclusive_sms = true;
   return tun;

@@ -10,7 +10,7 @@
 // host's order, only the reductions over the whole reflector (the scaled norm, v^H w) as fixed
 // trees; so d, the subdiagonal and the reflectors agree with the host's to rounding and repeated
 // runs are bitwise identical. By default (BulgeChasingTunables::stage_window) each step runs on
-// its window of the working band copied into shared memory (2b columns, 64 KB at b = 32), as the
+// its window of the working band copied into shared memory (2b columns, 64 KiB at b = 32), as the
 // real kernel's staged step: the step is a chain of dependent loops, and each of their loads waits
 // on shared memory instead of L2. Where not even one sweep's window fits in shared memory (b
 // above 60 on an H100) the steps run in place on the band. Staged or in place, the bits are

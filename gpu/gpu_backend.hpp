@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/nccl_channels.hpp"
 #include "core/backend.hpp"
 #include "core/memory_plan.hpp"
 #include "gpu/bc_back.cuh"
@@ -36,7 +37,7 @@ struct GpuTuning {
   // PIPEVD_GPU_SHARING: several engine ranks may drive one GPU (they then communicate through MPI
   // with host staging; NCCL needs one GPU per rank). Without it, bind() refuses a shared GPU.
   bool sharing = false;
-  int nccl_channels = 0;  // the NCCL communicator's channels at most (0: NCCL's choice)
+  int nccl_channels = kDefaultNcclChannels;  // the NCCL communicator's channels at most (0: NCCL's)
 };
 
 // Free bytes on `device` now (cudaMemGetInfo; -1 when it cannot be asked).

@@ -27,9 +27,9 @@ namespace pipevd::gpu {
   } while (0)
 
 // The communicator of `comm`'s ranks on `device` (current in the calling thread): made on the
-// first call for (comm, device), with at most `channels` channels (0: NCCL's choice), collective
-// over `comm` then; a communicator begun by begin_nccl_communicator is waited for (its failure
-// rethrown here).
+// first call for (comm, device), with at most `channels` channels (0: NCCL's choice; only the
+// making reads it), collective over `comm` then; a communicator begun by begin_nccl_communicator
+// is waited for (its failure rethrown here).
 ncclComm_t nccl_for(MPI_Comm comm, int device, int channels);
 
 // Collective over `comm`: a communicator on `device` that some rank of `comm` lacks (its making
@@ -41,8 +41,10 @@ void agree_on_nccl_communicator(MPI_Comm comm, int device);
 
 // Begins `comm`'s communicator on `device`, collective over `comm`: rank 0's unique id travels over
 // MPI now, in the calling thread. The returned function (for another thread: no MPI inside) makes
-// the communicator and opens its connections with a few messages of every size class the engine
-// sends; every rank of `comm` must run it, once. At most `channels` channels (0: NCCL's choice).
+// the communicator and opens the connections of the engine's broadcasts and all-reduces with a
+// message of each size class (point-to-point ones, DBBR's owner scheme only, open at their first
+// message); every rank of `comm` must run it, once. At most `channels` channels (0: NCCL's
+// choice).
 // Empty where the communicator exists already or NCCL is not built in.
 std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device, int channels);
 

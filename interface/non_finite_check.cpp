@@ -61,8 +61,8 @@ void add_range(ColumnMax& m, const std::complex<double>* a, long count) {
   for (long k = 0; k < count; ++k) m.add(a[k]);
 }
 
-// Entries of the local array worth a thread of the scan (8 MiB of doubles: about a millisecond of
-// one core's reading, against tens of microseconds to start and join a thread).
+// Entries of the local array per worker at most: each worker is a thread started for this scan,
+// and for small arrays starting threads costs more than the scan.
 constexpr long kScanEntriesPerThread = 1L << 20;
 
 template <class Scalar>

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "base/nccl_channels.hpp"
+
 namespace pipevd {
 
 enum class Backend { Auto, Gpu, Host, Scalapack };
@@ -62,10 +64,8 @@ struct Policy {
   int bc_exclusive = -1;         // PIPEVD_GPU_BC_EXCLUSIVE: blocks keep their SM (0 or 1)
   bool gpu_sharing = false;      // PIPEVD_GPU_SHARING=1: engine ranks may share a GPU
   // PIPEVD_NCCL_CHANNELS: the engine's NCCL communicator's channels at most (its CTAs per
-  // collective, ncclConfig_t::maxCTAs); 0: NCCL's own choice. Every channel is a set of
-  // connections that a first call opens, and the engine's messages are latency-bound, not short
-  // of channels.
-  int nccl_channels = 8;
+  // collective, ncclConfig_t::maxCTAs); 0: NCCL's own choice.
+  int nccl_channels = kDefaultNcclChannels;
   std::string timeline_path;  // PIPEVD_TIMELINE: the verbose-2 timeline's file
   // PIPEVD_TEST_NODES (tests only): one host split into pretend nodes, redistribute/node_split's
   // spec ("2+2", "0,2|1,3"), so the across-node route runs on one machine; empty: real nodes.

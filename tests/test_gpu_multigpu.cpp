@@ -99,8 +99,8 @@ TEST(MultiGpu, NcclMovesExactData) {
   EXPECT_EQ(std::count(r.begin(), r.end(), from), static_cast<long>(r.size()));
 }
 
-// DBBR's sum of W^T A W over the ranks and its gather of Z's rows: exact, with parts of unequal
-// size, one of them empty (rank 1's), as the rows of ranks left of a panel are.
+// DBBR's sums over the ranks (Yb^T W, Zb^T W, W^T A W) and its gather of Z's rows: exact, with
+// parts of unequal size, one of them empty (rank 1's), as the rows of ranks left of a panel are.
 TEST(MultiGpu, AllReduceAndAllGatherMoveExactData) {
   if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
   gpu::GpuBackend be(my_device());
@@ -254,8 +254,8 @@ Band band_of(EngineBackend& be, const EngineLayout& L, const Mat& a, DbbrOptions
   return r;
 }
 
-// Z formed on every rank (its rows, W^T A W summed by NCCL, the rows gathered) against Z formed
-// on the panel's owner: the same band and reflectors to rounding (the sums' order differs).
+// Z formed on every rank (its rows, the sums all-reduced by NCCL, the rows gathered) against Z
+// formed on the panel's owner: the same band and reflectors to rounding (the sums' order differs).
 TEST(MultiGpu, ZOnEveryRankEqualsZOnTheOwner) {
   if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
   for (long n : {777L, 1999L}) {

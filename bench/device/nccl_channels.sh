@@ -5,8 +5,9 @@
 # init timings (NCCL_DEBUG_SUBSYS=INIT); then, per variant, a repeated call (CALLS=2) where
 # REPEATED=1, to see what fewer channels cost the engine's messages.
 #   source .gpu-node/env.sh && bash bench/device/nccl_channels.sh
-# Settings: SIZES (8192), VARIANTS ("default ch16 ch8 ch4": chN sets NCCL_MAX_NCHANNELS=N,
-# eager sets NCCL_RUNTIME_CONNECT=0), REPEATED (0), BUDGET_S (240), CAP (60).
+# Settings: SIZES (8192), VARIANTS ("default ch16 ch8 ch4": default is NCCL's own channel count,
+# chN sets PIPEVD_NCCL_CHANNELS=N, eager NCCL's own count with NCCL_RUNTIME_CONNECT=0), REPEATED
+# (0), BUDGET_S (240), CAP (60).
 # Logs under $OUT/nccl/: session.log, summary.txt (per variant: the first call's time, the
 # preparation's parts on rank 0, NCCL's init timings of rank 0) and each variant's scaling/ folder.
 set -uo pipefail
@@ -20,9 +21,9 @@ summary=$base/summary.txt
 
 variant_env() {
   case $1 in
-    default) echo "" ;;
-    ch*) echo "NCCL_MAX_NCHANNELS=${1#ch}" ;;
-    eager) echo "NCCL_RUNTIME_CONNECT=0" ;;
+    default) echo "PIPEVD_NCCL_CHANNELS=0" ;;
+    ch*) echo "PIPEVD_NCCL_CHANNELS=${1#ch}" ;;
+    eager) echo "PIPEVD_NCCL_CHANNELS=0 NCCL_RUNTIME_CONNECT=0" ;;
     *) log "unknown variant $1"; return 1 ;;
   esac
 }
