@@ -33,6 +33,7 @@
 #include "tests/support/accuracy.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_matrix.hpp"
+#include "tests/support/hermitian.hpp"
 #include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
@@ -229,23 +230,27 @@ TEST(MultiGpu, BandAndQsbRowsEqualHostOnTheSameRanks) {
   }
 }
 
-// DBBR on the world's ranks: the band (every rank) and Q_s's panels' W and Y, read back.
+// DBBR on the world's ranks: the band (every rank) and Q_s's panels' W and Y, read back; real
+// symmetric or complex Hermitian.
+template <class T>
 struct Band {
-  Mat band;
-  std::vector<Mat> w, y;
+  std::vector<T> band;
+  std::vector<std::vector<T>> w, y;
 };
 
-Band band_of(EngineBackend& be, const EngineLayout& L, const Mat& a, DbbrOptions opt) {
+template <class T>
+Band<T> band_of(EngineBackend& be, const EngineLayout& L, const std::vector<T>& a,
+                DbbrOptions opt) {
   const int rank = world_rank();
   const long n = L.n, bw = effective_bandwidth(n, opt.b), width = L.width(rank);
-  DeviceBuffer da(be, n * width);
+  BasicDeviceBuffer<T> da(be, n * width);
   be.copy_to_device(a.data() + L.col_begin[rank] * n, da.get(), n * width);
-  const ReflectorPanels panels = reduce_to_band(be, L, rank, da.get(), opt);
-  const DeviceBuffer ab = gather_band(be, L, rank, da.get(), bw);
-  Band r;
+  const BasicReflectorPanels<T> panels = reduce_to_band(be, L, rank, da.get(), opt);
+  const BasicDeviceBuffer<T> ab = gather_band(be, L, rank, da.get(), bw);
+  Band<T> r;
   r.band.resize(n * (bw + 1));
   be.copy_to_host(ab.get(), r.band.data(), n * (bw + 1));
-  for (const ReflectorPanel& p : panels.panels) {
+  for (const BasicReflectorPanel<T>& p : panels.panels) {
     r.w.emplace_back(p.m * p.width);
     r.y.emplace_back(p.m * p.width);
     be.copy_to_host(p.w.get(), r.w.back().data(), p.m * p.width);
@@ -254,29 +259,41 @@ Band band_of(EngineBackend& be, const EngineLayout& L, const Mat& a, DbbrOptions
   return r;
 }
 
+// Both of DBBR's Z schemes on `a` (the GPU backend, NCCL where the ranks have their own GPUs):
+// the same band and reflectors to rounding (the sums' order differs).
+template <class T>
+void expect_z_schemes_agree(const std::vector<T>& a, long n) {
+  const long b = 32, k = 256;
+  const EngineLayout L = plan_engine_layout(n, world_size(), b);
+  gpu::GpuBackend be(my_device());
+  be.set_tuning(gpu_tuning(process_policy().policy));
+  be.bind(MPI_COMM_WORLD);
+  DbbrOptions opt{b, k, true};
+  const Band<T> every = band_of(be, L, a, opt);
+  opt.z_on_every_rank = false;
+  const Band<T> owner = band_of(be, L, a, opt);
+  const double tol = 100.0 * n * DBL_EPSILON;
+  EXPECT_LT(max_abs_diff(every.band, owner.band) / max_abs(a), tol) << "band";
+  ASSERT_EQ(every.w.size(), owner.w.size());
+  for (std::size_t p = 0; p < every.w.size(); ++p) {
+    EXPECT_LT(max_abs_diff(every.w[p], owner.w[p]), tol) << "W " << p;
+    EXPECT_LT(max_abs_diff(every.y[p], owner.y[p]), tol) << "Y " << p;
+  }
+}
+
 // Z formed on every rank (its rows, the sums all-reduced by NCCL, the rows gathered) against Z
-// formed on the panel's owner: the same band and reflectors to rounding (the sums' order differs).
+// formed on the panel's owner, real and complex.
 TEST(MultiGpu, ZOnEveryRankEqualsZOnTheOwner) {
   if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
   for (long n : {777L, 1999L}) {
-    SCOPED_TRACE("n=" + std::to_string(n));
-    const long b = 32, k = 256;
-    const EngineLayout L = plan_engine_layout(n, world_size(), b);
-    const Mat a = random_symmetric(n, static_cast<unsigned>(n + 9));
-    gpu::GpuBackend be(my_device());
-    be.set_tuning(gpu_tuning(process_policy().policy));
-    be.bind(MPI_COMM_WORLD);
-    DbbrOptions opt{b, k, true};
-    const Band every = band_of(be, L, a, opt);
-    opt.z_on_every_rank = false;
-    const Band owner = band_of(be, L, a, opt);
-    const double tol = 100.0 * n * DBL_EPSILON;
-    EXPECT_LT(max_abs_diff(every.band, owner.band) / max_abs(a), tol) << "band";
-    ASSERT_EQ(every.w.size(), owner.w.size());
-    for (std::size_t p = 0; p < every.w.size(); ++p) {
-      EXPECT_LT(max_abs_diff(every.w[p], owner.w[p]), tol) << "W " << p;
-      EXPECT_LT(max_abs_diff(every.y[p], owner.y[p]), tol) << "Y " << p;
-    }
+    SCOPED_TRACE("n=" + std::to_string(n) + " real");
+    expect_z_schemes_agree(random_symmetric(n, static_cast<unsigned>(n + 9)), n);
+  }
+  for (long n : {777L, 1201L}) {
+    SCOPED_TRACE("n=" + std::to_string(n) + " complex");
+    std::vector<double> lambda(n);
+    for (long i = 0; i < n; ++i) lambda[i] = -1.0 + 2.0 * static_cast<double>(i) / n;
+    expect_z_schemes_agree(test::hermitian_with_eigenvalues(lambda, static_cast<unsigned>(n)), n);
   }
 }
 
