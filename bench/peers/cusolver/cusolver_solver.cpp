@@ -31,16 +31,18 @@ class CusolverSolver final : public Solver {
   }
 
   Outcome solve(const Problem& p, char jobz, double* a, double* w, double* z) override {
-    return solve_at_root(
-        p, jobz, a, w, z, "cuSOLVER",
-        [&](std::vector<double>& full, Outcome& out) { solve_on_root(p.n, jobz, full, w, out); });
+    return solve_at_root(p, jobz, a, w, z, "cuSOLVER",
+                         [&](const double* in, double* vectors, Outcome& out) {
+                           solve_on_root(p.n, jobz, in, vectors, w, out);
+                         });
   }
 
   bool has_hermitian() const override { return true; }
   Outcome solve_hermitian(const Problem& p, char jobz, Complex* a, double* w, Complex* z) override {
-    return solve_at_root(
-        p, jobz, a, w, z, "cuSOLVER",
-        [&](std::vector<Complex>& full, Outcome& out) { solve_on_root(p.n, jobz, full, w, out); });
+    return solve_at_root(p, jobz, a, w, z, "cuSOLVER",
+                         [&](const Complex* in, Complex* vectors, Outcome& out) {
+                           solve_on_root(p.n, jobz, in, vectors, w, out);
+                         });
   }
 
  private:
@@ -48,8 +50,8 @@ class CusolverSolver final : public Solver {
   static cudaDataType data_type(const Complex*) { return CUDA_C_64F; }
 
   template <class T>
-  void solve_on_root(int n, char jobz, std::vector<T>& full, double* w, Outcome& out) {
-    const cudaDataType type = data_type(full.data());
+  void solve_on_root(int n, char jobz, const T* in, T* vectors, double* w, Outcome& out) {
+    const cudaDataType type = data_type(in);
     PIPEVD_CUDA_CHECK(cudaSetDevice(0));
     if (!handle_) {
       status_check(cusolverDnCreate(&handle_), "cusolverDnCreate");
@@ -73,7 +75,7 @@ class CusolverSolver final : public Solver {
       PIPEVD_CUDA_CHECK(cudaMalloc(&d_a, std::max<size_t>(bytes, 8)));
       PIPEVD_CUDA_CHECK(cudaMalloc(&d_w, sizeof(double) * std::max(n, 1)));
       PIPEVD_CUDA_CHECK(cudaMalloc(&d_info, sizeof(int)));
-      PIPEVD_CUDA_CHECK(cudaMemcpy(d_a, full.data(), bytes, cudaMemcpyHostToDevice));
+      PIPEVD_CUDA_CHECK(cudaMemcpy(d_a, in, bytes, cudaMemcpyHostToDevice));
       lap(out, "h2d", t);
       size_t dev_bytes = 0, host_bytes = 0;
       status_check(
@@ -90,8 +92,7 @@ class CusolverSolver final : public Solver {
       lap(out, "syevd", t);
       PIPEVD_CUDA_CHECK(cudaMemcpy(&out.info, d_info, sizeof(int), cudaMemcpyDeviceToHost));
       PIPEVD_CUDA_CHECK(cudaMemcpy(w, d_w, sizeof(double) * n, cudaMemcpyDeviceToHost));
-      if (jobz == 'V')
-        PIPEVD_CUDA_CHECK(cudaMemcpy(full.data(), d_a, bytes, cudaMemcpyDeviceToHost));
+      if (jobz == 'V') PIPEVD_CUDA_CHECK(cudaMemcpy(vectors, d_a, bytes, cudaMemcpyDeviceToHost));
       lap(out, "d2h", t);
       if (out.info != 0) out.error = "cusolverDnXsyevd info = " + std::to_string(out.info);
     } catch (...) {

@@ -37,9 +37,10 @@ class CusolverMgSolver final : public Solver {
   }
 
   Outcome solve(const Problem& p, char jobz, double* a, double* w, double* z) override {
-    return solve_at_root(
-        p, jobz, a, w, z, "cuSOLVERMg",
-        [&](std::vector<double>& full, Outcome& out) { solve_on_root(p.n, jobz, full, w, out); });
+    return solve_at_root(p, jobz, a, w, z, "cuSOLVERMg",
+                         [&](const double* in, double* vectors, Outcome& out) {
+                           solve_on_root(p.n, jobz, in, vectors, w, out);
+                         });
   }
 
  private:
@@ -68,21 +69,30 @@ class CusolverMgSolver final : public Solver {
                  "cusolverMgCreateDeviceGrid");
   }
 
-  // Tile j of the n columns lives on GPU j % ngpu at local tile j / ngpu (lda = n).
-  void copy_tiles(int n, double* host, std::vector<double*>& dev, cudaMemcpyKind kind) const {
+  // Tile j of the n columns lives on GPU j % ngpu at local tile j / ngpu (lda = n): f(host
+  // offset, device tile, bytes) for each tile.
+  template <class F>
+  void for_each_tile(int n, std::vector<double*>& dev, F&& f) const {
     const int tiles = (n + kTile - 1) / kTile;
     for (int j = 0; j < tiles; ++j) {
       const int width = std::min(kTile, n - j * kTile);
-      const size_t count = static_cast<size_t>(n) * width;
-      double* h = host + static_cast<size_t>(j) * kTile * n;
-      double* d = dev[j % ngpu_] + static_cast<size_t>(j / ngpu_) * kTile * n;
-      PIPEVD_CUDA_CHECK(kind == cudaMemcpyHostToDevice
-                            ? cudaMemcpy(d, h, count * sizeof(double), kind)
-                            : cudaMemcpy(h, d, count * sizeof(double), kind));
+      const size_t offset = static_cast<size_t>(j) * kTile * n;
+      f(offset, dev[j % ngpu_] + static_cast<size_t>(j / ngpu_) * kTile * n,
+        sizeof(double) * static_cast<size_t>(n) * width);
     }
   }
+  void upload_tiles(int n, const double* host, std::vector<double*>& dev) const {
+    for_each_tile(n, dev, [&](size_t offset, double* d, size_t bytes) {
+      PIPEVD_CUDA_CHECK(cudaMemcpy(d, host + offset, bytes, cudaMemcpyHostToDevice));
+    });
+  }
+  void download_tiles(int n, std::vector<double*>& dev, double* host) const {
+    for_each_tile(n, dev, [&](size_t offset, double* d, size_t bytes) {
+      PIPEVD_CUDA_CHECK(cudaMemcpy(host + offset, d, bytes, cudaMemcpyDeviceToHost));
+    });
+  }
 
-  void solve_on_root(int n, char jobz, std::vector<double>& full, double* w, Outcome& out) {
+  void solve_on_root(int n, char jobz, const double* in, double* vectors, double* w, Outcome& out) {
     setup();
     double t = MPI_Wtime();
     if (desc_ && desc_n_ != n) {
@@ -110,7 +120,7 @@ class CusolverMgSolver final : public Solver {
         PIPEVD_CUDA_CHECK(
             cudaMalloc(&d_a[d], sizeof(double) * std::max<long>(1, local_tiles * kTile * n)));
       }
-      copy_tiles(n, full.data(), d_a, cudaMemcpyHostToDevice);
+      upload_tiles(n, in, d_a);
       lap(out, "h2d", t);
       const auto mode = jobz == 'V' ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
       int64_t lwork = 0;
@@ -137,7 +147,7 @@ class CusolverMgSolver final : public Solver {
         PIPEVD_CUDA_CHECK(cudaDeviceSynchronize());
       }
       lap(out, "syevd", t);
-      if (jobz == 'V') copy_tiles(n, full.data(), d_a, cudaMemcpyDeviceToHost);
+      if (jobz == 'V') download_tiles(n, d_a, vectors);
       lap(out, "d2h", t);
       if (out.info != 0) out.error = "cusolverMgSyevd info = " + std::to_string(out.info);
     } catch (...) {
