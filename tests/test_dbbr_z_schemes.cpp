@@ -20,6 +20,7 @@
 #include "core/engine_plan.hpp"
 #include "host/host_backend.hpp"
 #include "tests/support/accuracy.hpp"
+#include "tests/support/band_readback.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/hermitian.hpp"
 #include "tests/support/spectra.hpp"
@@ -84,12 +85,7 @@ using test::max_abs_diff;
 
 // One scheme's result on this rank: the band storage (every rank) and each panel's W and Y.
 template <class T>
-struct Reduced {
-  long b = 0;
-  std::vector<T> ab;
-  std::vector<long> row0;
-  std::vector<std::vector<T>> w, y;
-};
+using Reduced = test::BandReadback<T>;
 
 template <class T>
 Reduced<T> reduce(HostBackend& be, const std::vector<T>& a, const EngineLayout& L, const Shape& s,
@@ -98,20 +94,7 @@ Reduced<T> reduce(HostBackend& be, const std::vector<T>& a, const EngineLayout& 
   std::vector<T> mine(a.begin() + L.col_begin[me] * L.n, a.begin() + L.col_begin[me + 1] * L.n);
   DbbrOptions opt{s.b, s.k, true};
   opt.z_on_every_rank = every_rank;
-  const BasicReflectorPanels<T> panels = reduce_to_band(be, L, me, mine.data(), opt);
-  Reduced<T> r;
-  r.b = effective_bandwidth(s.n, s.b);
-  const auto band = gather_band(be, L, me, mine.data(), r.b);
-  r.ab.resize(s.n * (r.b + 1));
-  be.copy_to_host(band.get(), r.ab.data(), static_cast<long>(r.ab.size()));
-  for (const auto& p : panels.panels) {
-    r.row0.push_back(p.row0);
-    r.w.emplace_back(p.m * p.width);
-    r.y.emplace_back(p.m * p.width);
-    be.copy_to_host(p.w.get(), r.w.back().data(), p.m * p.width);
-    be.copy_to_host(p.y.get(), r.y.back().data(), p.m * p.width);
-  }
-  return r;
+  return test::reduce_and_read_back(be, L, me, mine.data(), opt);
 }
 
 // Q_s = I (I - W_0 Y_0^H) (I - W_1 Y_1^H) ..., panel by panel.
@@ -138,7 +121,7 @@ double band_residual(HostBackend& be, long n, const std::vector<T>& a, const Red
   const long ldab = r.b + 1;
   for (long j = 0; j < n; ++j)
     for (long i = j; i <= std::min(n - 1, j + r.b); ++i) {
-      const T v = r.ab[(i - j) + j * ldab];
+      const T v = r.band[(i - j) + j * ldab];
       c[i + j * n] -= v;
       if (i != j) c[j + i * n] -= conjugate(v);
     }
@@ -162,9 +145,9 @@ TYPED_TEST(DbbrZSchemes, EveryRankEqualsOwnerToRounding) {
       const std::vector<T> a = matrix(s.n, static_cast<T*>(nullptr));
       const EngineLayout L = layout(s, split);
       const Reduced<T> every = reduce(be, a, L, s, true), owner = reduce(be, a, L, s, false);
-      EXPECT_LT(max_abs_diff(every.ab, owner.ab) / max_abs(owner.ab), 1e-12) << "band";
+      EXPECT_LT(max_abs_diff(every.band, owner.band) / max_abs(owner.band), 1e-12) << "band";
       if (split == Split::Planned)  // the every-rank path ran: its sums' order differs
-        EXPECT_GT(max_abs_diff(every.ab, owner.ab), 0.0) << "band bitwise the owner's";
+        EXPECT_GT(max_abs_diff(every.band, owner.band), 0.0) << "band bitwise the owner's";
       ASSERT_EQ(every.w.size(), owner.w.size());
       EXPECT_EQ(every.w.size(), static_cast<std::size_t>(std::max(0L, (s.n - 2) / every.b)));
       for (std::size_t p = 0; p < every.w.size(); ++p) {
@@ -177,7 +160,7 @@ TYPED_TEST(DbbrZSchemes, EveryRankEqualsOwnerToRounding) {
         EXPECT_LT(band_residual(be, s.n, a, *r, q), 10.0);
       }
       const Reduced<T> again = reduce(be, a, L, s, true);
-      EXPECT_EQ(max_abs_diff(again.ab, every.ab), 0.0) << "band run twice";
+      EXPECT_EQ(max_abs_diff(again.band, every.band), 0.0) << "band run twice";
       for (std::size_t p = 0; p < every.w.size(); ++p)
         EXPECT_EQ(max_abs_diff(again.w[p], every.w[p]), 0.0) << "W run twice " << p;
     }

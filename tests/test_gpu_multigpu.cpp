@@ -31,6 +31,7 @@
 #include "host/host_backend.hpp"
 #include "interface/gpu_options.hpp"
 #include "tests/support/accuracy.hpp"
+#include "tests/support/band_readback.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_matrix.hpp"
 #include "tests/support/hermitian.hpp"
@@ -230,33 +231,16 @@ TEST(MultiGpu, BandAndQsbRowsEqualHostOnTheSameRanks) {
   }
 }
 
-// DBBR on the world's ranks: the band (every rank) and Q_s's panels' W and Y, read back; real
-// symmetric or complex Hermitian.
+// DBBR on the world's ranks from the full matrix a: the band (every rank) and Q_s's panels' W and
+// Y, read back; real symmetric or complex Hermitian.
 template <class T>
-struct Band {
-  std::vector<T> band;
-  std::vector<std::vector<T>> w, y;
-};
-
-template <class T>
-Band<T> band_of(EngineBackend& be, const EngineLayout& L, const std::vector<T>& a,
-                DbbrOptions opt) {
+test::BandReadback<T> band_of(EngineBackend& be, const EngineLayout& L, const std::vector<T>& a,
+                              const DbbrOptions& opt) {
   const int rank = world_rank();
-  const long n = L.n, bw = effective_bandwidth(n, opt.b), width = L.width(rank);
+  const long n = L.n, width = L.width(rank);
   BasicDeviceBuffer<T> da(be, n * width);
   be.copy_to_device(a.data() + L.col_begin[rank] * n, da.get(), n * width);
-  const BasicReflectorPanels<T> panels = reduce_to_band(be, L, rank, da.get(), opt);
-  const BasicDeviceBuffer<T> ab = gather_band(be, L, rank, da.get(), bw);
-  Band<T> r;
-  r.band.resize(n * (bw + 1));
-  be.copy_to_host(ab.get(), r.band.data(), n * (bw + 1));
-  for (const BasicReflectorPanel<T>& p : panels.panels) {
-    r.w.emplace_back(p.m * p.width);
-    r.y.emplace_back(p.m * p.width);
-    be.copy_to_host(p.w.get(), r.w.back().data(), p.m * p.width);
-    be.copy_to_host(p.y.get(), r.y.back().data(), p.m * p.width);
-  }
-  return r;
+  return test::reduce_and_read_back(be, L, rank, da.get(), opt);
 }
 
 // Both of DBBR's Z schemes on `a` (the GPU backend, NCCL where the ranks have their own GPUs):
@@ -269,9 +253,9 @@ void expect_z_schemes_agree(const std::vector<T>& a, long n) {
   be.set_tuning(gpu_tuning(process_policy().policy));
   be.bind(MPI_COMM_WORLD);
   DbbrOptions opt{b, k, true};
-  const Band<T> every = band_of(be, L, a, opt);
+  const test::BandReadback<T> every = band_of(be, L, a, opt);
   opt.z_on_every_rank = false;
-  const Band<T> owner = band_of(be, L, a, opt);
+  const test::BandReadback<T> owner = band_of(be, L, a, opt);
   const double tol = 100.0 * n * DBL_EPSILON;
   EXPECT_LT(max_abs_diff(every.band, owner.band) / max_abs(a), tol) << "band";
   ASSERT_EQ(every.w.size(), owner.w.size());
