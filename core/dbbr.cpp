@@ -445,30 +445,15 @@ class BandReduction {
   // the block's earlier panels; on entry z holds A_old W (rows [r0, n)).
   void form_z(long m, long r0, long tb, const T* w, const T* y, T* z) {
     Timed t(prof_, DbbrPart::FormZ);
-    current_rows(m, r0, r0, m, tb, w, z);
-    share_of_wtaw(m, r0, r0, m, w, z);
-    subtract_half_y_wtaw(m, r0, r0, m, y, z);
-  }
-
-  // Rows [lo, lo + rows) of A_old W in p (leading dimension rows; m where all rows) made A_cur W:
-  // p -= Zb (Yb^H W) + Yb (Zb^H W) over the block's earlier panels, whose S = Yb^H W and Zb^H W
-  // take all rows [r0, n) (on every rank alike, so no message).
-  void current_rows(long m, long r0, long lo, long rows, long tb, const T* w, T* p) {
-    if (tb <= 0 || rows <= 0) return;
     T* s = buf_.s.get();
-    be_.gemm(kAdjoint, 'N', tb, b_, m, 1.0, yb(r0, 0), n_, w, m, 0.0, s, tb);
-    be_.gemm('N', 'N', rows, b_, tb, -1.0, zb(lo, 0), n_, s, tb, 1.0, p, rows);
-    be_.gemm(kAdjoint, 'N', tb, b_, m, 1.0, zb(r0, 0), n_, w, m, 0.0, s, tb);
-    be_.gemm('N', 'N', rows, b_, tb, -1.0, yb(lo, 0), n_, s, tb, 1.0, p, rows);
-  }
-
-  // W^H A_cur W over the rows [lo, lo + rows) in p (all of it where they are all rows).
-  void share_of_wtaw(long m, long r0, long lo, long rows, const T* w, const T* p) {
-    T* wtaw = buf_.wtaw.get();
-    if (rows <= 0)
-      be_.fill_matrix(b_, b_, T(0), T(0), wtaw, b_);
-    else
-      be_.gemm(kAdjoint, 'N', b_, b_, rows, 1.0, w + (lo - r0), m, p, rows, 0.0, wtaw, b_);
+    if (tb > 0) {
+      be_.gemm(kAdjoint, 'N', tb, b_, m, 1.0, yb(r0, 0), n_, w, m, 0.0, s, tb);
+      be_.gemm('N', 'N', m, b_, tb, -1.0, zb(r0, 0), n_, s, tb, 1.0, z, m);
+      be_.gemm(kAdjoint, 'N', tb, b_, m, 1.0, zb(r0, 0), n_, w, m, 0.0, s, tb);
+      be_.gemm('N', 'N', m, b_, tb, -1.0, yb(r0, 0), n_, s, tb, 1.0, z, m);
+    }
+    be_.gemm(kAdjoint, 'N', b_, b_, m, 1.0, w, m, z, m, 0.0, buf_.wtaw.get(), b_);
+    subtract_half_y_wtaw(m, r0, r0, m, y, z);
   }
 
   // Z's rows [lo, lo + rows) = p - 1/2 Y (W^H A_cur W).

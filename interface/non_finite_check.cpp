@@ -82,8 +82,6 @@ EntryScan scan(const EigenCall<Scalar>& c, MPI_Comm grid, int threads) {
     return std::lower_bound(row.begin(), row.end(), i) - row.begin();
   };
   std::vector<ColumnMax> col_max(static_cast<std::size_t>(std::max(0, cols)));
-  // A thread per kScanEntriesPerThread entries of the local array at most: each worker is a thread
-  // started for this scan, and at small n starting sixteen costs more than the scan itself.
   const long entries = static_cast<long>(std::max(0, rows)) * std::max(0, cols);
   const int workers = static_cast<int>(
       std::clamp(entries / kScanEntriesPerThread, 1L, static_cast<long>(std::max(1, threads))));
