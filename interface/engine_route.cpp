@@ -594,6 +594,11 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
   a_cols.release();
   if (!r.policy.keep_memory) release_node_window(r.ec->caller);
 
+  // Joined before the return, though on the direct path nothing is left to overlap it: the
+  // pool's trim hands the call's device memory back, and the caller may allocate on the device,
+  // or exit, as soon as the call returns; a trim still running then would race both. Not trimming
+  // (the next call regrows the same pool) would save the trim and the regrowth, but hold the
+  // call's device memory between calls, out of the caller's sight.
   const bool released = run.release.joinable();
   run.release.join();
   if (r.timed && released)
