@@ -68,6 +68,12 @@ struct ReflectorLayout {
   // Number of steps (reflectors) of sweep s, 0 <= s < sweeps().
   PIPEVD_HOST_DEVICE long steps(long s) const { return (n - 3 - s) / b + 1; }
   PIPEVD_HOST_DEVICE long first_row(long s, long t) const { return s + 1 + t * b; }
+  // The last of the sweeps before `end` that has a step t (sweep s has one iff t b <= n - 3 - s,
+  // so steps(s) decreases with s): what a group of sweeps [s0, end) applies at step t.
+  PIPEVD_HOST_DEVICE long last_sweep_with_step(long t, long end) const {
+    const long last = n - 3 - t * b;
+    return end - 1 < last ? end - 1 : last;
+  }
   PIPEVD_HOST_DEVICE long length(long s, long t) const {
     const long rest = n - first_row(s, t);
     return rest < b ? rest : b;

@@ -69,10 +69,7 @@ __global__ void __launch_bounds__(kMaxThreads)
 
   for (long s0 = 0; s0 < sweeps; s0 += G) {
     const long s1 = s0 + G < sweeps ? s0 + G : sweeps;
-    // Sweep s has a step t iff t b <= n - 3 - s; steps(s) decreases with s.
-    auto last_sweep = [&](long t) {
-      return static_cast<int>(((s1 - 1 < n - 3 - t * b) ? s1 - 1 : n - 3 - t * b) - s0);
-    };
+    auto last_sweep = [&](long t) { return static_cast<int>(L.last_sweep_with_step(t, s1) - s0); };
     // PF: step t's vectors (contiguous per sweep) and taus to raw_v / raw_t, asynchronously.
     auto prefetch = [&](long t) {
       const int gl = last_sweep(t);

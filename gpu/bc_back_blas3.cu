@@ -22,14 +22,14 @@ __global__ void form_vt(ReflectorLayout L, const double* __restrict__ v,
                         double* __restrict__ tt) {
   extern __shared__ double sm[];
   const long t = blockIdx.x;
-  const long n = L.n, b = L.b, sweeps = L.sweeps();
+  const long b = L.b, sweeps = L.sweeps();
   const int W = static_cast<int>(b) + G - 1;
   double* Vs = sm;            // W x G
   double* Ts = Vs + W * G;    // G x G
   double* Ys = Ts + G * G;    // G x G
   double* taus = Ys + G * G;  // G
   const long s1 = s0 + G < sweeps ? s0 + G : sweeps;
-  const long slast = (s1 - 1 < n - 3 - t * b) ? s1 - 1 : n - 3 - t * b;
+  const long slast = L.last_sweep_with_step(t, s1);
   const int glast = static_cast<int>(slast - s0);
   for (int k = threadIdx.x; k < W * G; k += blockDim.x) {
     const int g = k / W, r = k - g * W, i = r - g;
@@ -95,7 +95,7 @@ void bc_back_blas3(const ReflectorLayout& L, const double* d_v, const double* d_
     PIPEVD_CUDA_CHECK_LAUNCH();
     if (part == Blas3Part::form_only) continue;
     for (long t = tmax; t >= 0; --t) {
-      const long slast = std::min(s1 - 1, n - 3 - t * b);
+      const long slast = L.last_sweep_with_step(t, s1);
       const int k = static_cast<int>(slast - s0 + 1);  // reflectors of this block
       const long base = s0 + 1 + t * b;
       const int we = static_cast<int>(std::min(W, n - base));  // window rows inside X

@@ -216,10 +216,7 @@ __global__ void __launch_bounds__(NW * 32)
     const unsigned long long* before =
         lanes.progress + item.row_block * K + (item.lane + K - 1) % K;
     const long tmax_before = g > 0 ? L.steps(s0 - G) - 1 : 0;
-    // Sweep s has a step t iff t b <= n - 3 - s; steps(s) decreases with s.
-    auto last_sweep = [&](long t) {
-      return static_cast<int>(((s1 - 1 < n - 3 - t * b) ? s1 - 1 : n - 3 - t * b) - s0);
-    };
+    auto last_sweep = [&](long t) { return static_cast<int>(L.last_sweep_with_step(t, s1) - s0); };
     // Step t's vectors, T fragments and (with_x) incoming columns, asynchronously.
     auto prefetch = [&](long t, bool with_x) {
       const int gl = last_sweep(t);

@@ -284,6 +284,7 @@ ComplexChasePlan make_plan(int device, long bw, const BulgeChasingTunables& tun)
     const std::size_t fit = static_cast<std::size_t>(optin) / per_sweep;
     if (fit >= 1) {
       plan.staged = true;
+      plan.sweeps_that_fit = static_cast<int>(fit);
       plan.sweeps_per_block = static_cast<int>(std::min<std::size_t>(plan.sweeps_per_block, fit));
     }
   }
@@ -349,12 +350,10 @@ BulgeChasingTunables bulge_chasing_complex_beside_other_work(BulgeChasingTunable
                                                              long b) {
   const long bw = std::max(1L, b);
   const ComplexChasePlan plan = make_plan(device, bw, tun);
-  int sms = 0, optin = 0;
+  int sms = 0;
   PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  PIPEVD_CUDA_CHECK(
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   if (!plan.staged || sms < 2) return tun;
-  const int fit = static_cast<int>(static_cast<std::size_t>(optin) / plan.shared_bytes_per_sweep);
+  const int fit = plan.sweeps_that_fit;
   // One sweep per block on half the SMs would halve the sweeps in flight: there the chase keeps
   // every SM and SBR-back waits.
   if (fit < 2) return tun;

@@ -39,6 +39,7 @@ struct ComplexChasePlan {
   bool staged = false;       // each step's window in shared memory
   int sweeps_per_block = 1;  // warps per block
   std::size_t shared_bytes_per_sweep = 0;
+  int sweeps_that_fit = 0;  // staged: sweeps whose windows one block's shared memory holds
 };
 ComplexChasePlan bulge_chase_complex_plan(long n, long b, const BulgeChasingTunables& tun);
 
