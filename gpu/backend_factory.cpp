@@ -1,8 +1,10 @@
-// core/backend_factory.hpp's GPU half, where the CUDA backend is built.
+// core/backend_factory.hpp's GPU half, where the CUDA backend is built, and the settings'
+// mapping onto the backend (gpu/backend_settings.hpp).
 #include "core/backend_factory.hpp"
 
 #include <cuda_runtime.h>
 
+#include "gpu/backend_settings.hpp"
 #include "gpu/bc_back.cuh"
 #include "gpu/dbbr_event_clock.hpp"
 #include "gpu/gpu_backend.hpp"
@@ -11,15 +13,33 @@
 #include "gpu/pinned_staging.hpp"
 
 namespace pipevd {
-namespace {
+namespace gpu {
 
-gpu::BcBackKernel bc_back_kernel_named(const std::string& name) {
-  if (name == "blas2") return gpu::BcBackKernel::Blas2;
-  if (name == "tensor") return gpu::BcBackKernel::Tensor;
-  return gpu::BcBackKernel::Auto;
+BcBackKernel bc_back_kernel_named(const std::string& name) {
+  if (name == "blas2") return BcBackKernel::Blas2;
+  if (name == "tensor") return BcBackKernel::Tensor;
+  return BcBackKernel::Auto;
 }
 
-}  // namespace
+GpuTuning tuning_of(const GpuBackendSettings& s) {
+  GpuTuning t;
+  t.panel_qr_blocks = s.panel_qr_blocks;
+  t.panel_qr_threads = s.panel_qr_threads;
+  t.bulge_chasing = {s.bc_sweeps_per_block, s.bc_blocks, s.bc_exclusive};
+  t.sharing = s.sharing;
+  t.nccl_channels = s.nccl_channels;
+  return t;
+}
+
+void configure_backend(GpuBackend& be, const GpuBackendSettings& s) {
+  if (s.panel_qr_cusolver) be.set_panel_qr_path(GpuBackend::PanelQrPath::Cusolver);
+  be.set_bc_back_kernel(bc_back_kernel_named(s.bc_back_kernel));
+  be.set_symmetric_product(s.symmetric_product);
+  be.set_host_threads(s.host_threads);
+  be.set_tuning(tuning_of(s));
+}
+
+}  // namespace gpu
 
 bool gpu_engine_built() { return true; }
 int gpu_visible_devices() { return gpu::visible_device_count(); }
@@ -30,22 +50,12 @@ bool gpu_symmetric_product_available(int device) {
 }
 
 long gpu_wave_rows(int device, long m, long b, const std::string& bc_back_kernel) {
-  return gpu::bc_back_wave_rows(m, b, device, bc_back_kernel_named(bc_back_kernel));
+  return gpu::bc_back_wave_rows(m, b, device, gpu::bc_back_kernel_named(bc_back_kernel));
 }
 
 std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSettings& s) {
   auto be = std::make_unique<gpu::GpuBackend>(device);
-  if (s.panel_qr_cusolver) be->set_panel_qr_path(gpu::GpuBackend::PanelQrPath::Cusolver);
-  be->set_bc_back_kernel(bc_back_kernel_named(s.bc_back_kernel));
-  be->set_symmetric_product(s.symmetric_product);
-  be->set_host_threads(s.host_threads);
-  gpu::GpuTuning t;
-  t.panel_qr_blocks = s.panel_qr_blocks;
-  t.panel_qr_threads = s.panel_qr_threads;
-  t.bulge_chasing = {s.bc_sweeps_per_block, s.bc_blocks, s.bc_exclusive};
-  t.sharing = s.sharing;
-  t.nccl_channels = s.nccl_channels;
-  be->set_tuning(t);
+  gpu::configure_backend(*be, s);
   return be;
 }
 

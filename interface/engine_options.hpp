@@ -11,7 +11,8 @@ namespace pipevd {
 EngineOptions engine_options(const Policy& policy, bool want_vectors);
 
 // A GPU backend's settings (every PIPEVD_GPU_* value) and the host threads of its copies of the
-// caller's arrays.
-GpuBackendSettings gpu_backend_settings(const Policy& policy, int host_threads);
+// caller's arrays (1: the backend's own default). The one mapping of the policy onto them;
+// gpu/backend_settings maps them onto the backend.
+GpuBackendSettings gpu_backend_settings(const Policy& policy, int host_threads = 1);
 
 }  // namespace pipevd
