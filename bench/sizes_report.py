@@ -13,10 +13,12 @@ in a file; sizes.sh runs every n of a setting in one process). Rows <X>_first (s
 one process of a single call per n) give row X its process's first call at every n. Below each
 table, for each row of pipevd's auto path (a pipevd row whose label names no forced path), its
 repeated time over the fastest peer's (a solver other than pipevd) at each n, and that peer: below
-1, pipevd is faster. Only records with status "ok" count.
+1, pipevd is faster; a peer without repeated calls (scaling.sh runs peers once per process) counts
+with its only call, marked "(first)". A second row, "<row>, first call", sets pipevd's first call
+against the peers' first calls. scaling.sh's labels work too: their n part is dropped from the row. Only records with status "ok" count.
 
---plot FILE: median repeated time against n, log-log, a line per row, one panel per GPU count
-(JOBZ=N dashed). matplotlib is imported only here; without it the tables still print, and the
+--plot FILE: median repeated time against n (a row without repeated calls: its only call, so
+labelled), log-log, a line per row, one panel per GPU count (JOBZ=N dashed). matplotlib is imported only here; without it the tables still print, and the
 script exits with 77 after them.
 
 --overhead: per-call overhead of pipevd runs from their PIPEVD_VERBOSE=2 timelines (the files
@@ -79,13 +81,14 @@ def read_records(paths):
 
 
 def row_name(r):
-    """The label less its GPU count and JOBZ parts: the solver and setting."""
+    """The label less its GPU count, n and JOBZ parts: the solver and setting."""
     label = r.get("label", r.get("solver", "?"))
     parts = label.split("_")
     if parts and parts[-1] == r.get("jobz"):
         parts = parts[:-1]
-    # The label's GPU count (the record's "gpus" may differ: 0 on the host engine).
-    parts = [p for p in parts if not re.fullmatch(r"\d+gpus?", p)]
+    # The label's GPU count (the record's "gpus" may differ: 0 on the host engine) and the n that
+    # scaling.sh's labels carry (pipevd_4gpu_n32768, elpa2-gpu_1gpu_n8192_8pergpu_nb16).
+    parts = [p for p in parts if not re.fullmatch(r"\d+gpus?|n\d+", p)]
     return "_".join(parts) or label
 
 
@@ -109,6 +112,12 @@ class Cell:
 
     def median(self):
         return statistics.median(self.repeated) if self.repeated else None
+
+    def usual(self):
+        """The median repeated call, else the only call (a peer run once per process, as
+        scaling.sh runs them), with whether it was a first call."""
+        m = self.median()
+        return (m, False) if m is not None else (self.first, self.first is not None)
 
 
 def tables(records):
@@ -163,16 +172,25 @@ def print_tables(groups, solver_of, cards, out):
         out.write("\n| ratio to the fastest peer | " + " | ".join("n=%d" % n for n in ns) + " |\n")
         out.write("| --- |" + " ---: |" * len(ns) + "\n")
         for name in sorted(autos):
-            cells = []
-            for n in ns:
-                mine = rows[name][n].median() if n in rows[name] else None
-                best = min(((rows[p][n].median(), p) for p in peers
-                            if n in rows[p] and rows[p][n].median() is not None), default=None)
-                if mine is None or best is None:
-                    cells.append("-")
-                else:
-                    cells.append("%.2f %s" % (mine / best[0], best[1]))
-            out.write("| %s | %s |\n" % (name, " | ".join(cells)))
+            out.write("| %s | %s |\n" % (name, " | ".join(
+                ratio_cell(rows, name, peers, n, Cell.median, Cell.usual) for n in ns)))
+            out.write("| %s, first call | %s |\n" % (name, " | ".join(
+                ratio_cell(rows, name, peers, n, lambda c: c.first, first_call) for n in ns)))
+
+
+def first_call(cell):
+    return cell.first, False
+
+
+def ratio_cell(rows, name, peers, n, mine_of, peer_of):
+    """pipevd's time over the fastest peer's at n ("-" where either is missing): mine_of(cell)
+    pipevd's time, peer_of(cell) a peer's (time, whether it is that peer's first call, marked)."""
+    mine = mine_of(rows[name][n]) if n in rows[name] else None
+    times = [(peer_of(rows[p][n]), p) for p in peers if n in rows[p]]
+    best = min(((t, first, p) for (t, first), p in times if t is not None), default=None)
+    if mine is None or best is None:
+        return "-"
+    return "%.2f %s%s" % (mine / best[0], best[2], " (first)" if best[1] else "")
 
 
 def plot(groups, path):
@@ -187,14 +205,17 @@ def plot(groups, path):
             if g != gpus:
                 continue
             for name in sorted(rows):
-                pts = sorted((n, c.median()) for n, c in rows[name].items() if c.median() is not None)
+                usual = [(n, c.usual()) for n, c in rows[name].items()]
+                pts = sorted((n, t) for n, (t, _) in usual if t is not None)
+                first = any(f for _, (t, f) in usual if t is not None)
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
-                            linestyle="--" if jobz == "N" else "-", label="%s %s" % (name, jobz))
+                            linestyle="--" if jobz == "N" else "-",
+                            label="%s %s%s" % (name, jobz, " (its only call)" if first else ""))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("n")
-        ax.set_ylabel("median repeated call (s)")
+        ax.set_ylabel("median repeated call, else the only call (s)")
         ax.set_title("%s GPU%s" % (gpus, "" if gpus == 1 else "s"))
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)

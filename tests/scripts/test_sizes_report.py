@@ -85,6 +85,33 @@ class ReportTest(unittest.TestCase):
         # The fastest peer changes with n.
         self.assertEqual(row(ratios, "pipevd_auto"), ["0.50 cusolvermp", "2.00 cusolvermg"])
 
+    def test_scaling_labels_and_peers_run_once(self):
+        # scaling.sh's records: n in the label, peers one call per process (a first call only).
+        lines = [
+            {"label": "pipevd_4gpu_n32768", "call": "first", "time_s": 8.0},
+            {"label": "pipevd_4gpu_n32768", "call": "repeated", "time_s": 4.0},
+            {"label": "cusolvermp_4gpu_n32768", "call": "first", "time_s": 16.0},
+            {"label": "elpa2-gpu_4gpu_n32768_4pergpu_nb16", "call": "first", "time_s": 32.0},
+        ]
+        with tempfile.TemporaryDirectory() as tmp:
+            runs = os.path.join(tmp, "runs.jsonl")
+            with open(runs, "w") as f:
+                for i, line in enumerate(lines):
+                    solver = line["label"].split("_")[0]
+                    f.write(json.dumps(dict(line, solver=solver, n=32768, gpus=4, jobz="V",
+                                            status="ok", card="TEST CARD",
+                                            repeat=int(line["call"] == "repeated"))) + "\n")
+            rc, out, err = report(runs)
+        self.assertEqual(rc, 0, err)
+        four = section(out, "### 4 GPUs, JOBZ=V")
+        self.assertEqual(row(four, "pipevd"), ["4 (8*)"])
+        self.assertEqual(row(four, "cusolvermp"), ["- (16*)"])
+        self.assertEqual(row(four, "elpa2-gpu_4pergpu_nb16"), ["- (32*)"])
+        ratios = four[four.index("| ratio to the fastest peer"):]
+        # Repeated against the peer's only call, marked; first call against first call.
+        self.assertEqual(row(ratios, "pipevd"), ["0.25 cusolvermp (first)"])
+        self.assertEqual(row(ratios, "pipevd, first call"), ["0.50 cusolvermp"])
+
     def test_overhead_outside_device_work(self):
         rc, out, err = report(os.path.join(DATA, "runs.jsonl"), "--overhead", TIMELINE,
                               os.path.join(DATA, "overhead.jsonl"), "--top", "8")
