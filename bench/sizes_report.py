@@ -15,11 +15,12 @@ table, for each row of pipevd's auto path (a pipevd row whose label names no for
 repeated time over the fastest peer's (a solver other than pipevd) at each n, and that peer: below
 1, pipevd is faster; a peer without repeated calls (scaling.sh runs peers once per process) counts
 with its only call, marked "(first)". A second row, "<row>, first call", sets pipevd's first call
-against the peers' first calls. scaling.sh's labels work too: their n part is dropped from the row. Only records with status "ok" count.
+against the peers' first calls. scaling.sh's labels work too: their n part is dropped from the
+row. Only records with status "ok" count.
 
 --plot FILE: median repeated time against n (a row without repeated calls: its only call, so
-labelled), log-log, a line per row, one panel per GPU count (JOBZ=N dashed). matplotlib is imported only here; without it the tables still print, and the
-script exits with 77 after them.
+labelled), log-log, a line per row, one panel per GPU count (JOBZ=N dashed). matplotlib is
+imported only here; without it the tables still print, and the script exits with 77 after them.
 
 --overhead: per-call overhead of pipevd runs from their PIPEVD_VERBOSE=2 timelines (the files
 sizes.sh's OVERHEAD=1 writes, named timeline_<label>_n<n>.json, each the process's last call at
