@@ -51,6 +51,13 @@ DcFoldSetting dc_fold_setting(const std::string& name) {
   throw std::invalid_argument("D&C fold '" + name + "' is not one of auto, on, off");
 }
 
+SbrBackBesideSetting sbr_back_beside_setting(const std::string& name) {
+  if (name == "auto") return SbrBackBesideSetting::Auto;
+  if (name == "on") return SbrBackBesideSetting::On;
+  if (name == "off") return SbrBackBesideSetting::Off;
+  throw std::invalid_argument("SBR-back beside '" + name + "' is not one of auto, on, off");
+}
+
 CallPlan plan_call(MPI_Comm caller, const CallPlanInput& in) {
   CallPlan p;
   p.layout = plan_engine_layout(in.n, in.engine_ranks, in.b, in.wave_rows > 0 ? kWaveSlack : 0.0,
@@ -60,7 +67,7 @@ CallPlan plan_call(MPI_Comm caller, const CallPlanInput& in) {
                       in.free_bytes, in.memory_limit, in.symmetric_product, forced_fold, in.words);
   p.dc_fold = agree_dc_fold(caller, in, p.layout);
   const bool engine = in.engine_rank >= 0;
-  if (in.on_gpu && in.want_vectors && engine)
+  if (in.on_gpu && in.want_vectors && engine && in.sbr_back_beside != SbrBackBesideSetting::Off)
     p.overlap_sbr_back = plan_fits(in, p.layout, true, false, p.dc_fold);
   if (in.on_gpu && in.want_vectors && in.engine_ranks > 1 && in.engine_rank == 0)
     p.dc_at_sbr_back = plan_fits(in, p.layout, p.overlap_sbr_back, true, p.dc_fold);

@@ -19,6 +19,12 @@ enum class DcFoldSetting { Auto, On, Off };
 // value already).
 DcFoldSetting dc_fold_setting(const std::string& name);
 
+// PIPEVD_SBR_BACK_BESIDE: SBR-back next to bulge chasing (EngineOptions::overlap_sbr_back) where
+// the memory plan with it fits (auto, on), or after it (off).
+enum class SbrBackBesideSetting { Auto, On, Off };
+// "auto", "on" or "off"; anything else throws std::invalid_argument.
+SbrBackBesideSetting sbr_back_beside_setting(const std::string& name);
+
 struct CallPlanInput {
   long n = 0;
   int engine_ranks = 1;
@@ -33,13 +39,14 @@ struct CallPlanInput {
   bool dc_solver =
       false;  // stage 3 by core/tridiagonal_dc (resolve_tridiagonal_solver), not dstedc
   DcFoldSetting dc_fold = DcFoldSetting::Auto;
+  SbrBackBesideSetting sbr_back_beside = SbrBackBesideSetting::Auto;
   long words = 1;  // doubles per element: 2 for a complex Hermitian matrix (core/memory_plan.hpp)
 };
 
 struct CallPlan {
   EngineLayout layout;
   // EngineOptions' overlaps, chosen where this rank's memory plan with them fits: SBR-back next
-  // to bulge chasing (a GPU with eigenvectors), and engine rank 0's D&C started at SBR-back
+  // to bulge chasing (a GPU with eigenvectors, unless PIPEVD_SBR_BACK_BESIDE=off), and engine rank 0's D&C started at SBR-back
   // (several GPUs; one GPU keeps it after, where BC-back outlasts it).
   bool overlap_sbr_back = false;
   bool dc_at_sbr_back = false;

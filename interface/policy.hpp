@@ -31,6 +31,10 @@ struct Policy {
   // DcFoldSetting).
   std::string dc_fold = "auto";
 
+  // PIPEVD_SBR_BACK_BESIDE: SBR-back next to bulge chasing on a GPU where the memory plan allows,
+  // "auto", "on" or "off" (core/call_plan.hpp's SbrBackBesideSetting).
+  std::string sbr_back_beside = "auto";
+
   // PIPEVD_ENGINE_PATH: the engine's path, "auto" (core/engine_path.hpp's crossover table),
   // "two_stage" or "one_stage" (core/engine_path.hpp's EnginePathSetting).
   std::string engine_path = "auto";

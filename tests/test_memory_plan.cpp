@@ -321,6 +321,32 @@ TEST(CallPlan, DcFoldIsAgreedOverTheRanks) {
   EXPECT_THROW(dc_fold_setting("1"), std::invalid_argument);
 }
 
+// PIPEVD_SBR_BACK_BESIDE through the call plan: SBR-back beside bulge chasing on a GPU engine
+// rank with eigenvectors where the plan with it fits, unless the setting is off; never without
+// eigenvectors or on the host engine.
+TEST(CallPlan, SbrBackBesideFollowsTheSetting) {
+  const int ranks = world_size(), me = world_rank();
+  CallPlanInput in;
+  in.n = 1000;
+  in.engine_ranks = ranks;
+  in.engine_rank = me;
+  in.on_gpu = true;
+  const auto beside = [&](SbrBackBesideSetting setting, bool vectors = true, bool gpu = true) {
+    CallPlanInput i = in;
+    i.sbr_back_beside = setting;
+    i.want_vectors = vectors;
+    i.on_gpu = gpu;
+    return plan_call(MPI_COMM_WORLD, i).overlap_sbr_back;
+  };
+  EXPECT_TRUE(beside(SbrBackBesideSetting::Auto));
+  EXPECT_TRUE(beside(SbrBackBesideSetting::On));
+  EXPECT_FALSE(beside(SbrBackBesideSetting::Off));
+  EXPECT_FALSE(beside(SbrBackBesideSetting::On, false)) << "JOBZ = N";
+  EXPECT_FALSE(beside(SbrBackBesideSetting::On, true, false)) << "host engine";
+  EXPECT_EQ(sbr_back_beside_setting("off"), SbrBackBesideSetting::Off);
+  EXPECT_THROW(sbr_back_beside_setting("no"), std::invalid_argument);
+}
+
 TEST(MemoryCheck, UsableBytesAndFit) {
   EXPECT_EQ(usable_engine_bytes(-1, 0), -1);  // host engine, no limit
   EXPECT_EQ(usable_engine_bytes(-1, 1000), 1000);

@@ -72,6 +72,20 @@ TEST(Policy, ParsesTheDcFold) {
               std::string("PIPEVD_DC_FOLD='") + bad + "' is not one of auto, on, off");
 }
 
+// PIPEVD_SBR_BACK_BESIDE: SBR-back next to bulge chasing where the memory plan fits (auto, on) or
+// after it (off); the same strict parsing.
+TEST(Policy, ParsesSbrBackBeside) {
+  EXPECT_EQ(parse({}).policy.sbr_back_beside, "auto");
+  for (const char* v : {"auto", "on", "off"}) {
+    const PolicyOrError p = parse({{"PIPEVD_SBR_BACK_BESIDE", v}});
+    EXPECT_TRUE(p.error.empty()) << p.error;
+    EXPECT_EQ(p.policy.sbr_back_beside, v);
+  }
+  for (const char* bad : {"1", "OFF", "beside"})
+    EXPECT_EQ(parse({{"PIPEVD_SBR_BACK_BESIDE", bad}}).error,
+              std::string("PIPEVD_SBR_BACK_BESIDE='") + bad + "' is not one of auto, on, off");
+}
+
 TEST(Policy, BadValuesNameTheVariable) {
   for (const auto& [var, value] : std::map<std::string, std::string>{
            {"PIPEVD_BACKEND", "GPU"}, {"PIPEVD_MIN_N", "-3"}, {"PIPEVD_VERBOSE", "yes"}}) {
