@@ -11,7 +11,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
+mkdir -p "$OUT/beside"
 for scalar in complex real; do
   if [ $scalar = complex ]; then sizes=${SIZES_COMPLEX-8192 16384 32768}; else sizes=${SIZES_REAL-16384 32768}; fi
   for n in $sizes; do
