@@ -11,6 +11,10 @@
 #   shape) at m = SYMM_NCU_M (default 32768), issue 5: speed of light, pipe utilisation, warp stall
 #   reasons and per-SASS-instruction samples, to see what holds it below the memory bandwidth
 #   (symm_bench built).
+# ncu.sh chase: one launch of the complex bulge-chasing kernel with staged windows
+#   (gpu/bulge_chasing_complex.cu, chase_sweeps<true>) at n = CHASE_NCU_N (default 16384), b = 32,
+#   issue 28: stall reasons, pipe and memory use and per-SASS-instruction samples, to see what a
+#   step's ~13 us go to (bc_complex_bench built).
 set -uo pipefail
 source "$(dirname "$0")/preamble.sh"
 budget=${BUDGET_S:-90}
@@ -32,5 +36,15 @@ case ${1:-} in
     grep -E "Duration|Stall|Warp Cycles|Issued|Registers|Block Size|Grid Size|Pipe|Throughput|SM Frequency" \
       "$out/ncu_details.log" | head -40
     ;;
-  *) echo "ncu.sh qr|symm" >&2; exit 2 ;;
+  chase)
+    out=$OUT/chasencu
+    mkdir -p "$out"
+    # The mangled name tells the staged instantiation from the in-place one.
+    NCU_NAME_BASE=mangled ncu_one_launch chase "chase_sweepsILb1E" 0 "$budget" \
+      "SpeedOfLight WarpStateStats LaunchStats Occupancy ComputeWorkloadAnalysis MemoryWorkloadAnalysis InstructionStats" \
+      -- "$build/bench/bc_complex_bench" --n "${CHASE_NCU_N:-16384}" --b 32 --reps 1
+    grep -E "Duration|Stall|Warp Cycles|Issued|Registers|Block Size|Grid Size|Pipe|Throughput|SM Frequency|Shared" \
+      "$out/ncu_details.log" | head -50
+    ;;
+  *) echo "ncu.sh qr|symm|chase" >&2; exit 2 ;;
 esac

@@ -101,13 +101,15 @@ build_gpu() {
 # ncu_one_launch NAME REGEX SKIP BUDGET SECTIONS -- COMMAND...: Nsight Compute on launch SKIP + 1
 # of the kernels matching REGEX in COMMAND (the SECTIONS, a space-separated list, plus source
 # counters), clocks left alone, within BUDGET - 10 seconds; then writes $out/ncu_details.log and
-# $out/ncu_source.csv (SASS lines with their warp samples) and deletes the report.
+# $out/ncu_source.csv (SASS lines with their warp samples) and deletes the report. NCU_NAME_BASE
+# (function): what REGEX matches, "mangled" to tell template instantiations apart.
 ncu_one_launch() {
   local name=$1 regex=$2 skip=$3 budget=$4 sections=$5
   shift 6
   local args=()
   for s in $sections SourceCounters; do args+=(--section "$s"); done
-  timeout $((budget - 10)) ncu --clock-control none -k "regex:$regex" --launch-skip "$skip" \
+  timeout $((budget - 10)) ncu --clock-control none --kernel-name-base "${NCU_NAME_BASE:-function}" \
+    -k "regex:$regex" --launch-skip "$skip" \
     --launch-count 1 "${args[@]}" -o "$out/$name" -f "$@" >"$out/ncu.log" 2>&1 ||
     echo "ncu failed or cut"
   ncu -i "$out/$name.ncu-rep" --page details >"$out/ncu_details.log" 2>&1
