@@ -73,62 +73,13 @@ __device__ double lapy3(double x, double y, double z) {
   return w * sqrt(a * a + b * b + c * c);
 }
 
-// Step t of sweep s (host::chase_step's arithmetic in complex) by the warp g; vs, ws: b elements of
-// shared memory each. Lane l owns the indices l, l + 32, ... of every per-index loop. `a` holds the
-// working band's columns from cb on, with its ld (cb = 0: the band itself; cb = step_window's c0:
-// the step's window staged in shared memory); only the addresses depend on cb, so both give the
-// same bits. The reflectors go out with streaming stores: n^2 / 2 of them would otherwise push
-// the band out of L2.
-__device__ void chase_step(const cg::thread_block_tile<kLanes>& g, const ReflectorLayout& L, Z* a,
-                           long cb, long ld, long s, long t, Z* vs, Z* ws, Z* v_out, Z* tau_out) {
+// Steps 2-4 of a step (the left, right and two-sided updates with H = I - tau v v^H, v in vs)
+// for any b: lane l owns the indices l, l + 32, ... of every per-index loop.
+__device__ void updates_in_loops(const cg::thread_block_tile<kLanes>& g, long len, long first,
+                                 long c, long n, long b, Z* a, long cb, long ld, Z tau, Z* vs,
+                                 Z* ws) {
   const int lane = static_cast<int>(g.thread_rank());
-  const long b = L.b, n = L.n;
-  const long first = L.first_row(s, t), len = L.length(s, t);
-  const long c = t == 0 ? s : first - b;
-  const long lm1 = ld - 1;                   // stride along a row of the band storage
-  Z* col = a + (first - c) + (c - cb) * ld;  // &A(first, c): the column it annihilates
-
-  // 1. zlarfg on (A(first, c), A(first+1 .. first+len-1, c)); ||x|| scaled by max |x_i| (as
-  // dznrm2 guards it: the bulges of long sweeps decay towards underflow).
-  const Z alpha = col[0];
-  double big = 0.0;
-  for (long i = 1 + lane; i < len; i += kLanes) big = fmax(big, cuCabs(col[i]));
-  big = warp_max(g, big);
-  double xnorm = 0.0;
-  if (big != 0.0) {
-    const double inv = 1.0 / big;
-    double sq = 0.0;
-    for (long i = 1 + lane; i < len; i += kLanes) {
-      const double re = col[i].x * inv, im = col[i].y * inv;
-      sq += re * re + im * im;
-    }
-    xnorm = big * sqrt(warp_sum(g, sq));
-  }
-  Z tau = zero(), scal = make_cuDoubleComplex(1.0, 0.0);
-  double beta = alpha.x;
-  const bool identity = xnorm == 0.0 && alpha.y == 0.0;  // H = I, tau = 0
-  if (!identity) {
-    beta = -copysign(lapy3(alpha.x, alpha.y, xnorm), alpha.x);
-    tau = make_cuDoubleComplex((beta - alpha.x) / beta, -alpha.y / beta);
-    scal = cuCdiv(make_cuDoubleComplex(1.0, 0.0), make_cuDoubleComplex(alpha.x - beta, alpha.y));
-  }
-  const long vofs = v_out ? L.vector_offset(s, t) : 0;
-  for (long i = lane; i < b; i += kLanes) {
-    Z vi = zero();
-    if (i == 0) {
-      vi = make_cuDoubleComplex(1.0, 0.0);
-    } else if (i < len) {
-      vi = identity ? col[i] : cuCmul(col[i], scal);
-      col[i] = zero();
-    }
-    vs[i] = vi;
-    if (v_out) __stcs(v_out + vofs + i, vi);
-  }
-  if (lane == 0 && tau_out) __stcs(tau_out + L.index(s, t), tau);
-  g.sync();
-  if (identity) return;  // col[i] = 0 for i >= 1 already; A(first, c) stays alpha (real)
-  if (lane == 0) col[0] = make_cuDoubleComplex(beta, 0.0);  // nothing else here reads A(first, c)
-
+  const long lm1 = ld - 1;  // stride along a row of the band storage
   // 2. Left: the rest of the bulge, A(J, j) := H^H A(J, j) for j = c+1 .. first-1 (a lane a
   // column).
   const Z tau_h = cuConj(tau);
@@ -176,6 +127,169 @@ __device__ void chase_step(const cg::thread_block_tile<kLanes>& g, const Reflect
       cj[i] = x;
     }
   }
+}
+
+// x[i * stride] -= dot * v_i (conj(v_i) with conj_v) for i < m <= 32, eight entries at a time:
+// their loads (x and v) together, then their stores, so the loads of one entry do not wait on the
+// store of the one before (shared memory through pointers the compiler cannot tell apart).
+__device__ __forceinline__ void subtract_times_v(Z* x, long stride, int m, const Z* v, Z dot,
+                                                 bool conj_v) {
+#pragma unroll
+  for (int i0 = 0; i0 < kLanes; i0 += 8) {
+    if (i0 >= m) break;
+    Z xs[8], vs[8];
+#pragma unroll
+    for (int h = 0; h < 8; ++h)
+      if (i0 + h < m) {
+        xs[h] = x[(i0 + h) * stride];
+        vs[h] = conj_v ? cuConj(v[i0 + h]) : v[i0 + h];
+      }
+#pragma unroll
+    for (int h = 0; h < 8; ++h)
+      if (i0 + h < m) x[(i0 + h) * stride] = cuCsub(xs[h], cuCmul(dot, vs[h]));
+  }
+}
+
+// The same updates for b <= 32, the same operations on every entry in the same order (so the
+// same bits): every per-index loop is one index per lane, and each update's stores come eight
+// entries at a time after those entries' loads. In the loop form every load waits for the store
+// before it (shared memory through pointers the compiler cannot tell apart), so a step was a chain
+// of shared-memory round trips, most of its time where the chase is a chain of steps.
+__device__ void updates_by_lane(const cg::thread_block_tile<kLanes>& g, long len, long first,
+                                long c, long n, long b, Z* a, long cb, long ld, Z tau, Z* vs,
+                                Z* ws) {
+  const int lane = static_cast<int>(g.thread_rank());
+  const int m = static_cast<int>(len);  // <= b <= 32
+  const long lm1 = ld - 1;
+  const Z* v = vs;
+
+  // 2. Left: A(J, j) := H^H A(J, j), column j = c+1+lane (first - c - 1 < b columns).
+  const Z tau_h = cuConj(tau);
+  if (c + 1 + lane < first) {
+    const long j = c + 1 + lane;
+    Z* cj = a + (first - j) + (j - cb) * ld;
+    Z dot = zero();
+    for (int i = 0; i < m; ++i) dot = fma_conj(v[i], cj[i], dot);
+    dot = cuCmul(dot, tau_h);
+    subtract_times_v(cj, 1, m, v, dot, false);
+  }
+
+  // 4. Right: A(r, J) := A(r, J) H, row r = first+len+lane (at most b rows).
+  const long r = first + len + lane;
+  if (r < (first + len + b < n ? first + len + b : n)) {
+    Z* row = a + (r - first) + (first - cb) * ld;
+    Z dot = zero();
+    for (int i = 0; i < m; ++i) dot = fma(row[i * lm1], v[i], dot);
+    dot = cuCmul(dot, tau);
+    subtract_times_v(row, lm1, m, v, dot, true);
+  }
+
+  // 3. Both sides on B(J,J), row k = lane: p = tau B v, w = p - (conj(tau)/2)(v^H p) v,
+  // B -= v w^H + w v^H, the diagonal kept real.
+  Z* d0 = a + (first - cb) * ld;
+  const int k = lane;
+  Z vp = zero(), wk = zero();
+  if (k < m) {
+    Z p = zero();
+    for (int i = 0; i <= k; ++i) p = fma(d0[(k - i) + i * ld], v[i], p);
+    for (int i = k + 1; i < m; ++i) p = fma(cuConj(d0[(i - k) + k * ld]), v[i], p);
+    wk = cuCmul(tau, p);
+    vp = fma_conj(vs[k], wk, vp);
+  }
+  const Z sum = make_cuDoubleComplex(warp_sum(g, vp.x), warp_sum(g, vp.y));
+  const Z half = cuCmul(make_cuDoubleComplex(-0.5 * tau_h.x, -0.5 * tau_h.y), sum);
+  if (k < m) {
+    wk = fma(half, vs[k], wk);
+    ws[k] = wk;
+  }
+  g.sync();
+  if (k < m) {
+    const Z vi = vs[k], wi = wk;
+    Z* ci = d0 + k;  // ci[j * lm1] = A(first+k, first+j)
+#pragma unroll
+    for (int j0 = 0; j0 < kLanes; j0 += 8) {
+      if (j0 > k) break;
+      Z x[8], vc[8], wc[8];
+#pragma unroll
+      for (int h = 0; h < 8; ++h)
+        if (j0 + h <= k) {
+          x[h] = ci[(j0 + h) * lm1];
+          vc[h] = v[j0 + h];
+          wc[h] = ws[j0 + h];
+        }
+#pragma unroll
+      for (int h = 0; h < 8; ++h) {
+        const int j = j0 + h;
+        if (j <= k) {
+          const Z vj = cuConj(vc[h]), wj = cuConj(wc[h]);
+          Z y = cuCsub(x[h], cuCadd(cuCmul(vi, wj), cuCmul(wi, vj)));
+          if (j == k) y.y = 0.0;
+          ci[j * lm1] = y;
+        }
+      }
+    }
+  }
+}
+
+// Step t of sweep s (host::chase_step's arithmetic in complex) by the warp g; vs, ws: b elements of
+// shared memory each. Lane l owns the indices l, l + 32, ... of every per-index loop. `a` holds the
+// working band's columns from cb on, with its ld (cb = 0: the band itself; cb = step_window's c0:
+// the step's window staged in shared memory); only the addresses depend on cb, so both give the
+// same bits. The reflectors go out with streaming stores: n^2 / 2 of them would otherwise push
+// the band out of L2.
+__device__ void chase_step(const cg::thread_block_tile<kLanes>& g, const ReflectorLayout& L, Z* a,
+                           long cb, long ld, long s, long t, Z* vs, Z* ws, Z* v_out, Z* tau_out) {
+  const int lane = static_cast<int>(g.thread_rank());
+  const long b = L.b, n = L.n;
+  const long first = L.first_row(s, t), len = L.length(s, t);
+  const long c = t == 0 ? s : first - b;
+  Z* col = a + (first - c) + (c - cb) * ld;  // &A(first, c): the column it annihilates
+
+  // 1. zlarfg on (A(first, c), A(first+1 .. first+len-1, c)); ||x|| scaled by max |x_i| (as
+  // dznrm2 guards it: the bulges of long sweeps decay towards underflow).
+  const Z alpha = col[0];
+  double big = 0.0;
+  for (long i = 1 + lane; i < len; i += kLanes) big = fmax(big, cuCabs(col[i]));
+  big = warp_max(g, big);
+  double xnorm = 0.0;
+  if (big != 0.0) {
+    const double inv = 1.0 / big;
+    double sq = 0.0;
+    for (long i = 1 + lane; i < len; i += kLanes) {
+      const double re = col[i].x * inv, im = col[i].y * inv;
+      sq += re * re + im * im;
+    }
+    xnorm = big * sqrt(warp_sum(g, sq));
+  }
+  Z tau = zero(), scal = make_cuDoubleComplex(1.0, 0.0);
+  double beta = alpha.x;
+  const bool identity = xnorm == 0.0 && alpha.y == 0.0;  // H = I, tau = 0
+  if (!identity) {
+    beta = -copysign(lapy3(alpha.x, alpha.y, xnorm), alpha.x);
+    tau = make_cuDoubleComplex((beta - alpha.x) / beta, -alpha.y / beta);
+    scal = cuCdiv(make_cuDoubleComplex(1.0, 0.0), make_cuDoubleComplex(alpha.x - beta, alpha.y));
+  }
+  const long vofs = v_out ? L.vector_offset(s, t) : 0;
+  for (long i = lane; i < b; i += kLanes) {
+    Z vi = zero();
+    if (i == 0) {
+      vi = make_cuDoubleComplex(1.0, 0.0);
+    } else if (i < len) {
+      vi = identity ? col[i] : cuCmul(col[i], scal);
+      col[i] = zero();
+    }
+    vs[i] = vi;
+    if (v_out) __stcs(v_out + vofs + i, vi);
+  }
+  if (lane == 0 && tau_out) __stcs(tau_out + L.index(s, t), tau);
+  g.sync();
+  if (identity) return;  // col[i] = 0 for i >= 1 already; A(first, c) stays alpha (real)
+  if (lane == 0) col[0] = make_cuDoubleComplex(beta, 0.0);  // nothing else here reads A(first, c)
+
+  if (b <= kLanes)
+    updates_by_lane(g, len, first, c, n, b, a, cb, ld, tau, vs, ws);
+  else
+    updates_in_loops(g, len, first, c, n, b, a, cb, ld, tau, vs, ws);
 }
 
 // Shared memory of one sweep's warp: vs and ws (b elements each) and, staged, a window of 2b
