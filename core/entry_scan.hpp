@@ -3,7 +3,8 @@
 // real entry's |a_ij|, a complex entry's modulus, a Hermitian diagonal's |real part|). Ranges of
 // entries are scanned in any order and split, by any threads, and their scans merged: the result
 // is the same bit for bit (a maximum, exact). Before any route interface/non_finite_check scans
-// each rank's local part of sub(A) with it.
+// each rank's local part of sub(A) with it; on the direct one-stage path the backend's
+// upload_triangle (core/backend.hpp) scans the triangle it copies with it, so that A is read once.
 #pragma once
 #include "base/scalar.hpp"
 
