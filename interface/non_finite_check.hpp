@@ -1,7 +1,9 @@
 // Non-finite input, found before any route: PDSYEVD (or PZHEEVD) on a NaN or Inf in A returns NaN
 // eigenpairs with INFO = 0 (or ScaLAPACK's DLASCL stops the job), so every caller rank checks the
 // referenced triangle of its local part of sub(A) and the grid agrees, before the engine or
-// ScaLAPACK sees A.
+// ScaLAPACK sees A. One kind of call is scanned later, by the same arithmetic: a grid of one rank
+// whose call the engine takes on its direct one-stage path has its triangle scanned as the upload
+// copies it (interface/engine_route.hpp's entry_scan_at_upload), still before anything is computed.
 #pragma once
 #include <mpi.h>
 
