@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "base/errors.hpp"
+#include "core/entry_scan.hpp"
 #include "core/reflector_store.hpp"
 #include "core/scalar.hpp"
 #include "core/secular_merge.hpp"
@@ -67,6 +68,17 @@ class EngineBackend {
   }
   // Waits until every copy_to_device_async issued from `host` so far has read it.
   virtual void wait_staging(const double* /*host*/) {}
+  // The direct one-stage path's upload (core/one_stage.hpp): the triangle uplo ('L' or 'U',
+  // diagonal included) of the n x n host matrix `host` (ld ldh) into the same entries of dev (ld
+  // ldd); dev's other strict triangle is not written (it holds what it held). Returns the entry
+  // scan of that triangle (core/entry_scan.hpp: the non-finite flag and the max-norm, which the
+  // call's refusal of a non-finite A and PDSYEVD's scaling take), so that A is read once for both.
+  // The host backend copies and scans column by column (the reference); the GPU backend packs the
+  // triangle (half of A's bytes cross to the device), scanning as it packs.
+  virtual EntryScan upload_triangle(char uplo, long n, const double* host, long ldh, double* dev,
+                                    long ldd) = 0;
+  virtual EntryScan upload_triangle(char uplo, long n, const Complex* host, long ldh, Complex* dev,
+                                    long ldd) = 0;
   // dst(0:m, 0:n) = src(0:m, 0:n), both on the device.
   virtual void copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) = 0;
   // LAPACK's laset: off-diagonal entries alpha, diagonal entries beta.

@@ -29,9 +29,11 @@ constexpr long doubles_per = static_cast<long>(sizeof(S) / sizeof(double));
 
 template <class S>
 int one_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const S* a_cols,
-              double* w, S* z, const EngineOptions& opt, OneStageStats* stats) {
+              double* w, S* z, const EngineOptions& opt, OneStageStats* stats, UploadScan* scan) {
   if (layout.engine_ranks() != 1)
     throw std::invalid_argument("one-stage path: the matrix must be on one engine rank");
+  if (scan && opt.symmetrize != 'L' && opt.symmetrize != 'U')
+    throw std::invalid_argument("one-stage path: the upload scans a triangle, and none is named");
   OneStageStats st;
   const double t_start = MPI_Wtime();
   be.bind(engine);
@@ -41,12 +43,25 @@ int one_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, co
   S* const a_dev = reinterpret_cast<S*>(a.get());
   double t = MPI_Wtime();
   finish_stage(engine, "upload", [&] {
-    be.copy_to_device(reinterpret_cast<const double*>(a_cols), a.get(), doubles);
+    if (scan) {
+      // The solver reads that triangle only (the real one after prepare's mirror).
+      scan->found = be.upload_triangle(opt.symmetrize, n, a_cols, n, a_dev, n);
+      scan->scanned = true;
+      scan->stopped = !scan->proceed(scan->found);
+      if (scan->stopped) return;
+    } else {
+      be.copy_to_device(reinterpret_cast<const double*>(a_cols), a.get(), doubles);
+    }
     prepare(be, opt, n, a_dev);
     be.synchronize();
   });
   st.upload = MPI_Wtime() - t;
   timeline_add(opt.timeline, "upload", t, t + st.upload);
+  if (scan && scan->stopped) {
+    st.total = MPI_Wtime() - t_start;
+    if (stats) *stats = st;
+    return 0;
+  }
 
   t = MPI_Wtime();
   finish_stage(engine, "solve", [&] {
@@ -77,14 +92,14 @@ long one_stage_memory_bytes(long n, bool want_vectors, long element_bytes) {
 
 int run_one_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout,
                   const double* a_cols, double* w, double* z, const EngineOptions& opt,
-                  OneStageStats* stats) {
-  return one_stage(be, engine, layout, a_cols, w, z, opt, stats);
+                  OneStageStats* stats, UploadScan* scan) {
+  return one_stage(be, engine, layout, a_cols, w, z, opt, stats, scan);
 }
 
 int run_one_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout,
                   const std::complex<double>* a_cols, double* w, std::complex<double>* z,
-                  const EngineOptions& opt, OneStageStats* stats) {
-  return one_stage(be, engine, layout, a_cols, w, z, opt, stats);
+                  const EngineOptions& opt, OneStageStats* stats, UploadScan* scan) {
+  return one_stage(be, engine, layout, a_cols, w, z, opt, stats, scan);
 }
 
 }  // namespace pipevd

@@ -10,10 +10,12 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "core/memory_plan.hpp"
+#include "core/packed_triangle.hpp"
 #include "core/reflector_store.hpp"
 #include "core/tridiagonal_bisection.hpp"
 #include "gpu/bc_back.cuh"
@@ -537,6 +539,65 @@ void GpuBackend::copy_to_device(const double* host, double* dev, long count) {
       cudaMemcpyAsync(dev, host, sizeof(double) * count, cudaMemcpyHostToDevice, s_->stream));
   // From pinned memory the copy is asynchronous: the caller may reuse `host` once we return.
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s_->stream));
+}
+
+namespace {
+
+// a's triangle (ld lda) := the packed triangle (core/packed_triangle.hpp); the other triangle is
+// not written. T: double, or double2 for a complex element. A block per column, over the columns
+// by grid stride.
+template <class T>
+__global__ void unpack_triangle_kernel(bool lower, long n, const T* packed, T* a, long lda) {
+  for (long j = blockIdx.x; j < n; j += gridDim.x) {
+    const T* src = packed + packed_column_begin(lower, n, j);
+    T* dst = a + packed_first_row(lower, j) + j * lda;
+    const long rows = packed_column_rows(lower, n, j);
+    for (long i = threadIdx.x; i < rows; i += blockDim.x) dst[i] = src[i];
+  }
+}
+
+// upload_triangle: the triangle packed through the pinned chunks into a device buffer (half of
+// a's bytes cross PCIe; the scan rides on the packing), then unpacked in place. The packed buffer
+// is released before the solve's workspace is taken, so the path's peak (core/one_stage.hpp's
+// memory) stays where it was.
+template <class S>
+EntryScan upload_packed_triangle(GpuBackend& be, int threads, char uplo, long n, const S* host,
+                                 long ldh, S* dev, long ldd) {
+  const bool lower = lower_triangle(uplo);
+  if (n <= 0) return {};
+  const cudaStream_t stream = be.stream();
+  const long count = packed_triangle_size(n) * words_per<S>;
+  double* const packed = be.allocate_unfilled(count);
+  EntryScan found;
+  try {
+    with_pinned_chunks(be, stream, count, [&](const PinnedChunks& stage) {
+      found = pack_triangle_to_device(uplo, n, host, ldh, elements_in<S>(packed), stage, threads,
+                                      stream);
+    });
+    using T = std::conditional_t<is_complex_v<S>, double2, double>;
+    unpack_triangle_kernel<<<static_cast<int>(std::min(n, 8192L)), kThreads, 0, stream>>>(
+        lower, n, reinterpret_cast<const T*>(packed), reinterpret_cast<T*>(dev), ldd);
+    PIPEVD_CUDA_CHECK(cudaGetLastError());
+  } catch (...) {
+    be.release(packed);
+    throw;
+  }
+  be.release(packed);  // after the kernel, in stream order
+  return found;
+}
+
+}  // namespace
+
+EntryScan GpuBackend::upload_triangle(char uplo, long n, const double* host, long ldh, double* dev,
+                                      long ldd) {
+  ScopedDevice guard(s_->device);
+  return upload_packed_triangle(*this, s_->host_threads, uplo, n, host, ldh, dev, ldd);
+}
+
+EntryScan GpuBackend::upload_triangle(char uplo, long n, const Complex* host, long ldh,
+                                      Complex* dev, long ldd) {
+  ScopedDevice guard(s_->device);
+  return upload_packed_triangle(*this, s_->host_threads, uplo, n, host, ldh, dev, ldd);
 }
 
 double* GpuBackend::allocate_host_staging(long count) {

@@ -88,6 +88,12 @@ class GpuBackend final : public EngineBackend {
   // on a stream of its own) runs while the GEMM of the next one computes.
   void gemm_to_host(long m, long n, long k, const double* a, long lda, const double* b, long ldb,
                     double* c, long ldc) override;
+  // The triangle packed by the host threads (which scan it as they pack) into pinned chunks, one
+  // chunk's DMA beside the next one's packing, then unpacked into place by a kernel.
+  EntryScan upload_triangle(char uplo, long n, const double* host, long ldh, double* dev,
+                            long ldd) override;
+  EntryScan upload_triangle(char uplo, long n, const Complex* host, long ldh, Complex* dev,
+                            long ldd) override;
   // Host threads for those pageable copies (default 1): the engine rank's share of the CPUs.
   void set_host_threads(int threads);
   void set_tuning(const GpuTuning& tuning);

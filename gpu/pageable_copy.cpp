@@ -2,8 +2,11 @@
 #include "gpu/pageable_copy.hpp"
 
 #include <algorithm>
+#include <vector>
 
+#include "base/chunk_pipeline.hpp"
 #include "base/parallel_for.hpp"
+#include "core/packed_triangle.hpp"
 #include "gpu/gpu_context.hpp"
 
 namespace pipevd::gpu {
@@ -31,6 +34,39 @@ struct Chunk {
 };
 Chunk chunk(long i, long count, long size) {
   return {static_cast<int>(i % 2), i * size, std::min(size, count - i * size)};
+}
+
+// Doubles one thread packs at a time: a pinned chunk (2 MiB at least, a power of two) holds
+// several, so that the threads share each chunk, and one fits the core's cache between the scan's
+// read of A and the copy's.
+constexpr long kPackPiece = 1L << 15;
+
+template <class S>
+EntryScan pack_triangle(char uplo, long n, const S* a, long lda, S* packed_dev,
+                        const PinnedChunks& stage, int threads, cudaStream_t stream) {
+  const TrianglePacker<S> packer(uplo, n, a, lda);
+  constexpr long words = words_per<S>;
+  const long count = packer.size() * words;
+  if (count <= 0) return {};
+  ChunkEvents ev;
+  threads = std::max(1, threads);
+  std::vector<EntryScanMax> found(static_cast<std::size_t>(threads));
+  double* const dev = as_words(packed_dev);
+  produce_through_two_chunks(
+      count, stage.chunk, stage.size, std::min(kPackPiece, stage.size), threads,
+      [&](long begin, long len, double* dst, int worker) {
+        packer.pack(begin / words, len / words, elements_in<S>(dst), found[worker]);
+      },
+      [&](long off, long len, int buffer) {
+        PIPEVD_CUDA_CHECK(cudaMemcpyAsync(dev + off, stage.chunk[buffer], sizeof(double) * len,
+                                          cudaMemcpyHostToDevice, stream));
+        PIPEVD_CUDA_CHECK(cudaEventRecord(ev.done[buffer], stream));
+      },
+      [&](int buffer) { PIPEVD_CUDA_CHECK(cudaEventSynchronize(ev.done[buffer])); });
+  PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  EntryScanMax all;
+  for (const EntryScanMax& f : found) all.add(f);
+  return all.result();
 }
 
 }  // namespace
@@ -79,6 +115,17 @@ void copy_to_pageable(const double* dev, double* host, long count, const PinnedC
     if (i + 2 < chunks) queue(i + 2);
   }
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+EntryScan pack_triangle_to_device(char uplo, long n, const double* a, long lda, double* packed_dev,
+                                  const PinnedChunks& stage, int threads, cudaStream_t stream) {
+  return pack_triangle(uplo, n, a, lda, packed_dev, stage, threads, stream);
+}
+
+EntryScan pack_triangle_to_device(char uplo, long n, const Complex* a, long lda,
+                                  Complex* packed_dev, const PinnedChunks& stage, int threads,
+                                  cudaStream_t stream) {
+  return pack_triangle(uplo, n, a, lda, packed_dev, stage, threads, stream);
 }
 
 }  // namespace pipevd::gpu

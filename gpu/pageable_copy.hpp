@@ -7,6 +7,9 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include "base/scalar.hpp"
+#include "core/entry_scan.hpp"
+
 namespace pipevd::gpu {
 
 // Whether `host` is host memory that CUDA does not know as pinned (malloc / new, not
@@ -27,5 +30,16 @@ void copy_from_pageable(const double* host, double* dev, long count, const Pinne
 // return.
 void copy_to_pageable(const double* dev, double* host, long count, const PinnedChunks& stage,
                       int threads, cudaStream_t stream);
+
+// The triangle uplo of the n x n host matrix a (ld lda; pageable or not) packed column by column
+// (core/packed_triangle.hpp) into packed_dev[0, n(n+1)/2) through the pinned chunks: `threads`
+// host threads pack one chunk while the other's DMA runs, and scan what they pack
+// (core/entry_scan.hpp), so that a is read once. Queued on `stream` after its earlier work and
+// finished (a reusable, packed_dev written) on return. Returns the triangle's scan.
+EntryScan pack_triangle_to_device(char uplo, long n, const double* a, long lda, double* packed_dev,
+                                  const PinnedChunks& stage, int threads, cudaStream_t stream);
+EntryScan pack_triangle_to_device(char uplo, long n, const Complex* a, long lda,
+                                  Complex* packed_dev, const PinnedChunks& stage, int threads,
+                                  cudaStream_t stream);
 
 }  // namespace pipevd::gpu

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/lapack_prototypes.hpp"
@@ -76,6 +77,22 @@ void mirror(char uplo, long n, T* a, long lda) {
         a[i + j * lda] = conjugate(a[j + i * lda]);
     }
   }
+}
+
+// upload_triangle's reference: column j's rows of the triangle copied, and scanned.
+template <class T>
+EntryScan copy_triangle(char uplo, long n, const T* host, long ldh, T* dev, long ldd) {
+  const bool lower = uplo == 'L' || uplo == 'l';
+  if (!lower && uplo != 'U' && uplo != 'u')
+    throw std::invalid_argument(std::string("pipevd: triangle '") + uplo + "' is not L or U");
+  EntryScanMax found;
+  for (long j = 0; j < n; ++j) {
+    const long first = lower ? j : 0, rows = lower ? n - j : j + 1;
+    const T* column = host + first + j * ldh;
+    std::copy(column, column + rows, dev + first + j * ldd);
+    found.add_column_part(column, rows, j - first);
+  }
+  return found.result();
 }
 
 template <class T>
@@ -203,6 +220,15 @@ void HostBackend::copy_to_device(const double* host, double* dev, long count) {
 
 void HostBackend::copy_to_host(const double* dev, double* host, long count) {
   if (count > 0) std::memcpy(host, dev, static_cast<std::size_t>(count) * sizeof(double));
+}
+
+EntryScan HostBackend::upload_triangle(char uplo, long n, const double* host, long ldh, double* dev,
+                                       long ldd) {
+  return copy_triangle(uplo, n, host, ldh, dev, ldd);
+}
+EntryScan HostBackend::upload_triangle(char uplo, long n, const Complex* host, long ldh,
+                                       Complex* dev, long ldd) {
+  return copy_triangle(uplo, n, host, ldh, dev, ldd);
 }
 
 void HostBackend::copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) {

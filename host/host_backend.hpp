@@ -22,6 +22,12 @@ class HostBackend final : public EngineBackend {
   void copy_to_host(const double* dev, double* host, long count) override;
   void copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) override;
   void fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) override;
+  // The reference: each column's part of the triangle copied, then scanned from the copy's source.
+  EntryScan upload_triangle(char uplo, long n, const double* host, long ldh, double* dev,
+                            long ldd) override;
+  EntryScan upload_triangle(char uplo, long n, const Complex* host, long ldh, Complex* dev,
+                            long ldd) override;
+
   void mirror_triangle(char uplo, long n, double* a, long lda) override;
 
   void gemm(char transa, char transb, long m, long n, long k, double alpha, const double* a,

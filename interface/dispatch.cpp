@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 
 #include "base/errors.hpp"
@@ -46,6 +47,21 @@ void refuse(const Call& c, int info, const std::string& message) {
     std::fflush(stderr);
   }
   *c.info = info;
+}
+
+// A NaN or an infinity in A's referenced triangle (the entry scan's finding, interface/
+// non_finite_check.hpp): nothing computed, A, W and Z untouched.
+template <class Call>
+void refuse_non_finite(const Call& c) {
+  refuse(c, info_non_finite(*c.n),
+         "A holds a NaN or an infinity in the triangle UPLO names; nothing was computed");
+}
+
+// The entry scan over the call's grid (agreed_entry_scan) on the threads the policy allows.
+template <class Call>
+EntryScan scan_entries(const Call& c, MPI_Comm grid, const Policy& policy) {
+  return agreed_entry_scan(c, grid,
+                           redistribution_threads(policy.threads, ranks_on_this_node(grid)));
 }
 
 // What the last call computed with (last_call_path): "" until a call computes something.
@@ -104,19 +120,28 @@ void release_call_memory() {
 
 // The engine's route. Its failures reach here on every caller rank alike (engine_route.cpp's
 // agree_on_failure): auto forwards (A is intact), an explicit engine returns pipevd's INFO.
+// max_abs: the entry scan's norm, or none where the scan is left to the engine's upload
+// (entry_scan_at_upload), whose findings end the call as dispatch's scan would have: a non-finite
+// A refused, a norm that needs PDSYEVD's scaling (rare) taken on the general path, which scales a
+// copy of A.
 template <class Call>
 void take_engine_route(const Call& c, const ArgumentCheck& chk, const Policy& policy,
-                       const Decision& d, int gpu_devices, double max_abs, double t0) {
+                       const Decision& d, int gpu_devices, MPI_Comm grid,
+                       std::optional<double> max_abs, double t0) {
   std::string failure;
   int info = kInfoEngineFailure;
   EnginePathChoice path;
+  UploadScan upload;
   try {
-    run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices, max_abs, t0, &path);
-    if (!policy.keep_memory) release_call_memory();
-    write_workspace_answers(c, chk);
-    last_path = to_string(path.path);
-    if (policy.verbose >= 1) report(c, d, MPI_Wtime() - t0, &path);
-    return;
+    run_engine_route(c, policy, d.route == Route::Gpu, gpu_devices, max_abs.value_or(0), t0, &path,
+                     max_abs ? nullptr : &upload);
+    if (!upload.stopped) {
+      if (!policy.keep_memory) release_call_memory();
+      write_workspace_answers(c, chk);
+      last_path = to_string(path.path);
+      if (policy.verbose >= 1) report(c, d, MPI_Wtime() - t0, &path);
+      return;
+    }
   } catch (const OutOfMemory& e) {
     failure = e.what();
     info = kInfoOutOfMemory;
@@ -124,6 +149,14 @@ void take_engine_route(const Call& c, const ArgumentCheck& chk, const Policy& po
     failure = e.what();
   }
   if (!policy.keep_memory) release_call_memory();
+  if (upload.stopped) {  // stopped by the upload's scan before the solve, nothing written
+    if (upload.found.non_finite) return refuse_non_finite(c);
+    return take_engine_route(c, chk, policy, d, gpu_devices, grid, upload.found.max_abs, t0);
+  }
+  // A non-finite A is refused before any failure is answered or the call forwarded, as on every
+  // route: where the upload was to scan it and did not get to, the scan now.
+  if (!max_abs && (upload.scanned ? upload.found : scan_entries(c, grid, policy)).non_finite)
+    return refuse_non_finite(c);
   const std::string engine = std::string(to_string(d.route)) + " engine: " + failure;
   const bool jobz_n = c.jobz == 'N' || c.jobz == 'n';  // ScaLAPACK's routines have no 'N'
   if (policy.backend != Backend::Auto || jobz_n)
@@ -182,18 +215,22 @@ void run(const Call& c) {
   if (chk.query) return;
   if (!d.error.empty()) return refuse(c, kInfoConfiguration, d.error);
   // Before any route, forwarding included (ScaLAPACK's scaling stops the job on a NaN). The checks
-  // passed with N > 0, so this process is in the grid (agreed).
+  // passed with N > 0, so this process is in the grid (agreed). Where the engine's upload reads
+  // A's triangle anyway (entry_scan_at_upload: a grid of this one rank, nothing to agree), it
+  // scans it as it copies it, before anything is computed.
+  const bool on_engine = d.route != Route::Scalapack && agreed;
+  int grid_ranks = 0;
+  if (agreed) MPI_Comm_size(grid, &grid_ranks);
+  const bool at_upload =
+      on_engine && entry_scan_at_upload(c, pol.policy, d.route == Route::Gpu, grid_ranks);
   EntryScan entries;
-  if (agreed)
-    entries = agreed_entry_scan(
-        c, grid, redistribution_threads(pol.policy.threads, ranks_on_this_node(grid)));
-  if (entries.non_finite)
-    return refuse(c, info_non_finite(*c.n),
-                  "A holds a NaN or an infinity in the triangle UPLO names; nothing was computed");
+  if (agreed && !at_upload) entries = scan_entries(c, grid, pol.policy);
+  if (entries.non_finite) return refuse_non_finite(c);
 
   // The engine scales A by the scan's norm, which only a grid's agreement gives.
-  if (d.route != Route::Scalapack && agreed)
-    return take_engine_route(c, chk, pol.policy, d, available.gpu_devices, entries.max_abs, t0);
+  if (on_engine)
+    return take_engine_route(c, chk, pol.policy, d, available.gpu_devices, grid,
+                             at_upload ? std::nullopt : std::optional<double>(entries.max_abs), t0);
   if (!forward(c, chk, "")) return;
   if (pol.policy.verbose >= 1) report(c, d, MPI_Wtime() - t0);
 }

@@ -70,6 +70,35 @@ const EngineComm& engine_comm(int ictxt, const Policy& policy, bool on_gpu, int 
   return engine_comm_for_gpus(ictxt, gpu_visible_uuids(), policy.engine_ranks, policy.gpu_sharing);
 }
 
+// The caller's arrays as the engine works on them: the whole matrix at (1, 1) with LLD = N, and Z
+// likewise where eigenvectors are asked for.
+template <class S>
+bool direct_shape(const EigenCall<S>& c) {
+  const long n = *c.n;
+  const bool vectors = std::toupper(static_cast<unsigned char>(c.jobz)) == 'V';
+  return n >= 1 && *c.ia == 1 && *c.ja == 1 && c.desca[LLD_] == n &&
+         (!vectors || (*c.iz == 1 && *c.jz == 1 && c.descz[LLD_] == n));
+}
+
+// The engine path (core/engine_path.hpp) of a call whose two-stage engine would have `gpus`
+// engine ranks on GPUs (0: the host engine), from rank 0's PIPEVD_ENGINE_PATH.
+template <class S>
+EnginePathChoice path_of(const EigenCall<S>& c, const Policy& policy, int gpus) {
+  const EnginePathSetting setting = engine_path_setting(policy.engine_path);
+  const bool vectors = std::toupper(static_cast<unsigned char>(c.jobz)) == 'V';
+  return std::is_same_v<S, double> ? choose_engine_path(*c.n, vectors, gpus, setting)
+                                   : choose_hermitian_engine_path(*c.n, vectors, gpus, setting);
+}
+
+// entry_scan_at_upload (engine_route.hpp). A grid of one rank is one caller rank, which is its
+// one engine rank (on the GPU route it sees a GPU, or the route fails before the upload): the
+// direct path's tests but the scaling, which the scan itself decides.
+template <class S>
+bool scan_at_upload(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int grid_ranks) {
+  return grid_ranks == 1 && direct_shape(c) &&
+         path_of(c, policy, on_gpu ? 1 : 0).path == EnginePath::OneStage;
+}
+
 // The one-stage path's communicators: one engine rank for the whole grid (on the GPU route, one
 // that drives a GPU).
 const EngineComm& one_engine_comm(int ictxt, bool on_gpu) {
@@ -83,13 +112,22 @@ const EngineComm& one_engine_comm(int ictxt, bool on_gpu) {
 template <class S>
 struct RouteCall {
   RouteCall(const EigenCall<S>& call, const Policy& pol, bool gpu, int devices, double norm,
-            double begin)
-      : c(call), policy(pol), on_gpu(gpu), gpu_devices(devices), max_abs(norm), call_begin(begin) {}
+            UploadScan* scan, double begin)
+      : c(call),
+        policy(pol),
+        on_gpu(gpu),
+        gpu_devices(devices),
+        max_abs(norm),
+        upload_scan(scan),
+        call_begin(begin) {}
   const EigenCall<S>& c;
   const Policy& policy;
   const bool on_gpu;
-  const int gpu_devices;    // the fewest any caller rank sees, agreed over the grid
-  const double max_abs;     // A's max-norm agreed over the grid (the non-finite scan's)
+  const int gpu_devices;  // the fewest any caller rank sees, agreed over the grid
+  const double max_abs;   // A's max-norm agreed over the grid (the non-finite scan's)
+  // Where the call's entry scan is left to the upload (entry_scan_at_upload; max_abs unknown then):
+  // what the upload's scan found, for dispatch.
+  UploadScan* const upload_scan;
   const double call_begin;  // MPI_Wtime() at the call's entry
   long n = 0;
   bool vectors = false;
@@ -132,17 +170,14 @@ struct EngineRun {
 // dimension n (and Z likewise): the engine reads the caller's triangle (mirrored on the device)
 // and writes Z straight into the caller's array; nothing to redistribute. A scaled A (PDSYEVD's
 // sigma != 1, rare) takes the general path, which scales a copy, so the caller's A stays intact
-// for a forward after a failure.
+// for a forward after a failure; where the upload scans A (entry_scan_at_upload), its scan stops
+// such a call before the solve, and dispatch takes the route again with the norm.
 template <class S>
 bool direct_path(const RouteCall<S>& r) {
   int caller_size = 0;
   MPI_Comm_size(r.ec->caller, &caller_size);
-  const EigenCall<S>& c = r.c;
-  const long n = r.n;
-  const bool direct = caller_size == 1 && r.engine && n >= 1 && *c.ia == 1 && *c.ja == 1 &&
-                      c.desca[LLD_] == n &&
-                      (!r.vectors || (*c.iz == 1 && *c.jz == 1 && c.descz[LLD_] == n));
-  return direct && scaling_factor(r.max_abs) == 1;
+  return caller_size == 1 && r.engine && direct_shape(r.c) &&
+         (r.upload_scan || scaling_factor(r.max_abs) == 1);
 }
 
 // Decide: the engine ranks among the caller ranks, this one's device, the engine's options, the
@@ -156,10 +191,7 @@ void start_route(RouteCall<S>& r) {
   r.ranks = static_cast<int>(r.ec->engine_to_caller.size());
   // The path from values agreed over the grid (n, JOBZ, the engine ranks, rank 0's policy), so
   // every caller rank takes it; the one-stage path then keeps one engine rank of those.
-  const EnginePathSetting setting = engine_path_setting(r.policy.engine_path);
-  const int gpus = r.on_gpu ? r.ranks : 0;
-  r.path = std::is_same_v<S, double> ? choose_engine_path(r.n, r.vectors, gpus, setting)
-                                     : choose_hermitian_engine_path(r.n, r.vectors, gpus, setting);
+  r.path = path_of(r.c, r.policy, r.on_gpu ? r.ranks : 0);
   if (r.one_stage() && r.ranks != 1) {
     r.ec = &one_engine_comm(r.c.desca[CTXT_], r.on_gpu);
     r.ranks = static_cast<int>(r.ec->engine_to_caller.size());
@@ -170,13 +202,18 @@ void start_route(RouteCall<S>& r) {
   r.timed = r.policy.verbose >= 2;
   if (r.timed) {
     r.timeline.start(r.ec->caller);
-    // The agreement, the entry scan and (first call) the communicators: before the origin.
+    // The agreement, the entry scan (where dispatch runs it) and (first call) the communicators:
+    // before the origin.
     r.timeline.add("entry", r.call_begin, MPI_Wtime());
     r.opt.timeline = &r.timeline;
   }
   if (r.engine && r.on_gpu) r.device = r.ec->device;
   r.direct = direct_path(r);
   if (r.direct) r.opt.symmetrize = r.uplo;
+  // Dispatch leaves the scan to the upload of exactly this path (the same tests); were the two
+  // ever to differ, the call must not run unscanned: a failure, after which dispatch scans.
+  if (r.upload_scan && !(r.one_stage() && r.direct))
+    throw std::logic_error("pipevd: the entry scan was left to an upload this route does not make");
 }
 
 // Several GPUs with eigenvectors: the back-transformation heights follow BC-back's waves on engine
@@ -449,9 +486,13 @@ void run_on_engine(RouteCall<S>& r, KeptBuffer& a_cols, S* z_rows, EngineRun& ru
     inject_fault("engine", r.ec->engine_rank);
     const S* a = r.direct ? r.c.a : elements_in<S>(a_cols.data());
     S* z = r.direct ? r.c.z : z_rows;
+    if (r.upload_scan)  // A non-finite, or needing PDSYEVD's scaling: the solve is not run
+      r.upload_scan->proceed = [](const EntryScan& found) {
+        return !found.non_finite && scaling_factor(found.max_abs) == 1;
+      };
     if (r.one_stage())
       run.info = run_one_stage(*run.backend, r.ec->engine, r.plan.layout, a, run.w.data(), z, r.opt,
-                               &run.one_stage_stats);
+                               &run.one_stage_stats, r.upload_scan);
     else
       run.info = run_two_stage(*run.backend, r, a, z, run);
   } catch (const std::exception& e) {
@@ -507,10 +548,10 @@ void report_one_stage(const RouteCall<S>& r, const EngineRun& run) {
   if (r.policy.verbose >= 1)
     std::fprintf(stderr,
                  "pipevd: %s engine rank=0/1 device=%d path=one_stage stages: redistribute=%.4f%s "
-                 "upload=%.4f solve=%.4f download=%.4f engine=%.4f s\n",
+                 "upload=%.4f%s solve=%.4f download=%.4f engine=%.4f s\n",
                  r.on_gpu ? "gpu" : "host", r.device, r.redistribute_s,
-                 r.direct ? " (none: caller's arrays)" : "", s.upload, s.solve, s.download,
-                 s.total);
+                 r.direct ? " (none: caller's arrays)" : "", s.upload,
+                 r.upload_scan ? " (triangle, entry scan)" : "", s.solve, s.download, s.total);
 }
 
 // DBBR's parts on this rank's device (verbose 2): where its stage time goes between the panels'
@@ -564,8 +605,8 @@ void report(RouteCall<S>& r, const EngineRun& run) {
 
 template <class S>
 int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_devices,
-              EnginePathChoice* path, double max_abs, double call_begin) {
-  RouteCall<S> r(c, policy, on_gpu, gpu_devices, max_abs, call_begin);
+              EnginePathChoice* path, double max_abs, UploadScan* upload_scan, double call_begin) {
+  RouteCall<S> r(c, policy, on_gpu, gpu_devices, max_abs, upload_scan, call_begin);
   start_route(r);
   if (path) *path = r.path;
   DevicePreparation prepare;
@@ -591,6 +632,11 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
   agree_on_failure(r, run);
   run_on_engine(r, a_cols, z_rows, run);
   agree_on_failure(r, run);
+  if (upload_scan && upload_scan->stopped) {
+    // One caller rank, nothing to agree: back to dispatch with W, Z and INFO untouched.
+    run.release.join();
+    return 0;
+  }
   deliver_eigenvalues(r, run);
   redistribute_out(r, run, z_rows);
   a_cols.release();
@@ -612,14 +658,24 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
 
 }  // namespace
 
+bool entry_scan_at_upload(const PdsyevdCall& c, const Policy& policy, bool on_gpu, int grid_ranks) {
+  return scan_at_upload(c, policy, on_gpu, grid_ranks);
+}
+
+bool entry_scan_at_upload(const PzheevdCall& c, const Policy& policy, bool on_gpu, int grid_ranks) {
+  return scan_at_upload(c, policy, on_gpu, grid_ranks);
+}
+
 int run_engine_route(const PdsyevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices,
-                     double max_abs, double call_begin, EnginePathChoice* path) {
-  return run_route(c, policy, on_gpu, gpu_devices, path, max_abs, call_begin);
+                     double max_abs, double call_begin, EnginePathChoice* path,
+                     UploadScan* upload_scan) {
+  return run_route(c, policy, on_gpu, gpu_devices, path, max_abs, upload_scan, call_begin);
 }
 
 int run_engine_route(const PzheevdCall& c, const Policy& policy, bool on_gpu, int gpu_devices,
-                     double max_abs, double call_begin, EnginePathChoice* path) {
-  return run_route(c, policy, on_gpu, gpu_devices, path, max_abs, call_begin);
+                     double max_abs, double call_begin, EnginePathChoice* path,
+                     UploadScan* upload_scan) {
+  return run_route(c, policy, on_gpu, gpu_devices, path, max_abs, upload_scan, call_begin);
 }
 
 }  // namespace pipevd

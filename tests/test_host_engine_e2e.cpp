@@ -97,6 +97,19 @@ TEST(HostEngineE2EDirect, TightLeadingDimensionAndNanOtherTriangle) {
     }
 }
 
+// Tiny and huge norms (PDSYEVD's scaling) with LLD = N: on one rank the one-stage path's upload
+// finds the norm (the entry scan left to it) and the call goes the general path, which scales a
+// copy; the results as ScaLAPACK's.
+TEST(HostEngineE2EDirect, TinyAndHugeNormsAreScaled) {
+  for (double scale : {1e-300, 1e300})
+    for (char uplo : {'L', 'U'}) {
+      SCOPED_TRACE("scale=" + std::to_string(scale) + " uplo=" + uplo);
+      const std::vector<double> full = matrix_of(Case{"random", 60, 8, uplo, 's', scale});
+      expect_pdsyevd_matches_scalapack('s', 60, 8, uplo, full, scale, /*lld_extra=*/0,
+                                       /*nan_other=*/true);
+    }
+}
+
 // A submatrix (IA, JA, IZ, JZ > 1): only Z's submatrix is written, and it is an eigenbasis.
 TEST(HostEngineE2ESubmatrix, OffsetsOnlyTouchTheSubmatrix) {
   const GridShape shape = squarest_grid(world_size());

@@ -1,12 +1,13 @@
 // pzheevd_ end to end on pipevd's engine (PIPEVD_BACKEND=host, or gpu in the GPU build of this
 // file) against ScaLAPACK's PZHEEVD: Hermitian matrices Q diag(lambda) Q^H with a random unitary Q
 // (the spectra of the real tests, a degenerate one, zero, the identity), both triangles, NaN in the
-// triangle not referenced, submatrices, P x 1 and 1 x P grids, odd n and NB. Eigenvalues equal
-// ScaLAPACK's to 1e-12 of the spectrum's norm (its reference solve on a copy at (1, 1), where its
-// own PZHEEVD computes right) and to the known spectrum; residual and orthogonality of Z under
-// ScaLAPACK's threshold; A and Z outside the submatrix untouched; JOBZ = 'N' the same eigenvalues;
-// the path is the one the run names (PIPEVD_TEST_EXPECT_PATH: one_stage, two_stage), so the GPU
-// build checks the one-stage path and, forced, the GPU two-stage engine on 1 to 4 GPUs alike.
+// triangle not referenced, submatrices, P x 1 and 1 x P grids, odd n and NB, tiny and huge norms
+// (PZHEEVD's scaling). Eigenvalues equal ScaLAPACK's to 1e-12 of the spectrum's norm (its
+// reference solve on a copy at (1, 1), where its own PZHEEVD computes right) and to the known
+// spectrum; residual and orthogonality of Z under ScaLAPACK's threshold; A and Z outside the
+// submatrix untouched; JOBZ = 'N' the same eigenvalues; the path is the one the run names
+// (PIPEVD_TEST_EXPECT_PATH: one_stage, two_stage), so the GPU build checks the one-stage path and,
+// forced, the GPU two-stage engine on 1 to 4 GPUs alike.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -64,6 +65,9 @@ struct Case {
   int src = 0;                   // RSRC = CSRC = src mod the grid's extent
   int lld_extra = 0;
   bool nan_other = false;  // NaN in the triangle UPLO does not name
+  // A power of two multiplying the matrix (tiny and huge norms: PZHEEVD's scaling), divided out of
+  // W before the checks (exactly).
+  double scale = 1;
 };
 
 std::vector<double> eigenvalues(const Case& c) {
@@ -90,6 +94,8 @@ void run_case(const Case& c) {
   BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
   const int n = c.n, m = n + std::max(c.row_off, c.col_off);
   const std::vector<Complex> h = hermitian_with_eigenvalues(eigenvalues(c), 5);
+  std::vector<Complex> scaled = h;
+  for (Complex& v : scaled) v *= c.scale;
   const bool lower = c.uplo == 'L';
   const int rsrc = c.src % shape.nprow, csrc = c.src % shape.npcol;
   auto entry = [&](long i, long j) -> Complex {
@@ -97,7 +103,7 @@ void run_case(const Case& c) {
     if (si < 0 || sj < 0 || si >= n || sj >= n) return kOutside;
     if (c.nan_other && (lower ? si < sj : si > sj))
       return {std::numeric_limits<double>::quiet_NaN(), 0.0};
-    return h[si + sj * static_cast<long>(n)];
+    return scaled[si + sj * static_cast<long>(n)];
   };
   ComplexDistributedMatrix a(grid, m, c.nb, rsrc, csrc, c.lld_extra);
   ComplexDistributedMatrix z(grid, m, c.nb, rsrc, csrc, c.lld_extra);
@@ -117,10 +123,12 @@ void run_case(const Case& c) {
 
   // ScaLAPACK's PZHEEVD on a copy at (1, 1) on process (0, 0), both triangles set.
   ComplexDistributedMatrix a_ref(grid, n, c.nb), z_ref(grid, n, c.nb);
-  a_ref.fill([&](long i, long j) { return h[i + j * static_cast<long>(n)]; });
+  a_ref.fill([&](long i, long j) { return scaled[i + j * static_cast<long>(n)]; });
   ASSERT_EQ(call_scalapack_pzheevd('V', c.uplo, n, a_ref.data(), 1, 1, a_ref.desc, w_ref.data(),
                                    z_ref.data(), 1, 1, z_ref.desc),
             0);
+  for (std::vector<double>* v : {&w, &w_ref})
+    for (double& x : *v) x /= c.scale;
   // ScaLAPACK 2.2.1's PZHEEVD returns W = 0 for N = 1 on a grid of several processes: there only
   // the known spectrum is the reference.
   if (n > 1 || grid.nprow * grid.npcol == 1) EXPECT_LE(eigenvalue_difference(w, w_ref), 1e-12);
@@ -146,6 +154,7 @@ void run_case(const Case& c) {
   ASSERT_EQ(call_pzheevd('N', c.uplo, n, a.data(), ia, ja, a.desc, w_values.data(), z.data(), ia,
                          ja, z.desc),
             0);
+  for (double& x : w_values) x /= c.scale;
   EXPECT_LE(eigenvalue_difference(w_values, lambda), 1e-12);
 }
 
@@ -182,6 +191,16 @@ std::vector<Case> cases() {
     v.push_back(cols);
   }
   v.push_back({"n1_nb1_L", 's', 1, 1, 'L'});
+  // Tiny and huge norms with LLD = N: on one rank the direct path's upload finds the norm, and the
+  // call goes the general path, which scales a copy.
+  for (double scale : {0x1p-1000, 0x1p+400})
+    for (char uplo : {'L', 'U'}) {
+      Case c{std::string(scale < 1 ? "tiny" : "huge") + "_n40_nb8_" + uplo, 's', 40, 8, uplo};
+      c.spectrum = Spectrum::Geometric;
+      c.scale = scale;
+      c.nan_other = true;
+      v.push_back(c);
+    }
   // Several times the engine's default band (32): several DBBR panels, bulge chasing's sweeps
   // several steps long, the engine ranks' columns unequal; from an offset submatrix.
   Case wide{"wide_n203_nb16_U", 's', 203, 16, 'U'};
@@ -205,15 +224,26 @@ TEST(PzheevdNonFinite, RefusedWithNPlusOne) {
   BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
   const int n = 30, nb = 4;
   const std::vector<Complex> h = hermitian_with_eigenvalues(std::vector<double>(n, 1.0), 3);
-  for (const Complex bad : {Complex(0, std::numeric_limits<double>::infinity()),
-                            Complex(std::numeric_limits<double>::quiet_NaN(), 0)}) {
+  struct Bad {
+    char uplo;
+    long i, j;
+    Complex value;
+  };
+  const double inf = std::numeric_limits<double>::infinity(),
+               nan = std::numeric_limits<double>::quiet_NaN();
+  // LLD = N: on one rank, where the engine takes the one-stage path, its upload finds them.
+  for (const Bad& bad : {Bad{'L', 17, 4, Complex(0, inf)}, Bad{'L', 17, 4, Complex(nan, 0)},
+                         Bad{'U', 4, 17, Complex(-inf, 1)}, Bad{'U', 9, 9, Complex(1, nan)},
+                         Bad{'L', n - 1, n - 1, Complex(nan, nan)}}) {
+    SCOPED_TRACE(std::string("uplo=") + bad.uplo + " at (" + std::to_string(bad.i) + "," +
+                 std::to_string(bad.j) + ")");
     ComplexDistributedMatrix a(grid, n, nb), z(grid, n, nb);
-    a.fill([&](long i, long j) { return i == 17 && j == 4 ? bad : h[i + j * n]; });
+    a.fill([&](long i, long j) { return i == bad.i && j == bad.j ? bad.value : h[i + j * n]; });
     z.fill([](long, long) { return kZSentinel; });
     const std::vector<Complex> a_before(a.data(), a.data() + a.local_size());
     std::vector<double> w(n, -5.0);
     const int info =
-        call_pzheevd('V', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc);
+        call_pzheevd('V', bad.uplo, n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc);
     EXPECT_EQ(info, n + 1);
     EXPECT_TRUE(same_on_every_rank(info));
     EXPECT_EQ(std::memcmp(a_before.data(), a.data(), a_before.size() * sizeof(Complex)), 0);
