@@ -40,6 +40,7 @@ Chunk chunk(long i, long count, long size) {
 // several, so that the threads share each chunk, and one fits the core's cache between the scan's
 // read of A and the copy's.
 constexpr long kPackPiece = 1L << 15;
+constexpr long kPackPerThread = 1L << 17;  // doubles: 1 MiB
 
 template <class S>
 EntryScan pack_triangle(char uplo, long n, const S* a, long lda, S* packed_dev,
@@ -49,7 +50,9 @@ EntryScan pack_triangle(char uplo, long n, const S* a, long lda, S* packed_dev,
   const long count = packer.size() * words;
   if (count <= 0) return {};
   ChunkEvents ev;
-  threads = std::max(1, threads);
+  // A thread per MiB at most: starting one costs a sizeable part of what packing a MiB takes, so
+  // a small matrix's pack would spend more on its threads than it saves.
+  threads = static_cast<int>(std::clamp<long>(count / kPackPerThread, 1, std::max(1, threads)));
   std::vector<EntryScanMax> found(static_cast<std::size_t>(threads));
   double* const dev = as_words(packed_dev);
   produce_through_two_chunks(
