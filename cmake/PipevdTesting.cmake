@@ -36,6 +36,26 @@ function(pipevd_add_mpi_test name target)
   endforeach()
 endfunction()
 
+# pipevd_add_line_test(<name> <target> RANKS <n> PASS_REGEX <regex> [FAIL_REGEX ...] [ENV ...]
+# [ARGS ...] [LABELS ...] [RESOURCE_LOCK <lock>]): one test of that exact name on n ranks that
+# passes only where its output matches PASS_REGEX (a verbose line, say) and fails on any
+# FAIL_REGEX; skipped (exit PIPEVD_SKIP_CODE) as the others.
+function(pipevd_add_line_test name target)
+  cmake_parse_arguments(T "" "RANKS;PASS_REGEX;RESOURCE_LOCK" "ENV;ARGS;FAIL_REGEX;LABELS" ${ARGN})
+  add_test(NAME ${name}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${PIPEVD_MPIEXEC_FLAGS}
+                   $<TARGET_FILE:${target}> ${T_ARGS})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${PIPEVD_TEST_ENV};${T_ENV}"
+                       PROCESSORS ${T_RANKS} SKIP_RETURN_CODE ${PIPEVD_SKIP_CODE}
+                       PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}" LABELS "mpi;${T_LABELS}")
+  if(T_FAIL_REGEX)
+    set_tests_properties(${name} PROPERTIES FAIL_REGULAR_EXPRESSION "${T_FAIL_REGEX}")
+  endif()
+  if(T_RESOURCE_LOCK)
+    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK ${T_RESOURCE_LOCK})
+  endif()
+endfunction()
+
 # pipevd_add_gtest_executable(<target> SOURCES ... LIBS <pipevd::pipevd | pipevd_internal> ...):
 # GoogleTest with the MPI-aware main. LIBS come first on the link line, so libpipevd is ahead of
 # ScaLAPACK as in a relinked application.
