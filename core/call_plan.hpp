@@ -46,8 +46,8 @@ struct CallPlanInput {
 struct CallPlan {
   EngineLayout layout;
   // EngineOptions' overlaps, chosen where this rank's memory plan with them fits: SBR-back next
-  // to bulge chasing (a GPU with eigenvectors, unless PIPEVD_SBR_BACK_BESIDE=off), and engine rank 0's D&C started at SBR-back
-  // (several GPUs; one GPU keeps it after, where BC-back outlasts it).
+  // to bulge chasing (a GPU with eigenvectors, unless PIPEVD_SBR_BACK_BESIDE=off), and engine rank
+  // 0's D&C started at SBR-back (several GPUs; one GPU keeps it after, where BC-back outlasts it).
   bool overlap_sbr_back = false;
   bool dc_at_sbr_back = false;
   // EngineOptions::dc_fold, the same on every caller rank: forced (PIPEVD_DC_FOLD=on), or under
