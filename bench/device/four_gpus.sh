@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The 4-GPU campaign of issues 23, 27 and 28 in named parts, each one scaling.sh run with its own
+# budget and folder, so that a device call takes the parts its time allows, most important first,
+# and brings everything back in one archive (the device returns at most 8 files).
+#   source .gpu-node/env.sh && PARTS="build real complex tests" bash bench/device/four_gpus.sh
+#   (carry .gpu-node and the gtest .deb; .deps/elpa-gpu/install too for the elpa part)
+# Parts (PARTS, in the order given):
+#   build    configure and build build-gpu
+#   real     n = 32768: pipevd on 4 and 1 GPUs (first and repeated call) and cuSOLVERMp on the
+#            4 GPUs, one run (issue 23's ratios, issue 27's 4-GPU row)
+#   complex  n = 32768 complex Hermitian: pipevd on 4 GPUs and cuSOLVERMp's complex syevd (issue 28)
+#   elpa     n = 32768: ELPA1-GPU on the 4 GPUs, one rank each (issue 27)
+#   big      n = 49152: pipevd on 4 GPUs and cuSOLVERMp (issue 23)
+#   tests    the gpu tests that need 4 GPUs (every np4 and 4gpus test, own_gpu, pretend_nodes,
+#            concurrent_grids, rank_without_gpu)
+# Budgets (seconds, each part's scaling.sh BUDGET_S): REAL_S (190), COMPLEX_S (200), ELPA_S (230),
+# BIG_S (240), TESTS_S (150). Writes $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of it),
+# and $OUT/four_gpus_summary.txt (each part's summary table and engine lines).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-$PWD/gpu-out}
+export OUT
+base=$OUT/four_gpus
+mkdir -p "$base"
+summary=$OUT/four_gpus_summary.txt
+S=$here/scaling.sh
+run_part() {  # run_part <name> <settings...>: one scaling.sh run in its own folder
+  local name=$1
+  shift
+  echo "=== $name $(date -u +%H:%M:%S)" | tee -a "$summary"
+  env OUT="$base/$name" "$@" bash "$S" >"$base/$name.log" 2>&1
+  grep -A20 "summary" "$base/$name.log" | tail -n +2 >>"$summary"
+  grep -h "gpu engine rank=0" "$base/$name"/scaling/bench.log 2>/dev/null | cut -c1-330 >>"$summary"
+}
+for part in ${PARTS:-build real complex tests}; do
+  case $part in
+    build) run_part build STEPS=build ;;
+    real)
+      run_part real STEPS=bench SIZES=32768 GPU_COUNTS="4 1" CALLS=2 PEERS=cusolvermp \
+        PEER_SIZES=32768 PEER_GPU_COUNTS=4 PEER_CAP=80 BUDGET_S="${REAL_S:-190}" ;;
+    complex)
+      run_part complex BENCH_SCALAR=complex STEPS=bench SIZES=32768 GPU_COUNTS=4 CALLS=2 \
+        PEERS=cusolvermp PEER_SIZES=32768 PEER_GPU_COUNTS=4 PEER_CAP=100 BUDGET_S="${COMPLEX_S:-200}" ;;
+    elpa)
+      run_part elpa STEPS=bench SIZES= PEERS=elpa1-gpu PEER_SIZES=32768 PEER_GPU_COUNTS=4 \
+        PEER_CAP=200 BUDGET_S="${ELPA_S:-230}" ;;
+    big)
+      run_part big STEPS=bench SIZES=49152 GPU_COUNTS=4 CALLS=2 PEERS=cusolvermp PEER_SIZES=49152 \
+        PEER_GPU_COUNTS=4 PEER_CAP=120 BUDGET_S="${BIG_S:-240}" ;;
+    tests)
+      run_part tests STEPS=test PIPEVD_TEST_MAX_N=1100 TEST_BUDGET_S="${TESTS_S:-150}" \
+        TEST_REGEX='4gpus|np4|own_gpu|pretend_nodes|concurrent_grids|rank_without_gpu'
+      grep -E "Test +#|tests passed" "$base/tests/scaling/build_ctest.log" >>"$summary" 2>/dev/null ;;
+    *) echo "four_gpus.sh: unknown part '$part'" | tee -a "$summary" ;;
+  esac
+done
+tar -C "$OUT" -czf "$OUT/four_gpus.tgz" four_gpus
+cat "$summary"
