@@ -58,6 +58,13 @@ SbrBackBesideSetting sbr_back_beside_setting(const std::string& name) {
   throw std::invalid_argument("SBR-back beside '" + name + "' is not one of auto, on, off");
 }
 
+DcEarlySetting dc_early_setting(const std::string& name) {
+  if (name == "auto") return DcEarlySetting::Auto;
+  if (name == "on") return DcEarlySetting::On;
+  if (name == "off") return DcEarlySetting::Off;
+  throw std::invalid_argument("D&C early '" + name + "' is not one of auto, on, off");
+}
+
 CallPlan plan_call(MPI_Comm caller, const CallPlanInput& in) {
   CallPlan p;
   p.layout = plan_engine_layout(in.n, in.engine_ranks, in.b, in.wave_rows > 0 ? kWaveSlack : 0.0,
@@ -69,7 +76,9 @@ CallPlan plan_call(MPI_Comm caller, const CallPlanInput& in) {
   const bool engine = in.engine_rank >= 0;
   if (in.on_gpu && in.want_vectors && engine && in.sbr_back_beside != SbrBackBesideSetting::Off)
     p.overlap_sbr_back = plan_fits(in, p.layout, true, false, p.dc_fold);
-  if (in.on_gpu && in.want_vectors && in.engine_ranks > 1 && in.engine_rank == 0)
+  const bool dc_early = in.dc_early == DcEarlySetting::On ||
+                        (in.dc_early == DcEarlySetting::Auto && in.engine_ranks > 1);
+  if (in.on_gpu && in.want_vectors && dc_early && in.engine_rank == 0)
     p.dc_at_sbr_back = plan_fits(in, p.layout, p.overlap_sbr_back, true, p.dc_fold);
   if (in.on_gpu && engine)
     p.device_bytes = device_peak(in, p.layout, p.overlap_sbr_back, p.dc_at_sbr_back, p.dc_fold);

@@ -25,6 +25,13 @@ enum class SbrBackBesideSetting { Auto, On, Off };
 // "auto", "on" or "off"; anything else throws std::invalid_argument.
 SbrBackBesideSetting sbr_back_beside_setting(const std::string& name);
 
+// PIPEVD_DC_EARLY: engine rank 0's D&C started at SBR-back instead of after it
+// (EngineOptions::dc_at_sbr_back) where the memory plan with it fits: with several engine ranks
+// (auto), with any number (on), or never (off).
+enum class DcEarlySetting { Auto, On, Off };
+// "auto", "on" or "off"; anything else throws std::invalid_argument.
+DcEarlySetting dc_early_setting(const std::string& name);
+
 struct CallPlanInput {
   long n = 0;
   int engine_ranks = 1;
@@ -40,6 +47,7 @@ struct CallPlanInput {
       false;  // stage 3 by core/tridiagonal_dc (resolve_tridiagonal_solver), not dstedc
   DcFoldSetting dc_fold = DcFoldSetting::Auto;
   SbrBackBesideSetting sbr_back_beside = SbrBackBesideSetting::Auto;
+  DcEarlySetting dc_early = DcEarlySetting::Auto;
   long words = 1;  // doubles per element: 2 for a complex Hermitian matrix (core/memory_plan.hpp)
 };
 
@@ -47,7 +55,8 @@ struct CallPlan {
   EngineLayout layout;
   // EngineOptions' overlaps, chosen where this rank's memory plan with them fits: SBR-back next
   // to bulge chasing (a GPU with eigenvectors, unless PIPEVD_SBR_BACK_BESIDE=off), and engine rank
-  // 0's D&C started at SBR-back (several GPUs; one GPU keeps it after, where BC-back outlasts it).
+  // 0's D&C started at SBR-back (several GPUs, or PIPEVD_DC_EARLY=on; one GPU keeps it after by
+  // default, where BC-back outlasts it).
   bool overlap_sbr_back = false;
   bool dc_at_sbr_back = false;
   // EngineOptions::dc_fold, the same on every caller rank: forced (PIPEVD_DC_FOLD=on), or under

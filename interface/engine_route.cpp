@@ -349,6 +349,7 @@ void plan_two_stage(RouteCall<S>& r) {
       resolve_tridiagonal_solver(r.opt.tridiagonal, !r.on_gpu, r.n) == TridiagonalSolver::Dc;
   in.dc_fold = dc_fold_setting(r.policy.dc_fold);
   in.sbr_back_beside = sbr_back_beside_setting(r.policy.sbr_back_beside);
+  in.dc_early = dc_early_setting(r.policy.dc_early);
   in.words = Scalar<S>::words;
   r.plan = plan_call(r.ec->caller, in);
   r.opt.overlap_sbr_back = r.plan.overlap_sbr_back;

@@ -34,6 +34,9 @@ struct Policy {
   // PIPEVD_SBR_BACK_BESIDE: SBR-back next to bulge chasing on a GPU where the memory plan allows,
   // "auto", "on" or "off" (core/call_plan.hpp's SbrBackBesideSetting).
   std::string sbr_back_beside = "auto";
+  // PIPEVD_DC_EARLY: engine rank 0's D&C started at SBR-back where the memory plan allows, "auto"
+  // (several engine ranks), "on" or "off" (core/call_plan.hpp's DcEarlySetting).
+  std::string dc_early = "auto";
 
   // PIPEVD_ENGINE_PATH: the engine's path, "auto" (core/engine_path.hpp's crossover table),
   // "two_stage" or "one_stage" (core/engine_path.hpp's EnginePathSetting).

@@ -347,6 +347,30 @@ TEST(CallPlan, SbrBackBesideFollowsTheSetting) {
   EXPECT_THROW(sbr_back_beside_setting("no"), std::invalid_argument);
 }
 
+// PIPEVD_DC_EARLY through the call plan: engine rank 0's D&C at SBR-back with several engine ranks
+// (auto) or any number (on) where the plan with it fits, never with off, never on other ranks or
+// without eigenvectors.
+TEST(CallPlan, DcEarlyFollowsTheSetting) {
+  const int ranks = world_size(), me = world_rank();
+  CallPlanInput in;
+  in.n = 1000;
+  in.engine_ranks = ranks;
+  in.engine_rank = me;
+  in.on_gpu = true;
+  const auto early = [&](DcEarlySetting setting, bool vectors = true) {
+    CallPlanInput i = in;
+    i.dc_early = setting;
+    i.want_vectors = vectors;
+    return plan_call(MPI_COMM_WORLD, i).dc_at_sbr_back;
+  };
+  EXPECT_EQ(early(DcEarlySetting::Auto), ranks > 1 && me == 0);
+  EXPECT_EQ(early(DcEarlySetting::On), me == 0);
+  EXPECT_FALSE(early(DcEarlySetting::Off));
+  EXPECT_FALSE(early(DcEarlySetting::On, false)) << "JOBZ = N";
+  EXPECT_EQ(dc_early_setting("on"), DcEarlySetting::On);
+  EXPECT_THROW(dc_early_setting("early"), std::invalid_argument);
+}
+
 TEST(MemoryCheck, UsableBytesAndFit) {
   EXPECT_EQ(usable_engine_bytes(-1, 0), -1);  // host engine, no limit
   EXPECT_EQ(usable_engine_bytes(-1, 1000), 1000);

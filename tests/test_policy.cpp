@@ -86,6 +86,20 @@ TEST(Policy, ParsesSbrBackBeside) {
               std::string("PIPEVD_SBR_BACK_BESIDE='") + bad + "' is not one of auto, on, off");
 }
 
+// PIPEVD_DC_EARLY: rank 0's D&C started at SBR-back with several engine ranks (auto), with any
+// number (on), or never (off); the same strict parsing.
+TEST(Policy, ParsesDcEarly) {
+  EXPECT_EQ(parse({}).policy.dc_early, "auto");
+  for (const char* v : {"auto", "on", "off"}) {
+    const PolicyOrError p = parse({{"PIPEVD_DC_EARLY", v}});
+    EXPECT_TRUE(p.error.empty()) << p.error;
+    EXPECT_EQ(p.policy.dc_early, v);
+  }
+  for (const char* bad : {"1", "early", "On"})
+    EXPECT_EQ(parse({{"PIPEVD_DC_EARLY", bad}}).error,
+              std::string("PIPEVD_DC_EARLY='") + bad + "' is not one of auto, on, off");
+}
+
 TEST(Policy, BadValuesNameTheVariable) {
   for (const auto& [var, value] : std::map<std::string, std::string>{
            {"PIPEVD_BACKEND", "GPU"}, {"PIPEVD_MIN_N", "-3"}, {"PIPEVD_VERBOSE", "yes"}}) {
