@@ -3,7 +3,8 @@
 # budget and folder, so that a device call takes the parts its time allows, most important first,
 # and brings everything back in one archive (the device returns at most 8 files).
 #   source .gpu-node/env.sh && PARTS="build real complex tests" bash bench/device/four_gpus.sh
-#   (carry .gpu-node and the gtest .deb; .deps/elpa-gpu/install too for the elpa part)
+#   (carry .gpu-node, the gtest .deb and .deps/wheels (cuSOLVERMp, unpacked at the build); also
+#   .deps/elpa-gpu/install for the elpa part)
 # Parts (PARTS, in the order given):
 #   build    configure and build build-gpu
 #   real     n = 32768: pipevd on 4 and 1 GPUs (first and repeated call) and cuSOLVERMp on the
