@@ -39,9 +39,11 @@ endfunction()
 # pipevd_add_line_test(<name> <target> RANKS <n> PASS_REGEX <regex> [FAIL_REGEX ...] [ENV ...]
 # [ARGS ...] [LABELS ...] [RESOURCE_LOCK <lock>]): one test of that exact name on n ranks that
 # passes only where its output matches PASS_REGEX (a verbose line, say) and fails on any
-# FAIL_REGEX; skipped (exit PIPEVD_SKIP_CODE) as the others.
+# FAIL_REGEX or a rank's crash (a pass regex makes CTest ignore the exit code); skipped (exit
+# PIPEVD_SKIP_CODE) as the others.
 function(pipevd_add_line_test name target)
   cmake_parse_arguments(T "" "RANKS;PASS_REGEX;RESOURCE_LOCK" "ENV;ARGS;FAIL_REGEX;LABELS" ${ARGN})
+  list(APPEND T_FAIL_REGEX "Segmentation fault" "exited on signal" "MPI_ABORT was invoked")
   add_test(NAME ${name}
            COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${PIPEVD_MPIEXEC_FLAGS}
                    $<TARGET_FILE:${target}> ${T_ARGS})

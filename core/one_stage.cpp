@@ -87,7 +87,8 @@ int one_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, co
 
 long one_stage_memory_bytes(long n, bool want_vectors, long element_bytes) {
   const long workspace = (want_vectors ? 4 : 1) * n * n + 6 * n + 1;
-  return element_bytes * (n * n + workspace) + static_cast<long>(sizeof(double)) * n;
+  const long packed = n * (n + 1) / 2;
+  return element_bytes * (n * n + packed + workspace) + static_cast<long>(sizeof(double)) * n;
 }
 
 int run_one_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout,

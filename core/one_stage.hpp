@@ -36,8 +36,9 @@ struct UploadScan {
 // solver's workspace, for which LAPACK dsyevd's 1 + 6n + 2n^2 is not enough on the GPU
 // (cusolverDnXsyevd asked for about 4 n^2 doubles with eigenvectors at n = 49152), so 4 n^2
 // elements are counted with eigenvectors and n^2 without. element_bytes: 8 for a real symmetric
-// matrix, 16 for a complex Hermitian one. (A device backend's upload_triangle holds the packed
-// triangle, half of A, only until the solve, whose workspace is larger.)
+// matrix, 16 for a complex Hermitian one. The direct path's packed triangle (half of A, freed
+// before the solve) counts too: a device pool keeps what it reserved for it, which need not serve
+// the workspace.
 long one_stage_memory_bytes(long n, bool want_vectors, long element_bytes = sizeof(double));
 
 // Collective over `engine`, which holds exactly one rank (layout.engine_ranks() == 1, else

@@ -558,8 +558,8 @@ __global__ void unpack_triangle_kernel(bool lower, long n, const T* packed, T* a
 
 // upload_triangle: the triangle packed through the pinned chunks into a device buffer (half of
 // a's bytes cross PCIe; the scan rides on the packing), then unpacked in place. The packed buffer
-// is released before the solve's workspace is taken, so the path's peak (core/one_stage.hpp's
-// memory) stays where it was.
+// is released before the solve's workspace is taken; the pool keeps its reservation, which
+// core/one_stage.hpp's peak counts.
 template <class S>
 EntryScan upload_packed_triangle(GpuBackend& be, int threads, char uplo, long n, const S* host,
                                  long ldh, S* dev, long ldd) {
@@ -579,7 +579,10 @@ EntryScan upload_packed_triangle(GpuBackend& be, int threads, char uplo, long n,
         lower, n, reinterpret_cast<const T*>(packed), reinterpret_cast<T*>(dev), ldd);
     PIPEVD_CUDA_CHECK(cudaGetLastError());
   } catch (...) {
-    be.release(packed);
+    try {
+      be.release(packed);
+    } catch (...) {  // a sticky device error: the one being thrown says it
+    }
     throw;
   }
   be.release(packed);  // after the kernel, in stream order
