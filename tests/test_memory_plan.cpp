@@ -321,22 +321,30 @@ TEST(CallPlan, DcFoldIsAgreedOverTheRanks) {
   EXPECT_THROW(dc_fold_setting("1"), std::invalid_argument);
 }
 
+// This rank's call plan on a GPU, n = 1000, every rank an engine rank, after `edit` changes the
+// input.
+template <class Edit>
+CallPlan gpu_call_plan(Edit edit) {
+  CallPlanInput in;
+  in.n = 1000;
+  in.engine_ranks = world_size();
+  in.engine_rank = world_rank();
+  in.on_gpu = true;
+  edit(in);
+  return plan_call(MPI_COMM_WORLD, in);
+}
+
 // PIPEVD_SBR_BACK_BESIDE through the call plan: SBR-back beside bulge chasing on a GPU engine
 // rank with eigenvectors where the plan with it fits, unless the setting is off; never without
 // eigenvectors or on the host engine.
 TEST(CallPlan, SbrBackBesideFollowsTheSetting) {
-  const int ranks = world_size(), me = world_rank();
-  CallPlanInput in;
-  in.n = 1000;
-  in.engine_ranks = ranks;
-  in.engine_rank = me;
-  in.on_gpu = true;
-  const auto beside = [&](SbrBackBesideSetting setting, bool vectors = true, bool gpu = true) {
-    CallPlanInput i = in;
-    i.sbr_back_beside = setting;
-    i.want_vectors = vectors;
-    i.on_gpu = gpu;
-    return plan_call(MPI_COMM_WORLD, i).overlap_sbr_back;
+  const auto beside = [](SbrBackBesideSetting setting, bool vectors = true, bool gpu = true) {
+    return gpu_call_plan([&](CallPlanInput& i) {
+             i.sbr_back_beside = setting;
+             i.want_vectors = vectors;
+             i.on_gpu = gpu;
+           })
+        .overlap_sbr_back;
   };
   EXPECT_TRUE(beside(SbrBackBesideSetting::Auto));
   EXPECT_TRUE(beside(SbrBackBesideSetting::On));
@@ -352,16 +360,12 @@ TEST(CallPlan, SbrBackBesideFollowsTheSetting) {
 // without eigenvectors.
 TEST(CallPlan, DcEarlyFollowsTheSetting) {
   const int ranks = world_size(), me = world_rank();
-  CallPlanInput in;
-  in.n = 1000;
-  in.engine_ranks = ranks;
-  in.engine_rank = me;
-  in.on_gpu = true;
-  const auto early = [&](DcEarlySetting setting, bool vectors = true) {
-    CallPlanInput i = in;
-    i.dc_early = setting;
-    i.want_vectors = vectors;
-    return plan_call(MPI_COMM_WORLD, i).dc_at_sbr_back;
+  const auto early = [](DcEarlySetting setting, bool vectors = true) {
+    return gpu_call_plan([&](CallPlanInput& i) {
+             i.dc_early = setting;
+             i.want_vectors = vectors;
+           })
+        .dc_at_sbr_back;
   };
   EXPECT_EQ(early(DcEarlySetting::Auto), ranks > 1 && me == 0);
   EXPECT_EQ(early(DcEarlySetting::On), me == 0);

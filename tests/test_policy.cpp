@@ -56,48 +56,29 @@ TEST(Policy, ParsesTheEnginePath) {
         std::string("PIPEVD_ENGINE_PATH='") + bad + "' is not one of auto, two_stage, one_stage");
 }
 
+// A three-way setting (auto, on, off): "auto" by default and when empty, each choice taken as it
+// is, anything else the policy's strict error naming the variable and the choices.
+void expect_three_way_setting(const char* var, std::string Policy::*field) {
+  EXPECT_EQ(parse({}).policy.*field, "auto") << var;
+  for (const char* v : {"auto", "on", "off"}) {
+    const PolicyOrError p = parse({{var, v}});
+    EXPECT_TRUE(p.error.empty()) << p.error;
+    EXPECT_EQ(p.policy.*field, v) << var;
+  }
+  EXPECT_EQ(parse({{var, ""}}).policy.*field, "auto") << var;
+  for (const char* bad : {"1", "0", "ON", "OFF", "yes", "true", " on"})
+    EXPECT_EQ(parse({{var, bad}}).error,
+              std::string(var) + "='" + bad + "' is not one of auto, on, off");
+}
+
 // PIPEVD_DC_FOLD: the D&C's top merge folded into the final GEMM by the call plan (auto), always
-// (on) or never (off); anything else is the policy's strict error, naming the variable and the
-// choices; empty is unset.
-TEST(Policy, ParsesTheDcFold) {
-  EXPECT_EQ(parse({}).policy.dc_fold, "auto");
-  for (const char* v : {"auto", "on", "off"}) {
-    const PolicyOrError p = parse({{"PIPEVD_DC_FOLD", v}});
-    EXPECT_TRUE(p.error.empty()) << p.error;
-    EXPECT_EQ(p.policy.dc_fold, v);
-  }
-  EXPECT_EQ(parse({{"PIPEVD_DC_FOLD", ""}}).policy.dc_fold, "auto");
-  for (const char* bad : {"1", "0", "ON", "yes", "true", "fold", " on"})
-    EXPECT_EQ(parse({{"PIPEVD_DC_FOLD", bad}}).error,
-              std::string("PIPEVD_DC_FOLD='") + bad + "' is not one of auto, on, off");
-}
-
-// PIPEVD_SBR_BACK_BESIDE: SBR-back next to bulge chasing where the memory plan fits (auto, on) or
-// after it (off); the same strict parsing.
-TEST(Policy, ParsesSbrBackBeside) {
-  EXPECT_EQ(parse({}).policy.sbr_back_beside, "auto");
-  for (const char* v : {"auto", "on", "off"}) {
-    const PolicyOrError p = parse({{"PIPEVD_SBR_BACK_BESIDE", v}});
-    EXPECT_TRUE(p.error.empty()) << p.error;
-    EXPECT_EQ(p.policy.sbr_back_beside, v);
-  }
-  for (const char* bad : {"1", "OFF", "beside"})
-    EXPECT_EQ(parse({{"PIPEVD_SBR_BACK_BESIDE", bad}}).error,
-              std::string("PIPEVD_SBR_BACK_BESIDE='") + bad + "' is not one of auto, on, off");
-}
-
-// PIPEVD_DC_EARLY: rank 0's D&C started at SBR-back with several engine ranks (auto), with any
-// number (on), or never (off); the same strict parsing.
-TEST(Policy, ParsesDcEarly) {
-  EXPECT_EQ(parse({}).policy.dc_early, "auto");
-  for (const char* v : {"auto", "on", "off"}) {
-    const PolicyOrError p = parse({{"PIPEVD_DC_EARLY", v}});
-    EXPECT_TRUE(p.error.empty()) << p.error;
-    EXPECT_EQ(p.policy.dc_early, v);
-  }
-  for (const char* bad : {"1", "early", "On"})
-    EXPECT_EQ(parse({{"PIPEVD_DC_EARLY", bad}}).error,
-              std::string("PIPEVD_DC_EARLY='") + bad + "' is not one of auto, on, off");
+// (on) or never (off). PIPEVD_SBR_BACK_BESIDE: SBR-back next to bulge chasing where the memory
+// plan fits (auto, on) or after it (off). PIPEVD_DC_EARLY: rank 0's D&C started at SBR-back with
+// several engine ranks (auto), with any number (on), or never (off).
+TEST(Policy, ParsesTheThreeWaySettings) {
+  expect_three_way_setting("PIPEVD_DC_FOLD", &Policy::dc_fold);
+  expect_three_way_setting("PIPEVD_SBR_BACK_BESIDE", &Policy::sbr_back_beside);
+  expect_three_way_setting("PIPEVD_DC_EARLY", &Policy::dc_early);
 }
 
 TEST(Policy, BadValuesNameTheVariable) {
