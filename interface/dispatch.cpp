@@ -151,6 +151,11 @@ void take_engine_route(const Call& c, const ArgumentCheck& chk, const Policy& po
   if (!policy.keep_memory) release_call_memory();
   if (upload.stopped) {  // stopped by the upload's scan before the solve, nothing written
     if (upload.found.non_finite) return refuse_non_finite(c);
+    if (policy.verbose >= 1)
+      std::fprintf(stderr,
+                   "pipevd: %s: the upload's entry scan found a norm that needs %s's scaling "
+                   "(max |a_ij| = %g): the general path, which scales a copy of A\n",
+                   routine_name(c), routine_name(c), upload.found.max_abs);
     return take_engine_route(c, chk, policy, d, gpu_devices, grid, upload.found.max_abs, t0);
   }
   // A non-finite A is refused before any failure is answered or the call forwarded, as on every
