@@ -161,7 +161,6 @@ __device__ void updates_by_lane(const cg::thread_block_tile<kLanes>& g, long len
   const int lane = static_cast<int>(g.thread_rank());
   const int m = static_cast<int>(len);  // <= b <= 32
   const long lm1 = ld - 1;
-  const Z* v = vs;
 
   // 2. Left: A(J, j) := H^H A(J, j), column j = c+1+lane (first - c - 1 < b columns).
   const Z tau_h = cuConj(tau);
@@ -169,9 +168,9 @@ __device__ void updates_by_lane(const cg::thread_block_tile<kLanes>& g, long len
     const long j = c + 1 + lane;
     Z* cj = a + (first - j) + (j - cb) * ld;
     Z dot = zero();
-    for (int i = 0; i < m; ++i) dot = fma_conj(v[i], cj[i], dot);
+    for (int i = 0; i < m; ++i) dot = fma_conj(vs[i], cj[i], dot);
     dot = cuCmul(dot, tau_h);
-    subtract_times_v(cj, 1, m, v, dot, false);
+    subtract_times_v(cj, 1, m, vs, dot, false);
   }
 
   // 4. Right: A(r, J) := A(r, J) H, row r = first+len+lane (at most b rows).
@@ -179,9 +178,9 @@ __device__ void updates_by_lane(const cg::thread_block_tile<kLanes>& g, long len
   if (r < (first + len + b < n ? first + len + b : n)) {
     Z* row = a + (r - first) + (first - cb) * ld;
     Z dot = zero();
-    for (int i = 0; i < m; ++i) dot = fma(row[i * lm1], v[i], dot);
+    for (int i = 0; i < m; ++i) dot = fma(row[i * lm1], vs[i], dot);
     dot = cuCmul(dot, tau);
-    subtract_times_v(row, lm1, m, v, dot, true);
+    subtract_times_v(row, lm1, m, vs, dot, true);
   }
 
   // 3. Both sides on B(J,J), row k = lane: p = tau B v, w = p - (conj(tau)/2)(v^H p) v,
@@ -191,8 +190,8 @@ __device__ void updates_by_lane(const cg::thread_block_tile<kLanes>& g, long len
   Z vp = zero(), wk = zero();
   if (k < m) {
     Z p = zero();
-    for (int i = 0; i <= k; ++i) p = fma(d0[(k - i) + i * ld], v[i], p);
-    for (int i = k + 1; i < m; ++i) p = fma(cuConj(d0[(i - k) + k * ld]), v[i], p);
+    for (int i = 0; i <= k; ++i) p = fma(d0[(k - i) + i * ld], vs[i], p);
+    for (int i = k + 1; i < m; ++i) p = fma(cuConj(d0[(i - k) + k * ld]), vs[i], p);
     wk = cuCmul(tau, p);
     vp = fma_conj(vs[k], wk, vp);
   }
@@ -214,7 +213,7 @@ __device__ void updates_by_lane(const cg::thread_block_tile<kLanes>& g, long len
       for (int h = 0; h < 8; ++h)
         if (j0 + h <= k) {
           x[h] = ci[(j0 + h) * lm1];
-          vc[h] = v[j0 + h];
+          vc[h] = vs[j0 + h];
           wc[h] = ws[j0 + h];
         }
 #pragma unroll

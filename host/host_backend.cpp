@@ -6,10 +6,10 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "core/lapack_prototypes.hpp"
+#include "core/packed_triangle.hpp"
 #include "core/tridiagonal_bisection.hpp"
 #include "core/tridiagonal_solver.hpp"
 #include "host/bc_back.hpp"
@@ -82,12 +82,10 @@ void mirror(char uplo, long n, T* a, long lda) {
 // upload_triangle's reference: column j's rows of the triangle copied, and scanned.
 template <class T>
 EntryScan copy_triangle(char uplo, long n, const T* host, long ldh, T* dev, long ldd) {
-  const bool lower = uplo == 'L' || uplo == 'l';
-  if (!lower && uplo != 'U' && uplo != 'u')
-    throw std::invalid_argument(std::string("pipevd: triangle '") + uplo + "' is not L or U");
+  const bool lower = lower_triangle(uplo);
   EntryScanMax found;
   for (long j = 0; j < n; ++j) {
-    const long first = lower ? j : 0, rows = lower ? n - j : j + 1;
+    const long first = packed_first_row(lower, j), rows = packed_column_rows(lower, n, j);
     const T* column = host + first + j * ldh;
     std::copy(column, column + rows, dev + first + j * ldd);
     found.add_column_part(column, rows, j - first);
