@@ -10,6 +10,8 @@
 #   real     n = 32768: pipevd on 4 and 1 GPUs (first and repeated call) and cuSOLVERMp on the
 #            4 GPUs, one run (issue 23's ratios, issue 27's 4-GPU row)
 #   complex  n = 32768 complex Hermitian: pipevd on 4 GPUs and cuSOLVERMp's complex syevd (issue 28)
+#   mp_real, mp_complex  cuSOLVERMp alone at n = 32768 on the 4 GPUs, real and complex (the real
+#            and complex parts run it after pipevd, where their budgets may leave it no time)
 #   elpa     n = 32768: ELPA1-GPU on the 4 GPUs, one rank each (issue 27)
 #   big      n = 49152: pipevd on 4 GPUs and cuSOLVERMp (issue 23)
 #   dc_early n = 32768 on 1 GPU with PIPEVD_DC_EARLY=on (the D&C started at SBR-back), against
@@ -17,7 +19,7 @@
 #   tests    the gpu tests that need 4 GPUs (every np4 and 4gpus test, own_gpu, pretend_nodes,
 #            concurrent_grids, rank_without_gpu)
 # Budgets (seconds, each part's scaling.sh BUDGET_S): REAL_S (190), COMPLEX_S (200), ELPA_S (230),
-# BIG_S (240), DC_EARLY_S (80), TESTS_S (150). Writes $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of it),
+# BIG_S (240), MP_REAL_S (100), MP_COMPLEX_S (170), DC_EARLY_S (80), TESTS_S (150). Writes $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of it),
 # and $OUT/four_gpus_summary.txt (each part's summary table and engine lines).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,6 +46,12 @@ for part in ${PARTS:-build real complex tests}; do
     complex)
       run_part complex BENCH_SCALAR=complex STEPS=bench SIZES=32768 GPU_COUNTS=4 CALLS=2 \
         PEERS=cusolvermp PEER_SIZES=32768 PEER_GPU_COUNTS=4 PEER_CAP=100 BUDGET_S="${COMPLEX_S:-200}" ;;
+    mp_real)
+      run_part mp_real STEPS=bench SIZES= PEERS=cusolvermp PEER_SIZES=32768 PEER_GPU_COUNTS=4 \
+        PEER_CAP=90 BUDGET_S="${MP_REAL_S:-100}" ;;
+    mp_complex)
+      run_part mp_complex BENCH_SCALAR=complex STEPS=bench SIZES= PEERS=cusolvermp PEER_SIZES=32768 \
+        PEER_GPU_COUNTS=4 PEER_CAP=160 BUDGET_S="${MP_COMPLEX_S:-170}" ;;
     elpa)
       run_part elpa STEPS=bench SIZES= PEERS=elpa1-gpu PEER_SIZES=32768 PEER_GPU_COUNTS=4 \
         PEER_CAP=200 BUDGET_S="${ELPA_S:-230}" ;;
