@@ -4,14 +4,17 @@
 // the default tunables and compare the stage against the one-stage solver's time.
 //
 //   bc_back_complex_bench [--n 16384,32768] [--m 0] [--b 32] [--generic] [--tensor]
+//                         [--lanes 0] [--only-tensor]
 //
-// --m 0: m = n (one GPU holds every row). Reflectors: synthetic but in the bulge-chasing layout
-// (core/reflector_store.hpp): v[0] = 1, v[1 .. length-1] pseudo-random in the unit square, zeros
-// past the length, tau = 2 / v^H v (an exact unitary reflector up to rounding), formed on the
-// device; the kernels' time does not depend on the values. Measures: device events around one call
-// after a warm-up call of the same variant at n = 2048, TFLOP/s with the 8 m n^2 model (a complex
-// multiply-add is 4 real ones), and max |X - X_blas2| over max |X0| (X_blas2: the BLAS2 kernel's
-// default; variants round differently).
+// --m 0: m = n (one GPU holds every row). --lanes: the tensor shapes' group lanes, each value a
+// line (0: the automatic count, 1: none; the line shows the count that ran). --only-tensor: the
+// tensor shapes alone, the first the diff's reference. Reflectors: synthetic but in the
+// bulge-chasing layout (core/reflector_store.hpp): v[0] = 1, v[1 .. length-1] pseudo-random in the
+// unit square, zeros past the length, tau = 2 / v^H v (an exact unitary reflector up to rounding),
+// formed on the device; the kernels' time does not depend on the values. Measures: device events
+// around one call after a warm-up call of the same variant at n = 2048, TFLOP/s with the 8 m n^2
+// model (a complex multiply-add is 4 real ones), and max |X - X_blas2| over max |X0| (X_blas2: the
+// BLAS2 kernel's default; variants round differently).
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 
@@ -26,6 +29,7 @@
 #include "bench/bench_util.hpp"
 #include "core/reflector_store.hpp"
 #include "gpu/bc_back_complex.cuh"
+#include "gpu/bc_back_complex_tensor.cuh"
 
 namespace {
 
@@ -119,7 +123,8 @@ std::string name(const ComplexBcBackTunables& t) {
   if (t.generic) return "generic";
   char buf[64];
   if (t.tensor) {
-    std::snprintf(buf, sizeof buf, "tensor G%d M%d T%d", t.group, t.rows, t.threads);
+    std::snprintf(buf, sizeof buf, "tensor G%d M%d T%d K%d", t.group, t.rows, t.threads,
+                  t.group_lanes);
     return buf;
   }
   std::snprintf(buf, sizeof buf, "L%d R%d G%d T%d%s", t.lanes, t.rows, t.group, t.threads,
@@ -133,6 +138,8 @@ int main(int argc, char** argv) {
   std::vector<long> ns{16384, 32768};
   long m_arg = 0, b = 32;
   bool generic = false, tensor = false;
+  std::vector<long> lanes{0};
+  bool only_tensor = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--n" && i + 1 < argc)
@@ -145,8 +152,14 @@ int main(int argc, char** argv) {
       generic = true;
     else if (a == "--tensor")
       tensor = true;
+    else if (a == "--only-tensor")
+      tensor = only_tensor = true;
+    else if (a == "--lanes" && i + 1 < argc)
+      lanes = parse_list(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: %s [--n N,...] [--m M] [--b B] [--generic] [--tensor]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--n N,...] [--m M] [--b B] [--generic] [--tensor] [--lanes K,...] "
+                   "[--only-tensor]\n",
                    argv[0]);
       return 2;
     }
@@ -154,17 +167,27 @@ int main(int argc, char** argv) {
   for (long n : ns) {
     const long m = m_arg > 0 ? m_arg : n;
     Problem p(n, b, m);
-    // The reference of every line's diff: the BLAS2 kernel's default.
+    // The reference of every line's diff: the BLAS2 kernel's default (with --only-tensor, the first
+    // tensor shape).
     const ComplexBcBackTunables def =
         pipevd::gpu::default_bc_back_complex_tunables(m, p.L.b, pipevd::gpu::BcBackKernel::Blas2);
-    std::vector<ComplexBcBackTunables> tuns{def};
-    if (p.L.b > 16 && p.L.b <= 32)
+    std::vector<ComplexBcBackTunables> tuns;
+    if (!only_tensor) tuns.push_back(def);
+    if (!only_tensor && p.L.b > 16 && p.L.b <= 32)
       for (const ComplexBcBackTunables& t : pipevd::gpu::bc_back_complex_variants())
         if (name(t) != name(def)) tuns.push_back(t);
-    if (generic && !def.generic) tuns.push_back(ComplexBcBackTunables{4, 1, 32, 128, true, true});
+    if (generic && !only_tensor && !def.generic)
+      tuns.push_back(ComplexBcBackTunables{4, 1, 32, 128, true, true});
     if (tensor && p.L.b <= 32)
-      for (const ComplexBcBackTunables& t : pipevd::gpu::bc_back_complex_tensor_variants())
-        tuns.push_back(t);
+      for (ComplexBcBackTunables t : pipevd::gpu::bc_back_complex_tensor_variants())
+        for (long k : lanes) {
+          t.group_lanes = static_cast<int>(k);
+          int device = 0;
+          PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+          t.group_lanes = pipevd::gpu::bc_back_complex_tensor_group_lanes(
+              p.L, m, {t.group, t.rows, t.threads / 32, t.group_lanes}, device);
+          tuns.push_back(t);
+        }
     const double x0max = max_abs_diff(reinterpret_cast<double*>(p.x0), nullptr, 2 * m * n);
     for (size_t k = 0; k < tuns.size(); ++k) {
       {

@@ -266,11 +266,12 @@ const Variant* find_variant(const ComplexBcBackTunables& tun) {
 
 // The tunables' fields in a tensor shape's meaning, both ways.
 ComplexBcBackTensorShape tensor_shape(const ComplexBcBackTunables& t) {
-  return {t.group, t.rows, t.threads / 32};
+  return {t.group, t.rows, t.threads / 32, t.group_lanes};
 }
 ComplexBcBackTunables tensor_tunables(const ComplexBcBackTensorShape& s) {
   ComplexBcBackTunables t;
   t.rows = s.mtiles, t.group = s.group, t.threads = 32 * s.warps, t.tensor = true;
+  t.group_lanes = s.group_lanes;
   return t;
 }
 

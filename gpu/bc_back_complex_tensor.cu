@@ -1,6 +1,7 @@
 // Complex BC-back on the FP64 tensor cores (see bc_back_complex_tensor.cuh).
 #include <cuda_pipeline.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "base/cuda_check.hpp"
 #include "gpu/bc_back_complex_tensor.cuh"
 #include "gpu/dmma.cuh"
+#include "gpu/group_lanes.cuh"
 #include "gpu/reflector_blocks.cuh"
 
 namespace pipevd::gpu {
@@ -110,19 +112,20 @@ constexpr size_t shared_bytes() {
 }
 
 // Rows of X in blocks of 8 MT NW (warp w holds rows 8 (w MT + mt) + lane / 4 of the block), sweeps
-// in groups of G, steps of a group bottom to top, as gpu/bc_back_tensor.cu's kernel (without its
-// group lanes and X prefetch): the window of b + G - 1 columns of step t starts at s0 + 1 + t b and
-// with b = 32 slides by 4 tiles a step. Window tile j of a row is in xr / xi[mt][j] (real and
-// imaginary parts) in the DMMA's C layout: columns 8 j + 2 q + {0, 1}; reflector block kq covers
-// window tiles kq .. kq + 4. The C layout serves as A fragments (contraction index q + 4 e is
-// column 2 q + e); a complex product is one m16n8k16 per output part, its halves the real and the
-// imaginary contraction: Re(X V) = [Xr Xi] [Vr; -Vi], Im(X V) = [Xr Xi] [Vi; Vr], likewise for
-// W = D (-T), and X += W V^H as Re: [Wr Wi] [Vr^T; Vi^T], Im: [Wi Wr] [Vr^T; -Vi^T].
+// in groups of G, steps of a group bottom to top, as gpu/bc_back_tensor.cu's kernel (with its
+// group lanes, gpu/group_lanes.cuh, without its X prefetch): the window of b + G - 1 columns of
+// step t starts at s0 + 1 + t b and with b = 32 slides by 4 tiles a step. Window tile j of a row is
+// in xr / xi[mt][j] (real and imaginary parts) in the DMMA's C layout: columns 8 j + 2 q + {0, 1};
+// reflector block kq covers window tiles kq .. kq + 4. The C layout serves as A fragments
+// (contraction index q + 4 e is column 2 q + e); a complex product is one m16n8k16 per output part,
+// its halves the real and the imaginary contraction: Re(X V) = [Xr Xi] [Vr; -Vi], Im(X V) = [Xr Xi]
+// [Vi; Vr], likewise for W = D (-T), and X += W V^H as Re: [Wr Wi] [Vr^T; Vi^T], Im: [Wi Wr] [Vr^T;
+// -Vi^T].
 template <int G, int MT, int NW>
 __global__ void __launch_bounds__(NW * 32)
     bc_back_complex_rows_tensor(ReflectorLayout L, const Z* __restrict__ v,
                                 const double* __restrict__ tf, const long* __restrict__ off, long m,
-                                Z* __restrict__ x, long ldx) {
+                                Z* __restrict__ x, long ldx, GroupLanes lanes) {
   constexpr int NB = G / kBlock;  // reflector blocks per group
   constexpr int WT = NB + 4;      // window tiles: b + G - 1 <= 8 WT
   constexpr int SH = 4;           // tiles the window slides by (b = 32)
@@ -150,7 +153,10 @@ __global__ void __launch_bounds__(NW * 32)
   const int bi = static_cast<int>(b);
   const bool slide = b == kBmax;
   const long wlen = b + G - 1;
-  const long rblk = static_cast<long>(blockIdx.x) * RB;
+  const int K = lanes.count;
+  const LaneWorkItem item = take_lane_work_item(lanes, tid);
+  const long rblk = item.row_block * RB;
+  unsigned long long seen = 0;    // thread 0: the predecessor's progress last read
   const int cq = 2 * (lane & 3);  // the thread's first column of a tile
   long row[MT];
   bool active[MT];
@@ -162,8 +168,12 @@ __global__ void __launch_bounds__(NW * 32)
   for (size_t k = tid; k < shared_doubles<G>(); k += NT) smem[k] = 0.0;
   double xr[MT][WT][2], xi[MT][WT][2];
 
-  for (long s0 = 0; s0 < sweeps; s0 += G) {
+  for (long s0 = item.lane * G; s0 < sweeps; s0 += static_cast<long>(K) * G) {
     const long s1 = s0 + G < sweeps ? s0 + G : sweeps;
+    const long g = s0 / G;
+    // This lane's progress counter and the previous lane's, worked out where thread 0 needs them
+    // (registers are what the window lives in).
+    auto counter = [&](int lane_k) { return lanes.progress + item.row_block * K + lane_k; };
     auto last_sweep = [&](long t) { return static_cast<int>(L.last_sweep_with_step(t, s1) - s0); };
     // Step t's vectors and -T fragments to raw_v / raw_t, asynchronously.
     auto prefetch = [&](long t) {
@@ -186,6 +196,12 @@ __global__ void __launch_bounds__(NW * 32)
     prefetch(tmax);
     for (long t = tmax; t >= 0; --t) {
       const int glast = last_sweep(t);
+      // Step t reads columns the previous group writes up to its own step t (then they leave its
+      // window for good); the barrier below hands thread 0's acquire to the block.
+      if (K > 1 && g > 0 && tid == 0)
+        wait_for_lane_progress(counter((item.lane + K - 1) % K),
+                               lane_progress_value(g - 1, lanes.stride, L.steps(s0 - G) - 1, t),
+                               seen);
       __pipeline_wait_prior(0);
       __syncthreads();  // raw_v / raw_t written; the previous step's fragments not read
       // Vector j of reflector 8 kq + i sits at block column c = i + j, tile c / 8: to the fragments
@@ -326,34 +342,59 @@ __global__ void __launch_bounds__(NW * 32)
               xi[mt][j][e] = xi[mt][j - SH][e];
             }
       }
+      if (K > 1) {  // every thread's stores of step t before the release
+        __syncthreads();
+        if (tid == 0)
+          publish_lane_progress(counter(item.lane), lane_progress_value(g, lanes.stride, tmax, t));
+      }
     }
+    if (K > 1 && tid == 0)  // the whole group, also where it has no step
+      publish_lane_progress(counter(item.lane), lane_progress_value(g, lanes.stride, tmax, 0));
   }
 }
 
 template <int G, int MT, int NW>
-void launch(const ReflectorLayout& L, const Z* v, const double* tf, const long* off, long m, Z* x,
-            long ldx, cudaStream_t stream) {
+auto prepared_kernel() {
   constexpr size_t smem = shared_bytes<G>();
-  constexpr long rb = 8L * MT * NW;
-  const long blocks = (m + rb - 1) / rb;
-  if (blocks > 0x7fffffffL)
-    throw std::invalid_argument("gpu::bc_back_complex_tensor: too many rows");
   auto kernel = bc_back_complex_rows_tensor<G, MT, NW>;
   if (smem > 48 * 1024)
     PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smem)));
-  kernel<<<static_cast<int>(blocks), NW * 32, smem, stream>>>(L, v, tf, off, m, x, ldx);
+  return kernel;
+}
+
+template <int G, int MT, int NW>
+void launch(const ReflectorLayout& L, const Z* v, const double* tf, const long* off, long m, Z* x,
+            long ldx, GroupLanes lanes, cudaStream_t stream) {
+  constexpr long rb = 8L * MT * NW;
+  const long blocks = (m + rb - 1) / rb * lanes.count;
+  if (blocks > 0x7fffffffL)
+    throw std::invalid_argument("gpu::bc_back_complex_tensor: too many rows");
+  auto kernel = prepared_kernel<G, MT, NW>();
+  kernel<<<static_cast<int>(blocks), NW * 32, shared_bytes<G>(), stream>>>(L, v, tf, off, m, x, ldx,
+                                                                           lanes);
   PIPEVD_CUDA_CHECK_LAUNCH();
+}
+
+// The blocks of shape <G, MT, NW> resident on `device` at once.
+template <int G, int MT, int NW>
+long resident_blocks(int device) {
+  int per_sm = 0, sms = 0;
+  PIPEVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, prepared_kernel<G, MT, NW>(), NW * 32, shared_bytes<G>()));
+  PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return static_cast<long>(per_sm) * sms;
 }
 
 struct Shape {
   ComplexBcBackTensorShape s;
   void (*fn)(const ReflectorLayout&, const Z*, const double*, const long*, long, Z*, long,
-             cudaStream_t);
+             GroupLanes, cudaStream_t);
+  long (*resident)(int);
 };
 template <int G, int MT, int NW>
 constexpr Shape shape() {
-  return {{G, MT, NW}, launch<G, MT, NW>};
+  return {{G, MT, NW}, launch<G, MT, NW>, resident_blocks<G, MT, NW>};
 }
 // Groups of 32 (a window of 8 tiles: 64 doubles of X per thread) in two block sizes, and of 16
 // (X streamed twice as often, a window of 6 tiles: fewer registers). Larger groups hold more of
@@ -365,6 +406,25 @@ const Shape* find_shape(const ComplexBcBackTensorShape& s) {
   for (const Shape& k : kShapes)
     if (k.s.group == s.group && k.s.mtiles == s.mtiles && k.s.warps == s.warps) return &k;
   return nullptr;
+}
+
+long row_blocks_of(const ComplexBcBackTensorShape& s, long m) {
+  const long rb = 8L * s.mtiles * s.warps;
+  return (m + rb - 1) / rb;
+}
+long groups_of(const ReflectorLayout& L, const ComplexBcBackTensorShape& s) {
+  return (L.sweeps() + s.group - 1) / s.group;
+}
+long group_lanes(const Shape& k, int requested, const ReflectorLayout& L, long m, int device) {
+  return choose_group_lanes(true, requested, row_blocks_of(k.s, m), k.resident(device),
+                            groups_of(L, k.s));
+}
+
+// Workspace: the offsets, then the -T fragments at a 16-byte boundary, then the group lanes'
+// ticket and progress counters.
+size_t lanes_offset(const ReflectorLayout& L) {
+  return reflector_block_offsets_bytes(L) +
+         sizeof(double) * kFrag * static_cast<size_t>(reflector_block_count(L));
 }
 
 }  // namespace
@@ -388,9 +448,7 @@ bool bc_back_complex_tensor_compiled(const ComplexBcBackTensorShape& s) {
 }
 
 size_t bc_back_complex_tensor_workspace_bytes(const ReflectorLayout& L) {
-  // The offsets, then the -T fragments at a 16-byte boundary.
-  return reflector_block_offsets_bytes(L) +
-         sizeof(double) * kFrag * static_cast<size_t>(reflector_block_count(L));
+  return lanes_offset(L) + kGroupLanesBytes;
 }
 
 void bc_back_complex_tensor(const ReflectorLayout& L, const Z* d_v, const Z* d_tau, long m, Z* d_x,
@@ -419,7 +477,18 @@ void bc_back_complex_tensor(const ReflectorLayout& L, const Z* d_v, const Z* d_t
   complex_block_t<<<dim3(static_cast<unsigned>(tblocks), static_cast<unsigned>(nk)), 256, 0,
                     stream>>>(L, d_v, d_tau, off, tf);
   PIPEVD_CUDA_CHECK_LAUNCH();
-  k->fn(L, d_v, tf, off, m, d_x, ldx, stream);
+  int device = 0;
+  PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
+  const int count = static_cast<int>(group_lanes(*k, s.group_lanes, L, m, device));
+  const GroupLanes lanes = group_lanes_at(static_cast<char*>(work) + lanes_offset(L), count,
+                                          row_blocks_of(s, m), L.steps(0) + 2, stream);
+  k->fn(L, d_v, tf, off, m, d_x, ldx, lanes, stream);
+}
+
+int bc_back_complex_tensor_group_lanes(const ReflectorLayout& L, long m,
+                                       const ComplexBcBackTensorShape& s, int device) {
+  const Shape* k = find_shape(s);
+  return k ? static_cast<int>(group_lanes(*k, s.group_lanes, L, m, device)) : 0;
 }
 
 }  // namespace pipevd::gpu

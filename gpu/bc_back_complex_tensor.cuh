@@ -29,6 +29,9 @@ struct ComplexBcBackTensorShape {
   int group = 32;
   int mtiles = 2;
   int warps = 4;
+  // Blocks per row block (gpu/group_lanes.cuh), so that rows in fewer row blocks than the device
+  // holds still fill it: 0 as many as the resident blocks allow, 1 none. Not a compiled property.
+  int group_lanes = 0;
 };
 
 // The compiled shapes, the default first.
@@ -37,8 +40,14 @@ std::vector<ComplexBcBackTensorShape> bc_back_complex_tensor_shapes();
 bool bc_back_complex_tensor_runs(int device);
 bool bc_back_complex_tensor_compiled(const ComplexBcBackTensorShape& s);
 
-// Device bytes of the T factors and their offsets for layout L (any shape).
+// Device bytes of the T factors, their offsets and the group lanes' counters for layout L (any
+// shape).
 size_t bc_back_complex_tensor_workspace_bytes(const ReflectorLayout& L);
+
+// The group lanes bc_back_complex_tensor runs with for m rows of layout L on `device` (0: s not
+// compiled).
+int bc_back_complex_tensor_group_lanes(const ReflectorLayout& L, long m,
+                                       const ComplexBcBackTensorShape& s, int device);
 
 // X (m x L.n, ldx >= max(1, m), device) := X * Q_b for L.b <= 32, asynchronous on `stream`; `work`:
 // bc_back_complex_tensor_workspace_bytes(L) bytes on the device, 16-byte aligned. Needs DMMA

@@ -2,7 +2,6 @@
 #include <cuda_pipeline.h>
 
 #include <algorithm>
-#include <cuda/atomic>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -10,6 +9,7 @@
 #include "gpu/bc_back_tensor.cuh"
 #include "gpu/dmma.cuh"
 #include "gpu/gpu_context.hpp"
+#include "gpu/group_lanes.cuh"
 #include "gpu/reflector_blocks.cuh"
 
 namespace pipevd::gpu {
@@ -82,64 +82,6 @@ __global__ void __launch_bounds__(256)
   reinterpret_cast<double2*>(tf)[(off[K] + t) * 32 + lane] = make_double2(f0, f1);
 }
 
-// Group lanes (a wavefront over the groups of sweeps): `count` blocks share a row block, lane k
-// taking groups k, k + count, ...; group g may run step t once group g - 1 has completed it, so
-// the groups of one row block run side by side a step apart instead of one after the other. A block
-// takes its (row block, lane) from a ticket in launch order, so it waits only on blocks that took
-// earlier tickets, which are resident: no deadlock while count blocks fit the device at once.
-// progress[row block * count + lane] counts that lane's completed steps, group g's step t (steps
-// run downwards) as g * stride + tmax(g) + 1 - t, increasing along the lane.
-struct GroupLanes {
-  int count = 1;
-  long stride = 0;  // more than any group's steps
-  unsigned long long* progress = nullptr;
-  unsigned int* ticket = nullptr;
-};
-struct WorkItem {
-  long row_block = 0;
-  int lane = 0;
-};
-
-__device__ WorkItem take_work_item(const GroupLanes& lanes, int tid) {
-  if (lanes.count == 1) return {static_cast<long>(blockIdx.x), 0};
-  __shared__ unsigned int taken;
-  if (tid == 0) taken = atomicAdd(lanes.ticket, 1u);
-  __syncthreads();
-  return {static_cast<long>(taken / lanes.count), static_cast<int>(taken % lanes.count)};
-}
-
-__host__ __device__ inline unsigned long long progress_value(long g, long stride, long tmax,
-                                                             long t) {
-  return static_cast<unsigned long long>(g * stride + tmax + 1 - t);
-}
-
-// A predecessor that never arrives is a bug; a trap (a launch error on the stream) is better than a
-// process that hangs inside someone's MPI job.
-constexpr unsigned long long kProgressTimeoutNs = 120ull * 1000 * 1000 * 1000;
-
-__device__ inline unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__device__ void wait_for_progress(const unsigned long long* p, unsigned long long want,
-                                  unsigned long long& seen) {
-  if (seen >= want) return;
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> ref(
-      *const_cast<unsigned long long*>(p));
-  const unsigned long long start = global_ns();
-  while ((seen = ref.load(cuda::memory_order_acquire)) < want) {
-    __nanosleep(64);
-    if (global_ns() - start > kProgressTimeoutNs) __trap();
-  }
-}
-
-__device__ void publish_progress(unsigned long long* p, unsigned long long value) {
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> ref(*p);
-  ref.store(value, cuda::memory_order_release);
-}
-
 // Shared memory of the main kernel, in doubles: V's fragments for X V and for W V^T, T's fragments,
 // the next step's raw vectors (32 per reflector) and T fragments, with PFX the next step's
 // incoming 32 columns of the block's rows; then G + G / 8 longs (sweep and block offsets).
@@ -195,7 +137,7 @@ __global__ void __launch_bounds__(NW * 32)
   const bool slide = b == kBmax;
   const long wlen = b + G - 1;
   const int K = lanes.count;
-  const WorkItem item = take_work_item(lanes, tid);
+  const LaneWorkItem item = take_lane_work_item(lanes, tid);
   const long rblk = item.row_block * RB;
   unsigned long long seen = 0;    // thread 0: the predecessor's progress last read
   const int cq = 2 * (lane & 3);  // the thread's first column of a tile
@@ -251,7 +193,8 @@ __global__ void __launch_bounds__(NW * 32)
       // Step t reads columns the previous group writes up to its own step t (then they leave its
       // window for good); the barrier below hands thread 0's acquire to the block.
       if (K > 1 && g > 0 && tid == 0)
-        wait_for_progress(before, progress_value(g - 1, lanes.stride, tmax_before, t), seen);
+        wait_for_lane_progress(before, lane_progress_value(g - 1, lanes.stride, tmax_before, t),
+                               seen);
       __pipeline_wait_prior(0);
       __syncthreads();  // raw_v / raw_t / xs written; the previous step's fragments not read
       // Vector j of reflector 8 kq + i sits at block column c = i + j, tile c / 8: to the
@@ -380,11 +323,11 @@ __global__ void __launch_bounds__(NW * 32)
       }
       if (K > 1) {  // every thread's stores of step t before the release
         __syncthreads();
-        if (tid == 0) publish_progress(mine, progress_value(g, lanes.stride, tmax, t));
+        if (tid == 0) publish_lane_progress(mine, lane_progress_value(g, lanes.stride, tmax, t));
       }
     }
     if (K > 1 && tid == 0)  // the whole group, also where it has no step
-      publish_progress(mine, progress_value(g, lanes.stride, tmax, 0));
+      publish_lane_progress(mine, lane_progress_value(g, lanes.stride, tmax, 0));
   }
 }
 
@@ -449,31 +392,21 @@ const Shape* find_shape(const BcBackTensorShape& s) {
 }
 
 // Workspace: the offsets (nK + 1 longs), then the T factors at a 16-byte boundary, then the group
-// lanes' ticket and progress counters (at most kLaneSlots row blocks x lanes).
-constexpr long kLaneSlots = 8192;
-constexpr int kMaxGroupLanes = 8;
+// lanes' ticket and progress counters (gpu/group_lanes.cuh).
 size_t lanes_offset(const ReflectorLayout& L) {
   return reflector_block_offsets_bytes(L) +
          sizeof(double) * 64 * static_cast<size_t>(reflector_block_count(L));
 }
-constexpr size_t kLanesBytes = 16 + sizeof(unsigned long long) * kLaneSlots;
 
-// Lanes per row block: the shape's, or (0) as many as the resident blocks left over by the row
-// blocks allow, within the groups there are; always within the resident blocks (a lane waits on
-// another that must be running). The X prefetch reads a step's columns before its wait: no lanes.
 long rows_per_block(const BcBackTensorShape& s) { return 8L * s.mtiles * s.warps; }
 long row_blocks_of(const BcBackTensorShape& s, long m) {
   return (m + rows_per_block(s) - 1) / rows_per_block(s);
 }
 
+// The X prefetch reads a step's columns before its wait: no lanes.
 long group_lanes(const Shape& k, int requested, long groups, long m, int device) {
-  const long row_blocks = row_blocks_of(k.s, m);
-  const long resident = k.wave(device) / rows_per_block(k.s);
-  if (k.s.prefetch_x || requested == 1 || row_blocks == 0) return 1;
-  long lanes = requested > 0 ? requested : resident / row_blocks;
-  lanes = std::min(
-      {lanes, groups, resident, static_cast<long>(kMaxGroupLanes), kLaneSlots / row_blocks});
-  return std::max(1L, lanes);
+  return choose_group_lanes(!k.s.prefetch_x, requested, row_blocks_of(k.s, m),
+                            k.wave(device) / rows_per_block(k.s), groups);
 }
 long groups_of(const ReflectorLayout& L, const BcBackTensorShape& s) {
   return (L.sweeps() + s.group - 1) / s.group;
@@ -500,7 +433,7 @@ bool bc_back_tensor_fits(const BcBackTensorShape& s, int device) {
 }
 
 size_t bc_back_tensor_workspace_bytes(const ReflectorLayout& L) {
-  return lanes_offset(L) + kLanesBytes;
+  return lanes_offset(L) + kGroupLanesBytes;
 }
 
 void bc_back_tensor(const ReflectorLayout& L, const double* d_v, const double* d_tau, long m,
@@ -531,16 +464,9 @@ void bc_back_tensor(const ReflectorLayout& L, const double* d_v, const double* d
   PIPEVD_CUDA_CHECK_LAUNCH();
   int device = 0;
   PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
-  GroupLanes lanes;
-  lanes.count = static_cast<int>(group_lanes(*k, s.group_lanes, groups_of(L, s), m, device));
-  if (lanes.count > 1) {
-    char* at = static_cast<char*>(work) + lanes_offset(L);
-    lanes.ticket = reinterpret_cast<unsigned int*>(at);
-    lanes.progress = reinterpret_cast<unsigned long long*>(at + 16);
-    lanes.stride = L.steps(0) + 2;
-    PIPEVD_CUDA_CHECK(cudaMemsetAsync(
-        at, 0, 16 + sizeof(unsigned long long) * row_blocks_of(s, m) * lanes.count, stream));
-  }
+  const int count = static_cast<int>(group_lanes(*k, s.group_lanes, groups_of(L, s), m, device));
+  const GroupLanes lanes = group_lanes_at(static_cast<char*>(work) + lanes_offset(L), count,
+                                          row_blocks_of(s, m), L.steps(0) + 2, stream);
   k->fn(L, d_v, tf, off, m, d_x, ldx, lanes, stream);
 }
 

@@ -1081,9 +1081,10 @@ void GpuBackend::bc_back(const ComplexReflectorStore& u, long m, Complex* x, lon
     PIPEVD_CUDA_CHECK(cudaMemcpyAsync(phase.get(), u.phase.data(), sizeof(Complex) * u.phase.size(),
                                       cudaMemcpyHostToDevice, s.stream));
   }
+  gpu::ComplexBcBackTunables tun = default_bc_back_complex_tunables(m, L.b, s.bc_back_kernel);
+  if (s.tuning.sharing) tun.group_lanes = 1;
   bc_back_complex(L, v, tau, phase.get() ? device_complex(phase.get()) : nullptr, m,
-                  device_complex(x), ldx,
-                  default_bc_back_complex_tunables(m, L.b, s.bc_back_kernel), s.stream);
+                  device_complex(x), ldx, tun, s.stream);
   // The host arrays are pageable: the copies above have read them once the stream gets here.
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
 }

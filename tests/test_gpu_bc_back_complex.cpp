@@ -180,6 +180,56 @@ TEST(GpuBcBackComplex, EqualsHostEveryKernelBitwiseRepeatable) {
   }
 }
 
+// The tensor kernel's group lanes (gpu/group_lanes.cuh: several blocks per row block, a wavefront
+// over the groups of sweeps) change who computes, not what: every lane count gives the rows of one
+// lane bitwise, each run repeats bitwise (a missing wait or release would show as a difference),
+// and the one-lane rows match the host.
+TEST(GpuBcBackComplex, TensorGroupLanesEqualOneLaneBitwise) {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device));
+  if (!gpu::bc_back_complex_tensor_runs(device)) GTEST_SKIP() << "no DMMA on this device";
+  for (long n : {37L, 300L, 1001L, 4099L}) {
+    if (test::over_test_order(n)) continue;
+    const ComplexReflectorStore u = reflectors(n, 32);
+    const ReflectorLayout& L = u.layout;
+    Dev dv(u.v), dtau(u.tau);
+    for (long m : {1L, 129L, 1000L, 3001L}) {
+      const long ldx = m + 2;
+      const ZMat x0 = random_complex(ldx * n, static_cast<unsigned>(3 * n + m));
+      gpu::ComplexBcBackTunables t =
+          gpu::default_bc_back_complex_tunables(m, 32, gpu::BcBackKernel::Tensor);
+      auto run = [&](int lanes) {
+        t.group_lanes = lanes;
+        Dev x(x0);
+        gpu::bc_back_complex(L, dv.p, dtau.p, nullptr, m, x.p, ldx, t, nullptr);
+        check_cuda(cudaDeviceSynchronize());
+        return x.download(ldx * n);
+      };
+      const ZMat one = run(1);
+      if (m <= 1000 && n <= 1001) {
+        ComplexReflectorStore no_phase = u;
+        no_phase.phase.clear();
+        ZMat want = x0;
+        host::apply_bc_back(no_phase, m, want.data(), ldx);
+        EXPECT_LT(max_abs_diff(one, want), tolerance(n));
+      }
+      for (int lanes : {0, 2, 3, 8}) {
+        SCOPED_TRACE("n=" + std::to_string(n) + " m=" + std::to_string(m) +
+                     " lanes=" + std::to_string(lanes));
+        const ZMat a = run(lanes), b = run(lanes);
+        EXPECT_TRUE(bitwise_equal(a, one));
+        EXPECT_TRUE(bitwise_equal(a, b));
+      }
+      gpu::ComplexBcBackTensorShape s{t.group, t.rows, t.threads / 32, 0};
+      const int automatic = gpu::bc_back_complex_tensor_group_lanes(L, m, s, device);
+      EXPECT_GE(automatic, 1);
+      EXPECT_LE(automatic, std::max(1L, (L.sweeps() + t.group - 1) / t.group));
+      s.group_lanes = 1;
+      EXPECT_EQ(gpu::bc_back_complex_tensor_group_lanes(L, m, s, device), 1);
+    }
+  }
+}
+
 // Bands wider than 32 take only the generic kernel; the BLAS2 kernel's tunables and the tensor
 // kernel's shape must be compiled.
 TEST(GpuBcBackComplex, RejectsBadArguments) {
