@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# First calls under CUDA's lazy module loading (the default) against CUDA_MODULE_LOADING=EAGER, on
+# the 4 GPUs: loading a kernel lazily may synchronise the context, so a kernel a side thread (the
+# D&C, SBR-back) launches for the first time could wait for the long kernels running beside it.
+# One call each (CALLS=1: the first call and its timeline): complex n = 16384 both ways, then real
+# n = 32768 eager and lazy (issue 23's first call).
+#   source .gpu-node/env.sh && bash bench/device/module_loading.sh   (after a build: STEPS=build)
+# Writes $OUT/loading/ and $OUT/loading.tgz; BUDGET_S (150) for the runs together.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-$PWD/gpu-out}
+export OUT
+dir=$OUT/loading
+mkdir -p "$dir"
+start=$SECONDS
+left() { echo $((${BUDGET_S:-150} - (SECONDS - start))); }
+one() {  # one <folder> <settings...>: a scaling.sh run, one call, within what is left
+  local name=$1
+  shift
+  local t
+  t=$(left)
+  ((t > 25)) || { echo "skipped $name (budget)"; return; }
+  env OUT="$dir/$name" STEPS=bench GPU_COUNTS=4 CALLS=1 PEERS= BUDGET_S="$t" "$@" \
+    bash "$here/scaling.sh" >"$dir/$name.log" 2>&1
+  echo "== $name"
+  grep -A3 "summary" "$dir/$name.log" | tail -2
+  grep -h "D&C n=\|gpu engine rank=0" "$dir/$name/scaling/bench.log" 2>/dev/null | cut -c1-300
+}
+one complex_lazy BENCH_SCALAR=complex SIZES=16384
+one complex_eager CUDA_MODULE_LOADING=EAGER BENCH_SCALAR=complex SIZES=16384 LABEL_SUFFIX=_eager
+one real_eager CUDA_MODULE_LOADING=EAGER SIZES=32768 LABEL_SUFFIX=_eager
+one real_lazy SIZES=32768
+tar -C "$OUT" -czf "$OUT/loading.tgz" loading
