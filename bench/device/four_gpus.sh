@@ -14,12 +14,14 @@
 #            and complex parts run it after pipevd, where their budgets may leave it no time)
 #   elpa     n = 32768: ELPA1-GPU on the 4 GPUs, one rank each (issue 27)
 #   big      n = 49152: pipevd on 4 GPUs and cuSOLVERMp (issue 23)
+#   weak     weak scaling, equal work per GPU: n = 32768 on 1 GPU, 41285 on 2, 52016 on 4, each
+#            its own run (WEAK_S each) and folder weak_<g>gpu
 #   dc_early n = 32768 on 1 GPU with PIPEVD_DC_EARLY=on (the D&C started at SBR-back), against
 #            the real part's 1-GPU run on the same machine
 #   tests    the gpu tests that need 4 GPUs (every np4 and 4gpus test, own_gpu, pretend_nodes,
 #            concurrent_grids, rank_without_gpu)
 # Budgets (seconds, each part's scaling.sh BUDGET_S): REAL_S (190), COMPLEX_S (200), ELPA_S (230),
-# BIG_S (240), MP_REAL_S (100), MP_COMPLEX_S (170), DC_EARLY_S (80), TESTS_S (150). Writes $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of it),
+# BIG_S (240), MP_REAL_S (100), MP_COMPLEX_S (170), WEAK_S (150 each), DC_EARLY_S (80), TESTS_S (150). Writes $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of it),
 # and $OUT/four_gpus_summary.txt (each part's summary table and engine lines).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,6 +60,12 @@ for part in ${PARTS:-build real complex tests}; do
     big)
       run_part big STEPS=bench SIZES=49152 GPU_COUNTS=4 CALLS=2 PEERS=cusolvermp PEER_SIZES=49152 \
         PEER_GPU_COUNTS=4 PEER_CAP=120 BUDGET_S="${BIG_S:-240}" ;;
+    weak)  # equal work per GPU: n = 32768 on 1 GPU, 41285 on 2, 52016 on 4 (issue 23)
+      for ng in "1 32768" "2 41285" "4 52016"; do
+        set -- $ng
+        run_part "weak_$1gpu" STEPS=bench SIZES="$2" GPU_COUNTS="$1" CALLS=2 PEERS= \
+          BUDGET_S="${WEAK_S:-150}"
+      done ;;
     dc_early)
       run_part dc_early PIPEVD_DC_EARLY=on STEPS=bench SIZES=32768 GPU_COUNTS=1 CALLS=2 PEERS= \
         LABEL_SUFFIX=_dc_early BUDGET_S="${DC_EARLY_S:-80}" ;;
