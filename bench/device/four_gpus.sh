@@ -13,6 +13,7 @@
 #   mp_real, mp_complex  cuSOLVERMp alone at n = 32768 on the 4 GPUs, real and complex (the real
 #            and complex parts run it after pipevd, where their budgets may leave it no time)
 #   elpa     n = 32768: ELPA1-GPU on the 4 GPUs, one rank each (issue 27)
+#   elpa2    n = 32768: ELPA2-GPU on the 4 GPUs, one rank each (issue 27), ELPA2_S (330)
 #   big      n = 49152: pipevd on 4 GPUs and cuSOLVERMp (issue 23)
 #   weak     weak scaling, equal work per GPU: n = 32768 on 1 GPU, 41285 on 2, 52016 on 4, each
 #            its own run (WEAK_S each) and folder weak_<g>gpu
@@ -57,6 +58,9 @@ for part in ${PARTS:-build real complex tests}; do
     elpa)
       run_part elpa STEPS=bench SIZES= PEERS=elpa1-gpu PEER_SIZES=32768 PEER_GPU_COUNTS=4 \
         PEER_CAP=200 BUDGET_S="${ELPA_S:-230}" ;;
+    elpa2)  # ELPA2-GPU at 32768 (it did not finish within 170 s on 4 H100s: a part of its own)
+      run_part elpa2 STEPS=bench SIZES= PEERS=elpa2-gpu PEER_SIZES=32768 PEER_GPU_COUNTS=4 \
+        PEER_CAP=$((${ELPA2_S:-330} - 20)) BUDGET_S="${ELPA2_S:-330}" ;;
     big)
       run_part big STEPS=bench SIZES=49152 GPU_COUNTS=4 CALLS=2 PEERS=cusolvermp PEER_SIZES=49152 \
         PEER_GPU_COUNTS=4 PEER_CAP=120 BUDGET_S="${BIG_S:-240}" ;;
