@@ -178,14 +178,13 @@ int main(int argc, char** argv) {
         if (name(t) != name(def)) tuns.push_back(t);
     if (generic && !only_tensor && !def.generic)
       tuns.push_back(ComplexBcBackTunables{4, 1, 32, 128, true, true});
+    int device = 0;
+    PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
     if (tensor && p.L.b <= 32)
       for (ComplexBcBackTunables t : pipevd::gpu::bc_back_complex_tensor_variants())
         for (long k : lanes) {
-          t.group_lanes = static_cast<int>(k);
-          int device = 0;
-          PIPEVD_CUDA_CHECK(cudaGetDevice(&device));
           t.group_lanes = pipevd::gpu::bc_back_complex_tensor_group_lanes(
-              p.L, m, {t.group, t.rows, t.threads / 32, t.group_lanes}, device);
+              p.L, m, {t.group, t.rows, t.threads / 32, static_cast<int>(k)}, device);
           tuns.push_back(t);
         }
     const double x0max = max_abs_diff(reinterpret_cast<double*>(p.x0), nullptr, 2 * m * n);
@@ -201,7 +200,7 @@ int main(int argc, char** argv) {
                                  : max_abs_diff(reinterpret_cast<double*>(p.x),
                                                 reinterpret_cast<double*>(p.xref), 2 * m * n) /
                                        x0max;
-      std::printf("n=%6ld m=%6ld b=%2ld  %-18s %9.4f s  %6.2f TFLOP/s  diff_vs_default=%.2e\n", n,
+      std::printf("n=%6ld m=%6ld b=%2ld  %-22s %9.4f s  %6.2f TFLOP/s  diff_vs_default=%.2e\n", n,
                   m, p.L.b, name(tuns[k]).c_str(), sec, 8.0 * m * n * n / sec * 1e-12, diff);
       std::fflush(stdout);
     }

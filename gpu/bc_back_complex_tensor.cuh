@@ -8,8 +8,9 @@
 // trick: it loses accuracy where |Re| and |Im| differ much.
 //
 // The T factors do not depend on X: a first kernel forms them for every (block of 8 sweeps, step)
-// into the workspace; rows of X are independent and each row's arithmetic is fixed for a shape (no
-// atomics), so repeated runs are bitwise identical and any row chunking gives the same rows.
+// into the workspace; rows of X are independent and each row's arithmetic is fixed for a shape
+// (atomics only schedule the group lanes), so repeated runs are bitwise identical and any row
+// chunking or lane count gives the same rows.
 // D (the phase) is not applied here: gpu::bc_back_complex does that after either kernel.
 #pragma once
 #include <cuComplex.h>

@@ -5,8 +5,10 @@
 // `count` blocks share a row block, lane k taking groups k, k + count, ...; group g may run step t
 // once group g - 1 has completed it, so the groups of one row block run side by side a step apart
 // instead of one after the other. A block takes its (row block, lane) from a ticket in launch
-// order, so it waits only on blocks that took earlier tickets, which are resident: no deadlock
-// while count blocks fit the device at once. progress[row block * count + lane] counts that lane's
+// order, so a row block's lanes are running together, except in the last row block begun, whose
+// missing lanes start as the row blocks before it (all of whose lanes run) finish and free their
+// slots: no deadlock while count blocks fit the device at once. progress[row block * count + lane]
+// counts that lane's
 // completed steps, group g's step t (steps run downwards) as g * stride + tmax(g) + 1 - t,
 // increasing along the lane. Lanes change who computes a row, not its arithmetic.
 #pragma once
@@ -15,6 +17,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cuda/atomic>
+#include <stdexcept>
+#include <string>
 
 #include "base/cuda_check.hpp"
 
@@ -98,6 +102,10 @@ inline GroupLanes group_lanes_at(void* at, int count, long row_blocks, long stri
   GroupLanes lanes;
   lanes.count = count;
   if (count <= 1) return lanes;
+  if (row_blocks * count > kLaneSlots)
+    throw std::invalid_argument("pipevd: group lanes: " + std::to_string(row_blocks) +
+                                " row blocks x " + std::to_string(count) + " lanes > " +
+                                std::to_string(kLaneSlots) + " counters");
   char* p = static_cast<char*>(at);
   lanes.ticket = reinterpret_cast<unsigned int*>(p);
   lanes.progress = reinterpret_cast<unsigned long long*>(p + 16);
