@@ -7,17 +7,15 @@
 #      n = 32768 (a 4-GPU rank's rows) and at m = n = 16384, with OLD_BENCH (a bc_back_complex_bench
 #      built from the code before the change, if given) at m = n = 16384;
 #   3. PZHEEVD at n = 32768 on the 4 GPUs, first and repeated call (scaling.sh, no peers).
-#   source .gpu-node/env.sh && OLD_BENCH=.deps/old/bc_back_complex_bench bash bench/device/complex_lanes.sh
+#   OLD_BENCH=.deps/old/bc_back_complex_bench bash bench/device/complex_lanes.sh
 # Writes $OUT/lanes/ and $OUT/lanes.tgz (the device returns at most 8 files). WHOLE_S: the whole
 # call's budget (180 s).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-OUT=${OUT:-$PWD/gpu-out}
-export OUT
+source "$here/preamble.sh"
 dir=$OUT/lanes
 mkdir -p "$dir"
-build=${BUILD_DIR:-build-gpu}
-log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$dir/session.log"; }
+log_file=$dir/session.log
 
 log "build"
 env OUT="$dir/build" STEPS=build bash "$here/scaling.sh" >"$dir/build.log" 2>&1 ||

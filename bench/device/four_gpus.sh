@@ -2,7 +2,7 @@
 # The 4-GPU campaign of issues 23, 27 and 28 in named parts, each one scaling.sh run with its own
 # budget and folder, so that a device call takes the parts its time allows, most important first,
 # and brings everything back in one archive (the device returns at most 8 files).
-#   source .gpu-node/env.sh && PARTS="build real complex tests" bash bench/device/four_gpus.sh
+#   PARTS="build real complex tests" bash bench/device/four_gpus.sh
 #   (carry .gpu-node, the gtest .deb and .deps/wheels (cuSOLVERMp, unpacked at the build); also
 #   .deps/elpa-gpu/install for the elpa part)
 # Parts (PARTS, in the order given):
@@ -26,8 +26,7 @@
 # and $OUT/four_gpus_summary.txt (each part's summary table and engine lines).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-OUT=${OUT:-$PWD/gpu-out}
-export OUT
+source "$here/preamble.sh"
 base=$OUT/four_gpus
 mkdir -p "$base"
 summary=$OUT/four_gpus_summary.txt

@@ -4,16 +4,14 @@
 # D&C, SBR-back) launches for the first time could wait for the long kernels running beside it.
 # One call each (CALLS=1: the first call and its timeline): complex n = 16384 both ways, then real
 # n = 32768 eager and lazy (issue 23's first call).
-#   source .gpu-node/env.sh && bash bench/device/module_loading.sh   (after a build: STEPS=build)
+#   bash bench/device/module_loading.sh   (after a build: STEPS=build)
 # Writes $OUT/loading/ and $OUT/loading.tgz; BUDGET_S (150) for the runs together.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-OUT=${OUT:-$PWD/gpu-out}
-export OUT
+source "$here/preamble.sh"
+budget=${BUDGET_S:-150}
 dir=$OUT/loading
 mkdir -p "$dir"
-start=$SECONDS
-left() { echo $((${BUDGET_S:-150} - (SECONDS - start))); }
 one() {  # one <folder> <settings...>: a scaling.sh run, one call, within what is left
   local name=$1
   shift
