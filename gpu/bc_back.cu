@@ -9,6 +9,7 @@
 #include "gpu/bc_back.cuh"
 #include "gpu/bc_back_tensor.cuh"
 #include "gpu/gpu_context.hpp"
+#include "gpu/resident_blocks.hpp"
 
 namespace pipevd::gpu {
 namespace {
@@ -209,10 +210,7 @@ long wave_rows(int threads, int device) {
   if (smem > 48 * 1024)
     PIPEVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smem)));
-  int per_sm = 0, sms = 0;
-  PIPEVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-  PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return static_cast<long>(per_sm) * sms * (threads / LANES) * R;
+  return resident_blocks(kernel, threads, smem, device) * (threads / LANES) * R;
 }
 
 template <int BMAX, int G, int LANES, int R, bool PF = true>

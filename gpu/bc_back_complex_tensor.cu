@@ -11,6 +11,7 @@
 #include "gpu/dmma.cuh"
 #include "gpu/group_lanes.cuh"
 #include "gpu/reflector_blocks.cuh"
+#include "gpu/resident_blocks.hpp"
 
 namespace pipevd::gpu {
 namespace {
@@ -378,12 +379,8 @@ void launch(const ReflectorLayout& L, const Z* v, const double* tf, const long* 
 
 // The blocks of shape <G, MT, NW> resident on `device` at once.
 template <int G, int MT, int NW>
-long resident_blocks(int device) {
-  int per_sm = 0, sms = 0;
-  PIPEVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, prepared_kernel<G, MT, NW>(), NW * 32, shared_bytes<G>()));
-  PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return static_cast<long>(per_sm) * sms;
+long shape_resident_blocks(int device) {
+  return resident_blocks(prepared_kernel<G, MT, NW>(), NW * 32, shared_bytes<G>(), device);
 }
 
 struct Shape {
@@ -394,7 +391,7 @@ struct Shape {
 };
 template <int G, int MT, int NW>
 constexpr Shape shape() {
-  return {{G, MT, NW}, launch<G, MT, NW>, resident_blocks<G, MT, NW>};
+  return {{G, MT, NW}, launch<G, MT, NW>, shape_resident_blocks<G, MT, NW>};
 }
 // Groups of 32 (a window of 8 tiles: 64 doubles of X per thread) in two block sizes, and of 16
 // (X streamed twice as often, a window of 6 tiles: fewer registers). Larger groups hold more of

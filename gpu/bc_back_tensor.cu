@@ -11,6 +11,7 @@
 #include "gpu/gpu_context.hpp"
 #include "gpu/group_lanes.cuh"
 #include "gpu/reflector_blocks.cuh"
+#include "gpu/resident_blocks.hpp"
 
 namespace pipevd::gpu {
 namespace {
@@ -355,11 +356,9 @@ void launch(const ReflectorLayout& L, const double* v, const double* tf, const l
 
 template <int G, int MT, int NW, bool PFX>
 long wave_rows(int device) {
-  int per_sm = 0, sms = 0;
-  PIPEVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, prepared_kernel<G, MT, NW, PFX>(), NW * 32, shared_bytes<G, MT, NW, PFX>()));
-  PIPEVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return static_cast<long>(per_sm) * sms * 8 * MT * NW;
+  return resident_blocks(prepared_kernel<G, MT, NW, PFX>(), NW * 32, shared_bytes<G, MT, NW, PFX>(),
+                         device) *
+         8 * MT * NW;
 }
 
 struct Shape {

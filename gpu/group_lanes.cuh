@@ -8,9 +8,9 @@
 // order, so a row block's lanes are running together, except in the last row block begun, whose
 // missing lanes start as the row blocks before it (all of whose lanes run) finish and free their
 // slots: no deadlock while count blocks fit the device at once. progress[row block * count + lane]
-// counts that lane's
-// completed steps, group g's step t (steps run downwards) as g * stride + tmax(g) + 1 - t,
-// increasing along the lane. Lanes change who computes a row, not its arithmetic.
+// counts that lane's completed steps, group g's step t (steps run downwards) as
+// g * stride + tmax(g) + 1 - t, increasing along the lane. Lanes change who computes a row, not its
+// arithmetic.
 #pragma once
 #include <cuda_runtime.h>
 
