@@ -53,6 +53,9 @@ std::unique_ptr<DbbrPartClock> make_gpu_dbbr_clock(EngineBackend& be);
 // engine's first allocations). No MPI (they run in a thread beside the route's plan and the
 // redistribution); best effort: what they could not make, the engine makes or reports.
 void gpu_prepare_context(int device);
+// pipevd's kernels loaded on `device` (gpu/kernel_preload.hpp), best effort: what is not loaded
+// loads at its first launch.
+void gpu_preload_kernels(int device);
 void gpu_grow_pool(int device, long pool_bytes);
 // Begins the engine's NCCL communicator on `device` for the engine ranks of `engine`, collective
 // over `engine` (an MPI broadcast, in the calling thread); the returned function, which every

@@ -9,6 +9,7 @@
 #include "gpu/dbbr_event_clock.hpp"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/kernel_preload.hpp"
 #include "gpu/nccl_communicators.hpp"
 #include "gpu/pinned_staging.hpp"
 
@@ -70,6 +71,12 @@ void gpu_prepare_context(int device) {
     gpu::GpuContext::for_device(device);
   } catch (const std::exception&) {  // the engine's own start makes the context or reports why
   }
+  cudaGetLastError();
+}
+
+void gpu_preload_kernels(int device) {
+  if (device < 0 || cudaSetDevice(device) != cudaSuccess) return;
+  gpu::preload_kernels();
   cudaGetLastError();
 }
 

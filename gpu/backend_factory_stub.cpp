@@ -17,6 +17,7 @@ std::unique_ptr<EngineBackend> make_gpu_backend(int, const GpuBackendSettings&) 
 
 std::unique_ptr<DbbrPartClock> make_gpu_dbbr_clock(EngineBackend&) { return nullptr; }
 void gpu_prepare_context(int) {}
+void gpu_preload_kernels(int) {}
 void gpu_grow_pool(int, long) {}
 std::function<void()> gpu_begin_nccl(MPI_Comm, int, int) { return {}; }
 void gpu_release_memory() {}

@@ -9,6 +9,7 @@
 #include "gpu/bc_back.cuh"
 #include "gpu/bc_back_tensor.cuh"
 #include "gpu/gpu_context.hpp"
+#include "gpu/kernel_preload.hpp"
 #include "gpu/resident_blocks.hpp"
 
 namespace pipevd::gpu {
@@ -382,5 +383,8 @@ long bc_back_wave_rows(long m, long b, int device, BcBackKernel kernel) {
   if (!w) return 0;
   return w->wave(tun.threads, device);
 }
+
+// This module's kernels, found through one of them (gpu/kernel_preload.hpp).
+const void* bc_back_kernel_anchor() { return reinterpret_cast<const void*>(&bc_back_rows_generic); }
 
 }  // namespace pipevd::gpu

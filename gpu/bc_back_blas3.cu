@@ -5,6 +5,7 @@
 
 #include "gpu/bc_back_blas3.cuh"
 #include "gpu/gpu_context.hpp"
+#include "gpu/kernel_preload.hpp"
 
 namespace pipevd::gpu {
 namespace {
@@ -114,5 +115,8 @@ void bc_back_blas3(const ReflectorLayout& L, const double* d_v, const double* d_
     }
   }
 }
+
+// This module's kernels, found through one of them (gpu/kernel_preload.hpp).
+const void* bc_back_blas3_kernel_anchor() { return reinterpret_cast<const void*>(&form_vt); }
 
 }  // namespace pipevd::gpu

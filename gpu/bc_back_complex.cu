@@ -10,6 +10,7 @@
 #include "gpu/bc_back_complex.cuh"
 #include "gpu/bc_back_complex_tensor.cuh"
 #include "gpu/gpu_context.hpp"
+#include "gpu/kernel_preload.hpp"
 
 namespace pipevd::gpu {
 namespace {
@@ -389,6 +390,11 @@ void bc_back_complex(const ReflectorLayout& L, const Z* d_v, const Z* d_tau, con
                      long m, Z* d_x, long ldx, cudaStream_t stream) {
   bc_back_complex(L, d_v, d_tau, d_phase, m, d_x, ldx, default_bc_back_complex_tunables(m, L.b),
                   stream);
+}
+
+// This module's kernels, found through one of them (gpu/kernel_preload.hpp).
+const void* bc_back_complex_kernel_anchor() {
+  return reinterpret_cast<const void*>(&scale_columns);
 }
 
 }  // namespace pipevd::gpu

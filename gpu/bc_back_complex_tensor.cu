@@ -10,6 +10,7 @@
 #include "gpu/bc_back_complex_tensor.cuh"
 #include "gpu/dmma.cuh"
 #include "gpu/group_lanes.cuh"
+#include "gpu/kernel_preload.hpp"
 #include "gpu/reflector_blocks.cuh"
 #include "gpu/resident_blocks.hpp"
 
@@ -486,6 +487,11 @@ int bc_back_complex_tensor_group_lanes(const ReflectorLayout& L, long m,
                                        const ComplexBcBackTensorShape& s, int device) {
   const Shape* k = find_shape(s);
   return k ? static_cast<int>(group_lanes(*k, s.group_lanes, L, m, device)) : 0;
+}
+
+// This module's kernels, found through one of them (gpu/kernel_preload.hpp).
+const void* bc_back_complex_tensor_kernel_anchor() {
+  return reinterpret_cast<const void*>(&complex_block_t);
 }
 
 }  // namespace pipevd::gpu

@@ -10,6 +10,7 @@
 #include "gpu/dmma.cuh"
 #include "gpu/gpu_context.hpp"
 #include "gpu/group_lanes.cuh"
+#include "gpu/kernel_preload.hpp"
 #include "gpu/reflector_blocks.cuh"
 #include "gpu/resident_blocks.hpp"
 
@@ -480,6 +481,11 @@ long bc_back_tensor_wave_rows(const BcBackTensorShape& s, long m, int device) {
   if (!k) return 0;
   constexpr long kManyGroups = 1L << 30;  // a planning question: the groups do not limit the lanes
   return k->wave(device) / group_lanes(*k, s.group_lanes, kManyGroups, m, device);
+}
+
+// This module's kernels, found through one of them (gpu/kernel_preload.hpp).
+const void* bc_back_tensor_kernel_anchor() {
+  return reinterpret_cast<const void*>(&reflector_block_t);
 }
 
 }  // namespace pipevd::gpu

@@ -18,6 +18,7 @@
 #include "gpu/bulge_chasing.cuh"
 #include "gpu/cooperative_launch.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/kernel_preload.hpp"
 
 namespace cg = cooperative_groups;
 
@@ -736,6 +737,11 @@ void bulge_chase_from_host(long n, long b, const double* ab, long ldab, double* 
     throw;
   }
   cudaFree(d_ab), cudaFree(d_d), cudaFree(d_e), cudaFree(d_v), cudaFree(d_tau), cudaFree(d_work);
+}
+
+// This module's kernels, found through one of them (gpu/kernel_preload.hpp).
+const void* bulge_chasing_kernel_anchor() {
+  return reinterpret_cast<const void*>(&extract_tridiagonal);
 }
 
 }  // namespace pipevd::gpu

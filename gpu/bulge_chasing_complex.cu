@@ -13,6 +13,7 @@
 #include "gpu/bulge_chasing_complex.cuh"
 #include "gpu/cooperative_launch.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/kernel_preload.hpp"
 
 namespace cg = cooperative_groups;
 
@@ -506,6 +507,11 @@ void bulge_chase_complex(long n, long b, const Z* d_ab, long ldab, double* d_d, 
   const int eblocks = static_cast<int>(std::min<long>(1024, (n + threads - 1) / threads));
   extract_tridiagonal<<<eblocks, threads, 0, stream>>>(n, bw, a, ld, d_d, d_sub);
   PIPEVD_CUDA_CHECK_LAUNCH();
+}
+
+// This module's kernels, found through one of them (gpu/kernel_preload.hpp).
+const void* bulge_chasing_complex_kernel_anchor() {
+  return reinterpret_cast<const void*>(&extract_tridiagonal);
 }
 
 }  // namespace pipevd::gpu

@@ -26,6 +26,7 @@
 #include "gpu/complex_panel_qr.cuh"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/kernel_preload.hpp"
 #include "gpu/nccl_communicators.hpp"
 #include "gpu/pageable_copy.hpp"
 #include "gpu/panel_qr.cuh"
@@ -1290,5 +1291,8 @@ void GpuBackend::synchronize() {
   ScopedDevice guard(s_->device);
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s_->stream));
 }
+
+// This module's kernels, found through one of them (gpu/kernel_preload.hpp).
+const void* gpu_backend_kernel_anchor() { return reinterpret_cast<const void*>(&laset_kernel); }
 
 }  // namespace pipevd::gpu

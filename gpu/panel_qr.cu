@@ -25,6 +25,7 @@
 
 #include "gpu/cooperative_launch.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/kernel_preload.hpp"
 #include "gpu/panel_qr.cuh"
 
 namespace pipevd::gpu {
@@ -377,6 +378,11 @@ bool fused_panel_qr(const FusedPanelQrPlan& plan, cudaStream_t stream, long m, l
   }
   PIPEVD_CUDA_CHECK(e);
   return true;
+}
+
+// This module's kernels, found through one of them (gpu/kernel_preload.hpp).
+const void* panel_qr_kernel_anchor() {
+  return reinterpret_cast<const void*>(&fused_panel_qr_kernel<1024>);
 }
 
 }  // namespace pipevd::gpu

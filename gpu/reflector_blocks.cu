@@ -1,4 +1,5 @@
 #include "base/cuda_check.hpp"
+#include "gpu/kernel_preload.hpp"
 #include "gpu/reflector_blocks.cuh"
 
 namespace pipevd::gpu {
@@ -44,6 +45,11 @@ std::size_t reflector_block_offsets_bytes(const ReflectorLayout& L) {
 void reflector_block_offsets(const ReflectorLayout& L, long* d_off, cudaStream_t stream) {
   block_offsets<<<1, 1024, 0, stream>>>(L, blocks_of_sweeps(L), d_off);
   PIPEVD_CUDA_CHECK_LAUNCH();
+}
+
+// This module's kernels, found through one of them (gpu/kernel_preload.hpp).
+const void* reflector_blocks_kernel_anchor() {
+  return reinterpret_cast<const void*>(&block_offsets);
 }
 
 }  // namespace pipevd::gpu

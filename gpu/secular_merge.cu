@@ -8,6 +8,7 @@
 
 #include "core/secular_root.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/kernel_preload.hpp"
 #include "gpu/secular_merge.cuh"
 
 namespace pipevd::gpu {
@@ -262,5 +263,8 @@ class GpuSecularMerge final : public SecularMerge {
 std::unique_ptr<SecularMerge> make_gpu_secular_merge(int device, cudaStream_t stream) {
   return std::make_unique<GpuSecularMerge>(device, stream);
 }
+
+// This module's kernels, found through one of them (gpu/kernel_preload.hpp).
+const void* secular_merge_kernel_anchor() { return reinterpret_cast<const void*>(&zhat_kernel); }
 
 }  // namespace pipevd::gpu

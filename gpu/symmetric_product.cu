@@ -31,6 +31,7 @@
 
 #include "gpu/dmma.cuh"
 #include "gpu/gpu_context.hpp"
+#include "gpu/kernel_preload.hpp"
 #include "gpu/symmetric_product.cuh"
 
 namespace pipevd::gpu {
@@ -692,6 +693,11 @@ void symmetric_product(const SymmetricProductPlan& plan, cudaStream_t stream, co
       }
     }
   }
+}
+
+// This module's kernels, found through one of them (gpu/kernel_preload.hpp).
+const void* symmetric_product_kernel_anchor() {
+  return reinterpret_cast<const void*>(&symmetric_product_sums);
 }
 
 }  // namespace pipevd::gpu

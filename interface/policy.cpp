@@ -148,6 +148,7 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
   if (!choice("PIPEVD_DC_FOLD", "auto, on, off", r.policy.dc_fold)) return r;
   if (!choice("PIPEVD_SBR_BACK_BESIDE", "auto, on, off", r.policy.sbr_back_beside)) return r;
   if (!choice("PIPEVD_DC_EARLY", "auto, on, off", r.policy.dc_early)) return r;
+  if (!choice("PIPEVD_PRELOAD_KERNELS", "auto, on, off", r.policy.preload_kernels)) return r;
   if (!choice("PIPEVD_ENGINE_PATH", "auto, two_stage, one_stage", r.policy.engine_path)) return r;
   for (auto [name, field] : {std::pair{"PIPEVD_GPU_MEMORY_LIMIT", &r.policy.gpu_memory_limit},
                              std::pair{"PIPEVD_HOST_MEMORY_LIMIT", &r.policy.host_memory_limit}})

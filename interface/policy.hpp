@@ -83,6 +83,9 @@ struct Policy {
   // PIPEVD_GPU_PREPARE=0: the engine rank's device is not readied (context, handles, pipevd's pool
   // grown to the plan's peak) in a thread beside the redistribution in, but at the engine's start.
   bool gpu_prepare = true;
+  // PIPEVD_PRELOAD_KERNELS: pipevd's kernels loaded while the device is readied (gpu/kernel_preload
+  // .hpp), "auto" (on), "on" or "off" (each loads at its first launch, CUDA's lazy loading).
+  std::string preload_kernels = "auto";
 };
 
 struct PolicyOrError {

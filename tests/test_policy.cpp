@@ -79,6 +79,7 @@ TEST(Policy, ParsesTheThreeWaySettings) {
   expect_three_way_setting("PIPEVD_DC_FOLD", &Policy::dc_fold);
   expect_three_way_setting("PIPEVD_SBR_BACK_BESIDE", &Policy::sbr_back_beside);
   expect_three_way_setting("PIPEVD_DC_EARLY", &Policy::dc_early);
+  expect_three_way_setting("PIPEVD_PRELOAD_KERNELS", &Policy::preload_kernels);
 }
 
 TEST(Policy, BadValuesNameTheVariable) {
