@@ -27,9 +27,15 @@ void Timeline::add(const char* stage, std::chrono::steady_clock::time_point t0,
       {stage, thread, sec(t0 - steady_origin_).count(), sec(t1 - steady_origin_).count()});
 }
 
-std::string Timeline::default_path(const std::string& asked) {
-  if (!asked.empty()) return asked;
-  return "pipevd-timeline-" + std::to_string(static_cast<long>(getpid())) + ".json";
+std::string Timeline::default_path(const std::string& asked, long call) {
+  if (asked.empty())
+    return "pipevd-timeline-" + std::to_string(static_cast<long>(getpid())) + ".json";
+  std::string path = asked;
+  const std::string number = std::to_string(call);
+  for (std::size_t at = path.find("%c"); at != std::string::npos;
+       at = path.find("%c", at + number.size()))
+    path.replace(at, 2, number);
+  return path;
 }
 
 void Timeline::write(MPI_Comm comm, const std::string& path, int device, const std::string& backend,

@@ -34,8 +34,9 @@ class Timeline {
              long n) const;
 
   // The file name: `asked` (the policy's PIPEVD_TIMELINE), or pipevd-timeline-<pid>.json in the
-  // working directory where it is empty.
-  static std::string default_path(const std::string& asked);
+  // working directory where it is empty; each "%c" in it becomes `call` (the process's timed
+  // calls counted from 1), so that a first call's timeline is not overwritten by the next one's.
+  static std::string default_path(const std::string& asked, long call = 1);
 
  private:
   double origin_ = 0;

@@ -1,6 +1,7 @@
 #include "interface/engine_route.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <climits>
@@ -618,9 +619,11 @@ void report(RouteCall<S>& r, const EngineRun& run) {
     const LoadBalance lb = load_balance_report(r.ec->engine, r.plan.layout, s);
     if (e == 0) std::fputs(lb.text.c_str(), stderr);
   }
-  if (r.timed)
-    r.timeline.write(r.ec->engine, Timeline::default_path(r.policy.timeline_path), r.device,
-                     r.on_gpu ? "gpu" : "host", r.n);
+  if (r.timed) {
+    static std::atomic<long> timed_calls{0};  // the process's, for PIPEVD_TIMELINE's %c
+    r.timeline.write(r.ec->engine, Timeline::default_path(r.policy.timeline_path, ++timed_calls),
+                     r.device, r.on_gpu ? "gpu" : "host", r.n);
+  }
 }
 
 template <class S>

@@ -4,7 +4,8 @@
 // in [0, total], a rank's main-thread stages follow each other without overlap, and the D&C
 // thread's interval lies within the engine's (it starts after bulge chasing, ends before GEMM);
 // every rank's release thread (the engine's buffers, next to Z's redistribution) starts after the
-// final GEMM. With PIPEVD_DC_FOLD=on the final GEMM's parts are the folded product's.
+// final GEMM. With PIPEVD_DC_FOLD=on the final GEMM's parts are the folded product's. "%c" in the
+// file name keeps each call's file.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -139,6 +140,49 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
             << "D&C ends within its wait, before Q_d moves";
       }
   }
+}
+
+// "%c" in PIPEVD_TIMELINE becomes the process's timed-call number: two calls, two files (the
+// first call's timeline kept beside the repeated call's), each with every rank's intervals.
+TEST(Timeline, CallNumberInThePathKeepsEachCallsFile) {
+  const char* asked = std::getenv("PIPEVD_TIMELINE");
+  if (!asked || std::string(asked).find("%c") == std::string::npos)
+    GTEST_SKIP() << "registered with %c in PIPEVD_TIMELINE";
+  const std::string pattern = asked;
+  const auto path_of = [&](const std::string& call) {
+    return pattern.substr(0, pattern.find("%c")) + call + pattern.substr(pattern.find("%c") + 2);
+  };
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0)
+    for (const char* call : {"1", "2", "3", "%c"}) std::remove(path_of(call).c_str());
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  const GridShape shape = grid_shape('s');
+  BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
+  const int n = 157;
+  const BlockCyclicLayout layout{n, n, 16, 16, 0, 0, 2};
+  for (int call = 0; call < 2; ++call) {
+    DistributedMatrix a(grid, layout), z(grid, layout);
+    a.fill([](long i, long j) { return random_symmetric_entry(i, j, 73); });
+    std::vector<double> w(n);
+    ASSERT_EQ(call_pdsyevd('V', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc),
+              0);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank != 0) return;
+  for (const char* call : {"1", "2"}) {
+    std::ifstream f(path_of(call));
+    ASSERT_TRUE(f.good()) << path_of(call);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    std::map<int, int> per_rank;
+    for (const Interval& i : read_intervals(ss.str())) ++per_rank[i.rank];
+    EXPECT_EQ(static_cast<int>(per_rank.size()), size) << path_of(call);
+  }
+  EXPECT_FALSE(std::ifstream(path_of("3")).good()) << "two calls, two files";
+  EXPECT_FALSE(std::ifstream(path_of("%c")).good()) << "the pattern itself is no file name";
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 # ("cusolvermp cusolvermg"; cusolver runs as one rank on GPU 0, cusolvermg as one rank on all), PEER_SIZES (32768), TEST_REGEX,
 # TEST_EXCLUDE, BUDGET_S (560), PEER_CAP (100),
 # LABEL_SUFFIX (appended to pipevd's run labels and timeline names: runs of one call told apart),
-# CALLS (2: pipevd's timed calls per process; 1 times a first call alone, and its timeline),
+# CALLS (2: pipevd's timed calls per process, each call's timeline its own file, _call1 the first;
+# 1 times a first call alone),
 # ENGINE_PATHS ("auto": pipevd's PIPEVD_ENGINE_PATH per run, e.g. "two_stage auto"; a path other
 # than auto is named in the label), BENCH_SCALAR (real; complex: complex Hermitian matrices, pipevd
 # through pzheevd_ and the peers' complex calls, "_complex" in every label; cuSOLVERMg has no
@@ -71,7 +72,7 @@ if [[ $steps == *" bench "* && -x $bench ]]; then
         setting=$path name=pipevd$tag
         [ "$path" = auto ] && setting= || name=pipevd${tag}_$path
         pipevd_bench_run "${name}_${g}gpu_n$n${LABEL_SUFFIX:-}" "$g" "$(gpu_list "$g")" pipevd "$n" "${CALLS:-2}" \
-          PIPEVD_VERBOSE=2 PIPEVD_TIMELINE="$out/timeline${name#pipevd}_${g}gpu_n$n${LABEL_SUFFIX:-}.json" \
+          PIPEVD_VERBOSE=2 PIPEVD_TIMELINE="$out/timeline${name#pipevd}_${g}gpu_n$n${LABEL_SUFFIX:-}_call%c.json" \
           PIPEVD_ENGINE_PATH=$setting
       done
     done
