@@ -105,7 +105,11 @@ class BandReduction {
 
   BasicReflectorPanels<T> run() {
     const std::vector<OuterBlock> blocks = outer_blocks(L_, b_, k_);
-    for (std::size_t t = 0; t < blocks.size(); ++t) outer_block(blocks[t], static_cast<long>(t));
+    for (std::size_t t = 0; t < blocks.size(); ++t) {
+      if (prof_) prof_->block_boundary(static_cast<long>(t));
+      outer_block(blocks[t], static_cast<long>(t));
+    }
+    if (prof_) prof_->block_boundary(static_cast<long>(blocks.size()));
     failure_.agree(be_.communicator());  // the last block's
     return std::move(out_);
   }

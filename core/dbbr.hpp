@@ -35,6 +35,9 @@ struct DbbrProfiler {
   virtual ~DbbrProfiler() = default;
   virtual void begin(DbbrPart part) noexcept = 0;  // parts never nest
   virtual void end(DbbrPart part) noexcept = 0;
+  // Outer block `index` (outer_blocks' order) starts; index = their count: the last one ended.
+  // Outside every part.
+  virtual void block_boundary(long /*index*/) noexcept {}
 };
 
 constexpr int kDbbrParts = static_cast<int>(DbbrPart::Count);
@@ -46,6 +49,9 @@ const char* to_string(DbbrPart part);
 // work it timed and starts the sums afresh.
 struct DbbrPartClock : DbbrProfiler {
   virtual DbbrPartSeconds collect() = 0;
+  // Each outer block's seconds (boundary to boundary) as of the last collect(); empty where the
+  // clock does not time them.
+  virtual std::vector<double> collected_blocks() const { return {}; }
 };
 
 struct DbbrOptions {

@@ -26,6 +26,16 @@ void DbbrEventClock::mark(DbbrPart part) noexcept {
   }
 }
 
+void DbbrEventClock::block_boundary(long) noexcept {
+  if (failure_) return;
+  try {
+    ScopedDevice guard(device_);
+    boundaries_.push_back(record());
+  } catch (...) {
+    failure_ = std::current_exception();
+  }
+}
+
 cudaEvent_t DbbrEventClock::record() {
   if (used_ == pool_.size()) {
     cudaEvent_t e = nullptr;
@@ -40,7 +50,9 @@ cudaEvent_t DbbrEventClock::record() {
 DbbrPartSeconds DbbrEventClock::collect() {
   DbbrPartSeconds seconds{};
   const std::vector<Mark> marks = std::exchange(marks_, {});
+  const std::vector<cudaEvent_t> boundaries = std::exchange(boundaries_, {});
   used_ = 0;
+  blocks_.clear();
   if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
   ScopedDevice guard(device_);
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -48,6 +60,11 @@ DbbrPartSeconds DbbrEventClock::collect() {
     float ms = 0;
     PIPEVD_CUDA_CHECK(cudaEventElapsedTime(&ms, marks[i].event, marks[i + 1].event));
     seconds[static_cast<int>(marks[i].part)] += ms * 1e-3;
+  }
+  for (std::size_t i = 0; i + 1 < boundaries.size(); ++i) {
+    float ms = 0;
+    PIPEVD_CUDA_CHECK(cudaEventElapsedTime(&ms, boundaries[i], boundaries[i + 1]));
+    blocks_.push_back(ms * 1e-3);
   }
   return seconds;
 }

@@ -26,7 +26,9 @@ class DbbrEventClock : public DbbrPartClock {
 
   void begin(DbbrPart part) noexcept override { mark(part); }
   void end(DbbrPart part) noexcept override { mark(part); }
+  void block_boundary(long index) noexcept override;
   DbbrPartSeconds collect() override;
+  std::vector<double> collected_blocks() const override { return blocks_; }
 
  private:
   struct Mark {
@@ -41,7 +43,9 @@ class DbbrEventClock : public DbbrPartClock {
   std::vector<cudaEvent_t> pool_;  // reused from one collect() to the next
   std::size_t used_ = 0;
   std::vector<Mark> marks_;
-  std::exception_ptr failure_;  // the first mark's that failed, for collect()
+  std::vector<cudaEvent_t> boundaries_;  // the outer blocks' boundaries since the last collect()
+  std::vector<double> blocks_;           // the last collect()'s block seconds
+  std::exception_ptr failure_;           // the first mark's that failed, for collect()
 };
 
 }  // namespace pipevd::gpu

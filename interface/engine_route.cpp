@@ -159,6 +159,7 @@ struct EngineRun {
   EngineStats stats;
   OneStageStats one_stage_stats;
   std::optional<DbbrPartSeconds> dbbr_parts;  // verbose 2 on a GPU: DBBR's parts on the device
+  std::vector<double> dbbr_blocks;            // and each outer block's seconds
   Failure failure;   // this engine rank's, for agree_on_failure (FailureKind::None: none)
   double sigma = 1;  // PDSYEVD's scaling of A
   // The backend's release runs in a thread next to W's broadcast and Z's redistribution (mostly
@@ -470,7 +471,10 @@ int run_two_stage(EngineBackend& be, const RouteCall<S>& r, const S* a, S* z, En
       r.policy.verbose >= 2 ? make_gpu_dbbr_clock(be) : nullptr;
   opt.dbbr_profiler = clock.get();
   const int info = run_engine(be, r.ec->engine, r.plan.layout, a, run.w.data(), z, opt, &run.stats);
-  if (clock) run.dbbr_parts = clock->collect();
+  if (clock) {
+    run.dbbr_parts = clock->collect();
+    run.dbbr_blocks = clock->collected_blocks();
+  }
   return info;
 }
 
@@ -569,6 +573,20 @@ void print_dbbr_parts(int rank, int ranks, const DbbrPartSeconds& parts) {
   std::fprintf(stderr, "%s s\n", line.c_str());
 }
 
+// Each outer block's seconds on this rank's device (verbose 2), in DBBR's order (rank 0's blocks
+// first, k columns each): where along the reduction the time goes.
+void print_dbbr_blocks(int rank, int ranks, const std::vector<double>& blocks) {
+  if (blocks.empty()) return;
+  std::string line =
+      "pipevd: dbbr blocks rank=" + std::to_string(rank) + "/" + std::to_string(ranks) + ":";
+  char item[24];
+  for (double s : blocks) {
+    std::snprintf(item, sizeof item, " %.4f", s);
+    line += item;
+  }
+  std::fprintf(stderr, "%s s\n", line.c_str());
+}
+
 // Report. Verbose 1: engine rank 0's stage times and the load balance over the engine ranks
 // (collective over them); 2: every engine rank's line and the timeline file.
 template <class S>
@@ -589,6 +607,7 @@ void report(RouteCall<S>& r, const EngineRun& run) {
                  r.redistribute_s, r.direct ? " (none: caller's arrays)" : "", s.dbbr,
                  s.bulge_chasing, s.dc, s.sbr_back, s.bc_back, s.gemm, s.total);
   if (run.dbbr_parts) print_dbbr_parts(e, r.ranks, *run.dbbr_parts);
+  print_dbbr_blocks(e, r.ranks, run.dbbr_blocks);
   if (r.timed)
     std::fprintf(stderr,
                  "pipevd: redistribution rank=%d/%d in: plan=%.4f pack=%.4f exchange=%.4f "

@@ -166,5 +166,45 @@ TYPED_TEST(DbbrZSchemes, EveryRankEqualsOwnerToRounding) {
     }
 }
 
+// The profiler's outer-block boundaries (what the GPU clock times each block between): on every
+// rank, 0, 1, ..., then the blocks' count once the last ends, none inside a part, and the band
+// bitwise the band without a profiler.
+struct BoundaryRecorder : DbbrProfiler {
+  std::vector<long> boundaries;
+  bool in_part = false, boundary_in_part = false;
+  void begin(DbbrPart) noexcept override { in_part = true; }
+  void end(DbbrPart) noexcept override { in_part = false; }
+  void block_boundary(long index) noexcept override {
+    boundary_in_part |= in_part;
+    boundaries.push_back(index);
+  }
+};
+
+TEST(DbbrProfiler, SeesEachOuterBlocksBoundaryInOrder) {
+  HostBackend be;
+  be.bind(MPI_COMM_WORLD);
+  const int me = world_rank();
+  for (const Shape& s : kShapes)
+    for (Split split : {Split::Planned, Split::LastEmpty}) {
+      SCOPED_TRACE("n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) + " " +
+                   to_string(split));
+      const std::vector<double> a = matrix(s.n, static_cast<double*>(nullptr));
+      const EngineLayout L = layout(s, split);
+      std::vector<double> mine(a.begin() + L.col_begin[me] * L.n,
+                               a.begin() + L.col_begin[me + 1] * L.n);
+      BoundaryRecorder rec;
+      DbbrOptions opt{s.b, s.k, true};
+      opt.profiler = &rec;
+      const Reduced<double> with = test::reduce_and_read_back(be, L, me, mine.data(), opt);
+      const long blocks = static_cast<long>(outer_blocks(L, s.b, s.k).size());
+      ASSERT_GT(blocks, 1);
+      ASSERT_EQ(rec.boundaries.size(), static_cast<std::size_t>(blocks + 1));
+      for (long t = 0; t <= blocks; ++t) EXPECT_EQ(rec.boundaries[t], t);
+      EXPECT_FALSE(rec.boundary_in_part);
+      const Reduced<double> without = reduce(be, a, L, s, true);
+      EXPECT_EQ(max_abs_diff(with.band, without.band), 0.0);
+    }
+}
+
 }  // namespace
 }  // namespace pipevd

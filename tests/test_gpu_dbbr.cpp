@@ -204,6 +204,29 @@ TEST_F(GpuDbbrTest, ProfilerSeesEveryPartWithoutChangingTheResult) {
   }
 }
 
+// The event clock times each outer block (boundary to boundary) beside the parts: one positive
+// time per block, together within the stage's time as the parts are.
+TEST_F(GpuDbbrTest, EventClockTimesEachOuterBlock) {
+  const long n = 777, b = 16, k = 64;
+  const Mat a = random_symmetric(n, n, 6);
+  gpu::DbbrEventClock clock(gpu_.device(), gpu_.stream());
+  reduce(gpu_, a, n, b, k, false, &clock);
+  const DbbrPartSeconds parts = clock.collect();
+  const std::vector<double> blocks = clock.collected_blocks();
+  ASSERT_EQ(blocks.size(), outer_blocks(plan_engine_layout(n, 1, b), b, k).size());
+  double in_blocks = 0, in_parts = 0;
+  for (double s : blocks) {
+    EXPECT_GT(s, 0.0);
+    in_blocks += s;
+  }
+  for (double s : parts) in_parts += s;
+  EXPECT_GE(in_blocks, 0.5 * in_parts);  // the parts lie inside the blocks, but for rounding
+  // A second reduction's blocks replace the first's.
+  reduce(gpu_, a, n, b, k, false, &clock);
+  clock.collect();
+  EXPECT_EQ(clock.collected_blocks().size(), blocks.size());
+}
+
 // A part's end runs in DBBR's destructors, also while a failure unwinds: the clock's failure to
 // record (here: no such device) waits for collect() instead of leaving end() as an exception.
 TEST(DbbrEventClock, AFailureToRecordIsThrownByCollectNotByEnd) {
