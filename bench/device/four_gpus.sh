@@ -9,6 +9,8 @@
 #   build    configure and build build-gpu
 #   real     n = 32768: pipevd on 4 and 1 GPUs (first and repeated call) and cuSOLVERMp on the
 #            4 GPUs, one run (issue 23's ratios, issue 27's 4-GPU row)
+#   real4    n = 32768: pipevd on the 4 GPUs alone, CALLS (3) calls (its timelines and DBBR's
+#            per-block lines without the 1-GPU run and the peer)
 #   complex  n = 32768 complex Hermitian: pipevd on 4 GPUs and cuSOLVERMp's complex syevd (issue 28)
 #   mp_real, mp_complex  cuSOLVERMp alone at n = 32768 on the 4 GPUs, real and complex (the real
 #            and complex parts run it after pipevd, where their budgets may leave it no time)
@@ -20,9 +22,9 @@
 #   dc_early n = 32768 on 1 GPU with PIPEVD_DC_EARLY=on (the D&C started at SBR-back), against
 #            the real part's 1-GPU run on the same machine
 #   tests    the gpu tests that need 4 GPUs (every np4 and 4gpus test, own_gpu, pretend_nodes,
-#            concurrent_grids, rank_without_gpu)
+#            concurrent_grids, rank_without_gpu), or those TESTS_REGEX matches
 # Budgets (seconds, each part's scaling.sh BUDGET_S): REAL_S (190), COMPLEX_S (200), ELPA_S (230),
-# BIG_S (240), MP_REAL_S (100), MP_COMPLEX_S (170), WEAK_S (150 each), DC_EARLY_S (80), TESTS_S (150). Writes $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of it),
+# BIG_S (240), REAL4_S (80), MP_REAL_S (100), MP_COMPLEX_S (170), WEAK_S (150 each), DC_EARLY_S (80), TESTS_S (150). Writes $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of it),
 # and $OUT/four_gpus_summary.txt (each part's summary table and engine lines).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,6 +47,9 @@ for part in ${PARTS:-build real complex tests}; do
     real)
       run_part real STEPS=bench SIZES=32768 GPU_COUNTS="4 1" CALLS=2 PEERS=cusolvermp \
         PEER_SIZES=32768 PEER_GPU_COUNTS=4 PEER_CAP=80 BUDGET_S="${REAL_S:-190}" ;;
+    real4)
+      run_part real4 STEPS=bench SIZES=32768 GPU_COUNTS=4 CALLS="${CALLS:-3}" PEERS= \
+        BUDGET_S="${REAL4_S:-80}" ;;
     complex)
       run_part complex BENCH_SCALAR=complex STEPS=bench SIZES=32768 GPU_COUNTS=4 CALLS=2 \
         PEERS=cusolvermp PEER_SIZES=32768 PEER_GPU_COUNTS=4 PEER_CAP=100 BUDGET_S="${COMPLEX_S:-200}" ;;
@@ -74,7 +79,7 @@ for part in ${PARTS:-build real complex tests}; do
         LABEL_SUFFIX=_dc_early BUDGET_S="${DC_EARLY_S:-80}" ;;
     tests)
       run_part tests STEPS=test PIPEVD_TEST_MAX_N=1100 TEST_BUDGET_S="${TESTS_S:-150}" \
-        TEST_REGEX='4gpus|np4|own_gpu|pretend_nodes|concurrent_grids|rank_without_gpu'
+        TEST_REGEX="${TESTS_REGEX:-4gpus|np4|own_gpu|pretend_nodes|concurrent_grids|rank_without_gpu}"
       grep -E "Test +#|tests passed" "$base/tests/scaling/build_ctest.log" >>"$summary" 2>/dev/null ;;
     *) echo "four_gpus.sh: unknown part '$part'" | tee -a "$summary" ;;
   esac
