@@ -384,7 +384,7 @@ template <class S>
 void prepare_device(const RouteCall<S>& r, DevicePreparation& p) {
   if (!r.engine || !r.on_gpu || !r.policy.gpu_prepare || r.direct) return;
   p.start(r.device, !r.one_stage() && r.ec->engine_ranks() > 1 && !r.policy.gpu_sharing,
-          r.ec->engine, r.policy.nccl_channels, r.policy.preload_kernels != "off");
+          r.ec->engine, r.policy.nccl_channels, r.policy.preload_kernels == "on");
 }
 template <class S>
 void finish_preparation(RouteCall<S>& r, DevicePreparation& p) {

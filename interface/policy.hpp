@@ -84,7 +84,9 @@ struct Policy {
   // grown to the plan's peak) in a thread beside the redistribution in, but at the engine's start.
   bool gpu_prepare = true;
   // PIPEVD_PRELOAD_KERNELS: pipevd's kernels loaded while the device is readied (gpu/kernel_preload
-  // .hpp), "auto" (on), "on" or "off" (each loads at its first launch, CUDA's lazy loading).
+  // .hpp), "on", or "off"/"auto" (each loads at its first launch, CUDA's lazy loading): the loads
+  // beside NCCL's set-up lengthen it by about what they save the engine, so a whole first call
+  // gains nothing yet; "on" pays once NCCL's set-up leaves the first call's critical path.
   std::string preload_kernels = "auto";
 };
 

@@ -27,10 +27,10 @@ one() {  # one <folder> <settings...>: a scaling.sh run, one call, within what i
   grep -h "D&C n=\|gpu engine rank=0" "$dir/$name/scaling/bench.log" 2>/dev/null | cut -c1-300
 }
 case ${RUNS:-preload} in
-  preload)  # pipevd's kernels preloaded (the default) against loaded at first launch
-    one complex_preload BENCH_SCALAR=complex SIZES=16384 LABEL_SUFFIX=_preload
+  preload)  # pipevd's kernels preloaded against loaded at their first launch (the default)
+    one complex_preload PIPEVD_PRELOAD_KERNELS=on BENCH_SCALAR=complex SIZES=16384 LABEL_SUFFIX=_preload
     one complex_lazy PIPEVD_PRELOAD_KERNELS=off BENCH_SCALAR=complex SIZES=16384
-    one real_preload SIZES=32768 LABEL_SUFFIX=_preload
+    one real_preload PIPEVD_PRELOAD_KERNELS=on SIZES=32768 LABEL_SUFFIX=_preload
     one real_lazy PIPEVD_PRELOAD_KERNELS=off SIZES=32768 ;;
   eager)  # the twentieth session's call 6: CUDA's lazy loading against EAGER
     one complex_lazy PIPEVD_PRELOAD_KERNELS=off BENCH_SCALAR=complex SIZES=16384
