@@ -19,6 +19,9 @@
 #   big      n = 49152: pipevd on 4 GPUs and cuSOLVERMp (issue 23)
 #   weak     weak scaling, equal work per GPU: n = 32768 on 1 GPU, 41285 on 2, 52016 on 4, each
 #            its own run (WEAK_S each) and folder weak_<g>gpu
+#   sweep    n in SWEEP_SIZES ("2000 4000 8000 16000") on SWEEP_GPUS ("1 4") GPUs: pipevd (first and
+#            repeated calls) and cuSOLVER (1 GPU), cuSOLVERMp, cuSOLVERMg, ELPA1-GPU, each first and
+#            repeated (issues 26, 27), SWEEP_S (330)
 #   dc_early n = 32768 on 1 GPU with PIPEVD_DC_EARLY=on (the D&C started at SBR-back), against
 #            the real part's 1-GPU run on the same machine
 #   tests    the gpu tests that need 4 GPUs (every np4 and 4gpus test, own_gpu, pretend_nodes,
@@ -74,6 +77,11 @@ for part in ${PARTS:-build real complex tests}; do
         run_part "weak_$1gpu" STEPS=bench SIZES="$2" GPU_COUNTS="$1" CALLS=2 PEERS= \
           BUDGET_S="${WEAK_S:-150}"
       done ;;
+    sweep)
+      run_part sweep STEPS=bench SIZES="${SWEEP_SIZES:-2000 4000 8000 16000}" \
+        GPU_COUNTS="${SWEEP_GPUS:-1 4}" CALLS=4 PEERS="cusolver cusolvermp cusolvermg elpa1-gpu" \
+        PEER_SIZES="${SWEEP_SIZES:-2000 4000 8000 16000}" PEER_GPU_COUNTS="${SWEEP_GPUS:-1 4}" \
+        PEER_CALLS=3 PEER_CAP=60 BUDGET_S="${SWEEP_S:-330}" ;;
     dc_early)
       run_part dc_early PIPEVD_DC_EARLY=on STEPS=bench SIZES=32768 GPU_COUNTS=1 CALLS=2 PEERS= \
         LABEL_SUFFIX=_dc_early BUDGET_S="${DC_EARLY_S:-80}" ;;

@@ -6,7 +6,8 @@
 #   source .gpu-node/env.sh && bash bench/device/scaling.sh
 # Settings (an empty SIZES or PEERS runs none of them): STEPS ("build test bench"), SIZES ("32768 49152"), GPU_COUNTS ("4 1"), PEERS
 # ("cusolvermp cusolvermg"; cusolver runs as one rank on GPU 0, cusolvermg as one rank on all), PEER_SIZES (32768), TEST_REGEX,
-# TEST_EXCLUDE, BUDGET_S (560), PEER_CAP (100),
+# TEST_EXCLUDE, BUDGET_S (560), PEER_CAP (100), PEER_CALLS (1: each peer's timed calls per process;
+# 2 or more report its first call and its repeated ones apart, as pipevd's),
 # LABEL_SUFFIX (appended to pipevd's run labels and timeline names: runs of one call told apart),
 # CALLS (2: pipevd's timed calls per process, each call's timeline its own file, _call1 the first;
 # 1 times a first call alone),
@@ -106,7 +107,7 @@ if [[ $steps == *" bench "* && -x $bench ]]; then
           ((r > 1)) && label+=_${r}pergpu env_run=("${mps_env[@]}")
           [[ $peer == elpa* && $nb != "${BENCH_NB:-256}" ]] && label+=_nb$nb
           BENCH_NB=$nb CAP=${PEER_CAP:-100} pipevd_bench_run "$label${LABEL_SUFFIX:-}" "$ranks" \
-            "$(gpu_list "$gp")" "$peer" "$n" 1 "${env_run[@]}"
+            "$(gpu_list "$gp")" "$peer" "$n" "${PEER_CALLS:-1}" "${env_run[@]}"
         done
       done
     done
