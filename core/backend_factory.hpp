@@ -28,6 +28,7 @@ struct GpuBackendSettings {
   int bc_blocks = -1, bc_sweeps_per_block = -1, bc_exclusive = -1;
   bool sharing = false;                      // PIPEVD_GPU_SHARING: engine ranks may share a GPU
   int nccl_channels = kDefaultNcclChannels;  // PIPEVD_NCCL_CHANNELS (0: NCCL's choice)
+  bool keep_pool = false;                    // PIPEVD_KEEP_DEVICE_MEMORY=1
 };
 
 std::unique_ptr<EngineBackend> make_host_backend();

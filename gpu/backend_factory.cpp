@@ -37,6 +37,7 @@ void configure_backend(GpuBackend& be, const GpuBackendSettings& s) {
   be.set_bc_back_kernel(bc_back_kernel_named(s.bc_back_kernel));
   be.set_symmetric_product(s.symmetric_product);
   be.set_host_threads(s.host_threads);
+  be.set_keep_pool(s.keep_pool);
   be.set_tuning(tuning_of(s));
 }
 

@@ -249,7 +249,8 @@ struct GpuBackend::State {
   // buffer, the event after its last asynchronous upload.
   std::map<const double*, long> pinned_used;
   std::map<const double*, cudaEvent_t> upload_done;
-  int host_threads = 1;  // for copies to and from pageable memory (gpu/pageable_copy.hpp)
+  int host_threads = 1;    // for copies to and from pageable memory (gpu/pageable_copy.hpp)
+  bool keep_pool = false;  // the device pool not trimmed at the end (PIPEVD_KEEP_DEVICE_MEMORY)
 
   double* grow(GrowBuffer& g, std::size_t bytes);
   [[noreturn]] void out_of_memory(std::size_t bytes, cudaError_t e);
@@ -331,6 +332,8 @@ void GpuBackend::set_panel_qr_path(PanelQrPath path) { s_->panel_qr_path = path;
 void GpuBackend::set_bc_back_kernel(BcBackKernel kernel) { s_->bc_back_kernel = kernel; }
 
 void GpuBackend::set_host_threads(int threads) { s_->host_threads = std::max(1, threads); }
+
+void GpuBackend::set_keep_pool(bool keep) { s_->keep_pool = keep; }
 void GpuBackend::set_tuning(const GpuTuning& tuning) {
   s_->tuning = tuning;
   s_->plan_m = s_->plan_nb = -1;  // the fused panel QR's plan follows the new tuning
@@ -360,7 +363,7 @@ GpuBackend::~GpuBackend() {
     if (previous >= 0) cudaSetDevice(previous);
     return;
   }
-  cudaMemPoolTrimTo(s_->pool, 0);
+  if (!s_->keep_pool) cudaMemPoolTrimTo(s_->pool, 0);
   if (previous >= 0) cudaSetDevice(previous);
 }
 

@@ -96,6 +96,9 @@ class GpuBackend final : public EngineBackend {
                             long ldd) override;
   // Host threads for those pageable copies (default 1): the engine rank's share of the CPUs.
   void set_host_threads(int threads);
+  // Whether the device pool keeps its memory when this backend goes (default: trimmed to nothing,
+  // so the caller may allocate on the device between calls); kept, the next call finds it grown.
+  void set_keep_pool(bool keep);
   void set_tuning(const GpuTuning& tuning);
   // Pinned blocks from the staging kept between calls (gpu/pinned_staging.hpp), back there once
   // released.

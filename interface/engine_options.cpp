@@ -31,6 +31,7 @@ GpuBackendSettings gpu_backend_settings(const Policy& policy, int host_threads) 
   s.bc_exclusive = policy.bc_exclusive;
   s.sharing = policy.gpu_sharing;
   s.nccl_channels = policy.nccl_channels;
+  s.keep_pool = policy.keep_device_memory;
   return s;
 }
 

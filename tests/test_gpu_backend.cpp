@@ -5,6 +5,7 @@
 // one-stage path (cusolverDnXsyevd) against the host's two-stage engine. Results computed twice
 // must be bitwise identical (a moving result is a race). The stages and the whole two-stage
 // engine on the GPU run in test_engine_stages's Gpu/ instance.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -12,6 +13,7 @@
 #include <array>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -24,6 +26,7 @@
 #include "core/reflector_store.hpp"
 #include "core/tridiagonal_solver.hpp"
 #include "gpu/gpu_backend.hpp"
+#include "gpu/gpu_context.hpp"
 #include "gpu/pinned_staging.hpp"
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
@@ -128,6 +131,34 @@ TEST_F(GpuBackendTest, PinnedStagingIsKeptForTheNextBackend) {
   }
   gpu::release_pinned_staging();
   EXPECT_EQ(gpu::pinned_staging_bytes(), 0u);
+}
+
+// The device pool's memory goes back when a backend goes, unless it is kept for the next call
+// (PIPEVD_KEEP_DEVICE_MEMORY=1), which then allocates from it.
+TEST_F(GpuBackendTest, DevicePoolIsTrimmedUnlessKept) {
+  const long count = 16L << 20;  // 128 MiB
+  const auto reserved = [](int device) {
+    std::uint64_t bytes = 0;
+    cudaMemPool_t pool = gpu::GpuContext::for_device(device).pool();
+    EXPECT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &bytes),
+              cudaSuccess);
+    return bytes;
+  };
+  int device = 0;
+  for (const bool keep : {false, true}) {
+    {
+      gpu::GpuBackend call(-1);
+      call.set_keep_pool(keep);
+      device = call.device();
+      DeviceBuffer a(call, count);
+    }
+    if (keep)
+      EXPECT_GE(reserved(device), sizeof(double) * count);
+    else
+      EXPECT_EQ(reserved(device), 0u);
+  }
+  gpu::trim_device_pools();
+  EXPECT_EQ(reserved(device), 0u);
 }
 
 // The triangle uplo mirrored into the other, which held NaN: bitwise the host's, padding rows kept.

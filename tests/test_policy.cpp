@@ -255,6 +255,9 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
   EXPECT_FALSE(parse({{"PIPEVD_KEEP_MEMORY", "0"}}).policy.keep_memory);
   EXPECT_TRUE(parse({{"PIPEVD_KEEP_MEMORY", "1"}}).policy.keep_memory);
   EXPECT_TRUE(parse({{"PIPEVD_KEEP_MEMORY", ""}}).policy.keep_memory);
+  EXPECT_FALSE(parse({}).policy.keep_device_memory);
+  EXPECT_TRUE(parse({{"PIPEVD_KEEP_DEVICE_MEMORY", "1"}}).policy.keep_device_memory);
+  EXPECT_FALSE(parse({{"PIPEVD_KEEP_DEVICE_MEMORY", "0"}}).policy.keep_device_memory);
   EXPECT_TRUE(d.gpu_prepare);
   EXPECT_FALSE(parse({{"PIPEVD_GPU_PREPARE", "0"}}).policy.gpu_prepare);
   EXPECT_TRUE(parse({{"PIPEVD_GPU_PREPARE", "1"}}).policy.gpu_prepare);
@@ -267,6 +270,7 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
                                           {"PIPEVD_NCCL_CHANNELS", "65"},
                                           {"PIPEVD_GPU_SHARING", "true"},
                                           {"PIPEVD_KEEP_MEMORY", "no"},
+                                          {"PIPEVD_KEEP_DEVICE_MEMORY", "yes"},
                                           {"PIPEVD_GPU_PREPARE", "off"}}) {
     const PolicyOrError p = parse({{var, bad}});
     EXPECT_NE(p.error.find(var), std::string::npos) << var << "=" << bad << ": " << p.error;
