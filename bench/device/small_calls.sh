@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Small calls (issue 26): the one-stage path against the two-stage engine on the 4 GPUs (2x2
+# callers) at the n where the crossover table's 4-GPU row is not measured, and the one-GPU direct
+# path at n = 2000 with the host threads that pack and scan the triangle's upload capped
+# (PIPEVD_THREADS), since that upload took 8.9 ms for 16 MB on the 64-core 4-GPU host.
+#   bash bench/device/small_calls.sh   (after a build: STEPS=build)
+# Writes $OUT/small/<run>/ and $OUT/small.tgz; BUDGET_S (90) for the runs together.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/preamble.sh"
+budget=${BUDGET_S:-90}
+dir=$OUT/small
+mkdir -p "$dir"
+one() {  # one <folder> <settings...>: a scaling.sh run within what is left
+  local name=$1
+  shift
+  local t
+  t=$(left)
+  ((t > 15)) || { echo "skipped $name (budget)"; return; }
+  env OUT="$dir/$name" STEPS=bench PEERS= BUDGET_S="$t" "$@" bash "$here/scaling.sh" >"$dir/$name.log" 2>&1
+  echo "== $name"
+  grep -A14 "summary" "$dir/$name.log" | tail -n +3
+  grep -h "gpu engine rank=0" "$dir/$name/scaling/bench.log" 2>/dev/null | cut -c1-220
+}
+one paths SIZES="4000 6000" GPU_COUNTS=4 CALLS=3 ENGINE_PATHS="one_stage two_stage"
+for t in ${THREADS_LIST:-1 4 16}; do
+  one "threads$t" PIPEVD_THREADS="$t" SIZES=2000 GPU_COUNTS=1 CALLS=4 LABEL_SUFFIX="_threads$t"
+done
+tar -C "$OUT" -czf "$OUT/small.tgz" small
