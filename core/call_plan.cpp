@@ -19,7 +19,8 @@ long device_peak(const CallPlanInput& in, const EngineLayout& layout, bool overl
                  bool dc_at_sbr_back, bool dc_fold) {
   return static_cast<long>(plan_engine_memory(layout, in.engine_rank, in.b, in.k, in.want_vectors,
                                               in.on_gpu, overlap_sbr_back, dc_at_sbr_back,
-                                              in.symmetric_product, dc_fold, in.words)
+                                              in.symmetric_product, dc_fold, in.words,
+                                              in.dbbr_cyclic)
                                .peak_bytes());
 }
 
@@ -71,7 +72,8 @@ CallPlan plan_call(MPI_Comm caller, const CallPlanInput& in) {
                                 in.wave_rows);
   const bool forced_fold = in.dc_fold == DcFoldSetting::On && in.want_vectors && in.dc_solver;
   check_engine_memory(caller, p.layout, in.engine_rank, in.b, in.k, in.want_vectors, in.on_gpu,
-                      in.free_bytes, in.memory_limit, in.symmetric_product, forced_fold, in.words);
+                      in.free_bytes, in.memory_limit, in.symmetric_product, forced_fold, in.words,
+                      in.dbbr_cyclic);
   p.dc_fold = agree_dc_fold(caller, in, p.layout);
   const bool engine = in.engine_rank >= 0;
   if (in.on_gpu && in.want_vectors && engine && in.sbr_back_beside != SbrBackBesideSetting::Off)

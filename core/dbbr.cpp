@@ -27,37 +27,33 @@ long outer_block_width(long b, long k) { return std::max(b, (std::max(k, b) + b 
 // A panel at column j has rows j+b..n-1 below the band; one row or none needs no reflector.
 bool has_panel_at(long n, long b, long j) { return n - j - b >= 2; }
 
-}  // namespace
-
-std::vector<OuterBlock> outer_blocks(const EngineLayout& L, long b_in, long k) {
-  const long n = L.n, b = effective_bandwidth(n, b_in), kb = outer_block_width(b, k);
+// Each segment of the distribution in blocks of kb from its first column, up to the last block
+// with a panel to reduce.
+std::vector<OuterBlock> blocks_of(const DbbrColumns& columns, long b, long kb) {
+  const long n = columns.n();
   std::vector<OuterBlock> blocks;
-  for (int p = 0; p < L.engine_ranks(); ++p)
-    for (long i = L.col_begin[p]; i < L.col_begin[p + 1]; i += kb) {
+  for (const ColumnSegment& s : columns.segments())
+    for (long i = s.begin; i < s.end; i += kb) {
       if (!has_panel_at(n, b, i)) return blocks;  // no reflector left anywhere to the right
-      blocks.push_back({p, i, std::min(i + kb, L.col_begin[p + 1])});
+      blocks.push_back({s.owner, i, std::min(i + kb, s.end)});
     }
   return blocks;
 }
 
+}  // namespace
+
+DbbrColumns dbbr_columns(const EngineLayout& L, const DbbrOptions& opt) {
+  if (!opt.cyclic_blocks) return DbbrColumns::blockwise(L);
+  const long b = effective_bandwidth(L.n, opt.b);
+  return DbbrColumns::cyclic(L.n, L.engine_ranks(), outer_block_width(b, opt.k));
+}
+
+std::vector<OuterBlock> outer_blocks(const EngineLayout& L, const DbbrOptions& opt) {
+  const long b = effective_bandwidth(L.n, opt.b);
+  return blocks_of(dbbr_columns(L, opt), b, outer_block_width(b, opt.k));
+}
+
 namespace {
-
-// A part of the work timed by the optional profiler (begin on construction, end on destruction).
-class Timed {
- public:
-  Timed(DbbrProfiler* p, DbbrPart part) : p_(p), part_(part) {
-    if (p_) p_->begin(part_);
-  }
-  ~Timed() {
-    if (p_) p_->end(part_);
-  }
-  Timed(const Timed&) = delete;
-  Timed& operator=(const Timed&) = delete;
-
- private:
-  DbbrProfiler* p_;
-  DbbrPart part_;
-};
 
 // The buffers of the outer block in progress, allocated together before its first message and
 // agreed on, so that no rank allocates between the messages of its panels: Yb, Zb (the block's
@@ -75,11 +71,13 @@ struct BlockBuffers {
 };
 
 // One rank's share of the band reduction, over the scalar T (double or std::complex<double>: the
-// Hermitian case is the symmetric one with every transpose an adjoint). All ranks walk the same
-// sequence of outer blocks and panels (outer_blocks), so collectives match without extra
-// coordination. A failure in a rank's own work is held (DeferredFailure) while the rank goes on
-// taking part in every message, and agreed at the next outer block's start, where the block's
-// buffers are, or at the end.
+// Hermitian case is the symmetric one with every transpose an adjoint), on its columns of a
+// DbbrColumns distribution: by symmetry its rows of A W and of the trailing update are those of
+// its columns, and a rank's rows of a panel are its segments' columns below the panel, packed in
+// their order. All ranks walk the same sequence of outer blocks and panels (blocks_of), so
+// collectives match without extra coordination. A failure in a rank's own work is held
+// (DeferredFailure) while the rank goes on taking part in every message, and agreed at the next
+// outer block's start, where the block's buffers are, or at the end.
 template <class T>
 class BandReduction {
   using Buffer = BasicDeviceBuffer<T>;
@@ -89,7 +87,7 @@ class BandReduction {
   BandReduction(EngineBackend& be, const EngineLayout& layout, int rank, T* a,
                 const DbbrOptions& opt)
       : be_(be),
-        L_(layout),
+        cols_(dbbr_columns(layout, opt)),
         me_(rank),
         a_(a),
         n_(layout.n),
@@ -104,7 +102,7 @@ class BandReduction {
   }
 
   BasicReflectorPanels<T> run() {
-    const std::vector<OuterBlock> blocks = outer_blocks(L_, b_, k_);
+    const std::vector<OuterBlock> blocks = blocks_of(cols_, b_, k_);
     for (std::size_t t = 0; t < blocks.size(); ++t) {
       if (prof_) prof_->block_boundary(static_cast<long>(t));
       outer_block(blocks[t], static_cast<long>(t));
@@ -116,10 +114,24 @@ class BandReduction {
 
  private:
   bool has_panel(long j) const { return has_panel_at(n_, b_, j); }
-  long my_begin() const { return L_.col_begin[me_]; }
-  long my_end() const { return L_.col_begin[me_ + 1]; }
   // Device address of A(row, col) for a column this rank holds.
-  T* at(long row, long col) const { return a_ + row + (col - my_begin()) * n_; }
+  T* at(long row, long col) const { return a_ + row + cols_.local(col) * n_; }
+
+  // Rows [lo, lo + rows) of a rank's rows below a panel, at `off` in their packing.
+  struct RowRun {
+    long lo = 0, rows = 0, off = 0;
+  };
+  // Rank q's rows [r0, n) (those of its columns >= r0), segment by segment in packing order.
+  std::vector<RowRun> row_runs(int q, long r0) const {
+    std::vector<RowRun> runs;
+    long off = 0;
+    for (const ColumnSegment& s : cols_.segments_from(q, r0)) {
+      runs.push_back({s.begin, s.width(), off});
+      off += s.width();
+    }
+    return runs;
+  }
+  long row_count(int q, long r0) const { return cols_.width_from(q, r0); }
   T* yb(long row, long bcol) const { return buf_.yb.get() + row + bcol * n_; }
   T* zb(long row, long bcol) const { return buf_.zb.get() + row + bcol * n_; }
 
@@ -136,8 +148,9 @@ class BandReduction {
     e_ = block.end;
     const long groups = (e_ - i_ + b_ - 1) / b_;
     kb_ = groups * b_;
-    // Other ranks hold rows of the trailing matrix for every panel of the block, or for none.
-    spread_z_ = z_on_every_rank_ && L_.col_begin[owner_ + 1] < n_;
+    // Other ranks hold rows of the trailing matrix for every panel of the block (columns right of
+    // it, which all its panels' rows reach), or for none.
+    spread_z_ = z_on_every_rank_ && row_count(owner_, e_) < n_ - e_;
     local([&] {
       allocate_block(groups);
       inject_fault("dbbr_outer_block", me_, index);
@@ -149,7 +162,7 @@ class BandReduction {
     panels(0, groups);
     release_panel_work();
     local([&] {
-      Timed t(prof_, DbbrPart::TrailingUpdate);
+      DbbrTimed t(prof_, DbbrPart::TrailingUpdate);
       trailing_update();
     });
     local([&] { keep_panels(); });
@@ -157,7 +170,7 @@ class BandReduction {
   }
 
   void allocate_block(long groups) {
-    Timed t(prof_, DbbrPart::Copies);
+    DbbrTimed t(prof_, DbbrPart::Copies);
     buf_.yb = Buffer(be_, n_ * kb_);
     buf_.zb = Buffer(be_, n_ * kb_);
     if (me_ == owner_ && e_ - i_ > b_) {
@@ -187,10 +200,10 @@ class BandReduction {
   // owner receives each other rank's in turn, the others send their own.
   long part_rows() const {
     const long r0 = i_ + b_;
-    if (me_ != owner_) return std::max(0L, my_end() - std::max(r0, my_begin()));
+    if (me_ != owner_) return row_count(me_, r0);
     long most = 0;
-    for (int q = owner_ + 1; q < L_.engine_ranks(); ++q)
-      most = std::max(most, L_.col_begin[q + 1] - std::max(r0, L_.col_begin[q]));
+    for (int q = 0; q < cols_.ranks(); ++q)
+      if (q != owner_) most = std::max(most, row_count(q, r0));
     return most;
   }
 
@@ -199,7 +212,7 @@ class BandReduction {
   // block's updates (its updates enter through Z, Y).
   void save_block_columns() {
     if (!buf_.old.get()) return;
-    Timed t(prof_, DbbrPart::Copies);
+    DbbrTimed t(prof_, DbbrPart::Copies);
     be_.copy_matrix(old_ld_, e_ - i_ - b_, at(i_ + b_, i_ + b_), n_, buf_.old.get(), old_ld_);
   }
 
@@ -241,7 +254,7 @@ class BandReduction {
 
   // The columns of panels [mid, t) with the Z, Y of panels [s, mid).
   void update_right_half(long s, long mid, long t) {
-    Timed time(prof_, DbbrPart::PanelUpdate);
+    DbbrTimed time(prof_, DbbrPart::PanelUpdate);
     const long c0 = i_ + mid * b_, c1 = std::min(i_ + t * b_, e_);
     const long g0 = s * b_, inner = (mid - s) * b_;
     if (panel_syr2k_) {
@@ -262,16 +275,16 @@ class BandReduction {
     local([&] {
       inject_fault("dbbr_panel", me_, j / b_);
       if (me_ != owner_) return;
-      Timed t(prof_, DbbrPart::PanelQr);
+      DbbrTimed t(prof_, DbbrPart::PanelQr);
       be_.panel_qr(m, b_, at(r0, j), n_, w, m, y, m);
     });
     {
-      Timed t(prof_, DbbrPart::Broadcast);
+      DbbrTimed t(prof_, DbbrPart::Broadcast);
       be_.broadcast(w, m * b_, owner_);
       be_.broadcast(y, m * b_, owner_);
     }
     local([&] {
-      Timed t(prof_, DbbrPart::Copies);
+      DbbrTimed t(prof_, DbbrPart::Copies);
       be_.copy_matrix(m, b_, y, m, yb(r0, tb), n_);
     });
     if (spread_z_)
@@ -285,11 +298,11 @@ class BandReduction {
     a_times_w(m, r0, w, z);
     if (me_ == owner_) local([&] { form_z(m, r0, tb, w, y, z); });
     {
-      Timed t(prof_, DbbrPart::Broadcast);
+      DbbrTimed t(prof_, DbbrPart::Broadcast);
       be_.broadcast(z, m * b_, owner_);
     }
     local([&] {
-      Timed t(prof_, DbbrPart::Copies);
+      DbbrTimed t(prof_, DbbrPart::Copies);
       be_.copy_matrix(m, b_, z, m, zb(r0, tb), n_);
     });
   }
@@ -297,42 +310,45 @@ class BandReduction {
   // Each rank forms Z's rows where it forms A W's. What needs all rows, S1 = Yb^H W, S2 = Zb^H W
   // and W^H A_old W, is summed over the ranks' rows in one message; then W^H A_cur W =
   // W^H A_old W - S2^H S1 - S1^H S2, each rank's rows of Z, and their gather. z holds the rows
-  // packed by rank (part_begin).
+  // packed by rank (part_begin), each rank's part as row_runs packs it.
   void z_on_every_rank(long m, long r0, long tb, const T* w, const T* y, T* z) {
     const std::vector<long> begin = part_begin(r0);
-    const long lo = r0 + begin[me_] / b_, rows = (begin[me_ + 1] - begin[me_]) / b_;
+    const std::vector<RowRun> runs = row_runs(me_, r0);
+    const long rows = (begin[me_ + 1] - begin[me_]) / b_;
     T* mine = z + begin[me_];
     local([&] {
-      Timed t(prof_, DbbrPart::AW);
-      rows_of_a_w(m, r0, lo, rows, w, mine);
+      DbbrTimed t(prof_, DbbrPart::AW);
+      rows_of_a_w(m, r0, runs, rows, w, mine);
     });
     local([&] {
-      Timed t(prof_, DbbrPart::FormZ);
-      shares_of_sums(m, r0, lo, rows, tb, w, mine);
+      DbbrTimed t(prof_, DbbrPart::FormZ);
+      shares_of_sums(m, r0, runs, rows, tb, w, mine);
     });
     {
-      Timed t(prof_, DbbrPart::Broadcast);
+      DbbrTimed t(prof_, DbbrPart::Broadcast);
       be_.all_reduce_sum(buf_.s.get(), (2 * tb + b_) * b_);
     }
     local([&] {
-      Timed t(prof_, DbbrPart::FormZ);
+      DbbrTimed t(prof_, DbbrPart::FormZ);
       wtaw_from_sums(tb);
-      current_rows_from_sums(lo, rows, tb, mine);
-      subtract_half_y_wtaw(m, r0, lo, rows, y, mine);
+      current_rows_from_sums(runs, rows, tb, mine);
+      for (const RowRun& r : runs) subtract_half_y_wtaw(m, r0, r.lo, r.rows, y, mine + r.off, rows);
     });
     {
-      Timed t(prof_, DbbrPart::Broadcast);
+      DbbrTimed t(prof_, DbbrPart::Broadcast);
       be_.all_gather(z, begin);
     }
     local([&] {
-      Timed t(prof_, DbbrPart::Copies);
+      DbbrTimed t(prof_, DbbrPart::Copies);
       unpack_z(r0, tb, begin, z);
     });
   }
 
-  // This rank's rows [lo, lo + rows)' shares of S1 = Yb^H W, S2 = Zb^H W (tb x b each) and
-  // W^H A_old W (b x b, from p = A_old W's rows), side by side in buf_.s; zeros without rows.
-  void shares_of_sums(long m, long r0, long lo, long rows, long tb, const T* w, const T* p) {
+  // This rank's rows' (runs, `rows` in all) shares of S1 = Yb^H W, S2 = Zb^H W (tb x b each) and
+  // W^H A_old W (b x b, from p = A_old W's rows, leading dimension rows), side by side in buf_.s;
+  // zeros without rows.
+  void shares_of_sums(long m, long r0, const std::vector<RowRun>& runs, long rows, long tb,
+                      const T* w, const T* p) {
     T* s1 = buf_.s.get();
     T* s2 = s1 + tb * b_;
     T* g = s2 + tb * b_;
@@ -340,12 +356,15 @@ class BandReduction {
       be_.fill_matrix(2 * tb + b_, b_, T(0), T(0), s1, 2 * tb + b_);
       return;
     }
-    const T* wr = w + (lo - r0);
-    if (tb > 0) {
-      be_.gemm(kAdjoint, 'N', tb, b_, rows, 1.0, yb(lo, 0), n_, wr, m, 0.0, s1, tb);
-      be_.gemm(kAdjoint, 'N', tb, b_, rows, 1.0, zb(lo, 0), n_, wr, m, 0.0, s2, tb);
+    for (const RowRun& r : runs) {
+      const double beta = r.off == 0 ? 0.0 : 1.0;  // the first run starts the sums
+      const T* wr = w + (r.lo - r0);
+      if (tb > 0) {
+        be_.gemm(kAdjoint, 'N', tb, b_, r.rows, 1.0, yb(r.lo, 0), n_, wr, m, beta, s1, tb);
+        be_.gemm(kAdjoint, 'N', tb, b_, r.rows, 1.0, zb(r.lo, 0), n_, wr, m, beta, s2, tb);
+      }
+      be_.gemm(kAdjoint, 'N', b_, b_, r.rows, 1.0, wr, m, p + r.off, rows, beta, g, b_);
     }
-    be_.gemm(kAdjoint, 'N', b_, b_, rows, 1.0, wr, m, p, rows, 0.0, g, b_);
   }
 
   // W^H A_cur W = W^H A_old W - S2^H S1 - S1^H S2 into buf_.wtaw, from the summed buf_.s.
@@ -359,81 +378,89 @@ class BandReduction {
     be_.gemm(kAdjoint, 'N', b_, b_, tb, -1.0, s1, tb, s2, tb, 1.0, wtaw, b_);
   }
 
-  // Rows [lo, lo + rows) of A_old W in p made A_cur W with the summed S1, S2: p -= Zb S1 + Yb S2.
-  void current_rows_from_sums(long lo, long rows, long tb, T* p) {
-    if (tb <= 0 || rows <= 0) return;
+  // This rank's rows of A_old W in p (runs, leading dimension rows) made A_cur W with the summed
+  // S1, S2: p -= Zb S1 + Yb S2.
+  void current_rows_from_sums(const std::vector<RowRun>& runs, long rows, long tb, T* p) {
+    if (tb <= 0) return;
     const T* s1 = buf_.s.get();
-    be_.gemm('N', 'N', rows, b_, tb, -1.0, zb(lo, 0), n_, s1, tb, 1.0, p, rows);
-    be_.gemm('N', 'N', rows, b_, tb, -1.0, yb(lo, 0), n_, s1 + tb * b_, tb, 1.0, p, rows);
+    for (const RowRun& r : runs) {
+      be_.gemm('N', 'N', r.rows, b_, tb, -1.0, zb(r.lo, 0), n_, s1, tb, 1.0, p + r.off, rows);
+      be_.gemm('N', 'N', r.rows, b_, tb, -1.0, yb(r.lo, 0), n_, s1 + tb * b_, tb, 1.0, p + r.off,
+               rows);
+    }
   }
 
-  // Where each rank's rows [max(r0, c_q), c_{q+1}) of rows [r0, n) begin in z, packed by rank
-  // (b columns each, leading dimension its row count); the last entry is the end.
+  // Where each rank's rows of rows [r0, n) begin in z, packed by rank (b columns each, leading
+  // dimension its row count); the last entry is the end.
   std::vector<long> part_begin(long r0) const {
-    std::vector<long> begin(L_.engine_ranks() + 1);
-    for (int q = 0; q <= L_.engine_ranks(); ++q)
-      begin[q] = (std::clamp(L_.col_begin[q], r0, n_) - r0) * b_;
+    std::vector<long> begin(cols_.ranks() + 1, 0);
+    for (int q = 0; q < cols_.ranks(); ++q) begin[q + 1] = begin[q] + row_count(q, r0) * b_;
     return begin;
   }
 
-  // Rows [lo, lo + rows) of A_old W into p (leading dimension rows), from this rank's columns.
-  void rows_of_a_w(long m, long r0, long lo, long rows, const T* w, T* p) {
-    if (rows <= 0) return;
-    if (me_ == owner_)
-      own_rows(m, r0, lo, lo + rows, w, p, rows);
-    else
-      be_.gemm(kAdjoint, 'N', rows, b_, m, 1.0, at(r0, lo), n_, w, m, 0.0, p, rows);
+  // This rank's rows of A_old W into p (runs, leading dimension rows).
+  void rows_of_a_w(long m, long r0, const std::vector<RowRun>& runs, long rows, const T* w, T* p) {
+    for (const RowRun& r : runs) rows_from_columns(m, r0, r.lo, r.lo + r.rows, w, p + r.off, rows);
   }
 
   // The gathered rows of Z into the panel's columns of Zb, rank by rank.
   void unpack_z(long r0, long tb, const std::vector<long>& begin, const T* z) {
-    for (int q = 0; q < L_.engine_ranks(); ++q) {
+    for (int q = 0; q < cols_.ranks(); ++q) {
       const long rows = (begin[q + 1] - begin[q]) / b_;
-      if (rows > 0) be_.copy_matrix(rows, b_, z + begin[q], rows, zb(r0 + begin[q] / b_, tb), n_);
+      for (const RowRun& r : row_runs(q, r0))
+        be_.copy_matrix(r.rows, b_, z + begin[q] + r.off, rows, zb(r.lo, tb), n_);
     }
   }
 
-  // Rows [r0, n) of A W: rank q forms rows [max(r0, c_q), c_{q+1}) from its own columns, into z
-  // on the owner, sent to it from the others.
+  // Rows [r0, n) of A W: each rank forms its rows from its own columns, into z on the owner, sent
+  // to it from the others.
   void a_times_w(long m, long r0, const T* w, T* z) {
-    Timed t(prof_, DbbrPart::AW);
-    const long lo = std::max(r0, my_begin()), hi = my_end();
-    if (me_ == owner_ && lo == r0 && hi == n_) {
-      // The owner holds the whole trailing matrix (one rank): the symmetric product, which may
-      // read one triangle only.
+    DbbrTimed t(prof_, DbbrPart::AW);
+    const std::vector<RowRun> runs = row_runs(me_, r0);
+    const long rows = row_count(me_, r0);
+    if (me_ == owner_ && rows == m) {
+      // The owner holds the whole trailing matrix, its columns consecutive (one segment): the
+      // symmetric product, which may read one triangle only.
       local([&] {
         const long split = std::max(0L, e_ - r0);
         const T* saved = split > 0 ? buf_.old.get() + (r0 - i_ - b_) * (1 + old_ld_) : nullptr;
-        be_.symmetric_product(m, b_, split, saved, old_ld_, at(r0, r0 + split), n_, w, m, z, m);
+        const T* right = split < m ? at(r0, r0 + split) : nullptr;
+        be_.symmetric_product(m, b_, split, saved, old_ld_, right, n_, w, m, z, m);
       });
     } else if (me_ == owner_) {
-      owner_product(m, r0, lo, hi, w, z);
-    } else if (hi > lo) {
+      owner_product(m, r0, runs, w, z);
+    } else if (rows > 0) {
       T* part = buf_.part.get();
-      local([&] {
-        be_.gemm(kAdjoint, 'N', hi - lo, b_, m, 1.0, at(r0, lo), n_, w, m, 0.0, part, hi - lo);
-      });
-      be_.send(part, (hi - lo) * b_, owner_, 0);
+      local([&] { rows_of_a_w(m, r0, runs, rows, w, part); });
+      be_.send(part, rows * b_, owner_, 0);
     }
   }
 
-  // Rows [r0, n) of A W on the owner, with other ranks holding columns: its own rows first, block
-  // columns from the saved copy, columns right of the block from A. Issued before the receives, so
-  // that on a device stream (where a receive waits in order) the owner's product runs while the
-  // other ranks compute theirs; then the other ranks' rows (disjoint from the own ones).
-  void owner_product(long m, long r0, long lo, long hi, const T* w, T* z) {
-    local([&] { own_rows(m, r0, lo, hi, w, z, m); });
+  // Rows [r0, n) of A W on the owner, with other ranks holding columns: its own rows (runs) first.
+  // Issued before the receives, so that on a device stream (where a receive waits in order) the
+  // owner's product runs while the other ranks compute theirs; then each other rank's rows
+  // (disjoint from the own ones), in rank order.
+  void owner_product(long m, long r0, const std::vector<RowRun>& runs, const T* w, T* z) {
+    local([&] {
+      for (const RowRun& r : runs)
+        rows_from_columns(m, r0, r.lo, r.lo + r.rows, w, z + (r.lo - r0), m);
+    });
     T* part = buf_.part.get();
-    for (int q = owner_ + 1; q < L_.engine_ranks(); ++q) {
-      const long qlo = std::max(r0, L_.col_begin[q]), qhi = L_.col_begin[q + 1];
-      if (qhi <= qlo) continue;
-      be_.recv(part, (qhi - qlo) * b_, q, 0);
-      local([&] { be_.copy_matrix(qhi - qlo, b_, part, qhi - qlo, z + (qlo - r0), m); });
+    for (int q = 0; q < cols_.ranks(); ++q) {
+      const long rows = q == owner_ ? 0 : row_count(q, r0);
+      if (rows <= 0) continue;
+      be_.recv(part, rows * b_, q, 0);
+      local([&] {
+        for (const RowRun& r : row_runs(q, r0))
+          be_.copy_matrix(r.rows, b_, part + r.off, rows, z + (r.lo - r0), m);
+      });
     }
   }
 
-  // The owner's rows [lo, hi) of A_old W into p (row lo's address, leading dimension ldp).
-  void own_rows(long m, long r0, long lo, long hi, const T* w, T* p, long ldp) {
+  // Rows [lo, hi) of A_old W into p (row lo's address, leading dimension ldp) from this rank's
+  // consecutive columns [lo, hi): those of the outer block in progress (the owner's) from their
+  // saved copy, the others from A.
+  void rows_from_columns(long m, long r0, long lo, long hi, const T* w, T* p, long ldp) {
     const long mid = std::min(hi, e_);
     if (mid > lo)
       be_.gemm(kAdjoint, 'N', mid - lo, b_, m, 1.0,
@@ -448,7 +475,7 @@ class BandReduction {
   // Z = A_cur W - 1/2 Y (W^H A_cur W), with A_cur = A_old - Zb Yb^H - Yb Zb^H the matrix after
   // the block's earlier panels; on entry z holds A_old W (rows [r0, n)).
   void form_z(long m, long r0, long tb, const T* w, const T* y, T* z) {
-    Timed t(prof_, DbbrPart::FormZ);
+    DbbrTimed t(prof_, DbbrPart::FormZ);
     T* s = buf_.s.get();
     if (tb > 0) {
       be_.gemm(kAdjoint, 'N', tb, b_, m, 1.0, yb(r0, 0), n_, w, m, 0.0, s, tb);
@@ -457,26 +484,26 @@ class BandReduction {
       be_.gemm('N', 'N', m, b_, tb, -1.0, yb(r0, 0), n_, s, tb, 1.0, z, m);
     }
     be_.gemm(kAdjoint, 'N', b_, b_, m, 1.0, w, m, z, m, 0.0, buf_.wtaw.get(), b_);
-    subtract_half_y_wtaw(m, r0, r0, m, y, z);
+    subtract_half_y_wtaw(m, r0, r0, m, y, z, m);
   }
 
-  // Z's rows [lo, lo + rows) = p - 1/2 Y (W^H A_cur W).
-  void subtract_half_y_wtaw(long m, long r0, long lo, long rows, const T* y, T* p) {
+  // Z's rows [lo, lo + rows) = p - 1/2 Y (W^H A_cur W), p leading dimension ldp.
+  void subtract_half_y_wtaw(long m, long r0, long lo, long rows, const T* y, T* p, long ldp) {
     if (rows <= 0) return;
-    be_.gemm('N', 'N', rows, b_, b_, -0.5, y + (lo - r0), m, buf_.wtaw.get(), b_, 1.0, p, rows);
+    be_.gemm('N', 'N', rows, b_, b_, -0.5, y + (lo - r0), m, buf_.wtaw.get(), b_, 1.0, p, ldp);
   }
 
-  // A(e:n, own columns >= e) -= Z Y^H + Y Z^H with the block's accumulated Z, Y. The own columns
-  // [c0, c1) cross the trailing matrix's rows as: rows [e, c0) above the rank's diagonal block
-  // (only where its columns start right of e), the diagonal block [c0, c1)^2 itself, symmetric,
-  // so syr2k (one triangle, mirrored), and rows [c1, n) below it. One rank: the whole trailing
-  // matrix is the diagonal block.
+  // A(e:n, own columns >= e) -= Z Y^H + Y Z^H with the block's accumulated Z, Y. Each own segment
+  // of columns [c0, c1) crosses the trailing matrix's rows as: rows [e, c0) above its diagonal
+  // block (where it starts right of e; other ranks' columns among them), the diagonal block
+  // [c0, c1)^2 itself, symmetric, so syr2k (one triangle, mirrored), and rows [c1, n) below it.
+  // One rank: the whole trailing matrix is the diagonal block.
   void trailing_update() {
-    const long c0 = std::max(e_, my_begin()), c1 = my_end();
-    if (c1 <= c0 || e_ >= n_) return;
-    update_rows(e_, c0, c0, c1, 0, kb_);
-    update_diagonal_block(c0, c1, 0, kb_);
-    update_rows(c1, n_, c0, c1, 0, kb_);
+    for (const ColumnSegment& s : cols_.segments_from(me_, e_)) {
+      update_rows(e_, s.begin, s.begin, s.end, 0, kb_);
+      update_diagonal_block(s.begin, s.end, 0, kb_);
+      update_rows(s.end, n_, s.begin, s.end, 0, kb_);
+    }
   }
 
   // A(r0:r1, c0:c1) -= Zb Yb^H + Yb Zb^H over the block columns [g0, g0 + inner) of Zb, Yb.
@@ -495,7 +522,7 @@ class BandReduction {
   }
 
   EngineBackend& be_;
-  const EngineLayout& L_;
+  const DbbrColumns cols_;
   int me_;
   T* a_;
   long n_, b_, k_;
@@ -525,16 +552,21 @@ void check_layout(const EngineLayout& L, long b) {
   }
 }
 
-// This rank's columns' band rows into the band storage ab (ldab = b + 1).
+// This rank's columns' band rows into the band storage ab (ldab = b + 1), segment by segment.
 template <class T>
-void copy_own_band(EngineBackend& be, const EngineLayout& L, int rank, const T* a, long b, T* ab) {
-  const long n = L.n, ldab = b + 1;
-  const long c0 = L.col_begin[rank], c1 = L.col_begin[rank + 1];
-  // Column c's band rows c..c+b lie along the diagonal: stride n + 1 walks A(c, c), A(c+1, c+1)...
-  const long full = std::min(c1, std::max(c0, n - b));  // columns whose b+1 band rows all exist
-  if (full > c0) be.copy_matrix(b + 1, full - c0, a + c0, n + 1, ab + c0 * ldab, ldab);
-  for (long c = full; c < c1; ++c)
-    be.copy_matrix(n - c, 1, a + c + (c - c0) * n, n, ab + c * ldab, ldab);
+void copy_own_band(EngineBackend& be, const DbbrColumns& cols, int rank, const T* a, long b,
+                   T* ab) {
+  const long n = cols.n(), ldab = b + 1;
+  for (const ColumnSegment& s : cols.segments(rank)) {
+    const long c0 = s.begin, c1 = s.end;
+    // Column c's band rows c..c+b lie along the diagonal: stride n + 1 walks A(c, c),
+    // A(c+1, c+1)... from the segment's first, A(c0, c0).
+    const T* diagonal = a + c0 + s.local * n;
+    const long full = std::min(c1, std::max(c0, n - b));  // columns whose b+1 band rows all exist
+    if (full > c0) be.copy_matrix(b + 1, full - c0, diagonal, n + 1, ab + c0 * ldab, ldab);
+    for (long c = full; c < c1; ++c)
+      be.copy_matrix(n - c, 1, diagonal + (c - c0) * (n + 1), n, ab + c * ldab, ldab);
+  }
 }
 
 template <class T>
@@ -546,18 +578,19 @@ BasicReflectorPanels<T> reduce(EngineBackend& be, const EngineLayout& layout, in
 
 template <class T>
 BasicDeviceBuffer<T> gather(EngineBackend& be, const EngineLayout& L, int rank, const T* a,
-                            long b) {
-  const long ldab = b + 1;
+                            const DbbrOptions& opt) {
+  const long b = effective_bandwidth(L.n, opt.b), ldab = b + 1;
+  const DbbrColumns cols = dbbr_columns(L, opt);
   BasicDeviceBuffer<T> ab;
   DeferredFailure failure;
   failure.run([&] {
     ab = BasicDeviceBuffer<T>(be, L.n * ldab);
-    copy_own_band(be, L, rank, a, b, ab.get());
+    copy_own_band(be, cols, rank, a, b, ab.get());
     inject_fault("gather_band", rank);
   });
   failure.agree(be.communicator());  // every rank holds the band before its broadcasts
-  for (int q = 0; q < L.engine_ranks(); ++q)
-    if (L.width(q) > 0) be.broadcast(ab.get() + L.col_begin[q] * ldab, L.width(q) * ldab, q);
+  for (const ColumnSegment& s : cols.segments())
+    be.broadcast(ab.get() + s.begin * ldab, s.width() * ldab, s.owner);
   return ab;
 }
 
@@ -574,13 +607,13 @@ ComplexReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& lay
 }
 
 DeviceBuffer gather_band(EngineBackend& be, const EngineLayout& L, int rank, const double* a,
-                         long b) {
-  return gather(be, L, rank, a, b);
+                         const DbbrOptions& opt) {
+  return gather(be, L, rank, a, opt);
 }
 
 BasicDeviceBuffer<Complex> gather_band(EngineBackend& be, const EngineLayout& L, int rank,
-                                       const Complex* a, long b) {
-  return gather(be, L, rank, a, b);
+                                       const Complex* a, const DbbrOptions& opt) {
+  return gather(be, L, rank, a, opt);
 }
 
 }  // namespace pipevd

@@ -1,4 +1,6 @@
-// Stage 1, DBBR: dense -> band with bandwidth b, on E engine ranks in the blockwise layout.
+// Stage 1, DBBR: dense -> band with bandwidth b, on E engine ranks, each holding its columns of
+// the full matrix in the blockwise layout or with the outer blocks dealt out cyclically
+// (core/dbbr_columns.hpp, DbbrOptions::cyclic_blocks).
 //
 // Double blocking (DBBR paper Algorithm 1): panels of b columns are factored by Householder QR in
 // WY form; inside an outer block of k columns only the next panels are updated (recursively, so
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "base/engine_layout.hpp"
+#include "core/dbbr_columns.hpp"
 #include "core/reflector_panels.hpp"
 
 namespace pipevd {
@@ -38,6 +41,23 @@ struct DbbrProfiler {
   // Outer block `index` (outer_blocks' order) starts; index = their count: the last one ended.
   // Outside every part.
   virtual void block_boundary(long /*index*/) noexcept {}
+};
+
+// A part of the work timed by an optional profiler: begun on construction, ended on destruction.
+class DbbrTimed {
+ public:
+  DbbrTimed(DbbrProfiler* p, DbbrPart part) : p_(p), part_(part) {
+    if (p_) p_->begin(part_);
+  }
+  ~DbbrTimed() {
+    if (p_) p_->end(part_);
+  }
+  DbbrTimed(const DbbrTimed&) = delete;
+  DbbrTimed& operator=(const DbbrTimed&) = delete;
+
+ private:
+  DbbrProfiler* p_;
+  DbbrPart part_;
 };
 
 constexpr int kDbbrParts = static_cast<int>(DbbrPart::Count);
@@ -67,10 +87,19 @@ struct DbbrOptions {
   // Z's broadcast. false: the owner forms Z (for an A/B of the two). Where the owner holds every
   // row of the trailing matrix (one rank) it forms Z either way.
   bool z_on_every_rank = true;
+  // The columns' distribution (core/dbbr_columns.hpp): outer block t on engine rank t mod E, so
+  // that every rank keeps a share of the trailing matrix to the end; false: the engine layout's
+  // contiguous columns.
+  bool cyclic_blocks = false;
 };
 
 // The bandwidth actually used for an n x n matrix: b, but at most n - 1 (and at least 1).
 long effective_bandwidth(long n, long b);
+
+// The distribution of the columns that `opt` names over the layout's engine ranks: blockwise, the
+// layout's own columns; cyclic, in outer blocks of k rounded as DBBR rounds it (a multiple of the
+// effective bandwidth).
+DbbrColumns dbbr_columns(const EngineLayout& layout, const DbbrOptions& opt);
 
 // One outer block: columns [begin, end) of engine rank `owner`, at most k wide.
 struct OuterBlock {
@@ -78,29 +107,32 @@ struct OuterBlock {
   long begin = 0, end = 0;
 };
 
-// DBBR's outer blocks in the order every rank walks them (a pure function of the layout, so the
-// ranks' messages match): each rank's columns in blocks of k (rounded up to a multiple of the
-// effective bandwidth), up to the last block with a panel to reduce.
-std::vector<OuterBlock> outer_blocks(const EngineLayout& layout, long b, long k);
+// DBBR's outer blocks in the order every rank walks them (a pure function of the layout and the
+// options, so the ranks' messages match): each segment of dbbr_columns(layout, opt) in blocks of k
+// (rounded up to a multiple of the effective bandwidth), up to the last block with a panel to
+// reduce.
+std::vector<OuterBlock> outer_blocks(const EngineLayout& layout, const DbbrOptions& opt);
 
-// Reduces the matrix in place. `a` (device) holds this rank's columns [col_begin[rank],
-// col_begin[rank+1]) of the full symmetric (complex: Hermitian) matrix, leading dimension n. Every
-// col_begin must be a multiple of effective_bandwidth(n, b) or equal n. Collective over the
-// backend's communicator. On return the lower band of `a` (rows j..j+b of column j) holds the band
-// matrix B = Q_s^H A Q_s; the result lists Q_s's panels on every rank. A failure on one rank (an
-// allocation, a panel's work) is thrown on every rank alike (core/failure_agreement) at the next
-// outer block's start or at the end, never leaving the others waiting in a panel's messages.
+// Reduces the matrix in place. `a` (device) holds this rank's columns of the full symmetric
+// (complex: Hermitian) matrix in the distribution dbbr_columns(layout, opt), concatenated,
+// leading dimension n. Every col_begin must be a multiple of effective_bandwidth(n, b) or equal n.
+// Collective over the backend's communicator. On return the lower band of `a` (rows j..j+b of
+// column j) holds the band matrix B = Q_s^H A Q_s; the result lists Q_s's panels on every rank. A
+// failure on one rank (an allocation, a panel's work) is thrown on every rank alike
+// (core/failure_agreement) at the next outer block's start or at the end, never leaving the others
+// waiting in a panel's messages.
 ReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
                                const DbbrOptions& opt);
 ComplexReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank,
                                       Complex* a, const DbbrOptions& opt);
 
-// The band matrix in lower band storage (core/band_storage.hpp layout), ldab = b + 1, on every
-// rank (device buffer of n * ldab elements), assembled from each rank's columns. Collective over
-// the backend's communicator; a rank's failure to allocate it is thrown on every rank alike.
+// The band matrix in lower band storage (core/band_storage.hpp layout), ldab = b + 1 with b the
+// effective bandwidth, on every rank (device buffer of n * ldab elements), assembled from each
+// rank's columns as reduce_to_band left them (the same layout and options). Collective over the
+// backend's communicator; a rank's failure to allocate it is thrown on every rank alike.
 DeviceBuffer gather_band(EngineBackend& be, const EngineLayout& layout, int rank, const double* a,
-                         long b);
+                         const DbbrOptions& opt);
 BasicDeviceBuffer<Complex> gather_band(EngineBackend& be, const EngineLayout& layout, int rank,
-                                       const Complex* a, long b);
+                                       const Complex* a, const DbbrOptions& opt);
 
 }  // namespace pipevd

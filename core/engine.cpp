@@ -9,6 +9,7 @@
 
 #include "base/joining_thread.hpp"
 #include "base/page_array.hpp"
+#include "core/column_exchange.hpp"
 #include "core/dbbr.hpp"
 #include "core/failure_agreement.hpp"
 #include "core/fault_injection.hpp"
@@ -84,23 +85,36 @@ class TwoStageCall {
   void band_reduction(const T* a_cols) {
     const double t = MPI_Wtime();
     {
-      // Every rank's columns on the device before DBBR's first message, or every rank throws.
-      BasicDeviceBuffer<T> a;
-      const long size = n_ * layout_.width(rank_);
-      agree_on_allocation(engine_, "upload", [&] {
-        a = BasicDeviceBuffer<T>(be_, size);
-        be_.copy_to_device(a_cols, a.get(), size);
-        if (opt_.symmetrize) be_.mirror_triangle(opt_.symmetrize, n_, a.get(), n_);
-      });
       DbbrOptions dbbr{b_, opt_.k, opt_.want_vectors};
       dbbr.profiler = opt_.dbbr_profiler;
       dbbr.z_on_every_rank = opt_.dbbr_z_on_every_rank;
+      dbbr.cyclic_blocks = opt_.dbbr_cyclic_blocks;
+      const BasicDeviceBuffer<T> a = upload(a_cols, dbbr);
       panels_ = reduce_to_band(be_, layout_, rank_, a.get(), dbbr);
-      band_ = gather_band(be_, layout_, rank_, a.get(), b_);
+      band_ = gather_band(be_, layout_, rank_, a.get(), dbbr);
     }
     finish_stage(engine_, "dbbr", [&] { be_.synchronize(); });
     st_.dbbr = MPI_Wtime() - t;
     timeline_add(opt_.timeline, "dbbr", t, t + st_.dbbr);
+  }
+
+  // This rank's columns on the device in DBBR's distribution: the layout's, uploaded, or where DBBR
+  // deals them out otherwise, moved there between the ranks right after the upload (the uploaded
+  // copy goes once they have left). Every rank's buffers are there before the first message, or
+  // every rank throws.
+  BasicDeviceBuffer<T> upload(const T* a_cols, const DbbrOptions& dbbr) {
+    const DbbrColumns from = DbbrColumns::blockwise(layout_), to = dbbr_columns(layout_, dbbr);
+    BasicDeviceBuffer<T> a, moved;
+    const long size = n_ * layout_.width(rank_);
+    agree_on_allocation(engine_, "upload", [&] {
+      a = BasicDeviceBuffer<T>(be_, size);
+      be_.copy_to_device(a_cols, a.get(), size);
+      if (opt_.symmetrize) be_.mirror_triangle(opt_.symmetrize, n_, a.get(), n_);
+      if (to != from) moved = BasicDeviceBuffer<T>(be_, n_ * to.width(rank_), UnfilledBuffer{});
+    });
+    if (to == from) return a;
+    exchange_columns(be_, from, to, rank_, a.get(), moved.get(), opt_.dbbr_profiler);
+    return moved;
   }
 
   // 4a This rank's rows of Q_sb = Q_s Q_b start as the identity's row block; with

@@ -63,6 +63,10 @@ struct EngineOptions {
   DcOptions dc;                           // tridiagonal_dc's leaf, panel and threads
   DbbrProfiler* dbbr_profiler = nullptr;  // optional, not owned: DBBR's parts timed
   bool dbbr_z_on_every_rank = true;       // DbbrOptions::z_on_every_rank
+  // DbbrOptions::cyclic_blocks: DBBR's outer blocks dealt out over the engine ranks in turn, the
+  // uploaded columns moved there on the device (core/column_exchange); false: DBBR on the layout's
+  // columns as they come.
+  bool dbbr_cyclic_blocks = true;
 };
 
 // Seconds per stage on this rank (stage 3 on rank 0 only). gemm is stage 5 whole: the wait for

@@ -11,9 +11,9 @@ EngineLayout plan_engine_layout(long n, int ranks, long b, double slack, long wa
   EngineLayout L;
   L.n = n;
   const long be = effective_bandwidth(n, b);
-  // Whole units of b columns, the first ranks one more where they do not divide evenly (later
-  // ranks already do more of DBBR: every earlier panel updates their columns); the last rank also
-  // takes the n mod b remainder.
+  // Whole units of b columns, the first ranks one more where they do not divide evenly (where DBBR
+  // keeps these columns, PIPEVD_DBBR_COLUMNS=blockwise, later ranks already do more of it: every
+  // earlier panel updates their columns); the last rank also takes the n mod b remainder.
   const long units = n / be, base = units / ranks, extra = units % ranks;
   L.col_begin.assign(ranks + 1, n);
   for (int e = 0; e < ranks; ++e) L.col_begin[e] = be * (e * base + std::min<long>(e, extra));

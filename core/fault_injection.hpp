@@ -22,7 +22,8 @@ struct FaultInjection {
   // outer block's buffers, `index` the block's place in core/dbbr's outer_blocks), "gather_band"
   // (the band's), "x_allocation" (the back transformation's row block), "qd_allocation" (Q_d's
   // copy for its broadcast); and in a rank's own work between DBBR's messages, as if panel QR or
-  // A W failed: "dbbr_panel" (`index` the panel's first column / b).
+  // A W failed: "dbbr_panel" (`index` the panel's first column / b), or between the messages that
+  // move the uploaded columns into DBBR's cyclic outer blocks: "column_exchange".
   std::string step;
   int engine_rank = -1;  // -1: none; kEveryEngineRank: all of them
   enum Kind { OutOfMemory, Device, Communication } kind = Device;

@@ -43,12 +43,13 @@ bool worst_shortfall(MPI_Comm caller, long shortfall, long required, long usable
 
 void check_engine_memory(MPI_Comm caller, const EngineLayout& layout, int engine_rank, long b,
                          long k, bool want_vectors, bool on_gpu, long free_bytes, long limit,
-                         bool symmetric_product, bool dc_fold, long words) {
+                         bool symmetric_product, bool dc_fold, long words, bool dbbr_cyclic) {
   const long need =
       engine_rank < 0
           ? -1
           : static_cast<long>(plan_engine_memory(layout, engine_rank, b, k, want_vectors, on_gpu,
-                                                 false, false, symmetric_product, dc_fold, words)
+                                                 false, false, symmetric_product, dc_fold, words,
+                                                 dbbr_cyclic)
                                   .peak_bytes());
   agree_engine_memory(caller, layout.n, want_vectors, on_gpu, need, free_bytes, limit);
 }

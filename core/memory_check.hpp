@@ -39,10 +39,12 @@ bool engine_memory_fits(long predicted_bytes, long usable_bytes);
 // rank cannot fit its plan; the message names the worst rank's required and usable bytes.
 // symmetric_product: DBBR's A W through the backend's one-triangle kernel (PIPEVD_GPU_AW, default
 // symm, on a device that has it: gpu::symmetric_product_available); dc_fold: the plan with
-// EngineOptions::dc_fold (where it is forced); words: plan_engine_memory's (2 for complex).
+// EngineOptions::dc_fold (where it is forced); words and dbbr_cyclic: plan_engine_memory's (2 for
+// complex; DBBR's cyclic outer blocks).
 void check_engine_memory(MPI_Comm caller, const EngineLayout& layout, int engine_rank, long b,
                          long k, bool want_vectors, bool on_gpu, long free_bytes, long limit,
-                         bool symmetric_product = false, bool dc_fold = false, long words = 1);
+                         bool symmetric_product = false, bool dc_fold = false, long words = 1,
+                         bool dbbr_cyclic = true);
 
 // The same agreement for a need known on each engine rank: need (bytes, < 0 on ranks that are no
 // engine rank) against free_bytes capped by limit; n and want_vectors only name the call in the

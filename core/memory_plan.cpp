@@ -47,18 +47,19 @@ PanelSizes panel_sizes(long n, long b, long k_in, bool want_vectors) {
 }
 
 // With symmetric_product, the rank whose columns reach n runs A W through it on the trailing
-// matrix (m <= its columns' extent to n, less a panel), where b and m allow it.
+// matrix (m <= the extent of its last segment of columns to n, less a panel), where b and m allow
+// it.
 // gpu/symmetric_product's workspace: 512 (8 s (s-1) + ceil(m/16)) + 8192 pieces, s = ceil(m/256),
 // pieces < s + the blocks of one wave (at most 255 here), capped. Complex A W takes the backend's
 // ZGEMMs wherever (the kernel is real only: gpu/gpu_backend.hpp).
-long symmetric_product_doubles(const EngineLayout& L, int rank, long b, bool symmetric_product,
+long symmetric_product_doubles(const DbbrColumns& columns, int rank, long b, bool symmetric_product,
                                bool gpu_buffers, long words) {
-  const long n = L.n;
-  if (!(symmetric_product && words == 1 && gpu_buffers && L.width(rank) > 0 &&
-        L.col_begin[rank + 1] == n && b <= kSymmetricProductMaxWidth &&
-        n - L.col_begin[rank] - b >= kSymmetricProductMinRows))
+  const long n = columns.n();
+  const std::vector<ColumnSegment>& own = columns.segments(rank);
+  if (!(symmetric_product && words == 1 && gpu_buffers && !own.empty() && own.back().end == n &&
+        b <= kSymmetricProductMaxWidth && n - own.back().begin - b >= kSymmetricProductMinRows))
     return 0;
-  const long m = n - L.col_begin[rank], s = (m + 255) / 256;
+  const long m = n - own.back().begin, s = (m + 255) / 256;
   return std::min(kSymmetricProductWorkspace,
                   4096 * s * (s - 1) + 512 * ((m + 15) / 16) + 8192 * (s + 255));
 }
@@ -68,13 +69,25 @@ long symmetric_product_doubles(const EngineLayout& L, int rank, long b, bool sym
 EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, long k_in,
                                     bool want_vectors, bool gpu_buffers, bool overlap_sbr_back,
                                     bool dc_at_sbr_back, bool symmetric_product, bool dc_fold,
-                                    long words) {
+                                    long words, bool dbbr_cyclic) {
   EngineMemoryPlan p;
   const long n = L.n;
   if (n <= 0) return p;
   const long b = effective_bandwidth(n, b_in);
   const long kb = std::max(b, (std::max(k_in, b) + b - 1) / b * b);  // DBBR's outer block
-  const long width = L.width(rank), h = L.height(rank), ldx = std::max(1L, h);
+  const long h = L.height(rank), ldx = std::max(1L, h);
+  DbbrOptions dbbr;
+  dbbr.b = b_in;
+  dbbr.k = k_in;
+  dbbr.cyclic_blocks = dbbr_cyclic;
+  const DbbrColumns columns = dbbr_columns(L, dbbr);
+  // DBBR's columns on this rank; where they are not the layout's, the uploaded ones stay beside
+  // them until they have moved (core/column_exchange).
+  const long width = columns.width(rank);
+  const long uploaded = columns == DbbrColumns::blockwise(L) ? 0 : L.width(rank);
+  long widest_segment = 0;
+  for (const ColumnSegment& s : columns.segments(rank))
+    widest_segment = std::max(widest_segment, s.width());
   // cuBLAS / cuSOLVER workspaces and the memory pool's rounding, which no formula here counts: a
   // fixed 8 MiB margin, above what tests/test_gpu_memory_plan.cpp sees the GPU backend use beyond
   // the counted buffers.
@@ -89,15 +102,18 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   const long block_work = 3 * n * kb + 4 * n * b + kb * b + b * b;
   const long qr_work = gpu_buffers ? n * b + 3 * b * b + b : 0;
   const long sym_work = p.symmetric_product_workspace =
-      symmetric_product_doubles(L, rank, b, symmetric_product, gpu_buffers, words);
-  // The trailing update's syr2k on the rank's diagonal block (at most its own columns, and right of
-  // the first outer block, at least one panel), after the block's panels: its workspace and A W's
-  // are never live together. The complex update runs by cublasZher2k, whose workspace the
-  // libraries' margin covers.
+      symmetric_product_doubles(columns, rank, b, symmetric_product, gpu_buffers, words);
+  // The trailing update's syr2k on the diagonal block of each of the rank's segments (at most the
+  // segment, and right of the first outer block, at least one panel), after the block's panels:
+  // its workspace and A W's are never live together. The complex update runs by cublasZher2k,
+  // whose workspace the libraries' margin covers.
   long& syr2k_work = p.syr2k_workspace;
-  if (gpu_buffers && words == 1) syr2k_work = syr2k_workspace(std::min(width, n - b), kb).total();
-  p.dbbr = words * (n * width + panels +
-                    std::max(block_work + qr_work + std::max(sym_work, syr2k_work), band));
+  if (gpu_buffers && words == 1)
+    syr2k_work = syr2k_workspace(std::min(widest_segment, n - b), kb).total();
+  p.dbbr =
+      words * std::max(n * (width + uploaded),
+                       n * width + panels +
+                           std::max(block_work + qr_work + std::max(sym_work, syr2k_work), band));
 
   // Bulge chasing: the band, d and e on the device, the working band (2b wide) and sweep flags,
   // and the reflectors U (kept on the device by the GPU backend for BC-back).

@@ -78,12 +78,14 @@ struct EngineMemoryPlan {
 // GEMM). words: doubles per element of the matrix's scalar, 2 for a complex Hermitian matrix
 // (A, the panels, the band, U, X and Z count twice; the D&C's real Q_d, Q_pre and M once). The
 // GPU backend's complex DBBR holds neither workspace above (its A W by ZGEMM, its trailing update
-// by cublasZher2k), whatever symmetric_product says.
+// by cublasZher2k), whatever symmetric_product says. dbbr_cyclic: EngineOptions::
+// dbbr_cyclic_blocks (DBBR on its cyclic outer blocks, which with several engine ranks holds the
+// uploaded columns beside them while they move there).
 EngineMemoryPlan plan_engine_memory(const EngineLayout& layout, int rank, long b, long k,
                                     bool want_vectors, bool gpu_buffers = true,
                                     bool overlap_sbr_back = false, bool dc_at_sbr_back = false,
                                     bool symmetric_product = false, bool dc_fold = false,
-                                    long words = 1);
+                                    long words = 1, bool dbbr_cyclic = true);
 
 // Host doubles the reflectors U of bulge chasing hold on each engine rank from bulge chasing to
 // BC-back: the host engine's whole store (any scalar). The GPU engine's chase keeps v and tau on

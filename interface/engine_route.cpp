@@ -299,10 +299,11 @@ long host_bytes_needed(const RouteCall<S>& r) {
     need += std::max(0L, segment - 8 * node_window_segment(r.ec->caller));
   }
   if (r.engine && !r.on_gpu)
-    need += static_cast<long>(plan_engine_memory(r.plan.layout, r.ec->engine_rank, r.opt.b, r.opt.k,
-                                                 r.vectors, false, false, false, false,
-                                                 r.opt.dc_fold, Scalar<S>::words)
-                                  .peak_bytes());
+    need +=
+        static_cast<long>(plan_engine_memory(r.plan.layout, r.ec->engine_rank, r.opt.b, r.opt.k,
+                                             r.vectors, false, false, false, false, r.opt.dc_fold,
+                                             Scalar<S>::words, r.opt.dbbr_cyclic_blocks)
+                              .peak_bytes());
   if (r.engine && !r.one_stage())
     need += static_cast<long>(sizeof(double)) *
             host_reflector_doubles(r.n, r.opt.b, r.vectors, r.on_gpu, Scalar<S>::words);
@@ -353,6 +354,7 @@ void plan_two_stage(RouteCall<S>& r) {
   in.sbr_back_beside = sbr_back_beside_setting(r.policy.sbr_back_beside);
   in.dc_early = dc_early_setting(r.policy.dc_early);
   in.words = Scalar<S>::words;
+  in.dbbr_cyclic = r.opt.dbbr_cyclic_blocks;
   r.plan = plan_call(r.ec->caller, in);
   r.opt.overlap_sbr_back = r.plan.overlap_sbr_back;
   r.opt.dc_at_sbr_back = r.plan.dc_at_sbr_back;

@@ -21,6 +21,9 @@ struct Policy {
   // PIPEVD_DBBR_Z: where DBBR forms each panel's Z with several engine ranks, "every_rank" (each
   // its own rows, gathered) or "owner" (the panel's owner, broadcast): core/dbbr.hpp.
   bool dbbr_z_on_every_rank = true;
+  // PIPEVD_DBBR_COLUMNS: DBBR's columns over several engine ranks, "cyclic" (outer blocks dealt
+  // out in turn, moved there after the upload) or "blockwise" (the engine layout's): core/dbbr.hpp.
+  bool dbbr_cyclic_blocks = true;
 
   // PIPEVD_TRIDIAGONAL: the engine's stage-3 solver, "auto" (dc on the GPU, dstedc on the host
   // engine), "dstedc" or "dc" (core/engine.hpp's TridiagonalSolver).

@@ -196,7 +196,7 @@ TEST(DbbrProfiler, SeesEachOuterBlocksBoundaryInOrder) {
       DbbrOptions opt{s.b, s.k, true};
       opt.profiler = &rec;
       const Reduced<double> with = test::reduce_and_read_back(be, L, me, mine.data(), opt);
-      const long blocks = static_cast<long>(outer_blocks(L, s.b, s.k).size());
+      const long blocks = static_cast<long>(outer_blocks(L, opt).size());
       ASSERT_GT(blocks, 1);
       ASSERT_EQ(rec.boundaries.size(), static_cast<std::size_t>(blocks + 1));
       for (long t = 0; t <= blocks; ++t) EXPECT_EQ(rec.boundaries[t], t);

@@ -19,6 +19,7 @@
 #include "core/engine_plan.hpp"
 #include "core/fault_injection.hpp"
 #include "interface/info_codes.hpp"
+#include "interface/policy.hpp"
 #include "tests/support/accuracy.hpp"
 #include "tests/support/distributed_matrix.hpp"
 #include "tests/support/interposed_pdsyevd.hpp"
@@ -51,28 +52,34 @@ std::string describe(const Step& s, int rank) {
 }
 
 // The steps to fail: the binding (where NCCL's communicator is made or found), DBBR's first,
-// middle and last outer block (as the route's layout has them) and the second panel of its middle
-// block (its messages half done), beside the single ones.
+// middle and last outer block (as the route's layout and its DBBR columns have them) and the
+// second panel of its middle block (its messages half done), with several engine ranks the move
+// of the columns into DBBR's cyclic outer blocks, beside the single ones.
 std::vector<Step> steps() {
   const EngineOptions defaults;
   const long b = env_or("PIPEVD_BAND", defaults.b), k = env_or("PIPEVD_BLOCK", defaults.k);
   const long bw = effective_bandwidth(kN, b);
+  DbbrOptions dbbr{b, k};
+  dbbr.cyclic_blocks = process_policy().policy.dbbr_cyclic_blocks;
   const std::vector<OuterBlock> blocks =
-      outer_blocks(plan_engine_layout(kN, world_size(), b), b, k);
+      outer_blocks(plan_engine_layout(kN, world_size(), b), dbbr);
   const long last = static_cast<long>(blocks.size()) - 1, mid = last / 2;
   const OuterBlock& middle = blocks[mid];
   const long panel = (middle.end - middle.begin > bw ? middle.begin + bw : middle.begin) / bw;
   const auto oom = FaultInjection::OutOfMemory;
-  return {{"bind", -1, FaultInjection::Communication},
-          {"upload", -1, oom},
-          {"dbbr_outer_block", 0, oom},
-          {"dbbr_outer_block", mid, oom},
-          {"dbbr_outer_block", last, oom},
-          {"dbbr_panel", panel, oom},
-          {"dbbr_panel", panel, FaultInjection::Device},
-          {"gather_band", -1, oom},
-          {"x_allocation", -1, oom},
-          {"qd_allocation", -1, oom}};
+  std::vector<Step> list = {{"bind", -1, FaultInjection::Communication},
+                            {"upload", -1, oom},
+                            {"dbbr_outer_block", 0, oom},
+                            {"dbbr_outer_block", mid, oom},
+                            {"dbbr_outer_block", last, oom},
+                            {"dbbr_panel", panel, oom},
+                            {"dbbr_panel", panel, FaultInjection::Device},
+                            {"gather_band", -1, oom},
+                            {"x_allocation", -1, oom},
+                            {"qd_allocation", -1, oom}};
+  if (dbbr.cyclic_blocks && world_size() > 1)
+    list.push_back({"column_exchange", -1, FaultInjection::Device});
+  return list;
 }
 
 std::vector<double> full_matrix(double (*entry)(long, long)) {

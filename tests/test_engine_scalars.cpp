@@ -140,8 +140,9 @@ TYPED_TEST(EngineScalars, BackTransformationsReduceToTheRealTridiagonal) {
     be.bind(MPI_COMM_WORLD);
     const long b = effective_bandwidth(n, s.b);
     std::vector<T> mine = columns_of(a, L, me);
-    auto panels = reduce_to_band(be, L, me, mine.data(), DbbrOptions{s.b, s.k, true});
-    const auto band = gather_band(be, L, me, mine.data(), b);
+    const DbbrOptions opt{s.b, s.k, true};
+    auto panels = reduce_to_band(be, L, me, mine.data(), opt);
+    const auto band = gather_band(be, L, me, mine.data(), opt);
     std::vector<double> d(std::max(1L, n)), e(std::max(1L, n));
     BasicReflectorStore<T> u;
     be.bulge_chase(n, b, band.get(), b + 1, d.data(), e.data(), u);

@@ -3,7 +3,8 @@
 // (merged W blocks on any row block equal the panel-by-panel product), bulge chasing + both back
 // transformations (Q_sb^T A Q_sb = T), and the whole engine (residual, orthogonality, eigenvalues
 // vs dsyevd; other stage orders of the same arithmetic give the same eigenvalues bitwise, the
-// D&C's top merge folded into the final GEMM too), for b
+// D&C's top merge folded into the final GEMM too; DBBR on the layout's columns instead of its
+// cyclic outer blocks the same eigenvalues to rounding), for b
 // in {2, 4, 8, 32}, k in {b, 4b}, n not a multiple of b or k, balanced and skewed layouts. DBBR,
 // SBR-back and the engine run twice must give the same bits (a moving result is a race).
 //
@@ -191,8 +192,9 @@ Reduced run_dbbr(EngineBackend& be, const Mat& a, const EngineLayout& L, const S
   if (count > 0) be.copy_to_device(mine.data(), da.get(), count);
   Reduced r;
   r.b = effective_bandwidth(s.n, s.b);
-  r.panels = reduce_to_band(be, L, me, da.get(), DbbrOptions{s.b, s.k, true});
-  r.ab = gather_band(be, L, me, da.get(), r.b);
+  const DbbrOptions opt{s.b, s.k, true};
+  r.panels = reduce_to_band(be, L, me, da.get(), opt);
+  r.ab = gather_band(be, L, me, da.get(), opt);
   const long n = s.n, ldab = r.b + 1;
   r.ab_host = to_host(be, r.ab.get(), n * ldab);
   r.band.assign(n * n, 0.0);
@@ -396,6 +398,14 @@ TEST_P(EngineStages, WholeEngineMatchesLapack) {
       const EngineResult r = engine(a, L, v);
       expect_eigendecomposition(a, s.n, r);
       expect_same_arithmetic(r, first);
+    }
+    {  // DBBR on the layout's columns, not the cyclic outer blocks: other sums, the same spectrum
+      SCOPED_TRACE("DBBR's columns blockwise");
+      EngineOptions blockwise = opt;
+      blockwise.dbbr_cyclic_blocks = false;
+      const EngineResult r = engine(a, L, blockwise);
+      expect_eigendecomposition(a, s.n, r);
+      EXPECT_LT(test::eigenvalue_difference(r.w, first.w), 1e-12) << "against cyclic";
     }
     EngineOptions values_only = opt;
     values_only.want_vectors = false;

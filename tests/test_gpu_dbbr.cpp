@@ -118,7 +118,7 @@ Reduced reduce(EngineBackend& be, const Mat& a, long n, long b, long k, bool pan
   opt.profiler = prof;
   ReflectorPanels p = reduce_to_band(be, L, 0, da.get(), opt);
   const long bw = effective_bandwidth(n, b);
-  DeviceBuffer ab = gather_band(be, L, 0, da.get(), bw);
+  DeviceBuffer ab = gather_band(be, L, 0, da.get(), opt);
   Reduced r;
   r.a.resize(n * n);
   be.copy_to_host(da.get(), r.a.data(), n * n);
@@ -213,7 +213,7 @@ TEST_F(GpuDbbrTest, EventClockTimesEachOuterBlock) {
   reduce(gpu_, a, n, b, k, false, &clock);
   const DbbrPartSeconds parts = clock.collect();
   const std::vector<double> blocks = clock.collected_blocks();
-  ASSERT_EQ(blocks.size(), outer_blocks(plan_engine_layout(n, 1, b), b, k).size());
+  ASSERT_EQ(blocks.size(), outer_blocks(plan_engine_layout(n, 1, b), DbbrOptions{b, k}).size());
   double in_blocks = 0, in_parts = 0;
   for (double s : blocks) {
     EXPECT_GT(s, 0.0);

@@ -9,7 +9,9 @@
 //     panel's owner;
 //   - run_engine on all ranks gives the eigenvalues of run_engine on one GPU (to rounding), and a
 //     gathered Z with residual and orthogonality under ScaLAPACK's threshold;
-//   - the D&C's top merge folded into the final GEMM gives the unfolded run's eigenvalues and Z.
+//   - the D&C's top merge folded into the final GEMM gives the unfolded run's eigenvalues and Z;
+//   - DBBR on cyclic outer blocks (the columns moved there by NCCL) gives the blockwise run's
+//     band and reflectors, and the engine with either the same eigenvalues (to rounding).
 // Every rank drives GPU (node-local rank mod visible GPUs), as the engine route picks it.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -21,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/column_exchange.hpp"
 #include "core/dbbr.hpp"
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
@@ -191,8 +194,9 @@ Stages stages(EngineBackend& be, MPI_Comm comm, const EngineLayout& L, const Mat
   const long w = L.width(rank), h = L.height(rank), r0 = L.row_begin[rank], ldx = std::max(1L, h);
   DeviceBuffer da(be, n * w);
   be.copy_to_device(a.data() + L.col_begin[rank] * n, da.get(), n * w);
-  ReflectorPanels panels = reduce_to_band(be, L, rank, da.get(), DbbrOptions{b, k, true});
-  DeviceBuffer ab = gather_band(be, L, rank, da.get(), bw);
+  const DbbrOptions opt{b, k, true};
+  ReflectorPanels panels = reduce_to_band(be, L, rank, da.get(), opt);
+  DeviceBuffer ab = gather_band(be, L, rank, da.get(), opt);
   Stages s;
   s.band.resize(n * (bw + 1));
   be.copy_to_host(ab.get(), s.band.data(), n * (bw + 1));
@@ -353,6 +357,79 @@ TEST(MultiGpu, FoldedAndWholeDcGiveTheSameEigenvalues) {
     const int ni = static_cast<int>(n);
     EXPECT_LT(test::residual(ni, a, folded.z, folded.w), test::kScalapackThreshold);
     EXPECT_LT(test::orthogonality(ni, folded.z), test::kScalapackThreshold);
+  }
+}
+
+// DBBR's cyclic outer blocks on the GPUs: the layout's columns moved there by NCCL's point-to-point
+// messages (each rank's cyclic columns exactly), then the band and the reflectors equal the
+// blockwise run's to rounding (the last outer block's owner, which holds every trailing row, takes
+// A W through the one-triangle kernel as the blockwise last rank does).
+template <class T>
+void expect_cyclic_equals_blockwise(const std::vector<T>& a, long n, long k) {
+  const long b = 32;
+  const int rank = world_rank();
+  const EngineLayout L = plan_engine_layout(n, world_size(), b);
+  gpu::GpuBackend gpu(my_device());
+  gpu.set_tuning(gpu_tuning(process_policy().policy));
+  gpu.set_symmetric_product_min_rows(1);
+  gpu.bind(MPI_COMM_WORLD);
+  EngineBackend& be = gpu;  // its complex copies
+  DbbrOptions opt{b, k, true};
+  const test::BandReadback<T> blockwise = band_of(be, L, a, opt);
+  opt.cyclic_blocks = true;
+  const DbbrColumns from = DbbrColumns::blockwise(L), to = dbbr_columns(L, opt);
+  BasicDeviceBuffer<T> uploaded(be, n * L.width(rank)), moved(be, n * to.width(rank));
+  be.copy_to_device(a.data() + L.col_begin[rank] * n, uploaded.get(), n * L.width(rank));
+  exchange_columns(be, from, to, rank, uploaded.get(), moved.get());
+  std::vector<T> got(n * to.width(rank)), want(got.size());
+  be.copy_to_host(moved.get(), got.data(), static_cast<long>(got.size()));
+  for (const ColumnSegment& s : to.segments(rank))
+    std::copy(a.begin() + s.begin * n, a.begin() + s.end * n, want.begin() + s.local * n);
+  EXPECT_TRUE(got == want) << "the columns moved into the cyclic outer blocks";
+  const test::BandReadback<T> cyclic = test::reduce_and_read_back(be, L, rank, moved.get(), opt);
+  const double tol = 100.0 * n * DBL_EPSILON;
+  EXPECT_LT(max_abs_diff(cyclic.band, blockwise.band) / max_abs(a), tol) << "band";
+  ASSERT_EQ(cyclic.w.size(), blockwise.w.size());
+  for (std::size_t p = 0; p < cyclic.w.size(); ++p) {
+    EXPECT_LT(max_abs_diff(cyclic.w[p], blockwise.w[p]), tol) << "W " << p;
+    EXPECT_LT(max_abs_diff(cyclic.y[p], blockwise.y[p]), tol) << "Y " << p;
+  }
+}
+
+TEST(MultiGpu, CyclicOuterBlocksEqualBlockwise) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  for (long n : {777L, 1999L}) {
+    SCOPED_TRACE("n=" + std::to_string(n) + " real");
+    expect_cyclic_equals_blockwise(random_symmetric(n, static_cast<unsigned>(n + 13)), n, 128);
+  }
+  {
+    SCOPED_TRACE("n=1201 complex");
+    const long n = 1201;
+    std::vector<double> lambda(n);
+    for (long i = 0; i < n; ++i) lambda[i] = -1.0 + 2.0 * static_cast<double>(i) / n;
+    expect_cyclic_equals_blockwise(test::hermitian_with_eigenvalues(lambda, 7), n, 128);
+  }
+}
+
+// The engine with DBBR's columns cyclic (the default: moved after the upload) and blockwise: the
+// same eigenvalues to rounding, each Z under ScaLAPACK's thresholds.
+TEST(MultiGpu, EngineWithCyclicAndBlockwiseDbbrColumns) {
+  for (long n : {1999L, 2500L}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const Mat a = random_symmetric(n, static_cast<unsigned>(7 * n + 1));
+    EngineOptions opt;
+    opt.k = 256;
+    const EngineRun cyclic = engine_on(MPI_COMM_WORLD, a, n, opt);
+    opt.dbbr_cyclic_blocks = false;
+    const EngineRun blockwise = engine_on(MPI_COMM_WORLD, a, n, opt);
+    ASSERT_EQ(cyclic.info, 0);
+    ASSERT_EQ(blockwise.info, 0);
+    EXPECT_LT(test::eigenvalue_difference(cyclic.w, blockwise.w), 1e-12);
+    const int ni = static_cast<int>(n);
+    for (const EngineRun* r : {&cyclic, &blockwise}) {
+      EXPECT_LT(test::residual(ni, a, r->z, r->w), test::kScalapackThreshold);
+      EXPECT_LT(test::orthogonality(ni, r->z), test::kScalapackThreshold);
+    }
   }
 }
 

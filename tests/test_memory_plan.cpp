@@ -1,10 +1,11 @@
 // The engine's device memory plan (core/memory_plan.hpp) and the decision built on it
 // (core/memory_check.hpp): the prediction grows with n, bounds the peak a counting backend
 // (HostBackend's allocate/release accounting) measures while run_engine runs, on every rank count,
-// and is not loose by more than the GPU-only buffers; the usable bytes, margin and fit test; the
-// collective check agrees on every rank; the complex plan on the GPU and the reflectors' host
-// copies; the D&C's top merge folded into the final GEMM, and the
-// call plan's agreed choice of it; and the n = 49152 plan on one 80 GB H100.
+// with DBBR's columns cyclic (their move there included) or blockwise, and is not loose by more
+// than the GPU-only buffers; the usable bytes, margin and fit test; the collective check agrees on
+// every rank; the complex plan on the GPU and the reflectors' host copies; the D&C's top merge
+// folded into the final GEMM, and the call plan's agreed choice of it; and the n = 49152 plan on
+// one 80 GB H100.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -57,12 +58,15 @@ TEST(MemoryPlan, MonotoneInN) {
 // stage gains its workspace on the rank whose columns reach n (gpu/symmetric_product.cuh: about
 // m^2/16 doubles, above it for small m), at most kSymmetricProductWorkspace; nothing on the other
 // ranks, on the host engine, or where the backend takes its GEMMs (b > 32, or fewer than
-// kSymmetricProductMinRows rows in the rank's first panel).
+// kSymmetricProductMinRows rows in the rank's first panel). With DBBR's cyclic outer blocks the
+// rank reaching n is the last block's owner, whose rows are that block's.
 TEST(MemoryPlan, SymmetricProductWorkspaceOnTheRankReachingN) {
-  const auto extra = [](const EngineLayout& L, int r, bool gpu, long b = 32) {
-    const EngineMemoryPlan with = plan_engine_memory(L, r, b, 1024, false, gpu, false, false, true);
+  const auto extra = [](const EngineLayout& L, int r, bool gpu, long b = 32, long k = 1024,
+                        bool cyclic = false) {
+    const EngineMemoryPlan with =
+        plan_engine_memory(L, r, b, k, false, gpu, false, false, true, false, 1, cyclic);
     const EngineMemoryPlan without =
-        plan_engine_memory(L, r, b, 1024, false, gpu, false, false, false);
+        plan_engine_memory(L, r, b, k, false, gpu, false, false, false, false, 1, cyclic);
     EXPECT_EQ(without.symmetric_product_workspace, 0);
     // DBBR's stage holds the larger of this and the trailing syr2k's workspace.
     EXPECT_EQ(with.dbbr - without.dbbr,
@@ -82,14 +86,22 @@ TEST(MemoryPlan, SymmetricProductWorkspaceOnTheRankReachingN) {
       EXPECT_GT(extra(two, 1, true), 0) << n;
     else
       EXPECT_EQ(extra(two, 1, true), 0) << n;
+    for (int r = 0; r < 2; ++r)  // the last outer block, < 1024 rows
+      EXPECT_EQ(extra(two, r, true, 32, 1024, true), 0) << n << " cyclic, rank " << r;
+    EXPECT_EQ(extra(one, 0, true, 32, 1024, true), extra(one, 0, true)) << n << " cyclic, 1 rank";
   }
+  // Cyclic, two outer blocks of 16384: the second one's owner, rank 1, runs the kernel.
+  const EngineLayout two = plan_engine_layout(32768, 2, 32);
+  EXPECT_EQ(extra(two, 0, true, 32, 16384, true), 0);
+  EXPECT_GE(extra(two, 1, true, 32, 16384, true), 16384L * 16384 / 16);
   EXPECT_EQ(extra(plan_engine_layout(8223, 1, 32), 0, true), 0);  // m = 8191: GEMMs
   EXPECT_EQ(extra(plan_engine_layout(65536, 1, 32), 0, true), kSymmetricProductWorkspace);
 }
 
 // gpu/syr2k's workspace for DBBR's trailing update (the packed [A B], [B A] up to depth
 // kSyr2kPackMaxK, and the diagonal blocks' products): on a device backend only, sized for the
-// rank's own columns (one rank: the trailing matrix right of the first panel).
+// widest of the rank's segments of DBBR's columns (blockwise its own columns, one rank the
+// trailing matrix right of the first panel; cyclic an outer block).
 TEST(MemoryPlan, Syr2kWorkspaceOfTheTrailingUpdate) {
   const Syr2kWorkspace w = syr2k_workspace(1000, 96);
   EXPECT_EQ(w.diagonal_block, 512);
@@ -104,10 +116,17 @@ TEST(MemoryPlan, Syr2kWorkspaceOfTheTrailingUpdate) {
     EXPECT_EQ(gpu.syr2k_workspace, syr2k_workspace(n - 32, 1024).total()) << n;
     EXPECT_EQ(plan_engine_memory(one, 0, 32, 1024, true, false).syr2k_workspace, 0) << n;
     const EngineLayout two = plan_engine_layout(n, 2, 32);
-    for (int r = 0; r < 2; ++r)
-      EXPECT_EQ(plan_engine_memory(two, r, 32, 1024, true).syr2k_workspace,
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_EQ(plan_engine_memory(two, r, 32, 1024, true, true, false, false, false, false, 1,
+                                   /*dbbr_cyclic=*/false)
+                    .syr2k_workspace,
                 syr2k_workspace(std::min(two.width(r), n - 32), 1024).total())
           << n << " rank " << r;
+      // Cyclic outer blocks: each of the rank's blocks is a diagonal block of its own.
+      EXPECT_EQ(plan_engine_memory(two, r, 32, 1024, true).syr2k_workspace,
+                syr2k_workspace(1024, 1024).total())
+          << n << " rank " << r << " cyclic";
+    }
   }
 }
 
@@ -116,11 +135,15 @@ TEST(MemoryPlan, BoundsTheMeasuredPeak) {
   struct Case {
     long n, b, k;
   };
-  for (const Case c : {Case{37, 4, 8}, Case{150, 8, 32}, Case{257, 16, 64}, Case{400, 8, 64}})
+  // {400, 4, 8}: DBBR's outer blocks so narrow that, values only, moving the columns into the
+  // cyclic ones (both copies of them at once) is the stage's peak.
+  for (const Case c :
+       {Case{37, 4, 8}, Case{150, 8, 32}, Case{257, 16, 64}, Case{400, 8, 64}, Case{400, 4, 8}})
     // vectors, values only, vectors overlapped, vectors with the D&C's top merge folded (the D&C's
-    // companion allocates through the counting backend too)
-    for (int variant = 0; variant < 4; ++variant) {
-      const bool vectors = variant != 1, overlap = variant == 2, fold = variant == 3;
+    // companion allocates through the counting backend too); DBBR's columns cyclic or blockwise
+    for (int variant = 0; variant < 8; ++variant) {
+      const bool vectors = variant % 4 != 1, overlap = variant % 4 == 2, fold = variant % 4 == 3;
+      const bool cyclic = variant < 4;
       const EngineLayout L = plan_engine_layout(c.n, ranks, c.b);
       std::mt19937_64 gen(c.n);
       std::uniform_real_distribution<double> u(-1, 1);
@@ -136,6 +159,7 @@ TEST(MemoryPlan, BoundsTheMeasuredPeak) {
       opt.k = c.k;
       opt.want_vectors = vectors;
       opt.overlap_sbr_back = overlap;
+      opt.dbbr_cyclic_blocks = cyclic;
       if (fold) {
         opt.tridiagonal = TridiagonalSolver::Dc;
         opt.dc.leaf = 16;
@@ -145,12 +169,12 @@ TEST(MemoryPlan, BoundsTheMeasuredPeak) {
       ASSERT_EQ(run_engine(be, MPI_COMM_WORLD, L, mine.data(), ev.data(), z.data(), opt, &st), 0);
       EXPECT_EQ(st.dc_folded, fold);
       EXPECT_EQ(be.live_doubles(), 0) << "buffers left allocated";
-      const EngineMemoryPlan p =
-          plan_engine_memory(L, me, c.b, c.k, vectors, false, overlap, false, false, fold);
+      const EngineMemoryPlan p = plan_engine_memory(L, me, c.b, c.k, vectors, false, overlap, false,
+                                                    false, fold, 1, cyclic);
       const long measured = be.peak_doubles();
       EXPECT_GE(p.peak, measured) << "n=" << c.n << " b=" << c.b << " k=" << c.k
                                   << " vectors=" << vectors << " overlap=" << overlap
-                                  << " fold=" << fold << " rank " << me;
+                                  << " fold=" << fold << " cyclic=" << cyclic << " rank " << me;
       // Not loose: within 1.6x of what was measured plus the few panel-sized terms bounded
       // generously (3 n k + 5 n b).
       EXPECT_LE(p.peak, 1.6 * measured + 3 * c.n * std::max(c.k, c.b) + 5 * c.n * c.b)

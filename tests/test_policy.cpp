@@ -115,6 +115,19 @@ TEST(Policy, DbbrZ) {
       engine_options(parse({{"PIPEVD_DBBR_Z", "owner"}}).policy, true).dbbr_z_on_every_rank);
 }
 
+// DBBR's columns over the engine ranks (core/dbbr_columns.hpp): cyclic outer blocks by default,
+// handed to the engine's options.
+TEST(Policy, DbbrColumns) {
+  EXPECT_TRUE(parse({}).policy.dbbr_cyclic_blocks);
+  EXPECT_TRUE(parse({{"PIPEVD_DBBR_COLUMNS", "cyclic"}}).policy.dbbr_cyclic_blocks);
+  EXPECT_FALSE(parse({{"PIPEVD_DBBR_COLUMNS", "blockwise"}}).policy.dbbr_cyclic_blocks);
+  EXPECT_EQ(parse({{"PIPEVD_DBBR_COLUMNS", "round_robin"}}).error,
+            "PIPEVD_DBBR_COLUMNS='round_robin' is not one of cyclic, blockwise");
+  EXPECT_TRUE(engine_options(parse({}).policy, true).dbbr_cyclic_blocks);
+  EXPECT_FALSE(engine_options(parse({{"PIPEVD_DBBR_COLUMNS", "blockwise"}}).policy, true)
+                   .dbbr_cyclic_blocks);
+}
+
 // Threads of the D&C and the redistribution, and the panel QR path: parsed and checked here, so a
 // bad value stops the job naming the variable like every other setting.
 TEST(Policy, ThreadsAndPanelQr) {
@@ -200,6 +213,7 @@ TEST(Policy, EmptyIsUnset) {
                           "PIPEVD_NODE_SEGMENT_MIB",
                           "PIPEVD_TRIDIAGONAL",
                           "PIPEVD_DBBR_Z",
+                          "PIPEVD_DBBR_COLUMNS",
                           "PIPEVD_ENGINE_PATH",
                           "PIPEVD_GPU_MEMORY_LIMIT",
                           "PIPEVD_DC_THREADS",
@@ -226,6 +240,7 @@ TEST(Policy, EmptyIsUnset) {
     EXPECT_EQ(p.policy.bc_blocks, d.bc_blocks) << var;
     EXPECT_EQ(p.policy.nccl_channels, d.nccl_channels) << var;
     EXPECT_EQ(p.policy.timeline_path, d.timeline_path) << var;
+    EXPECT_EQ(p.policy.dbbr_cyclic_blocks, d.dbbr_cyclic_blocks) << var;
   }
 }
 

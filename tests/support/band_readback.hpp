@@ -23,7 +23,7 @@ BandReadback<T> reduce_and_read_back(EngineBackend& be, const EngineLayout& L, i
   const BasicReflectorPanels<T> panels = reduce_to_band(be, L, rank, a, opt);
   BandReadback<T> r;
   r.b = effective_bandwidth(L.n, opt.b);
-  const BasicDeviceBuffer<T> ab = gather_band(be, L, rank, a, r.b);
+  const BasicDeviceBuffer<T> ab = gather_band(be, L, rank, a, opt);
   r.band.resize(L.n * (r.b + 1));
   be.copy_to_host(ab.get(), r.band.data(), static_cast<long>(r.band.size()));
   for (const BasicReflectorPanel<T>& p : panels.panels) {

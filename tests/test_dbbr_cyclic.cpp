@@ -1,0 +1,256 @@
+// DBBR on cyclic outer blocks (DbbrOptions::cyclic_blocks: outer block t on rank t mod E) on the
+// host backend over this run's ranks, real and complex, both Z schemes, at odd n with b = 8 and
+// outer blocks of 4 panels (many blocks, n a multiple of neither): the band and the reflectors
+// equal the blockwise run's to rounding, the band's eigenvalues are A's (LAPACK's band solver on
+// the band against the spectrum A was made with), Q_s^H A Q_s = B with Q_s unitary at the
+// smallest n, and the run repeated gives the same bits. The columns' move from the layout's
+// contiguous columns into the cyclic ones (core/column_exchange) delivers each rank's cyclic
+// columns exactly, and back; the profiler sees every cyclic outer block.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "core/column_exchange.hpp"
+#include "core/dbbr.hpp"
+#include "core/engine_plan.hpp"
+#include "host/host_backend.hpp"
+#include "tests/support/accuracy.hpp"
+#include "tests/support/band_readback.hpp"
+#include "tests/support/blacs_grid.hpp"
+#include "tests/support/hermitian.hpp"
+#include "tests/support/spectra.hpp"
+#include "tests/support/vector_compare.hpp"
+
+extern "C" {
+void dsbev_(const char*, const char*, const int*, const int*, double*, const int*, double*, double*,
+            const int*, double*, int*, size_t, size_t);
+void zhbev_(const char*, const char*, const int*, const int*, std::complex<double>*, const int*,
+            double*, std::complex<double>*, const int*, std::complex<double>*, double*, int*,
+            size_t, size_t);
+}
+
+namespace pipevd {
+namespace {
+
+using test::max_abs;
+using test::max_abs_diff;
+using test::world_rank;
+using test::world_size;
+
+struct Shape {
+  long n, b, k;
+};
+
+std::string name(const Shape& s) {
+  return "n=" + std::to_string(s.n) + " b=" + std::to_string(s.b) + " k=" + std::to_string(s.k);
+}
+
+std::vector<double> spectrum(long n) { return test::eigenvalues_of(test::Spectrum::Uniform, n, 3); }
+
+std::vector<double> matrix(long n, double*) {
+  return test::matrix_with_eigenvalues(spectrum(n), 41);
+}
+std::vector<Complex> matrix(long n, Complex*) {
+  return test::hermitian_with_eigenvalues(spectrum(n), 41);
+}
+
+// Rank `rank`'s columns of the full matrix a in the distribution c, as DBBR takes them.
+template <class T>
+std::vector<T> columns_of(const std::vector<T>& a, const DbbrColumns& c, int rank) {
+  const long n = c.n();
+  std::vector<T> mine(n * c.width(rank));
+  for (const ColumnSegment& s : c.segments(rank))
+    std::copy(a.begin() + s.begin * n, a.begin() + s.end * n, mine.begin() + s.local * n);
+  return mine;
+}
+
+template <class T>
+test::BandReadback<T> reduce(HostBackend& be, const std::vector<T>& a, const EngineLayout& L,
+                             const DbbrOptions& opt) {
+  std::vector<T> mine = columns_of(a, dbbr_columns(L, opt), world_rank());
+  return test::reduce_and_read_back(be, L, world_rank(), mine.data(), opt);
+}
+
+// The band's eigenvalues, ascending, by LAPACK's band solver (the band storage is its 'L' one).
+std::vector<double> band_eigenvalues(long n, long b, std::vector<double> ab) {
+  const int ni = static_cast<int>(n), kd = static_cast<int>(b), ld = kd + 1, one = 1;
+  std::vector<double> w(n), work(std::max(1L, 3 * n - 2));
+  int info = 0;
+  double z = 0;
+  dsbev_("N", "L", &ni, &kd, ab.data(), &ld, w.data(), &z, &one, work.data(), &info, 1, 1);
+  EXPECT_EQ(info, 0);
+  return w;
+}
+std::vector<double> band_eigenvalues(long n, long b, std::vector<Complex> ab) {
+  const int ni = static_cast<int>(n), kd = static_cast<int>(b), ld = kd + 1, one = 1;
+  std::vector<double> w(n), rwork(std::max(1L, 3 * n - 2));
+  std::vector<Complex> work(n);
+  int info = 0;
+  Complex z = 0;
+  zhbev_("N", "L", &ni, &kd, ab.data(), &ld, w.data(), &z, &one, work.data(), rwork.data(), &info,
+         1, 1);
+  EXPECT_EQ(info, 0);
+  return w;
+}
+
+double orthogonality(int n, const std::vector<double>& q) { return test::orthogonality(n, q); }
+double orthogonality(int n, const std::vector<Complex>& q) {
+  return test::unitary_orthogonality(n, q);
+}
+
+// Q_s = I (I - W_0 Y_0^H) (I - W_1 Y_1^H) ..., panel by panel.
+template <class T>
+std::vector<T> q_of(HostBackend& be, long n, const test::BandReadback<T>& r) {
+  std::vector<T> q(n * n, T(0)), t(n * r.b);
+  for (long i = 0; i < n; ++i) q[i + i * n] = 1.0;
+  for (std::size_t p = 0; p < r.w.size(); ++p) {
+    const long row0 = r.row0[p], m = n - row0;
+    be.gemm('N', 'N', n, r.b, m, 1.0, q.data() + row0 * n, n, r.w[p].data(), m, 0.0, t.data(), n);
+    be.gemm('N', Scalar<T>::adjoint, n, m, r.b, -1.0, t.data(), n, r.y[p].data(), m, 1.0,
+            q.data() + row0 * n, n);
+  }
+  return q;
+}
+
+// ||Q^H A Q - B||_F / (||A||_F n eps), B from the band storage (lower band, Hermitian).
+template <class T>
+double band_residual(HostBackend& be, long n, const std::vector<T>& a,
+                     const test::BandReadback<T>& r, const std::vector<T>& q) {
+  std::vector<T> aq(n * n), c(n * n);
+  be.gemm('N', 'N', n, n, n, 1.0, a.data(), n, q.data(), n, 0.0, aq.data(), n);
+  be.gemm(Scalar<T>::adjoint, 'N', n, n, n, 1.0, q.data(), n, aq.data(), n, 0.0, c.data(), n);
+  const long ldab = r.b + 1;
+  for (long j = 0; j < n; ++j)
+    for (long i = j; i <= std::min(n - 1, j + r.b); ++i) {
+      const T v = r.band[(i - j) + j * ldab];
+      c[i + j * n] -= v;
+      if (i != j) c[j + i * n] -= conjugate(v);
+    }
+  return test::frobenius(c) / (test::frobenius(a) * n * DBL_EPSILON);
+}
+
+template <class T>
+class DbbrCyclic : public testing::Test {};
+
+using Scalars = testing::Types<double, Complex>;
+TYPED_TEST_SUITE(DbbrCyclic, Scalars);
+
+// The complex runs stop at 1000 (four times the real flops on the same ranks).
+std::vector<Shape> shapes(bool complex) {
+  std::vector<Shape> v{{301, 8, 32}, {1000, 8, 32}};
+  if (!complex) v.push_back({1537, 8, 32});
+  return v;
+}
+
+TYPED_TEST(DbbrCyclic, EqualsBlockwiseToRounding) {
+  using T = TypeParam;
+  HostBackend be;
+  be.bind(MPI_COMM_WORLD);
+  for (const Shape& s : shapes(Scalar<T>::words == 2))
+    for (bool every_rank : {true, false}) {
+      SCOPED_TRACE(name(s) + (every_rank ? " z on every rank" : " z on the owner"));
+      const std::vector<T> a = matrix(s.n, static_cast<T*>(nullptr));
+      const EngineLayout L = plan_engine_layout(s.n, world_size(), s.b);
+      DbbrOptions opt{s.b, s.k, true};
+      opt.z_on_every_rank = every_rank;
+      const test::BandReadback<T> blockwise = reduce(be, a, L, opt);
+      opt.cyclic_blocks = true;
+      const test::BandReadback<T> cyclic = reduce(be, a, L, opt);
+      const double tol = 100.0 * s.n * DBL_EPSILON;
+      EXPECT_LT(max_abs_diff(cyclic.band, blockwise.band) / max_abs(blockwise.band), tol);
+      if (world_size() > 1)  // the cyclic walk ran: its sums and updates group the rows otherwise
+        EXPECT_GT(max_abs_diff(cyclic.band, blockwise.band), 0.0) << "band bitwise blockwise";
+      ASSERT_EQ(cyclic.w.size(), blockwise.w.size());
+      EXPECT_EQ(cyclic.w.size(), static_cast<std::size_t>((s.n - 2) / s.b));
+      for (std::size_t p = 0; p < cyclic.w.size(); ++p) {
+        EXPECT_EQ(cyclic.row0[p], blockwise.row0[p]);
+        EXPECT_LT(max_abs_diff(cyclic.w[p], blockwise.w[p]) / max_abs(blockwise.w[p]), tol)
+            << "W " << p;
+        EXPECT_LT(max_abs_diff(cyclic.y[p], blockwise.y[p]) / max_abs(blockwise.y[p]), tol)
+            << "Y " << p;
+      }
+      std::vector<double> lambda = spectrum(s.n);
+      std::sort(lambda.begin(), lambda.end());
+      EXPECT_LT(test::eigenvalue_difference(band_eigenvalues(s.n, cyclic.b, cyclic.band), lambda),
+                1e-12);
+      if (s.n < 500) {
+        const std::vector<T> q = q_of(be, s.n, cyclic);
+        EXPECT_LT(orthogonality(static_cast<int>(s.n), q), 10.0);
+        EXPECT_LT(band_residual(be, s.n, a, cyclic, q), 10.0);
+      }
+      if (every_rank) {
+        const test::BandReadback<T> again = reduce(be, a, L, opt);
+        EXPECT_TRUE(test::bitwise_equal(again.band, cyclic.band)) << "band run twice";
+        for (std::size_t p = 0; p < cyclic.w.size(); ++p)
+          EXPECT_TRUE(test::bitwise_equal(again.w[p], cyclic.w[p])) << "W run twice " << p;
+      }
+    }
+}
+
+// From the layout's contiguous columns into the cyclic ones and back: the exact columns, timed as
+// one Copies part.
+struct PartRecorder : DbbrProfiler {
+  std::vector<DbbrPart> begun;
+  void begin(DbbrPart part) noexcept override { begun.push_back(part); }
+  void end(DbbrPart) noexcept override {}
+};
+
+TYPED_TEST(DbbrCyclic, ColumnExchangeMovesEveryColumn) {
+  using T = TypeParam;
+  HostBackend be;
+  be.bind(MPI_COMM_WORLD);
+  const int me = world_rank();
+  for (long n : {1L, 37L, 301L}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const std::vector<T> a = matrix(n, static_cast<T*>(nullptr));
+    const EngineLayout L = plan_engine_layout(n, world_size(), 8);
+    const DbbrColumns blockwise = DbbrColumns::blockwise(L),
+                      cyclic = DbbrColumns::cyclic(n, world_size(), 32);
+    const std::vector<T> mine = columns_of(a, blockwise, me);
+    std::vector<T> moved(n * cyclic.width(me), T(-7.0)), back(mine.size(), T(-7.0));
+    PartRecorder rec;
+    exchange_columns(be, blockwise, cyclic, me, mine.data(), moved.data(), &rec);
+    EXPECT_TRUE(test::bitwise_equal(moved, columns_of(a, cyclic, me)));
+    ASSERT_EQ(rec.begun.size(), 1u);
+    EXPECT_EQ(rec.begun[0], DbbrPart::Copies);
+    exchange_columns(be, cyclic, blockwise, me, moved.data(), back.data());
+    EXPECT_TRUE(test::bitwise_equal(back, mine));
+  }
+}
+
+// The profiler's outer-block boundaries follow the cyclic blocks: 0, 1, ..., their count.
+struct BoundaryRecorder : DbbrProfiler {
+  std::vector<long> boundaries;
+  void begin(DbbrPart) noexcept override {}
+  void end(DbbrPart) noexcept override {}
+  void block_boundary(long index) noexcept override { boundaries.push_back(index); }
+};
+
+TEST(DbbrCyclicBlocks, ProfilerSeesEachCyclicOuterBlock) {
+  HostBackend be;
+  be.bind(MPI_COMM_WORLD);
+  const Shape s{301, 8, 32};
+  const EngineLayout L = plan_engine_layout(s.n, world_size(), s.b);
+  DbbrOptions opt{s.b, s.k, true};
+  opt.cyclic_blocks = true;
+  const std::vector<OuterBlock> blocks = outer_blocks(L, opt);
+  ASSERT_EQ(blocks.size(), static_cast<std::size_t>((s.n - 2 - s.b) / s.k + 1));
+  for (std::size_t t = 0; t < blocks.size(); ++t) {
+    EXPECT_EQ(blocks[t].owner, static_cast<int>(t % world_size()));
+    EXPECT_EQ(blocks[t].begin, static_cast<long>(t) * s.k);
+  }
+  BoundaryRecorder rec;
+  opt.profiler = &rec;
+  reduce(be, matrix(s.n, static_cast<double*>(nullptr)), L, opt);
+  ASSERT_EQ(rec.boundaries.size(), blocks.size() + 1);
+  for (std::size_t t = 0; t < rec.boundaries.size(); ++t)
+    EXPECT_EQ(rec.boundaries[t], static_cast<long>(t));
+}
+
+}  // namespace
+}  // namespace pipevd
