@@ -65,8 +65,8 @@ struct EngineOptions {
   bool dbbr_z_on_every_rank = true;       // DbbrOptions::z_on_every_rank
   // DbbrOptions::cyclic_blocks: DBBR's outer blocks dealt out over the engine ranks in turn, the
   // uploaded columns moved there on the device (core/column_exchange); false: DBBR on the layout's
-  // columns as they come.
-  bool dbbr_cyclic_blocks = true;
+  // columns as they come (the default, as the policy's).
+  bool dbbr_cyclic_blocks = false;
 };
 
 // Seconds per stage on this rank (stage 3 on rank 0 only). gemm is stage 5 whole: the wait for

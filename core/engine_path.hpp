@@ -36,14 +36,19 @@ struct OneStageCrossover {
 // measured the one-stage path), and again on one H100 (bench/RESULTS.md, sixteenth session: the
 // one-stage path faster at 4000, the two-stage engine at 8000). One GPU, JOBZ = 'N': the same
 // command with JOBZ=N on one H100 (sixteenth session): the one-stage path faster up to 4000; the
-// one-stage path at 8000 was not measured, so 5000, as for 'V', is provisional. The rows of
-// several GPUs are not measured yet: lower (the two-stage engine speeds up with more GPUs, the
-// one-stage path does not), JOBZ = 'N' lower still.
+// one-stage path at 8000 was not measured, so 5000, as for 'V', is provisional. Four GPUs, JOBZ =
+// 'V': 2x2 callers on 4 H100s, `ENGINE_PATHS="one_stage two_stage" SIZES="4000 6000" GPU_COUNTS=4
+// bash bench/device/scaling.sh` (bench/RESULTS.md, twenty-first session: the one-stage path faster
+// at 4000; at 8000 the two-stage engine on 4 GPUs beat cuSOLVER's one-GPU syevd in the same
+// session's sweep; 6000 not reached), so the same 5000 as one GPU: the two-stage engine on more
+// GPUs is no faster than on one at these n, its panels' messages costing what the GPUs save. Two
+// and eight GPUs, and JOBZ = 'N' on several, are not measured: the same 5000 for 'V', the older
+// guesses for 'N'.
 inline constexpr OneStageCrossover kOneStageCrossover[] = {
     {1, 5000, 5000},
-    {2, 4000, 2500},
-    {4, 3000, 2000},
-    {8, 2000, 1500},
+    {2, 5000, 2500},
+    {4, 5000, 2000},
+    {8, 5000, 1500},
 };
 
 // Complex Hermitian (PZHEEVD), provisional. One GPU, JOBZ = 'V': whole calls through pzheevd_ on a

@@ -411,7 +411,7 @@ TEST(MultiGpu, CyclicOuterBlocksEqualBlockwise) {
   }
 }
 
-// The engine with DBBR's columns cyclic (the default: moved after the upload) and blockwise: the
+// The engine with DBBR's columns cyclic (moved after the upload) and blockwise (the default): the
 // same eigenvalues to rounding, each Z under ScaLAPACK's thresholds.
 TEST(MultiGpu, EngineWithCyclicAndBlockwiseDbbrColumns) {
   for (long n : {1999L, 2500L}) {
@@ -419,6 +419,7 @@ TEST(MultiGpu, EngineWithCyclicAndBlockwiseDbbrColumns) {
     const Mat a = random_symmetric(n, static_cast<unsigned>(7 * n + 1));
     EngineOptions opt;
     opt.k = 256;
+    opt.dbbr_cyclic_blocks = true;
     const EngineRun cyclic = engine_on(MPI_COMM_WORLD, a, n, opt);
     opt.dbbr_cyclic_blocks = false;
     const EngineRun blockwise = engine_on(MPI_COMM_WORLD, a, n, opt);

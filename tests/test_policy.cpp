@@ -115,15 +115,17 @@ TEST(Policy, DbbrZ) {
       engine_options(parse({{"PIPEVD_DBBR_Z", "owner"}}).policy, true).dbbr_z_on_every_rank);
 }
 
-// DBBR's columns over the engine ranks (core/dbbr_columns.hpp): cyclic outer blocks by default,
+// DBBR's columns over the engine ranks (core/dbbr_columns.hpp): blockwise by default,
 // handed to the engine's options.
 TEST(Policy, DbbrColumns) {
-  EXPECT_TRUE(parse({}).policy.dbbr_cyclic_blocks);
+  EXPECT_FALSE(parse({}).policy.dbbr_cyclic_blocks);
   EXPECT_TRUE(parse({{"PIPEVD_DBBR_COLUMNS", "cyclic"}}).policy.dbbr_cyclic_blocks);
   EXPECT_FALSE(parse({{"PIPEVD_DBBR_COLUMNS", "blockwise"}}).policy.dbbr_cyclic_blocks);
   EXPECT_EQ(parse({{"PIPEVD_DBBR_COLUMNS", "round_robin"}}).error,
             "PIPEVD_DBBR_COLUMNS='round_robin' is not one of cyclic, blockwise");
-  EXPECT_TRUE(engine_options(parse({}).policy, true).dbbr_cyclic_blocks);
+  EXPECT_FALSE(engine_options(parse({}).policy, true).dbbr_cyclic_blocks);
+  EXPECT_TRUE(
+      engine_options(parse({{"PIPEVD_DBBR_COLUMNS", "cyclic"}}).policy, true).dbbr_cyclic_blocks);
   EXPECT_FALSE(engine_options(parse({{"PIPEVD_DBBR_COLUMNS", "blockwise"}}).policy, true)
                    .dbbr_cyclic_blocks);
 }
