@@ -11,22 +11,11 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/preamble.sh"
 budget=${BUDGET_S:-420}
+export RUN_S=${RUN_S:-110}
 dir=$OUT/columns
 mkdir -p "$dir"
-one() {  # one <folder> <settings...>: a scaling.sh run within what is left
-  local name=$1
-  shift
-  local t
-  t=$(left)
-  ((t > 30)) || { echo "skipped $name (budget)"; return; }
-  ((t > ${RUN_S:-110})) && t=${RUN_S:-110}
-  env OUT="$dir/$name" STEPS=bench PEERS= BUDGET_S="$t" "$@" bash "$here/scaling.sh" >"$dir/$name.log" 2>&1
-  echo "== $name"
-  grep -A12 "summary" "$dir/$name.log" | tail -n +3
-  grep -h "gpu engine rank=0" "$dir/$name/scaling/bench.log" 2>/dev/null | cut -c1-300
-}
-one blockwise PIPEVD_DBBR_COLUMNS=blockwise SIZES=32768 GPU_COUNTS=4 CALLS=2 LABEL_SUFFIX=_blockwise
-one cyclic PIPEVD_DBBR_COLUMNS=cyclic SIZES=32768 GPU_COUNTS=4 CALLS=2 LABEL_SUFFIX=_cyclic
-one cyclic_kept PIPEVD_DBBR_COLUMNS=cyclic PIPEVD_KEEP_DEVICE_MEMORY=1 SIZES=32768 GPU_COUNTS=4 \
-  CALLS=2 LABEL_SUFFIX=_cyclic_kept
+real() { scaling_run "$dir" "$1" SIZES=32768 GPU_COUNTS=4 CALLS=2 LABEL_SUFFIX="_$1" "${@:2}"; }
+real blockwise PIPEVD_DBBR_COLUMNS=blockwise
+real cyclic PIPEVD_DBBR_COLUMNS=cyclic
+real cyclic_kept PIPEVD_DBBR_COLUMNS=cyclic PIPEVD_KEEP_DEVICE_MEMORY=1
 tar -C "$OUT" -czf "$OUT/columns.tgz" columns

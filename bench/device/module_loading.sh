@@ -14,28 +14,17 @@ source "$here/preamble.sh"
 budget=${BUDGET_S:-150}
 dir=$OUT/loading
 mkdir -p "$dir"
-one() {  # one <folder> <settings...>: a scaling.sh run, one call, within what is left
-  local name=$1
-  shift
-  local t
-  t=$(left)
-  ((t > 25)) || { echo "skipped $name (budget)"; return; }
-  env OUT="$dir/$name" STEPS=bench GPU_COUNTS=4 CALLS=1 PEERS= BUDGET_S="$t" "$@" \
-    bash "$here/scaling.sh" >"$dir/$name.log" 2>&1
-  echo "== $name"
-  grep -A3 "summary" "$dir/$name.log" | tail -2
-  grep -h "D&C n=\|gpu engine rank=0" "$dir/$name/scaling/bench.log" 2>/dev/null | cut -c1-300
-}
+first_call() { scaling_run "$dir" "$1" GPU_COUNTS=4 CALLS=1 "${@:2}"; }  # one call per process
 case ${RUNS:-preload} in
   preload)  # pipevd's kernels preloaded against loaded at their first launch (the default)
-    one complex_preload PIPEVD_PRELOAD_KERNELS=on BENCH_SCALAR=complex SIZES=16384 LABEL_SUFFIX=_preload
-    one complex_lazy PIPEVD_PRELOAD_KERNELS=off BENCH_SCALAR=complex SIZES=16384
-    one real_preload PIPEVD_PRELOAD_KERNELS=on SIZES=32768 LABEL_SUFFIX=_preload
-    one real_lazy PIPEVD_PRELOAD_KERNELS=off SIZES=32768 ;;
+    first_call complex_preload PIPEVD_PRELOAD_KERNELS=on BENCH_SCALAR=complex SIZES=16384 LABEL_SUFFIX=_preload
+    first_call complex_lazy PIPEVD_PRELOAD_KERNELS=off BENCH_SCALAR=complex SIZES=16384
+    first_call real_preload PIPEVD_PRELOAD_KERNELS=on SIZES=32768 LABEL_SUFFIX=_preload
+    first_call real_lazy PIPEVD_PRELOAD_KERNELS=off SIZES=32768 ;;
   eager)  # the twentieth session's call 6: CUDA's lazy loading against EAGER
-    one complex_lazy PIPEVD_PRELOAD_KERNELS=off BENCH_SCALAR=complex SIZES=16384
-    one complex_eager CUDA_MODULE_LOADING=EAGER BENCH_SCALAR=complex SIZES=16384 LABEL_SUFFIX=_eager
-    one real_eager CUDA_MODULE_LOADING=EAGER SIZES=32768 LABEL_SUFFIX=_eager
-    one real_lazy PIPEVD_PRELOAD_KERNELS=off SIZES=32768 ;;
+    first_call complex_lazy PIPEVD_PRELOAD_KERNELS=off BENCH_SCALAR=complex SIZES=16384
+    first_call complex_eager CUDA_MODULE_LOADING=EAGER BENCH_SCALAR=complex SIZES=16384 LABEL_SUFFIX=_eager
+    first_call real_eager CUDA_MODULE_LOADING=EAGER SIZES=32768 LABEL_SUFFIX=_eager
+    first_call real_lazy PIPEVD_PRELOAD_KERNELS=off SIZES=32768 ;;
 esac
 tar -C "$OUT" -czf "$OUT/loading.tgz" loading

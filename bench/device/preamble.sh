@@ -9,8 +9,8 @@
 #   it can take the host's shared GPUs out of service;
 # - sets OUT (default ./gpu-out, exported: the topics of round.sh write under it) and build
 #   (BUILD_DIR, default build-gpu);
-# - defines log, left (seconds of $budget left), session_header, configure_gpu_build, build_gpu
-#   and ncu_one_launch.
+# - defines log, left (seconds of $budget left), session_header, configure_gpu_build, build_gpu,
+#   ncu_one_launch and scaling_run.
 # A script sets `budget` (its wall-clock seconds) and, to log elsewhere than $OUT/session.log,
 # `log_file`.
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || return 1
@@ -172,4 +172,20 @@ pipevd_bench_run() {
   grep -E "engine rank=0/|redistribution rank=0/|load balance over" "$out/run.tmp" | head -8
   rm -f "$out/run.tmp"
   ((r == 0)) || log "$label: exit $r (124: out of time)"
+}
+
+# scaling_run DIR NAME [settings...]: one scaling.sh run of pipevd (STEPS=bench, no peers unless
+# the settings name them) in DIR/NAME, its log DIR/NAME.log, within what is left of the budget
+# (RUN_S seconds at most, where set); prints its summary rows and rank 0's engine and D&C lines.
+scaling_run() {
+  local dir=$1 name=$2 t
+  shift 2
+  t=$(left)
+  ((t > 20)) || { echo "skipped $name (budget)"; return; }
+  [ -n "${RUN_S:-}" ] && ((t > RUN_S)) && t=$RUN_S
+  env OUT="$dir/$name" STEPS=bench PEERS= BUDGET_S="$t" "$@" bash bench/device/scaling.sh \
+    >"$dir/$name.log" 2>&1
+  echo "== $name"
+  grep -A16 "summary" "$dir/$name.log" | tail -n +3
+  grep -h "gpu engine rank=0\|D&C n=" "$dir/$name/scaling/bench.log" 2>/dev/null | cut -c1-300
 }

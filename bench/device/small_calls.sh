@@ -13,21 +13,10 @@ source "$here/preamble.sh"
 budget=${BUDGET_S:-110}
 dir=$OUT/small
 mkdir -p "$dir"
-one() {  # one <folder> <settings...>: a scaling.sh run within what is left
-  local name=$1
-  shift
-  local t
-  t=$(left)
-  ((t > 15)) || { echo "skipped $name (budget)"; return; }
-  env OUT="$dir/$name" STEPS=bench PEERS= BUDGET_S="$t" "$@" bash "$here/scaling.sh" >"$dir/$name.log" 2>&1
-  echo "== $name"
-  grep -A14 "summary" "$dir/$name.log" | tail -n +3
-  grep -h "gpu engine rank=0" "$dir/$name/scaling/bench.log" 2>/dev/null | cut -c1-220
-}
-one paths SIZES="4000 6000" GPU_COUNTS=4 CALLS=3 ENGINE_PATHS="one_stage two_stage"
+scaling_run "$dir" paths SIZES="4000 6000" GPU_COUNTS=4 CALLS=3 ENGINE_PATHS="one_stage two_stage"
 for t in ${THREADS_LIST:-1 4 16}; do
-  one "threads$t" PIPEVD_THREADS="$t" SIZES=2000 GPU_COUNTS=1 CALLS=4 LABEL_SUFFIX="_threads$t"
+  scaling_run "$dir" "threads$t" PIPEVD_THREADS="$t" SIZES=2000 GPU_COUNTS=1 CALLS=4 LABEL_SUFFIX="_threads$t"
 done
-one nccl_init NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV SIZES=4000 GPU_COUNTS=4 CALLS=1 \
+scaling_run "$dir" nccl_init NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV SIZES=4000 GPU_COUNTS=4 CALLS=1 \
   LABEL_SUFFIX=_nccl_debug
 tar -C "$OUT" -czf "$OUT/small.tgz" small
