@@ -200,6 +200,10 @@ def plot(groups, path):
     import matplotlib.pyplot as plt
 
     counts = sorted({k[0] for k in groups}, key=lambda g: g or 0)
+    # One colour per solver and setting across the panels, so a line is found by its colour.
+    names = sorted({name for rows in groups.values() for name in rows})
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colour = {name: palette[i % len(palette)] for i, name in enumerate(names)}
     fig, axes = plt.subplots(1, len(counts), figsize=(6.5 * len(counts), 4.8), squeeze=False)
     for ax, gpus in zip(axes[0], counts):
         for (g, jobz), rows in sorted(groups.items(), key=lambda kv: str(kv[0][1])):
@@ -211,7 +215,7 @@ def plot(groups, path):
                 first = any(f for _, (t, f) in usual if t is not None)
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
-                            linestyle="--" if jobz == "N" else "-",
+                            color=colour[name], linestyle="--" if jobz == "N" else "-",
                             label="%s %s%s" % (name, jobz, " (its only call)" if first else ""))
         ax.set_xscale("log")
         ax.set_yscale("log")
