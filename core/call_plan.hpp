@@ -49,7 +49,7 @@ struct CallPlanInput {
   SbrBackBesideSetting sbr_back_beside = SbrBackBesideSetting::Auto;
   DcEarlySetting dc_early = DcEarlySetting::Auto;
   long words = 1;  // doubles per element: 2 for a complex Hermitian matrix (core/memory_plan.hpp)
-  bool dbbr_cyclic = true;  // EngineOptions::dbbr_cyclic_blocks (DBBR's columns, in the plan)
+  bool dbbr_cyclic = false;  // EngineOptions::dbbr_cyclic_blocks (DBBR's columns, in the plan)
 };
 
 struct CallPlan {

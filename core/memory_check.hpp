@@ -44,7 +44,7 @@ bool engine_memory_fits(long predicted_bytes, long usable_bytes);
 void check_engine_memory(MPI_Comm caller, const EngineLayout& layout, int engine_rank, long b,
                          long k, bool want_vectors, bool on_gpu, long free_bytes, long limit,
                          bool symmetric_product = false, bool dc_fold = false, long words = 1,
-                         bool dbbr_cyclic = true);
+                         bool dbbr_cyclic = false);
 
 // The same agreement for a need known on each engine rank: need (bytes, < 0 on ranks that are no
 // engine rank) against free_bytes capped by limit; n and want_vectors only name the call in the

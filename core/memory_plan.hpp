@@ -85,7 +85,7 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& layout, int rank, long b
                                     bool want_vectors, bool gpu_buffers = true,
                                     bool overlap_sbr_back = false, bool dc_at_sbr_back = false,
                                     bool symmetric_product = false, bool dc_fold = false,
-                                    long words = 1, bool dbbr_cyclic = true);
+                                    long words = 1, bool dbbr_cyclic = false);
 
 // Host doubles the reflectors U of bulge chasing hold on each engine rank from bulge chasing to
 // BC-back: the host engine's whole store (any scalar). The GPU engine's chase keeps v and tau on

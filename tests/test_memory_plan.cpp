@@ -123,7 +123,9 @@ TEST(MemoryPlan, Syr2kWorkspaceOfTheTrailingUpdate) {
                 syr2k_workspace(std::min(two.width(r), n - 32), 1024).total())
           << n << " rank " << r;
       // Cyclic outer blocks: each of the rank's blocks is a diagonal block of its own.
-      EXPECT_EQ(plan_engine_memory(two, r, 32, 1024, true).syr2k_workspace,
+      EXPECT_EQ(plan_engine_memory(two, r, 32, 1024, true, true, false, false, false, false, 1,
+                                   /*dbbr_cyclic=*/true)
+                    .syr2k_workspace,
                 syr2k_workspace(1024, 1024).total())
           << n << " rank " << r << " cyclic";
     }
