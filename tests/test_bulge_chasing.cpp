@@ -21,10 +21,9 @@
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
 #include "tests/support/accuracy.hpp"
+#include "tests/support/band_checks.hpp"
 
 extern "C" {
-void dsbev_(const char*, const char*, const int*, const int*, double*, const int*, double*, double*,
-            const int*, double*, int*, size_t, size_t);
 void dsterf_(const int*, double*, double*, int*);
 void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*,
             const double*, const int*, const double*, const int*, const double*, double*,
@@ -86,14 +85,8 @@ std::vector<double> gemm(char ta, char tb, long m, long n, long k, const std::ve
 }
 
 // Eigenvalues of B by LAPACK dsbev (ascending).
-std::vector<double> band_eigenvalues(Band band) {
-  const int n = band.n, kd = band.b, ld = band.ldab;
-  std::vector<double> w(static_cast<size_t>(n)), work(static_cast<size_t>(std::max(1, 3 * n - 2)));
-  int info = 0, ldz = 1;
-  double z = 0;
-  dsbev_("N", "L", &n, &kd, band.ab.data(), &ld, w.data(), &z, &ldz, work.data(), &info, 1, 1);
-  EXPECT_EQ(info, 0);
-  return w;
+std::vector<double> band_eigenvalues(const Band& band) {
+  return test::band_eigenvalues(band.n, band.b, band.ldab, band.ab);
 }
 
 // Eigenvalues of T by LAPACK dsterf (ascending).

@@ -1,8 +1,13 @@
-// Checks of a DBBR run read back to the host (band_readback.hpp), on the host backend: Q_s formed
-// from its panels, and how far Q_s^H A Q_s is from the band.
+// Checks of a band matrix and of a DBBR run read back to the host (band_readback.hpp): the band's
+// eigenvalues by LAPACK, and on the host backend Q_s formed from the run's panels and how far
+// Q_s^H A Q_s is from the band.
 #pragma once
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cfloat>
+#include <complex>
+#include <cstddef>
 #include <vector>
 
 #include "core/scalar.hpp"
@@ -10,7 +15,41 @@
 #include "tests/support/band_readback.hpp"
 #include "tests/support/vector_compare.hpp"
 
+extern "C" {
+void dsbev_(const char*, const char*, const int*, const int*, double*, const int*, double*, double*,
+            const int*, double*, int*, std::size_t, std::size_t);
+void zhbev_(const char*, const char*, const int*, const int*, std::complex<double>*, const int*,
+            double*, std::complex<double>*, const int*, std::complex<double>*, double*, int*,
+            std::size_t, std::size_t);
+}
+
 namespace pipevd::test {
+
+// The eigenvalues, ascending, of the n x n band matrix of bandwidth kd in LAPACK's lower band
+// storage `ab` (leading dimension ldab), by its band solver.
+inline std::vector<double> band_eigenvalues(long n, long kd, long ldab, std::vector<double> ab) {
+  const int ni = static_cast<int>(n), k = static_cast<int>(kd), ld = static_cast<int>(ldab);
+  const int one = 1;
+  std::vector<double> w(n), work(std::max(1L, 3 * n - 2));
+  int info = 0;
+  double z = 0;
+  dsbev_("N", "L", &ni, &k, ab.data(), &ld, w.data(), &z, &one, work.data(), &info, 1, 1);
+  EXPECT_EQ(info, 0);
+  return w;
+}
+inline std::vector<double> band_eigenvalues(long n, long kd, long ldab,
+                                            std::vector<std::complex<double>> ab) {
+  const int ni = static_cast<int>(n), k = static_cast<int>(kd), ld = static_cast<int>(ldab);
+  const int one = 1;
+  std::vector<double> w(n), rwork(std::max(1L, 3 * n - 2));
+  std::vector<std::complex<double>> work(n);
+  int info = 0;
+  std::complex<double> z = 0;
+  zhbev_("N", "L", &ni, &k, ab.data(), &ld, w.data(), &z, &one, work.data(), rwork.data(), &info, 1,
+         1);
+  EXPECT_EQ(info, 0);
+  return w;
+}
 
 // Q_s = I (I - W_0 Y_0^H) (I - W_1 Y_1^H) ..., panel by panel.
 template <class T>
