@@ -24,6 +24,7 @@
 #include "tests/support/band_readback.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/hermitian.hpp"
+#include "tests/support/reduction_shape.hpp"
 #include "tests/support/spectra.hpp"
 #include "tests/support/vector_compare.hpp"
 
@@ -37,13 +38,8 @@ using test::q_of;
 using test::world_rank;
 using test::world_size;
 
-struct Shape {
-  long n, b, k;
-};
-
-std::string name(const Shape& s) {
-  return "n=" + std::to_string(s.n) + " b=" + std::to_string(s.b) + " k=" + std::to_string(s.k);
-}
+using Shape = test::ReductionShape;
+using test::name;
 
 std::vector<double> spectrum(long n) { return test::eigenvalues_of(test::Spectrum::Uniform, n, 3); }
 

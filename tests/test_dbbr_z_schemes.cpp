@@ -24,6 +24,7 @@
 #include "tests/support/band_readback.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/hermitian.hpp"
+#include "tests/support/reduction_shape.hpp"
 #include "tests/support/spectra.hpp"
 #include "tests/support/vector_compare.hpp"
 
@@ -35,9 +36,7 @@ using test::q_of;
 using test::world_rank;
 using test::world_size;
 
-struct Shape {
-  long n, b, k;
-};
+using Shape = test::ReductionShape;
 
 const Shape kShapes[] = {{97, 8, 16}, {97, 8, 32}, {203, 8, 16}, {203, 8, 32}};
 

@@ -24,6 +24,7 @@
 #include "tests/support/accuracy.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/hermitian.hpp"
+#include "tests/support/reduction_shape.hpp"
 #include "tests/support/spectra.hpp"
 #include "tests/support/vector_compare.hpp"
 
@@ -33,13 +34,8 @@ namespace {
 using test::world_rank;
 using test::world_size;
 
-struct Shape {
-  long n, b, k;
-};
-
-std::string name(const Shape& s) {
-  return "n=" + std::to_string(s.n) + " b=" + std::to_string(s.b) + " k=" + std::to_string(s.k);
-}
+using Shape = test::ReductionShape;
+using test::name;
 
 // Odd n, b not dividing n, k = b and a few b, one panel per outer block and several; b = 1 (the
 // band already tridiagonal: only D for complex); n below any sweep.

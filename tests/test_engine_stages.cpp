@@ -37,6 +37,7 @@
 #include "tests/support/accuracy.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_matrix.hpp"
+#include "tests/support/reduction_shape.hpp"
 #include "tests/support/spectra.hpp"
 #include "tests/support/vector_compare.hpp"
 
@@ -52,13 +53,8 @@ using test::world_size;
 enum class Backend { Host, Gpu };
 enum class Layout { Planned, Skewed };
 
-struct Shape {
-  long n, b, k;
-};
-
-std::string name(const Shape& s) {
-  return "n=" + std::to_string(s.n) + " b=" + std::to_string(s.b) + " k=" + std::to_string(s.k);
-}
+using Shape = test::ReductionShape;
+using test::name;
 
 // Every b of the issue, k = b and 4b, n a multiple of neither. The GPU also runs the larger n its
 // own tests ran: more panels, outer blocks and BC-back rows than the small shapes give its kernels
