@@ -644,11 +644,13 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
   // Not zero-filled: the redistribution and the engine write every entry. A's columns and, once
   // the engine has copied them to its memory, Z's rows share one buffer kept from the last call
   // (redistribute/kept_buffer.hpp): fresh pages cost seconds of page faults, and one buffer for
-  // both halves the host memory an engine rank holds.
+  // both halves the host memory an engine rank holds. A fresh one is backed in bulk on the
+  // redistribution's threads before the unpack's scattered writes would fault it in page by page.
   const bool copies = r.engine && !r.direct;
   const long engine_part = r.n * std::max(r.width, r.vectors ? r.height : 0L);
   KeptBuffer a_cols(
-      copies ? static_cast<std::size_t>(std::max(1L, engine_part) * Element<S>::doubles) : 0);
+      copies ? static_cast<std::size_t>(std::max(1L, engine_part) * Element<S>::doubles) : 0,
+      r.threads);
   S* const z_rows = r.vectors ? elements_in<S>(a_cols.data()) : nullptr;
   EngineRun run;
   redistribute_in(r, a_cols);

@@ -12,7 +12,10 @@ namespace pipevd {
 
 class KeptBuffer {
  public:
-  explicit KeptBuffer(std::size_t elements);
+  // With `populate_threads` > 0, memory freshly mapped for it is backed at once on that many
+  // threads (base/page_populate.hpp) rather than page by page by the first writes; a kept buffer's
+  // memory already is.
+  explicit KeptBuffer(std::size_t elements, int populate_threads = 0);
   ~KeptBuffer() { release(); }
   KeptBuffer(const KeptBuffer&) = delete;
   KeptBuffer& operator=(const KeptBuffer&) = delete;

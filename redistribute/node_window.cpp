@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/page_populate.hpp"
 #include "redistribute/node_split.hpp"
 #include "redistribute/parallel_pieces.hpp"
 
@@ -30,33 +31,6 @@ struct NodeState {
 void free_window(NodeWindow& w) {
   if (w.win != MPI_WIN_NULL) MPI_Win_free(&w.win);
   w = NodeWindow{};
-}
-
-// Maps the pages [p, p + bytes) into this process and allocates those not yet backed, without
-// changing their contents; on threads, in 8 MiB pieces. false when the kernel could not back
-// them (no memory left). Where the kernel lacks MADV_POPULATE_WRITE (before Linux 5.14): a read
-// per page (maps pages another process has backed; a hole is backed then too).
-bool populate(double* p, long bytes, int threads) {
-  const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) / page * page;
-  const std::uintptr_t end =
-      reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(bytes);
-  if (bytes <= 0 || end <= begin) return true;
-  const std::uintptr_t piece = std::uintptr_t(8) << 20;
-  std::atomic<bool> ok{true};
-  parallel_for(static_cast<long>((end - begin + piece - 1) / piece), threads, [&](long k) {
-    const std::uintptr_t b = begin + static_cast<std::uintptr_t>(k) * piece;
-    const std::uintptr_t e = std::min(end, b + piece);
-#ifdef MADV_POPULATE_WRITE
-    if (madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE) == 0) return;
-    if (errno != EINVAL) {  // EINVAL: not known to this kernel; anything else: not backed
-      ok = false;
-      return;
-    }
-#endif
-    for (std::uintptr_t a = b; a < e; a += page) (void)*reinterpret_cast<volatile const char*>(a);
-  });
-  return ok;
 }
 
 // Whether the shared memory file system (Open MPI's default for shared windows) has room for
@@ -184,12 +158,12 @@ const NodeWindow* node_window(MPI_Comm comm, long elements, int threads, long li
   // per 270 MB segment on the 2-core VM; populated here in bulk: each process backs its own
   // segment (spreading the zeroing), then maps everyone's.
   const long own = s.window.elements[me] * static_cast<long>(sizeof(double));
-  int backed = populate(s.window.base[me], own, threads);
+  int backed = populate_pages(s.window.base[me], own, threads);
   MPI_Allreduce(MPI_IN_PLACE, &backed, 1, MPI_INT, MPI_MIN, comm);
   for (int r = 0; r < size && backed; ++r)
     if (r != me)
-      backed = populate(s.window.base[r], s.window.elements[r] * static_cast<long>(sizeof(double)),
-                        threads);
+      backed = populate_pages(s.window.base[r],
+                              s.window.elements[r] * static_cast<long>(sizeof(double)), threads);
   MPI_Allreduce(MPI_IN_PLACE, &backed, 1, MPI_INT, MPI_MIN, comm);
   if (!backed) {  // the memory ran out under us: messages this time
     free_window(s.window);
