@@ -40,7 +40,14 @@ Chunk chunk(long i, long count, long size) {
 // several, so that the threads share each chunk, and one fits the core's cache between the scan's
 // read of A and the copy's.
 constexpr long kPackPiece = 1L << 15;
-constexpr long kPackPerThread = 1L << 17;  // doubles: 1 MiB
+// Doubles a copy gives each of its threads at least (16 MiB): starting the threads and handing
+// the pinned chunks between them costs more than a thread's share of a smaller copy saves, so a
+// small matrix's copies take one thread however many cores the host has.
+constexpr long kCopyPerThread = 1L << 21;
+
+int copy_threads(long count, int threads) {
+  return static_cast<int>(std::clamp<long>(count / kCopyPerThread, 1, std::max(1, threads)));
+}
 
 template <class S>
 EntryScan pack_triangle(char uplo, long n, const S* a, long lda, S* packed_dev,
@@ -50,9 +57,7 @@ EntryScan pack_triangle(char uplo, long n, const S* a, long lda, S* packed_dev,
   const long count = packer.size() * words;
   if (count <= 0) return {};
   ChunkEvents ev;
-  // A thread per MiB at most: starting one costs a sizeable part of what packing a MiB takes, so
-  // a small matrix's pack would spend more on its threads than it saves.
-  threads = static_cast<int>(std::clamp<long>(count / kPackPerThread, 1, std::max(1, threads)));
+  threads = copy_threads(count, threads);
   std::vector<EntryScanMax> found(static_cast<std::size_t>(threads));
   double* const dev = as_words(packed_dev);
   produce_through_two_chunks(
@@ -86,6 +91,7 @@ bool is_pageable(const void* host) {
 void copy_from_pageable(const double* host, double* dev, long count, const PinnedChunks& stage,
                         int threads, cudaStream_t stream) {
   ChunkEvents ev;
+  threads = copy_threads(count, threads);
   const long chunks = (count + stage.size - 1) / stage.size;
   for (long i = 0; i < chunks; ++i) {
     const Chunk c = chunk(i, count, stage.size);
@@ -102,6 +108,7 @@ void copy_from_pageable(const double* host, double* dev, long count, const Pinne
 void copy_to_pageable(const double* dev, double* host, long count, const PinnedChunks& stage,
                       int threads, cudaStream_t stream) {
   ChunkEvents ev;
+  threads = copy_threads(count, threads);
   const long chunks = (count + stage.size - 1) / stage.size;
   auto queue = [&](long i) {
     const Chunk c = chunk(i, count, stage.size);
