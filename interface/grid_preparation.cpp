@@ -67,13 +67,16 @@ bool takes_gpu_engine(const Policy& policy, const EngineAvailability& available)
 }
 
 // The device readied in a thread: the CUDA context first (NCCL's set-up needs it), then the
-// communicator begun. Where no thread can be had, the communicator is made here (every engine rank
-// must make it once the unique id has gone round).
-void start_thread(Preparations& p, int device, std::function<void()> make_nccl) {
+// communicator begun, then (with `preload`) pipevd's kernels, which at the grid no longer lengthen
+// a set-up the first call waits for. Where no thread can be had, the communicator is made here
+// (every engine rank must make it once the unique id has gone round) and the kernels are left to
+// their first launch.
+void start_thread(Preparations& p, int device, std::function<void()> make_nccl, bool preload) {
   try {
-    p.threads.emplace_back([device, make_nccl] {
+    p.threads.emplace_back([device, make_nccl, preload] {
       gpu_prepare_context(device);
       make_nccl();
+      if (preload) gpu_preload_kernels(device);
     });
   } catch (const std::system_error&) {
     make_nccl();
@@ -105,7 +108,7 @@ void prepare(int ictxt) {
   p.begun.insert({&ec, ec.device});
   ++p.counts.nccl_begun;
   finish_at_finalize(p);
-  start_thread(p, ec.device, std::move(make_nccl));
+  start_thread(p, ec.device, std::move(make_nccl), policy.preload_kernels != "off");
   if (policy.verbose >= 1 && ec.engine_rank == 0)
     std::fprintf(stderr,
                  "pipevd: grid context %d: the engine's NCCL communicator begun at the grid's "
