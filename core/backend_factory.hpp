@@ -63,6 +63,10 @@ void gpu_grow_pool(int device, long pool_bytes);
 // engine rank must run once (in the preparing thread: no MPI inside), makes it, so that a first
 // call's NCCL set-up also overlaps the redistribution. Empty where there is nothing to make.
 std::function<void()> gpu_begin_nccl(MPI_Comm engine, int device, int channels);
+// Whether the engine's NCCL communicator for `engine` on `device` is made or begun (local, never
+// waits), and how many NCCL communicators this process has made: for tests.
+bool gpu_nccl_held(MPI_Comm engine, int device);
+long gpu_nccl_communicators_made();
 // The NCCL communicators destroyed (collective, see pipevd_release()), the page-locked host
 // staging kept between calls freed, and the free memory of pipevd's device pools handed back to the
 // driver.

@@ -102,6 +102,11 @@ std::function<void()> gpu_begin_nccl(MPI_Comm engine, int device, int channels) 
   return gpu::begin_nccl_communicator(engine, device, channels);
 }
 
+bool gpu_nccl_held(MPI_Comm engine, int device) {
+  return gpu::nccl_communicator_held(engine, device);
+}
+long gpu_nccl_communicators_made() { return gpu::nccl_communicators_made(); }
+
 void gpu_release_host_staging() { gpu::release_pinned_staging(); }
 
 void gpu_release_memory() {

@@ -20,6 +20,8 @@ void gpu_prepare_context(int) {}
 void gpu_preload_kernels(int) {}
 void gpu_grow_pool(int, long) {}
 std::function<void()> gpu_begin_nccl(MPI_Comm, int, int) { return {}; }
+bool gpu_nccl_held(MPI_Comm, int) { return false; }
+long gpu_nccl_communicators_made() { return 0; }
 void gpu_release_memory() {}
 void gpu_release_host_staging() {}
 void gpu_make_current(int) {}

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <exception>
 #include <future>
@@ -92,11 +93,14 @@ Boot boot_of(MPI_Comm comm) {
   return boot;
 }
 
+std::atomic<long> communicators_made{0};
+
 ncclComm_t make_communicator(const Boot& boot, int channels) {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   if (channels > 0) config.maxCTAs = channels;
   ncclComm_t c = nullptr;
   PIPEVD_NCCL_CHECK(ncclCommInitRankConfig(&c, boot.size, boot.id, boot.rank, &config));
+  ++communicators_made;
   return c;
 }
 
@@ -217,6 +221,16 @@ std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device, int cha
   };
 }
 
+bool nccl_communicator_held(MPI_Comm comm, int device) {
+  std::lock_guard<std::mutex> lock(nccl_mutex());
+  void* value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, nccl_keyval(), &value, &found);
+  return found && static_cast<NcclCache*>(value)->by_device.count(device) > 0;
+}
+
+long nccl_communicators_made() { return communicators_made; }
+
 void release_nccl_communicators() {
   std::lock_guard<std::mutex> lock(nccl_mutex());
   for (NcclCache* cache : nccl_caches()) {
@@ -235,6 +249,8 @@ void release_nccl_communicators() {
 #else
 
 std::function<void()> begin_nccl_communicator(MPI_Comm, int, int) { return {}; }
+bool nccl_communicator_held(MPI_Comm, int) { return false; }
+long nccl_communicators_made() { return 0; }
 void release_nccl_communicators() {}
 
 #endif

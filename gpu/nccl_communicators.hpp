@@ -48,6 +48,12 @@ void agree_on_nccl_communicator(MPI_Comm comm, int device);
 // Empty where the communicator exists already or NCCL is not built in.
 std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device, int channels);
 
+// Whether the cache holds `comm`'s communicator on `device`, made or begun (local, never waits).
+bool nccl_communicator_held(MPI_Comm comm, int device);
+
+// How many NCCL communicators this process has made (tests: whether a call made its own).
+long nccl_communicators_made();
+
 // Every NCCL communicator made (kept between calls) destroyed, in the order they were made;
 // collective: every process that made calls calls it (pipevd_release()).
 void release_nccl_communicators();

@@ -179,20 +179,6 @@ void take_engine_route(const Call& c, const ArgumentCheck& chk, const Policy& po
   }
 }
 
-// PIPEVD_TEST_NODES, taken at the first call (node communicators are cached after it); the error
-// that names a bad spec, or "".
-std::string use_pretend_nodes(const std::string& spec) {
-  static bool set = false;
-  if (set) return "";
-  try {
-    set_pretend_nodes(spec);
-  } catch (const std::invalid_argument& e) {
-    return std::string("PIPEVD_TEST_NODES: ") + e.what();
-  }
-  set = true;
-  return "";
-}
-
 // decide (agreed over the grid) -> check the arguments as the routine does -> refuse non-finite A
 // -> ScaLAPACK or the engine.
 template <class Call>
@@ -243,6 +229,18 @@ void run(const Call& c) {
 }  // namespace
 
 const char* last_call_path() { return last_path; }
+
+std::string use_pretend_nodes(const std::string& spec) {
+  static bool set = false;
+  if (set) return "";
+  try {
+    set_pretend_nodes(spec);
+  } catch (const std::invalid_argument& e) {
+    return std::string("PIPEVD_TEST_NODES: ") + e.what();
+  }
+  set = true;
+  return "";
+}
 
 void run_pdsyevd(const PdsyevdCall& call) { run(call); }
 void run_pzheevd(const PzheevdCall& call) { run(call); }

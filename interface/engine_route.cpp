@@ -34,6 +34,8 @@
 #include "core/timeline.hpp"
 #include "interface/device_preparation.hpp"
 #include "interface/engine_options.hpp"
+#include "interface/grid_preparation.hpp"
+#include "interface/route_engine_comm.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
 #include "redistribute/element.hpp"
 #include "redistribute/engine_comm.hpp"
@@ -59,16 +61,6 @@ double scaling_factor(double anrm) {
   if (anrm > 0 && anrm < rmin) return rmin / anrm;
   if (anrm > rmax) return rmax / anrm;
   return 1.0;
-}
-
-// The caller and engine communicators: on the host, PIPEVD_ENGINE_RANKS or every node-local rank
-// as engine ranks; on GPUs, one engine rank per GPU the node's ranks see (redistribute/
-// gpu_assignment.hpp, at most PIPEVD_ENGINE_RANKS per node), EngineComm::device the GPU it drives.
-const EngineComm& engine_comm(int ictxt, const Policy& policy, bool on_gpu, int devices) {
-  if (!on_gpu)
-    return engine_comm_for(ictxt, policy.engine_ranks > 0 ? policy.engine_ranks : INT_MAX);
-  if (devices <= 0) throw ConfigurationError("no GPU engine in this build or no visible device");
-  return engine_comm_for_gpus(ictxt, gpu_visible_uuids(), policy.engine_ranks, policy.gpu_sharing);
 }
 
 // The caller's arrays as the engine works on them: the whole matrix at (1, 1) with LLD = N, and Z
@@ -189,7 +181,7 @@ void start_route(RouteCall<S>& r) {
   r.n = *r.c.n;
   r.vectors = std::toupper(static_cast<unsigned char>(r.c.jobz)) == 'V';
   r.uplo = static_cast<char>(std::toupper(static_cast<unsigned char>(r.c.uplo)));
-  r.ec = &engine_comm(r.c.desca[CTXT_], r.policy, r.on_gpu, r.gpu_devices);
+  r.ec = &route_engine_comm(r.c.desca[CTXT_], r.policy, r.on_gpu, r.gpu_devices);
   r.ranks = static_cast<int>(r.ec->engine_to_caller.size());
   // The path from values agreed over the grid (n, JOBZ, the engine ranks, rank 0's policy), so
   // every caller rank takes it; the one-stage path then keeps one engine rank of those.
@@ -381,12 +373,14 @@ void plan_route(RouteCall<S>& r) {
 
 // The device's preparation (interface/device_preparation) where it has time to hide behind: not
 // on the direct path, which copies nothing in. Every engine rank takes these branches alike (the
-// path and the policy are agreed).
+// path and the policy are agreed, and the grid's creation began the communicator on every engine
+// rank or on none: interface/grid_preparation.hpp); where it began it, the engine waits for it.
 template <class S>
 void prepare_device(const RouteCall<S>& r, DevicePreparation& p) {
   if (!r.engine || !r.on_gpu || !r.policy.gpu_prepare || r.direct) return;
-  p.start(r.device, !r.one_stage() && r.ec->engine_ranks() > 1 && !r.policy.gpu_sharing,
-          r.ec->engine, r.policy.nccl_channels, r.policy.preload_kernels == "on");
+  const bool nccl =
+      !r.one_stage() && engine_uses_nccl(*r.ec, r.policy) && !take_nccl_begun_at_grid(*r.ec);
+  p.start(r.device, nccl, r.ec->engine, r.policy.nccl_channels, r.policy.preload_kernels == "on");
 }
 template <class S>
 void finish_preparation(RouteCall<S>& r, DevicePreparation& p) {

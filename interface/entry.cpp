@@ -8,20 +8,14 @@
 
 #include "core/backend_factory.hpp"
 #include "include/pipevd.h"
+#include "interface/call_scope.hpp"
 #include "interface/dispatch.hpp"
+#include "interface/grid_preparation.hpp"
 #include "interface/info_codes.hpp"
 #include "redistribute/kept_buffer.hpp"
 #include "redistribute/node_window.hpp"
 
 namespace {
-
-// One call at a time per process: the communicator and window caches, the kept buffers and each
-// device's stream and handles are shared by every call. Threads that call on different grids at
-// once must still enter in the same order on every process (as for any MPI collective).
-std::mutex& one_call_at_a_time() {
-  static std::mutex m;
-  return m;
-}
 
 // No exception leaves the library: the route agrees its failures over the grid and answers with
 // INFO itself (interface/dispatch.cpp); one that still arrives here was met by this process alone
@@ -31,7 +25,8 @@ template <class Call>
 void guarded(const Call& call, void (*run)(const Call&)) {
   std::string what = "unknown exception";
   try {
-    const std::lock_guard<std::mutex> lock(one_call_at_a_time());
+    const pipevd::CallScope scope;
+    const std::lock_guard<std::mutex> lock(pipevd::one_call_at_a_time());
     run(call);
     return;
   } catch (const std::exception& e) {
@@ -127,7 +122,7 @@ __attribute__((visibility("default"))) const char* pipevd_version(void) { return
 
 __attribute__((visibility("default"))) const char* pipevd_last_path(void) {
   try {
-    const std::lock_guard<std::mutex> lock(one_call_at_a_time());
+    const std::lock_guard<std::mutex> lock(pipevd::one_call_at_a_time());
     return pipevd::last_call_path();
   } catch (...) {  // the lock itself failed: no path to tell
     return "";
@@ -137,7 +132,10 @@ __attribute__((visibility("default"))) const char* pipevd_last_path(void) {
 // Nothing here is expected to throw; should it, the caller's job goes on with the memory kept.
 __attribute__((visibility("default"))) void pipevd_release(void) {
   try {
-    const std::lock_guard<std::mutex> lock(one_call_at_a_time());
+    const pipevd::CallScope scope;
+    const std::lock_guard<std::mutex> lock(pipevd::one_call_at_a_time());
+    // The grids' NCCL communicators finished before they are destroyed with the others.
+    pipevd::finish_grid_preparations();
     pipevd::release_kept_buffers();
     pipevd::release_node_windows();
     pipevd::gpu_release_memory();

@@ -1,30 +1,18 @@
 #include "interface/forward.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <climits>
 #include <vector>
 
+#include "interface/real_symbol.hpp"
+
 namespace pipevd::scalapack {
 namespace {
-
-// True when fn lives in the same shared object as this file (libpipevd itself).
-bool is_ours(void* fn) {
-  Dl_info mine{}, theirs{};
-  if (!dladdr(reinterpret_cast<void*>(&is_ours), &mine) || !dladdr(fn, &theirs)) return false;
-  return mine.dli_fbase == theirs.dli_fbase;
-}
 
 template <class Fn>
 RealRoutine<Fn> resolve(const char* symbol, const char* error) {
   RealRoutine<Fn> r;
-  void* fn = dlsym(RTLD_NEXT, symbol);
-  // A program that linked ScaLAPACK ahead of libpipevd has it before us in search order.
-  if (!fn || is_ours(fn)) {
-    void* first = dlsym(RTLD_DEFAULT, symbol);
-    fn = (first && !is_ours(first)) ? first : nullptr;
-  }
+  void* fn = find_real_symbol(symbol);
   if (!fn) {
     r.error = error;
     return r;

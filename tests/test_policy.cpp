@@ -227,6 +227,7 @@ TEST(Policy, EmptyIsUnset) {
                           "PIPEVD_GPU_AW",
                           "PIPEVD_GPU_SHARING",
                           "PIPEVD_GPU_PREPARE",
+                          "PIPEVD_PREPARE_AT_GRID",
                           "PIPEVD_GPU_PANEL_QR_BLOCKS",
                           "PIPEVD_GPU_PANEL_QR_THREADS",
                           "PIPEVD_GPU_BC_BLOCKS",
@@ -278,6 +279,10 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
   EXPECT_TRUE(d.gpu_prepare);
   EXPECT_FALSE(parse({{"PIPEVD_GPU_PREPARE", "0"}}).policy.gpu_prepare);
   EXPECT_TRUE(parse({{"PIPEVD_GPU_PREPARE", "1"}}).policy.gpu_prepare);
+  EXPECT_FALSE(d.prepare_at_grid);
+  EXPECT_TRUE(parse({{"PIPEVD_PREPARE_AT_GRID", "1"}}).policy.prepare_at_grid);
+  EXPECT_FALSE(parse({{"PIPEVD_PREPARE_AT_GRID", "0"}}).policy.prepare_at_grid);
+  EXPECT_FALSE(parse({{"PIPEVD_PREPARE_AT_GRID", ""}}).policy.prepare_at_grid);
   for (const auto& [var, bad] :
        std::map<std::string, std::string>{{"PIPEVD_GPU_PANEL_QR_BLOCKS", "0"},
                                           {"PIPEVD_GPU_PANEL_QR_THREADS", "384"},
@@ -288,7 +293,8 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
                                           {"PIPEVD_GPU_SHARING", "true"},
                                           {"PIPEVD_KEEP_MEMORY", "no"},
                                           {"PIPEVD_KEEP_DEVICE_MEMORY", "yes"},
-                                          {"PIPEVD_GPU_PREPARE", "off"}}) {
+                                          {"PIPEVD_GPU_PREPARE", "off"},
+                                          {"PIPEVD_PREPARE_AT_GRID", "yes"}}) {
     const PolicyOrError p = parse({{var, bad}});
     EXPECT_NE(p.error.find(var), std::string::npos) << var << "=" << bad << ": " << p.error;
   }

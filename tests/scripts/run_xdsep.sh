@@ -20,8 +20,13 @@ esac
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 cp "$dat" "$dir/SEP.dat" && cd "$dir" || exit 1
+# PIPEVD_PREPARE_AT_GRID from the test's environment to every rank (the tester's grids then agree
+# on their preparation; without a GPU engine they begin nothing).
+grid=""
+[ -n "$PIPEVD_PREPARE_AT_GRID" ] && grid="-x PIPEVD_PREPARE_AT_GRID=$PIPEVD_PREPARE_AT_GRID"
+# shellcheck disable=SC2086  # $grid: no argument, or two
 "$mpiexec" -n 4 --oversubscribe --bind-to none -x LD_PRELOAD="$lib" -x PIPEVD_BACKEND="$backend" \
-  -x PIPEVD_VERBOSE=1 "$tester" >out.txt 2>err.txt
+  -x PIPEVD_VERBOSE=1 $grid "$tester" >out.txt 2>err.txt
 rc=$?
 grep -E "tests|FAILED" out.txt
 [ "$rc" -eq 0 ] || { echo "run_xdsep: $tester exited with $rc"; tail -20 err.txt; exit 1; }

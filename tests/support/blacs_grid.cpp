@@ -2,34 +2,58 @@
 
 #include <mpi.h>
 
+#include <cstddef>
+
 extern "C" {
 void Cblacs_get(int ictxt, int what, int* val);
 void Cblacs_gridinit(int* ictxt, const char* order, int nprow, int npcol);
 void Cblacs_gridinfo(int ictxt, int* nprow, int* npcol, int* myrow, int* mycol);
 void Cblacs_gridexit(int ictxt);
 void Cblacs_gridmap(int* ictxt, int* usermap, int ldumap, int nprow, int npcol);
+void blacs_get_(const int* ictxt, const int* what, int* val);
+void blacs_gridinit_(int* ictxt, const char* order, const int* nprow, const int* npcol,
+                     std::size_t order_len);
+void blacs_gridmap_(int* ictxt, int* usermap, const int* ldumap, const int* nprow,
+                    const int* npcol);
 }
 
 namespace pipevd::test {
 
-BlacsGrid::BlacsGrid(int nprow_, int npcol_, char order) {
+namespace {
+
+// The system context both interfaces start from (BLACS_GET's "what" 0 on context 0).
+int system_context(BlacsEntry entry) {
   int sys = 0;
-  Cblacs_get(0, 0, &sys);
-  ictxt = sys;
+  const int zero = 0;
+  if (entry == BlacsEntry::C)
+    Cblacs_get(0, 0, &sys);
+  else
+    blacs_get_(&zero, &zero, &sys);
+  return sys;
+}
+
+}  // namespace
+
+BlacsGrid::BlacsGrid(int nprow_, int npcol_, char order, BlacsEntry entry) {
+  ictxt = system_context(entry);
   const char ord[2] = {order, 0};
-  Cblacs_gridinit(&ictxt, ord, nprow_, npcol_);
+  if (entry == BlacsEntry::C)
+    Cblacs_gridinit(&ictxt, ord, nprow_, npcol_);
+  else
+    blacs_gridinit_(&ictxt, ord, &nprow_, &npcol_, 1);
   nprow = nprow_;
   npcol = npcol_;
   if (world_rank() < nprow_ * npcol_) Cblacs_gridinfo(ictxt, &nprow, &npcol, &myrow, &mycol);
 }
 
-BlacsGrid::BlacsGrid(int nprow_, int npcol_, const std::vector<int>& usermap)
+BlacsGrid::BlacsGrid(int nprow_, int npcol_, const std::vector<int>& usermap, BlacsEntry entry)
     : nprow(nprow_), npcol(npcol_) {
-  int sys = 0;
-  Cblacs_get(0, 0, &sys);
-  int ctxt = sys;
+  int ctxt = system_context(entry);
   std::vector<int> map = usermap;
-  Cblacs_gridmap(&ctxt, map.data(), nprow_, nprow_, npcol_);
+  if (entry == BlacsEntry::C)
+    Cblacs_gridmap(&ctxt, map.data(), nprow_, nprow_, npcol_);
+  else
+    blacs_gridmap_(&ctxt, map.data(), &nprow_, &nprow_, &npcol_);
   for (int k = 0; k < nprow_ * npcol_; ++k)
     if (map[k] == world_rank()) {
       ictxt = ctxt;

@@ -4,13 +4,18 @@
 
 namespace pipevd::test {
 
+// Which of BLACS' interfaces makes a grid: the C one (Cblacs_gridinit, Cblacs_gridmap) or the
+// Fortran one (blacs_gridinit_, blacs_gridmap_), as a Fortran code reaches it.
+enum class BlacsEntry { C, Fortran };
+
 struct BlacsGrid {
   // order 'R' (row-major) or 'C' (column-major), as Cblacs_gridinit takes it. Ranks beyond
   // nprow*npcol are not in the grid (in_grid() false).
-  BlacsGrid(int nprow, int npcol, char order = 'R');
+  BlacsGrid(int nprow, int npcol, char order = 'R', BlacsEntry entry = BlacsEntry::C);
   // A grid of the world ranks usermap[pr + pc * nprow] (Cblacs_gridmap; every world rank calls it,
   // those not in the map are outside the grid).
-  BlacsGrid(int nprow, int npcol, const std::vector<int>& usermap);
+  BlacsGrid(int nprow, int npcol, const std::vector<int>& usermap,
+            BlacsEntry entry = BlacsEntry::C);
   ~BlacsGrid();
   BlacsGrid(const BlacsGrid&) = delete;
   BlacsGrid& operator=(const BlacsGrid&) = delete;

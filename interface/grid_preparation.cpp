@@ -1,0 +1,166 @@
+#include "interface/grid_preparation.hpp"
+
+#include <mpi.h>
+
+#include <climits>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "base/joining_thread.hpp"
+#include "base/scalapack_api.hpp"
+#include "core/backend_factory.hpp"
+#include "interface/agreement.hpp"
+#include "interface/call_scope.hpp"
+#include "interface/decision.hpp"
+#include "interface/dispatch.hpp"
+#include "interface/route_engine_comm.hpp"
+#include "redistribute/engine_comm.hpp"
+
+namespace pipevd {
+namespace {
+
+// The preparations' threads and the communicators they began that no call has taken yet, by
+// engine communicator and device. Never destroyed (a static destructor could join a thread inside
+// a CUDA runtime already torn down): finished at MPI_Finalize instead.
+struct Preparations {
+  std::mutex mutex;
+  std::vector<JoiningThread> threads;
+  std::set<std::pair<const EngineComm*, int>> begun;
+  GridPreparationCounts counts;
+  bool finish_at_finalize = false;
+};
+
+Preparations& preparations() {
+  static auto* const p = new Preparations;
+  return *p;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, in the reverse order they were set: this
+// one, set after the engine communicators' cache (redistribute/engine_comm.cpp), runs before those
+// communicators are freed.
+void finish_at_finalize(Preparations& p) {
+  if (p.finish_at_finalize) return;
+  int keyval = MPI_KEYVAL_INVALID;
+  MPI_Comm_create_keyval(
+      MPI_COMM_NULL_COPY_FN,
+      [](MPI_Comm, int, void*, void*) -> int {
+        finish_grid_preparations();
+        return MPI_SUCCESS;
+      },
+      &keyval, nullptr);
+  MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+  p.finish_at_finalize = true;
+}
+
+// Whether a call on this grid large enough for the engine (any n at or above PIPEVD_MIN_N) takes
+// the GPU engine.
+bool takes_gpu_engine(const Policy& policy, const EngineAvailability& available) {
+  const Decision d = decide(policy, INT_MAX, available);
+  return d.route == Route::Gpu && d.error.empty();
+}
+
+// The device readied in a thread: the CUDA context first (NCCL's set-up needs it), then the
+// communicator begun, then (with `preload`) pipevd's kernels, which at the grid no longer lengthen
+// a set-up the first call waits for. Where no thread can be had, the communicator is made here
+// (every engine rank must make it once the unique id has gone round) and the kernels are left to
+// their first launch.
+void start_thread(Preparations& p, int device, std::function<void()> make_nccl, bool preload) {
+  try {
+    p.threads.emplace_back([device, make_nccl, preload] {
+      gpu_prepare_context(device);
+      make_nccl();
+      if (preload) gpu_preload_kernels(device);
+    });
+  } catch (const std::system_error&) {
+    make_nccl();
+  }
+}
+
+// prepare_at_grid_creation with the process's calls held off: every branch below is taken alike
+// on every process of the grid (rank 0's policy, the agreed devices, the cached communicators).
+void prepare(int ictxt) {
+  const MPI_Comm grid = grid_comm(ictxt);
+  const PolicyOrError agreed = agreed_policy(grid);
+  const Policy& policy = agreed.policy;
+  if (!agreed.error.empty() || !policy.prepare_at_grid) return;
+  if (!use_pretend_nodes(policy.test_nodes).empty()) return;  // the first call reports it
+  const EngineAvailability available = agreed_availability(grid);
+  Preparations& p = preparations();
+  {
+    const std::lock_guard<std::mutex> lock(p.mutex);
+    ++p.counts.agreed;
+  }
+  if (!takes_gpu_engine(policy, available) || !policy.gpu_prepare) return;
+  const EngineComm& ec = route_engine_comm(ictxt, policy, true, available.gpu_devices);
+  if (!engine_uses_nccl(ec, policy) || ec.engine_rank < 0) return;
+  const std::lock_guard<std::mutex> lock(p.mutex);
+  // An earlier grid of these processes began it: nothing to wait for here.
+  if (p.begun.count({&ec, ec.device})) return;
+  std::function<void()> make_nccl = gpu_begin_nccl(ec.engine, ec.device, policy.nccl_channels);
+  if (!make_nccl) return;  // made already, by a call or an earlier grid
+  p.begun.insert({&ec, ec.device});
+  ++p.counts.nccl_begun;
+  finish_at_finalize(p);
+  start_thread(p, ec.device, std::move(make_nccl), policy.preload_kernels != "off");
+  if (policy.verbose >= 1 && ec.engine_rank == 0)
+    std::fprintf(stderr,
+                 "pipevd: grid context %d: the engine's NCCL communicator begun at the grid's "
+                 "creation (%d engine ranks)\n",
+                 ictxt, ec.engine_ranks());
+}
+
+}  // namespace
+
+bool grid_preparation_enabled() {
+  static const bool enabled = process_policy().policy.prepare_at_grid;
+  return enabled;
+}
+
+void prepare_at_grid_creation(int ictxt) {
+  if (ictxt < 0) return;
+  try {
+    const std::lock_guard<std::mutex> lock(one_call_at_a_time());
+    prepare(ictxt);
+  } catch (const std::exception& e) {
+    if (process_policy().policy.verbose >= 1)
+      std::fprintf(stderr,
+                   "pipevd: grid context %d: not prepared (%s); the first call prepares it\n",
+                   ictxt, e.what());
+  } catch (...) {
+  }
+}
+
+bool take_nccl_begun_at_grid(const EngineComm& ec) {
+  Preparations& p = preparations();
+  const std::lock_guard<std::mutex> lock(p.mutex);
+  return p.begun.erase({&ec, ec.device}) > 0;
+}
+
+void finish_grid_preparations() {
+  Preparations& p = preparations();
+  const std::lock_guard<std::mutex> lock(p.mutex);
+  for (JoiningThread& t : p.threads) t.join();
+  p.threads.clear();
+  p.begun.clear();
+}
+
+GridPreparationCounts grid_preparation_counts() {
+  Preparations& p = preparations();
+  const std::lock_guard<std::mutex> lock(p.mutex);
+  return p.counts;
+}
+
+bool nccl_begun_at_grid(const EngineComm& ec) {
+  Preparations& p = preparations();
+  const std::lock_guard<std::mutex> lock(p.mutex);
+  return p.begun.count({&ec, ec.device}) > 0;
+}
+
+}  // namespace pipevd
