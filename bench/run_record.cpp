@@ -67,6 +67,7 @@ std::string to_json(const RunRecord& r, double threshold) {
     << ",\"reference\":" << quoted(a.has_reference ? r.reference : "none")
     << ",\"threshold\":" << number(threshold) << ",\"info\":" << r.info
     << ",\"path\":" << (r.path.empty() ? "null" : quoted(r.path));
+  if (r.lead_s > 0) o << ",\"lead_s\":" << number(r.lead_s);
   if (!r.error.empty()) o << ",\"error\":" << quoted(r.error);
   o << "}";
   return o.str();

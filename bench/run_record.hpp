@@ -23,6 +23,7 @@ struct RunRecord {
   char jobz = 'V';
   std::string scalar = "real";  // "real" (PDSYEVD's problem) or "complex" (PZHEEVD's)
   double seconds = 0;           // wall time of the call, barrier to barrier
+  double lead_s = 0;            // --lead: the process's wait before its first call
   std::vector<solvers::StageTime> stages;
   std::string path;  // the solver's path where it has several (pipevd: two_stage, one_stage, ...)
   int info = 0;

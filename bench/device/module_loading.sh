@@ -7,7 +7,9 @@
 # against not; RUNS=eager CUDA's lazy loading against CUDA_MODULE_LOADING=EAGER, no preload;
 # RUNS=grid real n = 32768 with the device prepared at the grid's creation (PIPEVD_PREPARE_AT_GRID=1:
 # the NCCL communicator and CUDA context made while pipevd-bench generates its matrix) against at
-# the call's start (the grid run makes a second call too: first against repeated in one process).
+# the call's start (the grid runs make a second call too: first against repeated in one process;
+# the first of them waits LEAD_S (4) seconds before its first call, an application's own set-up,
+# so that the grid's preparation has finished).
 #   bash bench/device/module_loading.sh   (after a build: STEPS=build)
 # Writes $OUT/loading/ and $OUT/loading.tgz; BUDGET_S (150) for the runs together (the real runs
 # need some 50 s each).
@@ -30,6 +32,8 @@ case ${RUNS:-preload} in
     first_call real_eager CUDA_MODULE_LOADING=EAGER SIZES=32768 LABEL_SUFFIX=_eager
     first_call real_lazy PIPEVD_PRELOAD_KERNELS=off SIZES=32768 ;;
   grid)  # the device prepared at the grid's creation against at the first call's start
+    first_call real_grid_lead PIPEVD_PREPARE_AT_GRID=1 BENCH_LEAD="${LEAD_S:-4}" SIZES=32768 CALLS=2 \
+      LABEL_SUFFIX=_grid_lead
     first_call real_grid PIPEVD_PREPARE_AT_GRID=1 SIZES=32768 CALLS=2 LABEL_SUFFIX=_grid
     first_call real_call PIPEVD_PREPARE_AT_GRID=0 SIZES=32768 ;;
 esac
