@@ -38,16 +38,15 @@ struct OneStageCrossover {
 // command with JOBZ=N on one H100 (sixteenth session): the one-stage path faster up to 4000; the
 // one-stage path at 8000 was not measured, so 5000, as for 'V', is provisional. Four GPUs, JOBZ =
 // 'V': 2x2 callers on 4 H100s, `ENGINE_PATHS="one_stage two_stage" SIZES="4000 6000" GPU_COUNTS=4
-// bash bench/device/scaling.sh` (bench/RESULTS.md, twenty-first session: the one-stage path faster
-// at 4000; at 8000 the two-stage engine on 4 GPUs beat cuSOLVER's one-GPU syevd in the same
-// session's sweep; 6000 not reached), so the same 5000 as one GPU: the two-stage engine on more
-// GPUs is no faster than on one at these n, its panels' messages costing what the GPUs save. Two
-// and eight GPUs, and JOBZ = 'N' on several, are not measured: the same 5000 for 'V', the older
-// guesses for 'N'.
+// bash bench/device/scaling.sh` (bench/RESULTS.md, twenty-second session: the one-stage path
+// faster at 4000, the two-stage engine at 6000; 5600 where the two measured lines cross): the
+// two-stage engine on more GPUs is no faster than on one below that, its panels' messages costing
+// what the GPUs save. Two and eight GPUs, and JOBZ = 'N' on several, are not measured: one GPU's
+// 5000 for 'V', the older guesses for 'N'.
 inline constexpr OneStageCrossover kOneStageCrossover[] = {
     {1, 5000, 5000},
     {2, 5000, 2500},
-    {4, 5000, 2000},
+    {4, 5600, 2000},
     {8, 5000, 1500},
 };
 
