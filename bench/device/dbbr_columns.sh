@@ -10,10 +10,8 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/preamble.sh"
-budget=${BUDGET_S:-420}
+runs_folder columns 420
 export RUN_S=${RUN_S:-110}
-dir=$OUT/columns
-mkdir -p "$dir"
 real() { scaling_run "$dir" "$1" SIZES=32768 GPU_COUNTS=4 CALLS=2 LABEL_SUFFIX="_$1" "${@:2}"; }
 real blockwise PIPEVD_DBBR_COLUMNS=blockwise
 real cyclic PIPEVD_DBBR_COLUMNS=cyclic

@@ -16,9 +16,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/preamble.sh"
-budget=${BUDGET_S:-150}
-dir=$OUT/loading
-mkdir -p "$dir"
+runs_folder loading 150
 first_call() { scaling_run "$dir" "$1" GPU_COUNTS=4 CALLS=1 "${@:2}"; }  # one call per process
 case ${RUNS:-preload} in
   preload)  # pipevd's kernels preloaded against loaded at their first launch (the default)

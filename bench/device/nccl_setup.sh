@@ -13,9 +13,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/preamble.sh"
-budget=${BUDGET_S:-90}
-dir=$OUT/nccl
-mkdir -p "$dir"
+runs_folder nccl 90
 setting() {
   case $1 in
     default) echo "PIPEVD_NCCL_CHANNELS=" ;;

@@ -38,6 +38,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 log() { echo "[$(date -u +%H:%M:%S) +${SECONDS}s] $*" | tee -a "${log_file:-$OUT/session.log}"; }
 # left: seconds of the script's budget left.
 left() { echo $((budget - SECONDS)); }
+# runs_folder NAME SECONDS: a script of scaling_run runs sets its budget (BUDGET_S, else SECONDS)
+# and its folder $OUT/NAME (dir).
+runs_folder() {
+  budget=${BUDGET_S:-$2}
+  dir=$OUT/$1
+  mkdir -p "$dir"
+}
 
 # The machine, the GPU's state and the compiler, into the session log.
 session_header() {

@@ -10,9 +10,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/preamble.sh"
-budget=${BUDGET_S:-110}
-dir=$OUT/small
-mkdir -p "$dir"
+runs_folder small 110
 scaling_run "$dir" paths SIZES="4000 6000" GPU_COUNTS=4 CALLS=3 ENGINE_PATHS="one_stage two_stage"
 for t in ${THREADS_LIST:-1 4 16}; do
   scaling_run "$dir" "threads$t" PIPEVD_THREADS="$t" SIZES=2000 GPU_COUNTS=1 CALLS=4 LABEL_SUFFIX="_threads$t"

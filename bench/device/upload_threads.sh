@@ -11,9 +11,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/preamble.sh"
-budget=${BUDGET_S:-110}
-dir=$OUT/upload
-mkdir -p "$dir"
+runs_folder upload 110
 for n in ${UPLOAD_SIZES:-2000 4000}; do
   for t in ${THREADS_LIST:-default 1 2 4 16}; do
     setting=PIPEVD_THREADS=$t
