@@ -37,6 +37,7 @@
 #include "interface/grid_preparation.hpp"
 #include "interface/route_engine_comm.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
+#include "redistribute/destination_population.hpp"
 #include "redistribute/element.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
@@ -387,16 +388,21 @@ void finish_preparation(RouteCall<S>& r, DevicePreparation& p) {
   p.finish(r.timed ? &r.timeline : nullptr);
 }
 
-// Redistribute in: the caller's block-cyclic A to the engine ranks' columns (both triangles).
+// Redistribute in: the caller's block-cyclic A to the engine ranks' columns (both triangles), the
+// fresh buffer's population finished before the redistribution's first write into it (and, on
+// a throw, as the redistribution ends). Verbose 2: the population on a row of its own.
 template <class S>
-void redistribute_in(RouteCall<S>& r, KeptBuffer& a_cols) {
+void redistribute_in(RouteCall<S>& r, KeptBuffer& a_cols, DestinationPopulation& population) {
   const double t = MPI_Wtime();
   if (!r.direct)
     block_cyclic_to_engine(r.c.uplo, r.n, r.c.a, *r.c.ia, *r.c.ja, r.c.desca, r.plan.layout, *r.ec,
-                           elements_in<S>(a_cols.data()), r.in_options,
+                           elements_in<S>(a_cols.data()), population.options_for(r.in_options),
                            r.timed ? &r.in_phases : nullptr);
+  population.finish();
   r.redistribute_s = MPI_Wtime() - t;
   if (r.timed) r.timeline.add("redistribute_in", t, t + r.redistribute_s);
+  const PagePopulation& p = population.population();
+  if (r.timed && p.started()) r.timeline.add("a_populate", p.begin(), p.end(), "populate");
 }
 
 // PDSYEVD's scaling of this engine rank's copy of A (by the max-norm the grid agreed on).
@@ -638,16 +644,17 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
   // Not zero-filled: the redistribution and the engine write every entry. A's columns and, once
   // the engine has copied them to its memory, Z's rows share one buffer kept from the last call
   // (redistribute/kept_buffer.hpp): fresh pages cost seconds of page faults, and one buffer for
-  // both halves the host memory an engine rank holds. A fresh one is backed in bulk on the
-  // redistribution's threads before the unpack's scattered writes would fault it in page by page.
+  // both halves the host memory an engine rank holds. A fresh one is backed in bulk, in a thread
+  // of its own next to the redistribution's plan (the node window's making), before the
+  // redistribution's scattered writes would fault it in page by page.
   const bool copies = r.engine && !r.direct;
   const long engine_part = r.n * std::max(r.width, r.vectors ? r.height : 0L);
   KeptBuffer a_cols(
-      copies ? static_cast<std::size_t>(std::max(1L, engine_part) * Element<S>::doubles) : 0,
-      r.threads);
+      copies ? static_cast<std::size_t>(std::max(1L, engine_part) * Element<S>::doubles) : 0);
+  DestinationPopulation a_population(a_cols, r.threads);
   S* const z_rows = r.vectors ? elements_in<S>(a_cols.data()) : nullptr;
   EngineRun run;
-  redistribute_in(r, a_cols);
+  redistribute_in(r, a_cols, a_population);
   finish_preparation(r, prepare);
   set_up_engine(r, a_cols, run);
   agree_on_failure(r, run);

@@ -142,6 +142,50 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
   }
 }
 
+// A first call whose engine ranks' A buffers are fresh memory: each populates its buffer in a
+// thread of its own ("populate" row), from after the plan, finished within the redistribution in.
+TEST(Timeline, FirstCallPopulatesItsABufferInAThreadOfItsOwn) {
+  const char* path = std::getenv("PIPEVD_TIMELINE");
+  ASSERT_NE(path, nullptr) << "the test is registered with PIPEVD_TIMELINE";
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) std::remove(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  const GridShape shape = grid_shape('s');
+  BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
+  // An engine rank's columns of A past the smallest kept buffer (8 MiB): fresh pages.
+  const int n = 1500;
+  const BlockCyclicLayout layout{n, n, 32, 32, 0, 0, 0};
+  DistributedMatrix a(grid, layout), z(grid, layout);
+  a.fill([](long i, long j) { return random_symmetric_entry(i, j, 79); });
+  std::vector<double> w(n);
+  ASSERT_EQ(call_pdsyevd('N', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc), 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank != 0) return;
+
+  std::ifstream f(path);
+  ASSERT_TRUE(f.good()) << path;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::map<int, std::map<std::string, Interval>> rows;
+  for (const Interval& i : read_intervals(ss.str())) rows[i.rank][i.stage + "/" + i.thread] = i;
+  ASSERT_EQ(static_cast<int>(rows.size()), size);
+  for (auto& [r, row] : rows) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    ASSERT_EQ(row.count("a_populate/populate"), 1u) << "the fresh buffer's population";
+    ASSERT_EQ(row.count("plan/main"), 1u);
+    ASSERT_EQ(row.count("redistribute_in/main"), 1u);
+    const Interval& p = row["a_populate/populate"];
+    EXPECT_GE(p.start, row["plan/main"].end - 1e-4) << "allocated after the plan";
+    EXPECT_LE(p.start, row["redistribute_in/main"].start + 1e-4)
+        << "begun before the redistribution";
+    EXPECT_LE(p.end, row["redistribute_in/main"].end + 1e-4)
+        << "finished within the redistribution";
+  }
+}
+
 // "%c" in PIPEVD_TIMELINE becomes the process's timed-call number: two calls, two files (the
 // first call's timeline kept beside the repeated call's), each with every rank's intervals.
 TEST(Timeline, CallNumberInThePathKeepsEachCallsFile) {
