@@ -16,6 +16,12 @@ import sys
 STAGE_COLORS = {
     "entry": "#636363",
     "plan": "#dadaeb",
+    "plan_wave_rows": "#bcbddc",
+    "plan_device_memory": "#9e9ac8",
+    "plan_device_kernels": "#807dba",
+    "plan_call": "#6a51a3",
+    "plan_redistribution": "#efedf5",
+    "plan_host_memory": "#54278f",
     "device_context": "#9ecae1",
     "nccl_setup": "#fdae6b",
     "device_pool": "#c7e9c0",

@@ -304,20 +304,36 @@ long host_bytes_needed(const RouteCall<S>& r) {
   return need;
 }
 
+// Verbose 2: a step of the plan as an interval on a row of its own ("plan" thread) inside the
+// plan's, so that a first call's plan shows which step its time goes to (device queries that wait
+// for the device's context, communicators made on a first call, collectives that wait for the
+// slowest caller rank).
+template <class S, class F>
+void plan_step(RouteCall<S>& r, const char* stage, F&& step) {
+  const double t = MPI_Wtime();
+  step();
+  if (r.timed) r.timeline.add(stage, t, MPI_Wtime(), "plan");
+}
+
 // The one-stage path's plan: the whole matrix on its one engine rank, its predicted memory
 // (core/one_stage.hpp) checked there against the free device memory and PIPEVD_GPU_MEMORY_LIMIT
 // as the two-stage plan's is, agreed over the caller ranks. An allocation that still fails is an
 // OutOfMemory, agreed after the engine like the engine's own.
 template <class S>
-CallPlan one_stage_plan(const RouteCall<S>& r) {
+CallPlan one_stage_plan(RouteCall<S>& r) {
   CallPlan p;
   p.layout.n = r.n;
   p.layout.col_begin = {0, r.n};
   p.layout.row_begin = {0, r.n};
   const long need = r.engine ? one_stage_memory_bytes(r.n, r.vectors, sizeof(S)) : -1;
-  const long free_bytes = r.engine && r.on_gpu ? gpu_free_bytes(r.device) : -1;
-  agree_engine_memory(r.ec->caller, r.n, r.vectors, r.on_gpu, need, free_bytes,
-                      r.policy.gpu_memory_limit);
+  long free_bytes = -1;
+  plan_step(r, "plan_device_memory", [&] {
+    if (r.engine && r.on_gpu) free_bytes = gpu_free_bytes(r.device);
+  });
+  plan_step(r, "plan_call", [&] {
+    agree_engine_memory(r.ec->caller, r.n, r.vectors, r.on_gpu, need, free_bytes,
+                        r.policy.gpu_memory_limit);
+  });
   if (r.on_gpu && r.engine) p.device_bytes = need;
   return p;
 }
@@ -333,14 +349,17 @@ void plan_two_stage(RouteCall<S>& r) {
   in.k = r.opt.k;
   in.want_vectors = r.vectors;
   in.on_gpu = r.on_gpu;
-  in.wave_rows = agreed_wave_rows(r);
-  in.free_bytes = r.engine && r.on_gpu ? gpu_free_bytes(r.device) : -1;
+  plan_step(r, "plan_wave_rows", [&] { in.wave_rows = agreed_wave_rows(r); });
+  plan_step(r, "plan_device_memory",
+            [&] { in.free_bytes = r.engine && r.on_gpu ? gpu_free_bytes(r.device) : -1; });
   // Engine ranks that share a GPU (PIPEVD_GPU_SHARING) share its free memory too.
   if (in.free_bytes > 0) in.free_bytes /= r.ec->device_sharers;
   in.memory_limit = r.policy.gpu_memory_limit;
   // The one-triangle A W kernel is real only (complex A W takes ZGEMMs).
-  in.symmetric_product = std::is_same_v<S, double> && r.engine && r.on_gpu && r.policy.aw_symm &&
-                         gpu_symmetric_product_available(r.device);
+  plan_step(r, "plan_device_kernels", [&] {
+    in.symmetric_product = std::is_same_v<S, double> && r.engine && r.on_gpu && r.policy.aw_symm &&
+                           gpu_symmetric_product_available(r.device);
+  });
   in.dc_solver =
       resolve_tridiagonal_solver(r.opt.tridiagonal, !r.on_gpu, r.n) == TridiagonalSolver::Dc;
   in.dc_fold = dc_fold_setting(r.policy.dc_fold);
@@ -348,7 +367,7 @@ void plan_two_stage(RouteCall<S>& r) {
   in.dc_early = dc_early_setting(r.policy.dc_early);
   in.words = Scalar<S>::words;
   in.dbbr_cyclic = r.opt.dbbr_cyclic_blocks;
-  r.plan = plan_call(r.ec->caller, in);
+  plan_step(r, "plan_call", [&] { r.plan = plan_call(r.ec->caller, in); });
   r.opt.overlap_sbr_back = r.plan.overlap_sbr_back;
   r.opt.dc_at_sbr_back = r.plan.dc_at_sbr_back;
   r.opt.dc_fold = r.plan.dc_fold;
@@ -356,7 +375,8 @@ void plan_two_stage(RouteCall<S>& r) {
   r.height = r.engine ? r.plan.layout.height(r.ec->engine_rank) : 0;
 }
 
-// Plan: the path's layout and memory fit, threads, the host memory.
+// Plan: the path's layout and memory fit, threads, the host memory. Verbose 2: each step's
+// interval (plan_step).
 template <class S>
 void plan_route(RouteCall<S>& r) {
   if (r.one_stage()) {
@@ -366,10 +386,12 @@ void plan_route(RouteCall<S>& r) {
   } else {
     plan_two_stage(r);
   }
-  plan_redistribution(r);
+  plan_step(r, "plan_redistribution", [&] { plan_redistribution(r); });
   // The host memory a call past the memory cgroup's room would have the job killed for.
-  agree_host_memory(r.ec->caller, node_comm_of(r.ec->caller), r.n, host_bytes_needed(r),
-                    r.policy.host_memory_limit);
+  plan_step(r, "plan_host_memory", [&] {
+    agree_host_memory(r.ec->caller, node_comm_of(r.ec->caller), r.n, host_bytes_needed(r),
+                      r.policy.host_memory_limit);
+  });
 }
 
 // The device's preparation (interface/device_preparation) where it has time to hide behind: not

@@ -4,8 +4,8 @@
 // in [0, total], a rank's main-thread stages follow each other without overlap, and the D&C
 // thread's interval lies within the engine's (it starts after bulge chasing, ends before GEMM);
 // every rank's release thread (the engine's buffers, next to Z's redistribution) starts after the
-// final GEMM. With PIPEVD_DC_FOLD=on the final GEMM's parts are the folded product's. "%c" in the
-// file name keeps each call's file.
+// final GEMM; the plan's steps lie within the plan's interval. With PIPEVD_DC_FOLD=on the final
+// GEMM's parts are the folded product's. "%c" in the file name keeps each call's file.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -121,6 +121,21 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
     for (std::size_t s = 0; s < main.size(); ++s) {
       EXPECT_EQ(main[s].stage, main_stages[s]);
       if (s > 0) EXPECT_GE(main[s].start, main[s - 1].end) << main[s].stage;
+    }
+    // The plan's steps (first call: communicators, device queries, collectives), one after the
+    // other on a row of their own inside the plan's interval.
+    const std::vector<std::string> plan_steps = {"plan_wave_rows",      "plan_device_memory",
+                                                 "plan_device_kernels", "plan_call",
+                                                 "plan_redistribution", "plan_host_memory"};
+    std::vector<Interval> steps;
+    for (const Interval& i : row)
+      if (i.thread == "plan") steps.push_back(i);
+    ASSERT_EQ(steps.size(), plan_steps.size());
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+      EXPECT_EQ(steps[s].stage, plan_steps[s]);
+      EXPECT_GE(steps[s].start, main[at("plan")].start - 1e-6) << steps[s].stage;
+      EXPECT_LE(steps[s].end, main[at("plan")].end + 1e-6) << steps[s].stage;
+      if (s > 0) EXPECT_GE(steps[s].start, steps[s - 1].end) << steps[s].stage;
     }
     const bool has_dc = std::any_of(row.begin(), row.end(), [](const Interval& i) {
       return i.stage == "dc" && i.thread == "dc";
