@@ -15,29 +15,47 @@
 
 namespace pipevd {
 
-// Maps the pages [p, p + bytes) into this process and allocates those not yet backed, without
-// changing their contents; on threads, in 8 MiB pieces. false when the kernel could not back
-// them (no memory left). Where the kernel lacks MADV_POPULATE_WRITE (before Linux 5.14): a read
-// per page (maps pages another process has backed; a hole is backed then too).
-inline bool populate_pages(void* p, long bytes, int threads) {
-  const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) / page * page;
-  const std::uintptr_t end =
-      reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(bytes);
-  if (bytes <= 0 || end <= begin) return true;
-  const std::uintptr_t piece = std::uintptr_t(8) << 20;
-  std::atomic<bool> ok{true};
-  parallel_for(static_cast<long>((end - begin + piece - 1) / piece), threads, [&](long k) {
-    const std::uintptr_t b = begin + static_cast<std::uintptr_t>(k) * piece;
-    const std::uintptr_t e = std::min(end, b + piece);
+// The pages of [p, p + bytes) in pieces of 8 MiB, each backed on its own (so that threads may
+// share them out).
+class PagePieces {
+ public:
+  PagePieces() = default;
+  PagePieces(void* p, long bytes) {
+    const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    begin_ = reinterpret_cast<std::uintptr_t>(p) / page * page;
+    end_ = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(std::max(0L, bytes));
+    if (bytes <= 0 || end_ <= begin_) end_ = begin_;
+  }
+  long count() const { return static_cast<long>((end_ - begin_ + kPiece - 1) / kPiece); }
+
+  // Maps piece k's pages into this process and allocates those not yet backed, without changing
+  // their contents. false when the kernel could not back them (no memory left). Where the kernel
+  // lacks MADV_POPULATE_WRITE (before Linux 5.14): a read per page (maps pages another process
+  // has backed; a hole is backed then too).
+  bool populate(long k) const {
+    const std::uintptr_t b = begin_ + static_cast<std::uintptr_t>(k) * kPiece;
+    const std::uintptr_t e = std::min(end_, b + kPiece);
 #ifdef MADV_POPULATE_WRITE
-    if (madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE) == 0) return;
-    if (errno != EINVAL) {  // EINVAL: not known to this kernel; anything else: not backed
-      ok = false;
-      return;
-    }
+    if (madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE) == 0) return true;
+    if (errno != EINVAL) return false;  // EINVAL: not known to this kernel; else: not backed
 #endif
+    const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
     for (std::uintptr_t a = b; a < e; a += page) (void)*reinterpret_cast<volatile const char*>(a);
+    return true;
+  }
+
+ private:
+  static constexpr std::uintptr_t kPiece = std::uintptr_t(8) << 20;
+  std::uintptr_t begin_ = 0, end_ = 0;
+};
+
+// Every page of [p, p + bytes) backed (PagePieces::populate) on `threads` threads. false when
+// the kernel could not back them all.
+inline bool populate_pages(void* p, long bytes, int threads) {
+  const PagePieces pieces(p, bytes);
+  std::atomic<bool> ok{true};
+  parallel_for(pieces.count(), threads, [&](long k) {
+    if (!pieces.populate(k)) ok = false;
   });
   return ok;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Draws a pipevd stage timeline (PIPEVD_VERBOSE=2's JSON) as a PNG like the pipelined paper's
-Figure 8: one row per engine rank (labelled with its GPU), a coloured bar per stage, the D&C
-thread's interval as a thinner bar under its rank's row, so the overlap of the stages can be seen.
+Figure 8: one row per engine rank (labelled with its GPU), a coloured bar per stage, the
+intervals of other threads (the D&C, the release, the A buffer's population) as thinner bars under
+its rank's row, so the overlap of the stages can be seen.
 
   python3 bench/timeline_plot.py pipevd-timeline-123.json -o timeline.png [--title TEXT]
 
@@ -15,10 +16,17 @@ import sys
 STAGE_COLORS = {
     "entry": "#636363",
     "plan": "#dadaeb",
+    "plan_wave_rows": "#bcbddc",
+    "plan_device_memory": "#9e9ac8",
+    "plan_device_kernels": "#807dba",
+    "plan_call": "#6a51a3",
+    "plan_redistribution": "#efedf5",
+    "plan_host_memory": "#54278f",
     "device_context": "#9ecae1",
     "nccl_setup": "#fdae6b",
     "device_pool": "#c7e9c0",
     "redistribute_in": "#9e9e9e",
+    "a_populate": "#d9d9d9",
     "engine_setup": "#17becf",
     "failure_agreement": "#fdd0a2",
     "engine_bind": "#aec7e8",

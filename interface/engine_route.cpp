@@ -37,6 +37,7 @@
 #include "interface/grid_preparation.hpp"
 #include "interface/route_engine_comm.hpp"
 #include "redistribute/block_cyclic_to_engine.hpp"
+#include "redistribute/destination_population.hpp"
 #include "redistribute/element.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_to_block_cyclic.hpp"
@@ -303,20 +304,36 @@ long host_bytes_needed(const RouteCall<S>& r) {
   return need;
 }
 
+// Verbose 2: a step of the plan as an interval on a row of its own ("plan" thread) inside the
+// plan's, so that a first call's plan shows which step its time goes to (device queries that wait
+// for the device's context, communicators made on a first call, collectives that wait for the
+// slowest caller rank).
+template <class S, class F>
+void plan_step(RouteCall<S>& r, const char* stage, F&& step) {
+  const double t = MPI_Wtime();
+  step();
+  if (r.timed) r.timeline.add(stage, t, MPI_Wtime(), "plan");
+}
+
 // The one-stage path's plan: the whole matrix on its one engine rank, its predicted memory
 // (core/one_stage.hpp) checked there against the free device memory and PIPEVD_GPU_MEMORY_LIMIT
 // as the two-stage plan's is, agreed over the caller ranks. An allocation that still fails is an
 // OutOfMemory, agreed after the engine like the engine's own.
 template <class S>
-CallPlan one_stage_plan(const RouteCall<S>& r) {
+CallPlan one_stage_plan(RouteCall<S>& r) {
   CallPlan p;
   p.layout.n = r.n;
   p.layout.col_begin = {0, r.n};
   p.layout.row_begin = {0, r.n};
   const long need = r.engine ? one_stage_memory_bytes(r.n, r.vectors, sizeof(S)) : -1;
-  const long free_bytes = r.engine && r.on_gpu ? gpu_free_bytes(r.device) : -1;
-  agree_engine_memory(r.ec->caller, r.n, r.vectors, r.on_gpu, need, free_bytes,
-                      r.policy.gpu_memory_limit);
+  long free_bytes = -1;
+  plan_step(r, "plan_device_memory", [&] {
+    if (r.engine && r.on_gpu) free_bytes = gpu_free_bytes(r.device);
+  });
+  plan_step(r, "plan_call", [&] {
+    agree_engine_memory(r.ec->caller, r.n, r.vectors, r.on_gpu, need, free_bytes,
+                        r.policy.gpu_memory_limit);
+  });
   if (r.on_gpu && r.engine) p.device_bytes = need;
   return p;
 }
@@ -332,14 +349,17 @@ void plan_two_stage(RouteCall<S>& r) {
   in.k = r.opt.k;
   in.want_vectors = r.vectors;
   in.on_gpu = r.on_gpu;
-  in.wave_rows = agreed_wave_rows(r);
-  in.free_bytes = r.engine && r.on_gpu ? gpu_free_bytes(r.device) : -1;
+  plan_step(r, "plan_wave_rows", [&] { in.wave_rows = agreed_wave_rows(r); });
+  plan_step(r, "plan_device_memory",
+            [&] { in.free_bytes = r.engine && r.on_gpu ? gpu_free_bytes(r.device) : -1; });
   // Engine ranks that share a GPU (PIPEVD_GPU_SHARING) share its free memory too.
   if (in.free_bytes > 0) in.free_bytes /= r.ec->device_sharers;
   in.memory_limit = r.policy.gpu_memory_limit;
   // The one-triangle A W kernel is real only (complex A W takes ZGEMMs).
-  in.symmetric_product = std::is_same_v<S, double> && r.engine && r.on_gpu && r.policy.aw_symm &&
-                         gpu_symmetric_product_available(r.device);
+  plan_step(r, "plan_device_kernels", [&] {
+    in.symmetric_product = std::is_same_v<S, double> && r.engine && r.on_gpu && r.policy.aw_symm &&
+                           gpu_symmetric_product_available(r.device);
+  });
   in.dc_solver =
       resolve_tridiagonal_solver(r.opt.tridiagonal, !r.on_gpu, r.n) == TridiagonalSolver::Dc;
   in.dc_fold = dc_fold_setting(r.policy.dc_fold);
@@ -347,7 +367,7 @@ void plan_two_stage(RouteCall<S>& r) {
   in.dc_early = dc_early_setting(r.policy.dc_early);
   in.words = Scalar<S>::words;
   in.dbbr_cyclic = r.opt.dbbr_cyclic_blocks;
-  r.plan = plan_call(r.ec->caller, in);
+  plan_step(r, "plan_call", [&] { r.plan = plan_call(r.ec->caller, in); });
   r.opt.overlap_sbr_back = r.plan.overlap_sbr_back;
   r.opt.dc_at_sbr_back = r.plan.dc_at_sbr_back;
   r.opt.dc_fold = r.plan.dc_fold;
@@ -355,7 +375,8 @@ void plan_two_stage(RouteCall<S>& r) {
   r.height = r.engine ? r.plan.layout.height(r.ec->engine_rank) : 0;
 }
 
-// Plan: the path's layout and memory fit, threads, the host memory.
+// Plan: the path's layout and memory fit, threads, the host memory. Verbose 2: each step's
+// interval (plan_step).
 template <class S>
 void plan_route(RouteCall<S>& r) {
   if (r.one_stage()) {
@@ -365,10 +386,12 @@ void plan_route(RouteCall<S>& r) {
   } else {
     plan_two_stage(r);
   }
-  plan_redistribution(r);
+  plan_step(r, "plan_redistribution", [&] { plan_redistribution(r); });
   // The host memory a call past the memory cgroup's room would have the job killed for.
-  agree_host_memory(r.ec->caller, node_comm_of(r.ec->caller), r.n, host_bytes_needed(r),
-                    r.policy.host_memory_limit);
+  plan_step(r, "plan_host_memory", [&] {
+    agree_host_memory(r.ec->caller, node_comm_of(r.ec->caller), r.n, host_bytes_needed(r),
+                      r.policy.host_memory_limit);
+  });
 }
 
 // The device's preparation (interface/device_preparation) where it has time to hide behind: not
@@ -387,16 +410,21 @@ void finish_preparation(RouteCall<S>& r, DevicePreparation& p) {
   p.finish(r.timed ? &r.timeline : nullptr);
 }
 
-// Redistribute in: the caller's block-cyclic A to the engine ranks' columns (both triangles).
+// Redistribute in: the caller's block-cyclic A to the engine ranks' columns (both triangles), the
+// fresh buffer's population finished before the redistribution's first write into it (and, on
+// a throw, as the redistribution ends). Verbose 2: the population on a row of its own.
 template <class S>
-void redistribute_in(RouteCall<S>& r, KeptBuffer& a_cols) {
+void redistribute_in(RouteCall<S>& r, KeptBuffer& a_cols, DestinationPopulation& population) {
   const double t = MPI_Wtime();
   if (!r.direct)
     block_cyclic_to_engine(r.c.uplo, r.n, r.c.a, *r.c.ia, *r.c.ja, r.c.desca, r.plan.layout, *r.ec,
-                           elements_in<S>(a_cols.data()), r.in_options,
+                           elements_in<S>(a_cols.data()), population.options_for(r.in_options),
                            r.timed ? &r.in_phases : nullptr);
+  population.finish();
   r.redistribute_s = MPI_Wtime() - t;
   if (r.timed) r.timeline.add("redistribute_in", t, t + r.redistribute_s);
+  const PagePopulation& p = population.population();
+  if (r.timed && p.started()) r.timeline.add("a_populate", p.begin(), p.end(), "populate");
 }
 
 // PDSYEVD's scaling of this engine rank's copy of A (by the max-norm the grid agreed on).
@@ -638,16 +666,17 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
   // Not zero-filled: the redistribution and the engine write every entry. A's columns and, once
   // the engine has copied them to its memory, Z's rows share one buffer kept from the last call
   // (redistribute/kept_buffer.hpp): fresh pages cost seconds of page faults, and one buffer for
-  // both halves the host memory an engine rank holds. A fresh one is backed in bulk on the
-  // redistribution's threads before the unpack's scattered writes would fault it in page by page.
+  // both halves the host memory an engine rank holds. A fresh one is backed in bulk, in a thread
+  // of its own next to the redistribution's plan (the node window's making), before the
+  // redistribution's scattered writes would fault it in page by page.
   const bool copies = r.engine && !r.direct;
   const long engine_part = r.n * std::max(r.width, r.vectors ? r.height : 0L);
   KeptBuffer a_cols(
-      copies ? static_cast<std::size_t>(std::max(1L, engine_part) * Element<S>::doubles) : 0,
-      r.threads);
+      copies ? static_cast<std::size_t>(std::max(1L, engine_part) * Element<S>::doubles) : 0);
+  DestinationPopulation a_population(a_cols, r.threads);
   S* const z_rows = r.vectors ? elements_in<S>(a_cols.data()) : nullptr;
   EngineRun run;
-  redistribute_in(r, a_cols);
+  redistribute_in(r, a_cols, a_population);
   finish_preparation(r, prepare);
   set_up_engine(r, a_cols, run);
   agree_on_failure(r, run);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/scalapack_api.hpp"
+#include "redistribute/before_writes.hpp"
 #include "redistribute/block_cyclic_to_engine_on_node.hpp"
 #include "redistribute/element.hpp"
 #include "redistribute/exchange_setup.hpp"
@@ -79,6 +80,7 @@ template <class T>
 void to_engine(char uplo, long n, const T* a, long ia, long ja, const int* desca,
                const EngineLayout& layout, const EngineComm& comm, T* a_cols,
                const ExchangeOptions& options, PhaseTimes* times) {
+  BeforeWrites before_writes(options.before_writes);
   PhaseClock clock(times);
   check_layout("block_cyclic_to_engine", n, layout, comm);
   if (n == 0) return;
@@ -91,7 +93,7 @@ void to_engine(char uplo, long n, const T* a, long ia, long ja, const int* desca
   // One process: the message path only copies in place, one pass where the window takes two.
   if (options.node_memory != NodeMemory::off && several_on_one_node(comm.caller) &&
       block_cyclic_to_engine_on_node(options, uplo, n, a, setup, layout, comm, a_cols, threads,
-                                     clock, times))
+                                     before_writes, clock, times))
     return;
 
   const ExchangeCounts counts = counts_to_engine(uplo, view, grid, layout, comm);
@@ -197,6 +199,8 @@ void to_engine(char uplo, long n, const T* a, long ia, long ja, const int* desca
           });
     }
   };
+  // The own pieces' packing, the typed receives and the unpack write a_cols.
+  before_writes();
   if (chunks > 1) {
     clock.lap(&PhaseTimes::pack);
     pipelined_exchange(

@@ -117,16 +117,18 @@ T* segment_of(const NodeWindow& window, int rank) {
 // every engine rank's columns [r c, (r + 1) c) of its own.
 template <class T>
 bool push(const Copier& out, char uplo, long n, const T* a, const ExchangeSetup& setup,
-          const EngineLayout& layout, const EngineComm& comm, T* a_cols, int threads, long segment,
-          PhaseClock& clock, PhaseTimes* times) {
+          const EngineLayout& layout, const EngineComm& comm, T* a_cols, int threads,
+          int populate_threads, long segment, BeforeWrites& before_writes, PhaseClock& clock,
+          PhaseTimes* times) {
   const int e = comm.engine_rank, engines = layout.engine_ranks();
   const long d = Element<T>::doubles;
   long widest = 0;
   for (int k = 0; k < engines; ++k) widest = std::max(widest, layout.width(k));
   const WindowRounds rounds = plan_window_rounds(widest, n * d, segment, 1);
   const long own = e >= 0 ? layout.width(e) : 0;
-  const NodeWindow* shared = node_window(
-      comm.caller, window_request(rounds, own, n * d, layout, e, d, segment), threads, segment);
+  const NodeWindow* shared =
+      node_window(comm.caller, window_request(rounds, own, n * d, layout, e, d, segment),
+                  populate_threads, segment);
   if (!shared) return false;
   const NodeWindow& window = *shared;
   const LocalRuns mine = local_runs(setup.view, setup.grid.myrow, setup.grid.mycol);
@@ -147,6 +149,7 @@ bool push(const Copier& out, char uplo, long n, const T* a, const ExchangeSetup&
   };
   // The segment holds the round's columns as a_cols does: contiguous copies.
   auto read = [&](long r) {
+    before_writes();
     std::vector<Span> spans;
     rounds.for_each_group(r, own, [&](long first, long len, long at) {
       spans.push_back(
@@ -281,8 +284,9 @@ RoundCopies column_reads(const Copier& out, char uplo, long n, const Images& im,
 
 template <class T>
 bool pull(const Copier& out, char uplo, long n, const T* a, const ExchangeSetup& setup,
-          const EngineLayout& layout, const EngineComm& comm, T* a_cols, int threads, long segment,
-          PhaseClock& clock, PhaseTimes* times) {
+          const EngineLayout& layout, const EngineComm& comm, T* a_cols, int threads,
+          int populate_threads, long segment, BeforeWrites& before_writes, PhaseClock& clock,
+          PhaseTimes* times) {
   const Images im = images_of(setup);
   const long d = Element<T>::doubles, ld = im.ld[setup.me];
   const long columns = total(im.runs[setup.me].cols);
@@ -290,7 +294,7 @@ bool pull(const Copier& out, char uplo, long n, const T* a, const ExchangeSetup&
       plan_window_rounds(im.most_columns, im.most_ld * d, segment, 8L * setup.size);
   const NodeWindow* shared = node_window(
       comm.caller, window_request(rounds, columns, ld * d, layout, comm.engine_rank, d, segment),
-      threads, segment);
+      populate_threads, segment);
   if (!shared) return false;
   const NodeWindow& window = *shared;
   const TriangleWriter<T> writer(out, uplo, a, setup, im.runs[setup.me], ld);
@@ -301,6 +305,7 @@ bool pull(const Copier& out, char uplo, long n, const T* a, const ExchangeSetup&
       rounds, threads, window, comm.caller,
       [&](long r) { return writer.round(rounds, r, parts, segment_of<T>(window, setup.me)); },
       [&](long r) {
+        before_writes();
         return column_reads(out, uplo, n, im, rounds, r, window, layout, comm, setup.me, a_cols,
                             threads, times);
       },
@@ -314,21 +319,27 @@ template <class T>
 bool block_cyclic_to_engine_on_node(const ExchangeOptions& options, char uplo, long n, const T* a,
                                     const ExchangeSetup& setup, const EngineLayout& layout,
                                     const EngineComm& comm, T* a_cols, int threads,
-                                    PhaseClock& clock, PhaseTimes* times) {
+                                    BeforeWrites& before_writes, PhaseClock& clock,
+                                    PhaseTimes* times) {
   const Copier out{options.streaming_stores};
   const long segment = segment_doubles(options);
+  const int populate =
+      options.window_populate_threads > 0 ? options.window_populate_threads : threads;
   return options.node_memory == NodeMemory::push
-             ? push(out, uplo, n, a, setup, layout, comm, a_cols, threads, segment, clock, times)
-             : pull(out, uplo, n, a, setup, layout, comm, a_cols, threads, segment, clock, times);
+             ? push(out, uplo, n, a, setup, layout, comm, a_cols, threads, populate, segment,
+                    before_writes, clock, times)
+             : pull(out, uplo, n, a, setup, layout, comm, a_cols, threads, populate, segment,
+                    before_writes, clock, times);
 }
 
 template bool block_cyclic_to_engine_on_node(const ExchangeOptions&, char, long, const double*,
                                              const ExchangeSetup&, const EngineLayout&,
-                                             const EngineComm&, double*, int, PhaseClock&,
-                                             PhaseTimes*);
+                                             const EngineComm&, double*, int, BeforeWrites&,
+                                             PhaseClock&, PhaseTimes*);
 template bool block_cyclic_to_engine_on_node(const ExchangeOptions&, char, long,
                                              const std::complex<double>*, const ExchangeSetup&,
                                              const EngineLayout&, const EngineComm&,
-                                             std::complex<double>*, int, PhaseClock&, PhaseTimes*);
+                                             std::complex<double>*, int, BeforeWrites&, PhaseClock&,
+                                             PhaseTimes*);
 
 }  // namespace pipevd

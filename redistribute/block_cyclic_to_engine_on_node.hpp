@@ -14,6 +14,7 @@
 // No counts, so no 2^31 limit either.
 #pragma once
 #include "base/engine_layout.hpp"
+#include "redistribute/before_writes.hpp"
 #include "redistribute/exchange.hpp"
 #include "redistribute/exchange_setup.hpp"
 
@@ -21,13 +22,16 @@ namespace pipevd {
 
 // Collective over comm.caller, which ranks_on_this_node() says is on one node. Arguments as
 // block_cyclic_to_engine's, after its setup; of the options: node_memory (push or pull),
-// streaming_stores and node_segment_bytes (in rounds past it: window_rounds.hpp). false (on every
-// rank, nothing moved) when the MPI gives no shared window. T: double or std::complex<double>
+// streaming_stores, node_segment_bytes (in rounds past it: window_rounds.hpp) and
+// window_populate_threads. before_writes is called before the first copy into a_cols (after the
+// window is made and the first round written into it). false (on every rank, nothing moved, the
+// hook not called) when the MPI gives no shared window. T: double or std::complex<double>
 // (redistribute/element.hpp).
 template <class T>
 bool block_cyclic_to_engine_on_node(const ExchangeOptions& options, char uplo, long n, const T* a,
                                     const ExchangeSetup& setup, const EngineLayout& layout,
                                     const EngineComm& comm, T* a_cols, int threads,
-                                    PhaseClock& clock, PhaseTimes* times);
+                                    BeforeWrites& before_writes, PhaseClock& clock,
+                                    PhaseTimes* times);
 
 }  // namespace pipevd

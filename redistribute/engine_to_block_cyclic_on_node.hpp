@@ -13,9 +13,9 @@
 namespace pipevd {
 
 // Collective over comm.caller, which ranks_on_this_node() says is on one node. Arguments as
-// engine_to_block_cyclic's, after its setup; of the options: streaming_stores and
-// node_segment_bytes. false (on every rank, nothing moved) when the MPI gives no shared window.
-// T: double or std::complex<double> (redistribute/element.hpp).
+// engine_to_block_cyclic's, after its setup; of the options: streaming_stores, node_segment_bytes
+// and window_populate_threads. false (on every rank, nothing moved) when the MPI gives no shared
+// window. T: double or std::complex<double> (redistribute/element.hpp).
 template <class T>
 bool engine_to_block_cyclic_on_node(const ExchangeOptions& options, long n, const T* z_rows,
                                     const ExchangeSetup& setup, const EngineLayout& layout,

@@ -6,6 +6,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <functional>
 #include <vector>
 
 #include "redistribute/element.hpp"
@@ -44,6 +45,13 @@ struct ExchangeOptions {
   long node_segment_bytes = 256L << 20;
   // There: whole cache lines written with non-temporal stores (stream_copy.hpp).
   bool streaming_stores = true;
+  // There: the threads that back a new window's pages (0: all of the threads above), fewer where
+  // the process backs other memory next to it (redistribute/destination_population.hpp).
+  int window_populate_threads = 0;
+  // block_cyclic_to_engine only: called once on the calling thread before anything writes the
+  // destination's columns, on every path (also one that writes nothing, returns early or throws:
+  // then as it ends), so that what it waits for never outlives the redistribution.
+  std::function<void()> before_writes;
 };
 
 // Seconds spent in each phase of one redistribution (this process), for benchmarks and logs.

@@ -5,7 +5,6 @@
 #include <new>
 
 #include "base/page_array.hpp"
-#include "base/page_populate.hpp"
 
 namespace pipevd {
 
@@ -29,17 +28,6 @@ void deallocate(double* p, std::size_t bytes) {
     std::free(p);
 }
 
-// Fresh large memory backed on `threads` threads (none: left to the first writes). Where the
-// kernel cannot back it all now, what is missing is left to the writes too, as without it: a
-// failure here on one engine rank would leave the others waiting in the redistribution, and the
-// host memory the call needs was agreed on before (core/host_memory_room).
-double* allocate_backed(std::size_t bytes, int threads) {
-  double* p = allocate(bytes);
-  if (threads > 0 && bytes >= 4 * kHugePage)
-    (void)populate_pages(p, static_cast<long>(bytes), threads);
-  return p;
-}
-
 std::size_t rounded(std::size_t bytes) {
   return bytes >= 4 * kHugePage ? (bytes + kHugePage - 1) / kHugePage * kHugePage : bytes;
 }
@@ -57,7 +45,7 @@ std::mutex slots_mutex;
 
 }  // namespace
 
-KeptBuffer::KeptBuffer(std::size_t elements, int populate_threads) {
+KeptBuffer::KeptBuffer(std::size_t elements) {
   if (elements == 0) return;
   const std::size_t bytes = rounded(elements * sizeof(double));
   bytes_ = bytes;
@@ -76,15 +64,17 @@ KeptBuffer::KeptBuffer(std::size_t elements, int populate_threads) {
   }
   const int pick = fit >= 0 ? fit : largest;
   if (pick < 0) {  // all in use: memory of its own
-    data_ = allocate_backed(bytes, populate_threads);
+    data_ = allocate(bytes);
+    fresh_ = true;
     return;
   }
   Slot& slot = slots[pick];
   if (slot.bytes < bytes) {
     deallocate(slot.data, slot.bytes);
     slot = Slot{};
-    slot.data = allocate_backed(bytes, populate_threads);
+    slot.data = allocate(bytes);
     slot.bytes = bytes;
+    fresh_ = true;
   }
   slot.busy = true;
   slot_ = pick;
@@ -102,6 +92,7 @@ void KeptBuffer::release() {
   data_ = nullptr;
   slot_ = -1;
   bytes_ = 0;
+  fresh_ = false;
 }
 
 void release_kept_buffers() {

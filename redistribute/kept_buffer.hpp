@@ -12,21 +12,26 @@ namespace pipevd {
 
 class KeptBuffer {
  public:
-  // With `populate_threads` > 0, memory freshly mapped for it is backed at once on that many
-  // threads (base/page_populate.hpp) rather than page by page by the first writes; a kept buffer's
-  // memory already is.
-  explicit KeptBuffer(std::size_t elements, int populate_threads = 0);
+  explicit KeptBuffer(std::size_t elements);
   ~KeptBuffer() { release(); }
   KeptBuffer(const KeptBuffer&) = delete;
   KeptBuffer& operator=(const KeptBuffer&) = delete;
   KeptBuffer(KeptBuffer&& other) noexcept
-      : data_(other.data_), bytes_(other.bytes_), slot_(other.slot_) {
+      : data_(other.data_), bytes_(other.bytes_), slot_(other.slot_), fresh_(other.fresh_) {
     other.data_ = nullptr;
     other.bytes_ = 0;
     other.slot_ = -1;
+    other.fresh_ = false;
   }
 
   double* data() { return data_; }
+  // Its bytes (at least those asked for).
+  std::size_t bytes() const { return bytes_; }
+  // Whether its memory was freshly mapped for it (a large buffer that found no kept memory large
+  // enough): pages the first writes would fault in one by one, worth backing in bulk beforehand
+  // (base/page_populate.hpp, base/page_population.hpp). A kept buffer's pages are backed already,
+  // and small ones come from malloc.
+  bool fresh() const { return fresh_; }
   // Back to the kept memory (or freed, where it had memory of its own); data() is null after.
   void release();
 
@@ -34,6 +39,7 @@ class KeptBuffer {
   double* data_ = nullptr;
   std::size_t bytes_ = 0;  // of its own memory, for the free
   int slot_ = -1;          // the kept memory it uses, -1 if its own
+  bool fresh_ = false;
 };
 
 // Frees the memory kept between calls (buffers in use stay).

@@ -1,66 +1,97 @@
-// The large host buffers kept between calls (redistribute/kept_buffer.hpp): a fresh one asked to
-// be populated is resident before anything writes it, one not asked is not (the unpack's writes
-// would fault it in page by page), a kept one comes back with its contents' pages, and
+// The large host buffers kept between calls (redistribute/kept_buffer.hpp) and the population of
+// their fresh memory (base/page_population.hpp): a fresh buffer says so and is not resident until
+// populated (the unpack's writes would fault it in page by page), a population in its own thread
+// backs every page by the time finish() returns, whichever side took the pieces, and a dropped
+// one joins its thread; a kept buffer comes back, not fresh, with its contents' pages, and
 // release_kept_buffers hands the memory back.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <vector>
 
+#include "base/page_population.hpp"
 #include "redistribute/kept_buffer.hpp"
+#include "tests/support/resident_pages.hpp"
 
 namespace pipevd {
 namespace {
 
+using test::resident_share;
+
 constexpr std::size_t kElements = std::size_t(48) << 17;  // 48 MiB of doubles
 
-// The share of the pages of [p, p + bytes) that are resident in this process.
-double resident_share(const double* p, std::size_t bytes) {
-  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) / page * page;
-  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + bytes;
-  const std::size_t pages = (end - begin + page - 1) / page;
-  std::vector<unsigned char> in(pages);
-  EXPECT_EQ(mincore(reinterpret_cast<void*>(begin), end - begin, in.data()), 0);
-  std::size_t resident = 0;
-  for (unsigned char c : in) resident += c & 1;
-  return static_cast<double>(resident) / static_cast<double>(pages);
-}
-
-TEST(KeptBufferTest, FreshBufferIsPopulatedOnlyWhenAsked) {
+TEST(KeptBufferTest, FreshBufferSaysSoAndIsNotResident) {
   release_kept_buffers();
-  {
-    KeptBuffer lazy(kElements);
-    ASSERT_NE(lazy.data(), nullptr);
-    EXPECT_LT(resident_share(lazy.data(), kElements * sizeof(double)), 0.5);
-  }
+  KeptBuffer lazy(kElements);
+  ASSERT_NE(lazy.data(), nullptr);
+  EXPECT_TRUE(lazy.fresh());
+  EXPECT_GE(lazy.bytes(), kElements * sizeof(double));
+  EXPECT_LT(resident_share(lazy.data(), kElements * sizeof(double)), 0.5);
+  KeptBuffer small(1000);  // malloc's: never fresh
+  EXPECT_FALSE(small.fresh());
+  KeptBuffer none(0);
+  EXPECT_FALSE(none.fresh());
+  lazy.release();
+  EXPECT_FALSE(lazy.fresh());
   release_kept_buffers();
   EXPECT_EQ(kept_bytes(), 0u);
+}
+
+TEST(KeptBufferTest, PopulationBacksEveryPageByItsFinish) {
   for (int threads : {1, 3}) {
-    KeptBuffer backed(kElements, threads);
-    ASSERT_NE(backed.data(), nullptr);
-    EXPECT_EQ(resident_share(backed.data(), kElements * sizeof(double)), 1.0) << threads;
-    // Populated pages read as zeros (fresh anonymous memory), and are writable.
-    EXPECT_EQ(backed.data()[0], 0.0);
-    EXPECT_EQ(backed.data()[kElements - 1], 0.0);
-    backed.data()[kElements / 2] = 1.5;
-    backed.release();
-    release_kept_buffers();
+    for (int finishers : {1, 2}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, " + std::to_string(finishers) +
+                   " finishing");
+      release_kept_buffers();
+      KeptBuffer a(kElements);
+      ASSERT_TRUE(a.fresh());
+      PagePopulation population;
+      EXPECT_FALSE(population.started());
+      population.start(a.data(), static_cast<long>(a.bytes()), threads);
+      EXPECT_TRUE(population.started());
+      EXPECT_TRUE(population.finish(finishers));
+      EXPECT_FALSE(population.running());
+      EXPECT_EQ(resident_share(a.data(), a.bytes()), 1.0);
+      EXPECT_GE(population.end(), population.begin());
+      EXPECT_TRUE(population.finish(finishers));  // again: nothing more
+      // Populated pages read as zeros (fresh anonymous memory), and are writable.
+      EXPECT_EQ(a.data()[0], 0.0);
+      EXPECT_EQ(a.data()[kElements - 1], 0.0);
+      a.data()[kElements / 2] = 1.5;
+    }
   }
+  release_kept_buffers();
+}
+
+// Dropped unfinished (an exception past it): its thread is joined, whatever it backed by then.
+TEST(KeptBufferTest, DroppedPopulationJoinsItsThread) {
+  release_kept_buffers();
+  KeptBuffer a(kElements);
+  {
+    PagePopulation population;
+    population.start(a.data(), static_cast<long>(a.bytes()), 2);
+  }
+  a.data()[7] = 2.0;  // the pages not backed fault in as ever
+  EXPECT_EQ(a.data()[7], 2.0);
+  a.release();
+  release_kept_buffers();
 }
 
 TEST(KeptBufferTest, KeptMemoryComesBackWithItsPages) {
   release_kept_buffers();
   double* first = nullptr;
   {
-    KeptBuffer a(kElements, 2);
+    KeptBuffer a(kElements);
+    EXPECT_TRUE(a.fresh());
+    PagePopulation population;
+    population.start(a.data(), static_cast<long>(a.bytes()), 2);
+    population.finish(2);
     first = a.data();
     a.data()[7] = 3.25;
   }
   EXPECT_GE(kept_bytes(), kElements * sizeof(double));
-  KeptBuffer again(kElements / 2, 2);  // fits the kept slot: the same memory, not remapped
+  KeptBuffer again(kElements / 2);  // fits the kept slot: the same memory, not remapped
+  EXPECT_FALSE(again.fresh());
   EXPECT_EQ(again.data(), first);
   EXPECT_EQ(again.data()[7], 3.25);
   EXPECT_EQ(resident_share(again.data(), kElements / 2 * sizeof(double)), 1.0);

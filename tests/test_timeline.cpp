@@ -4,8 +4,8 @@
 // in [0, total], a rank's main-thread stages follow each other without overlap, and the D&C
 // thread's interval lies within the engine's (it starts after bulge chasing, ends before GEMM);
 // every rank's release thread (the engine's buffers, next to Z's redistribution) starts after the
-// final GEMM. With PIPEVD_DC_FOLD=on the final GEMM's parts are the folded product's. "%c" in the
-// file name keeps each call's file.
+// final GEMM; the plan's steps lie within the plan's interval. With PIPEVD_DC_FOLD=on the final
+// GEMM's parts are the folded product's. "%c" in the file name keeps each call's file.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -122,6 +122,21 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
       EXPECT_EQ(main[s].stage, main_stages[s]);
       if (s > 0) EXPECT_GE(main[s].start, main[s - 1].end) << main[s].stage;
     }
+    // The plan's steps (first call: communicators, device queries, collectives), one after the
+    // other on a row of their own inside the plan's interval.
+    const std::vector<std::string> plan_steps = {"plan_wave_rows",      "plan_device_memory",
+                                                 "plan_device_kernels", "plan_call",
+                                                 "plan_redistribution", "plan_host_memory"};
+    std::vector<Interval> steps;
+    for (const Interval& i : row)
+      if (i.thread == "plan") steps.push_back(i);
+    ASSERT_EQ(steps.size(), plan_steps.size());
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+      EXPECT_EQ(steps[s].stage, plan_steps[s]);
+      EXPECT_GE(steps[s].start, main[at("plan")].start - 1e-6) << steps[s].stage;
+      EXPECT_LE(steps[s].end, main[at("plan")].end + 1e-6) << steps[s].stage;
+      if (s > 0) EXPECT_GE(steps[s].start, steps[s - 1].end) << steps[s].stage;
+    }
     const bool has_dc = std::any_of(row.begin(), row.end(), [](const Interval& i) {
       return i.stage == "dc" && i.thread == "dc";
     });
@@ -139,6 +154,50 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
         EXPECT_LE(i.end, main[at("dc_wait")].end + 1e-4)
             << "D&C ends within its wait, before Q_d moves";
       }
+  }
+}
+
+// A first call whose engine ranks' A buffers are fresh memory: each populates its buffer in a
+// thread of its own ("populate" row), from after the plan, finished within the redistribution in.
+TEST(Timeline, FirstCallPopulatesItsABufferInAThreadOfItsOwn) {
+  const char* path = std::getenv("PIPEVD_TIMELINE");
+  ASSERT_NE(path, nullptr) << "the test is registered with PIPEVD_TIMELINE";
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) std::remove(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  const GridShape shape = grid_shape('s');
+  BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
+  // An engine rank's columns of A past the smallest kept buffer (8 MiB): fresh pages.
+  const int n = 1500;
+  const BlockCyclicLayout layout{n, n, 32, 32, 0, 0, 0};
+  DistributedMatrix a(grid, layout), z(grid, layout);
+  a.fill([](long i, long j) { return random_symmetric_entry(i, j, 79); });
+  std::vector<double> w(n);
+  ASSERT_EQ(call_pdsyevd('N', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc), 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank != 0) return;
+
+  std::ifstream f(path);
+  ASSERT_TRUE(f.good()) << path;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::map<int, std::map<std::string, Interval>> rows;
+  for (const Interval& i : read_intervals(ss.str())) rows[i.rank][i.stage + "/" + i.thread] = i;
+  ASSERT_EQ(static_cast<int>(rows.size()), size);
+  for (auto& [r, row] : rows) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    ASSERT_EQ(row.count("a_populate/populate"), 1u) << "the fresh buffer's population";
+    ASSERT_EQ(row.count("plan/main"), 1u);
+    ASSERT_EQ(row.count("redistribute_in/main"), 1u);
+    const Interval& p = row["a_populate/populate"];
+    EXPECT_GE(p.start, row["plan/main"].end - 1e-4) << "allocated after the plan";
+    EXPECT_LE(p.start, row["redistribute_in/main"].start + 1e-4)
+        << "begun before the redistribution";
+    EXPECT_LE(p.end, row["redistribute_in/main"].end + 1e-4)
+        << "finished within the redistribution";
   }
 }
 
