@@ -25,14 +25,17 @@ Fn real(const char* symbol) {
 // Grid creations in progress in this thread (gridinit's own gridmap makes two).
 thread_local int grid_depth = 0;
 
-// `create` runs the real routine, which writes the new context to *ictxt.
+// `create` runs the real routine, which writes the new context to *ictxt. Nothing after it may
+// throw into the C or Fortran caller.
 template <class Create>
 void create_grid(int* ictxt, Create create) {
   ++grid_depth;
   create();
   --grid_depth;
-  if (grid_depth == 0 && pipevd::grid_preparation_enabled() && !pipevd::inside_call())
-    pipevd::prepare_at_grid_creation(*ictxt);
+  try {
+    if (grid_depth == 0 && !pipevd::inside_call()) pipevd::prepare_at_grid_creation(*ictxt);
+  } catch (...) {
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <exception>
@@ -36,6 +37,10 @@ struct Preparations {
   GridPreparationCounts counts;
   bool finish_at_finalize = false;
 };
+
+// Outermost grid creations outside a call that this process is in, counted where no lock is
+// taken.
+std::atomic<long> interposed_creations{0};
 
 Preparations& preparations() {
   static auto* const p = new Preparations;
@@ -83,6 +88,14 @@ void start_thread(Preparations& p, int device, std::function<void()> make_nccl, 
   }
 }
 
+// Whether `mine` holds on every process of the grid `ictxt`: BLACS' own combine over the new
+// context, which needs no pipevd state, so processes whose settings differ still meet there.
+bool on_every_process(int ictxt, bool mine) {
+  int all = mine ? 1 : 0;
+  Cigamn2d(ictxt, "All", " ", 1, 1, &all, 1, nullptr, nullptr, -1, -1, -1);
+  return all == 1;
+}
+
 // prepare_at_grid_creation with the process's calls held off: every branch below is taken alike
 // on every process of the grid (rank 0's policy, the agreed devices, the cached communicators).
 void prepare(int ictxt) {
@@ -123,16 +136,27 @@ bool grid_preparation_enabled() {
   return enabled;
 }
 
-void prepare_at_grid_creation(int ictxt) {
+void prepare_at_grid_creation(int ictxt) noexcept {
   if (ictxt < 0) return;
+  // Nothing before the combine may skip it or wait: the grid's other processes are on their way
+  // there.
+  ++interposed_creations;
+  std::unique_lock<std::mutex> calls(one_call_at_a_time(), std::defer_lock);
+  bool mine = false;
   try {
-    const std::lock_guard<std::mutex> lock(one_call_at_a_time());
-    prepare(ictxt);
-  } catch (const std::exception& e) {
-    if (process_policy().policy.verbose >= 1)
-      std::fprintf(stderr,
-                   "pipevd: grid context %d: not prepared (%s); the first call prepares it\n",
-                   ictxt, e.what());
+    mine = grid_preparation_enabled() && calls.try_lock();
+  } catch (...) {
+  }
+  if (!on_every_process(ictxt, mine)) return;
+  try {
+    try {
+      prepare(ictxt);
+    } catch (const std::exception& e) {
+      if (process_policy().policy.verbose >= 1)
+        std::fprintf(stderr,
+                     "pipevd: grid context %d: not prepared (%s); the first call prepares it\n",
+                     ictxt, e.what());
+    }
   } catch (...) {
   }
 }
@@ -154,7 +178,9 @@ void finish_grid_preparations() {
 GridPreparationCounts grid_preparation_counts() {
   Preparations& p = preparations();
   const std::lock_guard<std::mutex> lock(p.mutex);
-  return p.counts;
+  GridPreparationCounts counts = p.counts;
+  counts.interposed = interposed_creations;
+  return counts;
 }
 
 bool nccl_begun_at_grid(const EngineComm& ec) {
