@@ -10,7 +10,6 @@
 #include <mutex>
 #include <set>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -73,18 +72,20 @@ bool takes_gpu_engine(const Policy& policy, const EngineAvailability& available)
 
 // The device readied in a thread: the CUDA context first (NCCL's set-up needs it), then the
 // communicator begun, then (with `preload`) pipevd's kernels, which at the grid no longer lengthen
-// a set-up the first call waits for. Where no thread can be had, the communicator is made here
-// (every engine rank must make it once the unique id has gone round) and the kernels are left to
-// their first launch.
-void start_thread(Preparations& p, int device, std::function<void()> make_nccl, bool preload) {
+// a set-up the first call waits for. `p.threads` has room for one more. Where no thread can be had
+// (nor the copy of make_nccl it takes), the communicator is made here, the application's current
+// device kept (every engine rank must make it once the unique id has gone round), and the kernels
+// are left to their first launch.
+void start_thread(Preparations& p, int device, const std::function<void()>& make_nccl,
+                  bool preload) noexcept {
   try {
     p.threads.emplace_back([device, make_nccl, preload] {
       gpu_prepare_context(device);
       make_nccl();
       if (preload) gpu_preload_kernels(device);
     });
-  } catch (const std::system_error&) {
-    make_nccl();
+  } catch (...) {
+    gpu_run_on_device(device, make_nccl);
   }
 }
 
@@ -113,15 +114,29 @@ void prepare(int ictxt) {
   if (!takes_gpu_engine(policy, available) || !policy.gpu_prepare) return;
   const EngineComm& ec = route_engine_comm(ictxt, policy, true, available.gpu_devices);
   if (!engine_uses_nccl(ec, policy) || ec.engine_rank < 0) return;
+  const bool preload = policy.preload_kernels != "off";
   const std::lock_guard<std::mutex> lock(p.mutex);
+  const std::pair<const EngineComm*, int> key{&ec, ec.device};
   // An earlier grid of these processes began it: nothing to wait for here.
-  if (p.begun.count({&ec, ec.device})) return;
-  std::function<void()> make_nccl = gpu_begin_nccl(ec.engine, ec.device, policy.nccl_channels);
-  if (!make_nccl) return;  // made already, by a call or an earlier grid
-  p.begun.insert({&ec, ec.device});
-  ++p.counts.nccl_begun;
+  if (p.begun.count(key)) return;
+  // What may throw comes before the unique id goes round: after it, an engine rank that does not
+  // make the communicator leaves its peers waiting in NCCL's set-up.
   finish_at_finalize(p);
-  start_thread(p, ec.device, std::move(make_nccl), policy.preload_kernels != "off");
+  p.threads.reserve(p.threads.size() + 1);
+  p.begun.insert(key);
+  std::function<void()> make_nccl;
+  try {
+    make_nccl = gpu_begin_nccl(ec.engine, ec.device, policy.nccl_channels);
+  } catch (...) {
+    p.begun.erase(key);
+    throw;
+  }
+  if (!make_nccl) {  // made already, by a call or an earlier grid
+    p.begun.erase(key);
+    return;
+  }
+  ++p.counts.nccl_begun;
+  start_thread(p, ec.device, make_nccl, preload);
   if (policy.verbose >= 1 && ec.engine_rank == 0)
     std::fprintf(stderr,
                  "pipevd: grid context %d: the engine's NCCL communicator begun at the grid's "
