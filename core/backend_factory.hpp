@@ -74,6 +74,9 @@ void gpu_release_memory();
 // The page-locked host staging kept between calls freed (not collective: the end of a call that
 // keeps no memory).
 void gpu_release_host_staging();
+// Runs `fn` in the calling thread with `device` current, the thread's current device restored
+// afterwards (an application's thread keeps its own); `fn` alone without the GPU engine.
+void gpu_run_on_device(int device, const std::function<void()>& fn);
 // Makes `device` current in the calling thread (a new thread's current device is 0); no-op for
 // device < 0 or without the GPU engine.
 void gpu_make_current(int device);

@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <optional>
+
 #include "gpu/backend_settings.hpp"
 #include "gpu/bc_back.cuh"
 #include "gpu/dbbr_event_clock.hpp"
@@ -113,6 +115,16 @@ void gpu_release_memory() {
   gpu::release_nccl_communicators();
   gpu::release_pinned_staging();
   gpu::trim_device_pools();
+}
+
+void gpu_run_on_device(int device, const std::function<void()>& fn) {
+  std::optional<gpu::ScopedDevice> guard;
+  try {
+    if (device >= 0) guard.emplace(device);
+  } catch (...) {  // fn itself reports a device it cannot use
+    cudaGetLastError();
+  }
+  fn();
 }
 
 void gpu_make_current(int device) {

@@ -24,6 +24,7 @@ bool gpu_nccl_held(MPI_Comm, int) { return false; }
 long gpu_nccl_communicators_made() { return 0; }
 void gpu_release_memory() {}
 void gpu_release_host_staging() {}
+void gpu_run_on_device(int, const std::function<void()>& fn) { fn(); }
 void gpu_make_current(int) {}
 
 }  // namespace pipevd

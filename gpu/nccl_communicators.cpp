@@ -200,14 +200,15 @@ std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device, int cha
   NcclCache& cache = cache_of(comm);
   agree_on_cached(cache, comm, device);
   if (cache.by_device.count(device)) return {};
-  const Boot boot = boot_of(comm);
+  // Everything that may throw comes before the unique id goes round: after it, every rank must
+  // make the communicator or its peers wait in ncclCommInitRank.
+  auto boot = std::make_shared<Boot>();
   auto made = std::make_shared<std::promise<ncclComm_t>>();
-  cache.by_device.emplace(device, made->get_future().share());
-  return [made, boot, device, channels] {
+  std::function<void()> make = [made, boot, device, channels] {
     try {
       if (cudaSetDevice(device) != cudaSuccess) cudaGetLastError();  // NCCL reports it below
       const ConnectionScratch scratch;
-      const ncclComm_t c = make_communicator(boot, channels);
+      const ncclComm_t c = make_communicator(*boot, channels);
       try {
         open_connections(c, scratch);
       } catch (...) {
@@ -219,6 +220,14 @@ std::function<void()> begin_nccl_communicator(MPI_Comm comm, int device, int cha
       made->set_exception(std::current_exception());
     }
   };
+  cache.by_device.emplace(device, made->get_future().share());
+  try {
+    *boot = boot_of(comm);  // throws on every rank alike
+  } catch (...) {
+    cache.by_device.erase(device);
+    throw;
+  }
+  return make;
 }
 
 bool nccl_communicator_held(MPI_Comm comm, int device) {

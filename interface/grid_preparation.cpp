@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <exception>
@@ -9,7 +10,6 @@
 #include <mutex>
 #include <set>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -36,6 +36,10 @@ struct Preparations {
   GridPreparationCounts counts;
   bool finish_at_finalize = false;
 };
+
+// Outermost grid creations outside a call that this process is in, counted where no lock is
+// taken.
+std::atomic<long> interposed_creations{0};
 
 Preparations& preparations() {
   static auto* const p = new Preparations;
@@ -68,19 +72,29 @@ bool takes_gpu_engine(const Policy& policy, const EngineAvailability& available)
 
 // The device readied in a thread: the CUDA context first (NCCL's set-up needs it), then the
 // communicator begun, then (with `preload`) pipevd's kernels, which at the grid no longer lengthen
-// a set-up the first call waits for. Where no thread can be had, the communicator is made here
-// (every engine rank must make it once the unique id has gone round) and the kernels are left to
-// their first launch.
-void start_thread(Preparations& p, int device, std::function<void()> make_nccl, bool preload) {
+// a set-up the first call waits for. `p.threads` has room for one more. Where no thread can be had
+// (nor the copy of make_nccl it takes), the communicator is made here, the application's current
+// device kept (every engine rank must make it once the unique id has gone round), and the kernels
+// are left to their first launch.
+void start_thread(Preparations& p, int device, const std::function<void()>& make_nccl,
+                  bool preload) noexcept {
   try {
     p.threads.emplace_back([device, make_nccl, preload] {
       gpu_prepare_context(device);
       make_nccl();
       if (preload) gpu_preload_kernels(device);
     });
-  } catch (const std::system_error&) {
-    make_nccl();
+  } catch (...) {
+    gpu_run_on_device(device, make_nccl);
   }
+}
+
+// Whether `mine` holds on every process of the grid `ictxt`: BLACS' own combine over the new
+// context, which needs no pipevd state, so processes whose settings differ still meet there.
+bool on_every_process(int ictxt, bool mine) {
+  int all = mine ? 1 : 0;
+  Cigamn2d(ictxt, "All", " ", 1, 1, &all, 1, nullptr, nullptr, -1, -1, -1);
+  return all == 1;
 }
 
 // prepare_at_grid_creation with the process's calls held off: every branch below is taken alike
@@ -100,15 +114,29 @@ void prepare(int ictxt) {
   if (!takes_gpu_engine(policy, available) || !policy.gpu_prepare) return;
   const EngineComm& ec = route_engine_comm(ictxt, policy, true, available.gpu_devices);
   if (!engine_uses_nccl(ec, policy) || ec.engine_rank < 0) return;
+  const bool preload = policy.preload_kernels != "off";
   const std::lock_guard<std::mutex> lock(p.mutex);
+  const std::pair<const EngineComm*, int> key{&ec, ec.device};
   // An earlier grid of these processes began it: nothing to wait for here.
-  if (p.begun.count({&ec, ec.device})) return;
-  std::function<void()> make_nccl = gpu_begin_nccl(ec.engine, ec.device, policy.nccl_channels);
-  if (!make_nccl) return;  // made already, by a call or an earlier grid
-  p.begun.insert({&ec, ec.device});
-  ++p.counts.nccl_begun;
+  if (p.begun.count(key)) return;
+  // What may throw comes before the unique id goes round: after it, an engine rank that does not
+  // make the communicator leaves its peers waiting in NCCL's set-up.
   finish_at_finalize(p);
-  start_thread(p, ec.device, std::move(make_nccl), policy.preload_kernels != "off");
+  p.threads.reserve(p.threads.size() + 1);
+  p.begun.insert(key);
+  std::function<void()> make_nccl;
+  try {
+    make_nccl = gpu_begin_nccl(ec.engine, ec.device, policy.nccl_channels);
+  } catch (...) {
+    p.begun.erase(key);
+    throw;
+  }
+  if (!make_nccl) {  // made already, by a call or an earlier grid
+    p.begun.erase(key);
+    return;
+  }
+  ++p.counts.nccl_begun;
+  start_thread(p, ec.device, make_nccl, preload);
   if (policy.verbose >= 1 && ec.engine_rank == 0)
     std::fprintf(stderr,
                  "pipevd: grid context %d: the engine's NCCL communicator begun at the grid's "
@@ -123,16 +151,27 @@ bool grid_preparation_enabled() {
   return enabled;
 }
 
-void prepare_at_grid_creation(int ictxt) {
+void prepare_at_grid_creation(int ictxt) noexcept {
   if (ictxt < 0) return;
+  // Nothing before the combine may skip it or wait: the grid's other processes are on their way
+  // there.
+  ++interposed_creations;
+  std::unique_lock<std::mutex> calls(one_call_at_a_time(), std::defer_lock);
+  bool mine = false;
   try {
-    const std::lock_guard<std::mutex> lock(one_call_at_a_time());
-    prepare(ictxt);
-  } catch (const std::exception& e) {
-    if (process_policy().policy.verbose >= 1)
-      std::fprintf(stderr,
-                   "pipevd: grid context %d: not prepared (%s); the first call prepares it\n",
-                   ictxt, e.what());
+    mine = grid_preparation_enabled() && calls.try_lock();
+  } catch (...) {
+  }
+  if (!on_every_process(ictxt, mine)) return;
+  try {
+    try {
+      prepare(ictxt);
+    } catch (const std::exception& e) {
+      if (process_policy().policy.verbose >= 1)
+        std::fprintf(stderr,
+                     "pipevd: grid context %d: not prepared (%s); the first call prepares it\n",
+                     ictxt, e.what());
+    }
   } catch (...) {
   }
 }
@@ -154,7 +193,9 @@ void finish_grid_preparations() {
 GridPreparationCounts grid_preparation_counts() {
   Preparations& p = preparations();
   const std::lock_guard<std::mutex> lock(p.mutex);
-  return p.counts;
+  GridPreparationCounts counts = p.counts;
+  counts.interposed = interposed_creations;
+  return counts;
 }
 
 bool nccl_begun_at_grid(const EngineComm& ec) {

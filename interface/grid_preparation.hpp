@@ -14,11 +14,14 @@ namespace pipevd {
 // Whether PIPEVD_PREPARE_AT_GRID is on in this process (read once).
 bool grid_preparation_enabled();
 
-// After the real grid creation returned `ictxt` (negative: this process is outside the grid), the
-// outermost in its thread, outside any pipevd call. Collective over the grid's processes, which
-// must all have the setting on: the grid agrees on rank 0's policy and every process takes the
-// same branches. Never throws; a failure leaves the preparation to the first call.
-void prepare_at_grid_creation(int ictxt);
+// After the real grid creation returned `ictxt` (negative: this process is outside the grid, and
+// nothing is done), the outermost in its thread, outside any pipevd call: every process of the
+// grid comes here alike. Collective over the grid's processes whatever the setting: one BLACS
+// combine agrees whether every one of them has the setting on and could hold off its calls at once
+// (one_call_at_a_time taken without waiting, so a thread inside a call elsewhere cannot deadlock
+// it); only then do they prepare (rank 0's other settings agreed, every branch alike). Never
+// throws; a failure leaves the preparation to the first call.
+void prepare_at_grid_creation(int ictxt) noexcept;
 
 // On an engine rank of `ec`, at a call's start: whether a grid's creation began ec's NCCL
 // communicator and no call has waited for it since; true once, then false. The same answer on
@@ -30,10 +33,12 @@ bool take_nccl_begun_at_grid(const EngineComm& ec);
 // MPI_Finalize.
 void finish_grid_preparations();
 
-// For tests: grid creations whose processes agreed on the preparation (the setting on, outermost,
-// outside a pipevd call), and of those where this process began an NCCL communicator.
+// For tests: the outermost grid creations outside a pipevd call that this process is in (their
+// gate agreed, whatever the setting); of those, the ones whose processes agreed on the preparation
+// (the setting on and the calls held off on every one); of those, the ones where this process began
+// an NCCL communicator.
 struct GridPreparationCounts {
-  long agreed = 0, nccl_begun = 0;
+  long interposed = 0, agreed = 0, nccl_begun = 0;
 };
 GridPreparationCounts grid_preparation_counts();
 // Whether a grid's creation began ec's communicator and no call has taken it (local, for tests).

@@ -1,20 +1,26 @@
 // BLACS' grid creation through pipevd (interface/grid_interposition.cpp) with
-// PIPEVD_PREPARE_AT_GRID on or off, through the C and the Fortran interfaces: the grid's processes
-// agree on a preparation exactly once per grid where the setting is on (not again for gridinit's
-// own gridmap, not on processes outside the grid), never where it is off, and never for a grid
-// ScaLAPACK makes inside a pipevd call (PDGEMR2D in a forwarded call); a PDSYEVD call on the grid
-// afterwards still equals ScaLAPACK's. Without a GPU the agreement finds no GPU engine and begins
-// nothing: the NCCL part is test_gpu_grid_preparation's.
+// PIPEVD_PREPARE_AT_GRID on or off, through the C and the Fortran interfaces: every grid creation
+// is interposed and its gate agreed once (not again for gridinit's own gridmap, not on processes
+// outside the grid), whatever the setting; the grid's processes agree on a preparation where the
+// setting is on on every one of them, never where it is off on any (an MPMD launch whose ranks
+// differ: no hang), and never for a grid ScaLAPACK makes inside a pipevd call (PDGEMR2D in a
+// forwarded call), nor where another thread of one of them is inside a call (it does not wait for
+// that call); a PDSYEVD call on the grid afterwards still equals ScaLAPACK's. Without a GPU the
+// agreement finds no GPU engine and begins nothing: the NCCL part is test_gpu_grid_preparation's.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <future>
+#include <mutex>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/scalapack_api.hpp"
 #include "bench/peers/scalapack/scalapack_reference.hpp"
 #include "include/pipevd.h"
+#include "interface/call_scope.hpp"
 #include "interface/grid_preparation.hpp"
 #include "tests/support/accuracy.hpp"
 #include "tests/support/blacs_grid.hpp"
@@ -25,18 +31,26 @@ namespace pipevd::test {
 namespace {
 
 long agreed() { return grid_preparation_counts().agreed; }
+long interposed() { return grid_preparation_counts().interposed; }
 
-// The setting as this process reads it (every rank's environment holds the same).
-long expected_per_grid() { return grid_preparation_enabled() ? 1 : 0; }
+// Preparations per grid of the world ranks below `ranks`: 1 where each of them has the setting on
+// (their environments may differ), else 0. Collective over the world.
+long expected_per_grid(int ranks = world_size()) {
+  int on = world_rank() >= ranks || grid_preparation_enabled() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &on, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return on;
+}
 
 class GridCreation : public testing::TestWithParam<BlacsEntry> {};
 
 TEST_P(GridCreation, GridinitIsPreparedOnceWhereOn) {
   const GridShape shape = squarest_grid(world_size());
-  const long before = agreed();
+  const long expected = expected_per_grid();
+  const long before = agreed(), interposed_before = interposed();
   const BlacsGrid grid(shape.nprow, shape.npcol, 'R', GetParam());
   ASSERT_TRUE(grid.in_grid());
-  EXPECT_EQ(agreed() - before, expected_per_grid());
+  EXPECT_EQ(interposed() - interposed_before, 1);
+  EXPECT_EQ(agreed() - before, expected);
   EXPECT_EQ(grid_preparation_counts().nccl_begun, 0);  // no GPU engine here
 }
 
@@ -45,11 +59,13 @@ TEST_P(GridCreation, GridmapPreparesOnlyTheGridsProcesses) {
   const int k = world_size() > 1 ? world_size() - 1 : 1;
   std::vector<int> map(k);
   std::iota(map.begin(), map.end(), 0);
-  const long before = agreed();
+  const long expected = expected_per_grid(k);
+  const long before = agreed(), interposed_before = interposed();
   const BlacsGrid grid(1, k, map, GetParam());
   const bool inside = world_rank() < k;
   ASSERT_EQ(grid.in_grid(), inside);
-  EXPECT_EQ(agreed() - before, inside ? expected_per_grid() : 0);
+  EXPECT_EQ(interposed() - interposed_before, inside ? 1 : 0);
+  EXPECT_EQ(agreed() - before, inside ? expected : 0);
 }
 
 TEST_P(GridCreation, PdsyevdAfterwardsEqualsScalapack) {
@@ -80,6 +96,33 @@ INSTANTIATE_TEST_SUITE_P(Entries, GridCreation, testing::Values(BlacsEntry::C, B
                            return std::string(info.param == BlacsEntry::C ? "C" : "Fortran");
                          });
 
+// A grid created while another thread of rank 0 is inside a pipevd call (its hold on the process
+// taken here by a thread of the test): rank 0 cannot hold off its calls, so no process prepares,
+// and the creation does not wait for that call (which, in an application, may itself wait for the
+// grid's other processes).
+TEST(GridCreationBesideACall, IsPreparedNowhere) {
+  std::promise<void> held, created;
+  std::thread call;
+  if (world_rank() == 0)
+    call = std::thread([&held, done = created.get_future()] {
+      const std::lock_guard<std::mutex> lock(one_call_at_a_time());
+      held.set_value();
+      done.wait();
+    });
+  else
+    held.set_value();
+  held.get_future().wait();
+  const GridShape shape = squarest_grid(world_size());
+  const long before = agreed(), interposed_before = interposed();
+  {
+    const BlacsGrid grid(shape.nprow, shape.npcol);
+    created.set_value();
+    EXPECT_EQ(interposed() - interposed_before, 1);
+    EXPECT_EQ(agreed() - before, 0);
+  }
+  if (call.joinable()) call.join();
+}
+
 // PDGEMR2D makes a grid of its own where its context has several process rows (a P x 1 grid, P >=
 // 2): prepared for where the code calls it, not inside a pipevd call (PIPEVD_BACKEND=scalapack: a
 // submatrix is forwarded through a PDGEMR2D copy).
@@ -92,16 +135,19 @@ TEST(GridCreationInsideACall, IsNotPrepared) {
   DistributedMatrix a(grid, layout), b(grid, layout), z(grid, layout);
   a.fill([](long i, long j) { return random_symmetric_entry(i, j, 73); });
 
-  const long before_copy = agreed();
+  const long expected = expected_per_grid();
+  const long before_copy = agreed(), interposed_before_copy = interposed();
   pdgemr2d_(&m, &m, a.data(), &one, &one, a.desc, b.data(), &one, &one, b.desc, &grid.ictxt);
-  EXPECT_EQ(agreed() - before_copy, expected_per_grid()) << "the code's own PDGEMR2D grid";
+  EXPECT_EQ(interposed() - interposed_before_copy, 1) << "the code's own PDGEMR2D grid";
+  EXPECT_EQ(agreed() - before_copy, expected) << "the code's own PDGEMR2D grid";
 
-  const long before_call = agreed();
+  const long before_call = agreed(), interposed_before_call = interposed();
   std::vector<double> w(n);
   ASSERT_EQ(
       call_pdsyevd('V', 'L', n, a.data(), sub, sub, a.desc, w.data(), z.data(), sub, sub, z.desc),
       0);
   ASSERT_STREQ(pipevd_last_path(), "scalapack");
+  EXPECT_EQ(interposed() - interposed_before_call, 0) << "a grid made inside the call was gated";
   EXPECT_EQ(agreed() - before_call, 0) << "a grid made inside the call was prepared";
 }
 
