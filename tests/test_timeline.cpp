@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -43,31 +44,42 @@ std::vector<Interval> read_intervals(const std::string& text) {
   return v;
 }
 
-TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
+// One pdsyevd call at verbose 2 on a random symmetric n x n matrix (blocks nb, layout's last
+// field `lld_pad`), every rank's timeline then read back: its text on rank 0, nothing elsewhere
+// (where the caller returns). `size` is the number of ranks.
+std::optional<std::string> one_call_timeline(char jobz, int n, int nb, int lld_pad, unsigned seed,
+                                             int* size) {
   const char* path = std::getenv("PIPEVD_TIMELINE");
-  ASSERT_NE(path, nullptr) << "the test is registered with PIPEVD_TIMELINE";
-  int rank = 0, size = 1;
+  EXPECT_NE(path, nullptr) << "the test is registered with PIPEVD_TIMELINE";
+  if (!path) return std::nullopt;
+  int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_size(MPI_COMM_WORLD, size);
   if (rank == 0) std::remove(path);
   MPI_Barrier(MPI_COMM_WORLD);
 
   const GridShape shape = grid_shape('s');
   BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
-  const int n = 301;
-  const BlockCyclicLayout layout{n, n, 16, 16, 0, 0, 2};
+  const BlockCyclicLayout layout{n, n, nb, nb, 0, 0, lld_pad};
   DistributedMatrix a(grid, layout), z(grid, layout);
-  a.fill([](long i, long j) { return random_symmetric_entry(i, j, 71); });
+  a.fill([seed](long i, long j) { return random_symmetric_entry(i, j, seed); });
   std::vector<double> w(n);
-  ASSERT_EQ(call_pdsyevd('V', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc), 0);
+  EXPECT_EQ(call_pdsyevd(jobz, 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc),
+            0);
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank != 0) return;
-
+  if (rank != 0) return std::nullopt;
   std::ifstream f(path);
-  ASSERT_TRUE(f.good()) << path;
+  EXPECT_TRUE(f.good()) << path;
   std::stringstream ss;
   ss << f.rdbuf();
-  const std::string text = ss.str();
+  return ss.str();
+}
+
+TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
+  int size = 1;
+  const std::optional<std::string> timeline = one_call_timeline('V', 301, 16, 2, 71, &size);
+  if (!timeline) return;
+  const std::string& text = *timeline;
   EXPECT_NE(text.find("\"format\": \"pipevd-timeline-1\""), std::string::npos);
   EXPECT_NE(text.find("\"ranks\": " + std::to_string(size)), std::string::npos);
   EXPECT_NE(text.find("\"backend\": \"host\""), std::string::npos);
@@ -160,32 +172,13 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
 // A first call whose engine ranks' A buffers are fresh memory: each populates its buffer in a
 // thread of its own ("populate" row), from after the plan, finished within the redistribution in.
 TEST(Timeline, FirstCallPopulatesItsABufferInAThreadOfItsOwn) {
-  const char* path = std::getenv("PIPEVD_TIMELINE");
-  ASSERT_NE(path, nullptr) << "the test is registered with PIPEVD_TIMELINE";
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (rank == 0) std::remove(path);
-  MPI_Barrier(MPI_COMM_WORLD);
-
-  const GridShape shape = grid_shape('s');
-  BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
   // An engine rank's columns of A past the smallest kept buffer (8 MiB): fresh pages.
-  const int n = 1500;
-  const BlockCyclicLayout layout{n, n, 32, 32, 0, 0, 0};
-  DistributedMatrix a(grid, layout), z(grid, layout);
-  a.fill([](long i, long j) { return random_symmetric_entry(i, j, 79); });
-  std::vector<double> w(n);
-  ASSERT_EQ(call_pdsyevd('N', 'L', n, a.data(), 1, 1, a.desc, w.data(), z.data(), 1, 1, z.desc), 0);
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (rank != 0) return;
-
-  std::ifstream f(path);
-  ASSERT_TRUE(f.good()) << path;
-  std::stringstream ss;
-  ss << f.rdbuf();
+  int size = 1;
+  const std::optional<std::string> timeline = one_call_timeline('N', 1500, 32, 0, 79, &size);
+  if (!timeline) return;
+  const std::string& text = *timeline;
   std::map<int, std::map<std::string, Interval>> rows;
-  for (const Interval& i : read_intervals(ss.str())) rows[i.rank][i.stage + "/" + i.thread] = i;
+  for (const Interval& i : read_intervals(text)) rows[i.rank][i.stage + "/" + i.thread] = i;
   ASSERT_EQ(static_cast<int>(rows.size()), size);
   for (auto& [r, row] : rows) {
     SCOPED_TRACE("rank " + std::to_string(r));
