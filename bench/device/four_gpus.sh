@@ -22,13 +22,17 @@
 #   sweep    n in SWEEP_SIZES ("2000 4000 8000 16000") on SWEEP_GPUS ("1 4") GPUs: pipevd (first and
 #            repeated calls) and cuSOLVER (1 GPU), cuSOLVERMp, cuSOLVERMg, ELPA1-GPU, each first and
 #            repeated (issues 26, 27), SWEEP_S (330)
+#   sweep_n  the sweep with JOBZ = N (uniform spectrum; its exact eigenvalues the check) against
+#            cuSOLVER, cuSOLVERMp and cuSOLVERMg (issue 26), SWEEP_S (330)
+#   clustered n = 16000 and 32768 on the 4 GPUs with the cluster0 spectrum (issue 27's second
+#            spectrum): pipevd, cuSOLVERMp, ELPA1-GPU, CLUSTERED_S (330)
 #   dc_early n = 32768 on 1 GPU with PIPEVD_DC_EARLY=on (the D&C started at SBR-back), against
 #            the real part's 1-GPU run on the same machine
 #   tests    the gpu tests that need 4 GPUs (every np4 and 4gpus test, own_gpu, pretend_nodes,
 #            concurrent_grids, rank_without_gpu), or those TESTS_REGEX matches
 # Budgets (seconds, each part's scaling.sh BUDGET_S): REAL_S (190), COMPLEX_S (200), ELPA_S (230),
 # BIG_S (240), REAL4_S (80), MP_REAL_S (100), MP_COMPLEX_S (170), WEAK_S (150 each), DC_EARLY_S
-# (80), SWEEP_S (330), TESTS_S (150). Writes $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of
+# (80), SWEEP_S (330, also sweep_n), CLUSTERED_S (330), TESTS_S (150). Writes $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of
 # it), and $OUT/four_gpus_summary.txt (each part's summary table and engine lines).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -83,6 +87,15 @@ for part in ${PARTS:-build real complex tests}; do
         GPU_COUNTS="${SWEEP_GPUS:-1 4}" CALLS=4 PEERS="cusolver cusolvermp cusolvermg elpa1-gpu" \
         PEER_SIZES="${SWEEP_SIZES:-2000 4000 8000 16000}" PEER_GPU_COUNTS="${SWEEP_GPUS:-1 4}" \
         PEER_CALLS=3 PEER_CAP=60 BUDGET_S="${SWEEP_S:-330}" ;;
+    sweep_n)  # the sweep without eigenvectors (issue 26's JOBZ = N rows; uniform spectrum, exact)
+      run_part sweep_n BENCH_JOBZ=N STEPS=bench SIZES="${SWEEP_SIZES:-2000 4000 8000 16000}" \
+        GPU_COUNTS="${SWEEP_GPUS:-1 4}" CALLS=4 PEERS="cusolver cusolvermp cusolvermg" \
+        PEER_SIZES="${SWEEP_SIZES:-2000 4000 8000 16000}" PEER_GPU_COUNTS="${SWEEP_GPUS:-1 4}" \
+        PEER_CALLS=3 PEER_CAP=60 LABEL_SUFFIX=_jobz_n BUDGET_S="${SWEEP_S:-330}" ;;
+    clustered)  # cluster0 (one eigenvalue at the top, n - 1 clustered: heavy deflation, as DFT's)
+      run_part clustered BENCH_SPECTRUM=cluster0 STEPS=bench SIZES="16000 32768" GPU_COUNTS=4 \
+        CALLS=2 PEERS="cusolvermp elpa1-gpu" PEER_SIZES="16000 32768" PEER_GPU_COUNTS=4 \
+        PEER_CAP=120 LABEL_SUFFIX=_cluster0 BUDGET_S="${CLUSTERED_S:-330}" ;;
     dc_early)
       run_part dc_early PIPEVD_DC_EARLY=on STEPS=bench SIZES=32768 GPU_COUNTS=1 CALLS=2 PEERS= \
         LABEL_SUFFIX=_dc_early BUDGET_S="${DC_EARLY_S:-80}" ;;
