@@ -323,8 +323,7 @@ bool block_cyclic_to_engine_on_node(const ExchangeOptions& options, char uplo, l
                                     PhaseTimes* times) {
   const Copier out{options.streaming_stores};
   const long segment = segment_doubles(options);
-  const int populate =
-      options.window_populate_threads > 0 ? options.window_populate_threads : threads;
+  const int populate = options.window_threads(threads);
   return options.node_memory == NodeMemory::push
              ? push(out, uplo, n, a, setup, layout, comm, a_cols, threads, populate, segment,
                     before_writes, clock, times)

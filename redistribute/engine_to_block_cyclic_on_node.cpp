@@ -78,10 +78,9 @@ bool engine_to_block_cyclic_on_node(const ExchangeOptions& options, long n, cons
   for (int k = 0; k < engines; ++k) most_ld = std::max(most_ld, ld_of(layout, k));
   const WindowRounds rounds = plan_window_rounds(n, most_ld * d, segment, 1);
   const long own = e >= 0 && layout.height(e) > 0 ? n : 0, ld = e >= 0 ? ld_of(layout, e) : 1;
-  const int populate =
-      options.window_populate_threads > 0 ? options.window_populate_threads : threads;
-  const NodeWindow* shared = node_window(
-      comm.caller, window_request(rounds, own, ld * d, layout, e, d, segment), populate, segment);
+  const NodeWindow* shared =
+      node_window(comm.caller, window_request(rounds, own, ld * d, layout, e, d, segment),
+                  options.window_threads(threads), segment);
   if (!shared) return false;
   const NodeWindow& window = *shared;
   const LocalRuns mine = local_runs(setup.view, setup.grid.myrow, setup.grid.mycol);

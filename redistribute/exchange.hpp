@@ -48,6 +48,10 @@ struct ExchangeOptions {
   // There: the threads that back a new window's pages (0: all of the threads above), fewer where
   // the process backs other memory next to it (redistribute/destination_population.hpp).
   int window_populate_threads = 0;
+  // The threads that back a new window's pages where the redistribution has `threads`.
+  int window_threads(int threads) const {
+    return window_populate_threads > 0 ? window_populate_threads : threads;
+  }
   // block_cyclic_to_engine only: called once on the calling thread before anything writes the
   // destination's columns, on every path (also one that writes nothing, returns early or throws:
   // then as it ends), so that what it waits for never outlives the redistribution.
