@@ -407,6 +407,10 @@ int run(const Options& o) {
     npcol = g.npcol;
   }
   if (nprow * npcol != ranks) usage("--grid must use every rank (" + std::to_string(ranks) + ")");
+  // A process that runs only peers leaves their devices alone: pipevd readies none at the grid's
+  // creation (PIPEVD_PREPARE_AT_GRID's default), unless the environment asks for it.
+  if (std::find(o.solvers.begin(), o.solvers.end(), "pipevd") == o.solvers.end())
+    setenv("PIPEVD_PREPARE_AT_GRID", "0", /*overwrite=*/0);
   test::BlacsGrid grid(nprow, npcol, 'R');
 
   // The adapters once per job, so handles and communicators are not part of any timed call.

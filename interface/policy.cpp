@@ -203,7 +203,9 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
   bool no_prepare = false;
   if (!flag("PIPEVD_GPU_PREPARE", "1", "0", no_prepare)) return r;
   r.policy.gpu_prepare = !no_prepare;
-  if (!flag("PIPEVD_PREPARE_AT_GRID", "0", "1", r.policy.prepare_at_grid)) return r;
+  bool not_at_grid = false;
+  if (!flag("PIPEVD_PREPARE_AT_GRID", "1", "0", not_at_grid)) return r;
+  r.policy.prepare_at_grid = !not_at_grid;
   std::string threads = "0";
   if (!choice("PIPEVD_GPU_PANEL_QR_THREADS", "256, 512, 1024", threads)) return r;
   r.policy.panel_qr_threads = std::stoi(threads);

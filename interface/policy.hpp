@@ -96,10 +96,11 @@ struct Policy {
   // beside NCCL's set-up lengthen it by about what they save the engine, so a whole first call
   // gains nothing yet; "on" pays once NCCL's set-up leaves the first call's critical path.
   std::string preload_kernels = "auto";
-  // PIPEVD_PREPARE_AT_GRID=1: the device readied for a grid's processes when BLACS creates the grid
-  // (interface/grid_preparation.hpp): the engine's NCCL communicator begun and, with the CUDA
-  // context, made in a thread, so that the first call finds them ready.
-  bool prepare_at_grid = false;
+  // PIPEVD_PREPARE_AT_GRID (1, the default): the device readied for a grid's processes when BLACS
+  // creates the grid (interface/grid_preparation.hpp): the engine's NCCL communicator begun and,
+  // with the CUDA context, made in a thread, so that the first call finds them ready; 0 leaves
+  // both to the first call.
+  bool prepare_at_grid = true;
 };
 
 struct PolicyOrError {

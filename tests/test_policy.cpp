@@ -279,10 +279,10 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
   EXPECT_TRUE(d.gpu_prepare);
   EXPECT_FALSE(parse({{"PIPEVD_GPU_PREPARE", "0"}}).policy.gpu_prepare);
   EXPECT_TRUE(parse({{"PIPEVD_GPU_PREPARE", "1"}}).policy.gpu_prepare);
-  EXPECT_FALSE(d.prepare_at_grid);
+  EXPECT_TRUE(d.prepare_at_grid);
   EXPECT_TRUE(parse({{"PIPEVD_PREPARE_AT_GRID", "1"}}).policy.prepare_at_grid);
   EXPECT_FALSE(parse({{"PIPEVD_PREPARE_AT_GRID", "0"}}).policy.prepare_at_grid);
-  EXPECT_FALSE(parse({{"PIPEVD_PREPARE_AT_GRID", ""}}).policy.prepare_at_grid);
+  EXPECT_TRUE(parse({{"PIPEVD_PREPARE_AT_GRID", ""}}).policy.prepare_at_grid);
   for (const auto& [var, bad] :
        std::map<std::string, std::string>{{"PIPEVD_GPU_PANEL_QR_BLOCKS", "0"},
                                           {"PIPEVD_GPU_PANEL_QR_THREADS", "384"},
