@@ -41,12 +41,15 @@ struct OneStageCrossover {
 // bash bench/device/scaling.sh` (bench/RESULTS.md, twenty-second session: the one-stage path
 // faster at 4000, the two-stage engine at 6000; 5600 where the two measured lines cross): the
 // two-stage engine on more GPUs is no faster than on one below that, its panels' messages costing
-// what the GPUs save. Two and eight GPUs, and JOBZ = 'N' on several, are not measured: one GPU's
-// 5000 for 'V', the older guesses for 'N'.
+// what the GPUs save. Four GPUs, JOBZ = 'N': 2x2 callers on 4 H200s, `PARTS=sweep_n SWEEP_GPUS="1 4"
+// bash bench/device/four_gpus.sh` (bench/RESULTS.md, twenty-third session): the two-stage engine
+// on 4 GPUs slower than one GPU's one-stage path at 2000 and 4000 and no faster than one GPU's
+// two-stage engine at 8000, so the one-stage path (one GPU of the four) up to one GPU's row. Two
+// and eight GPUs are not measured: one GPU's 5000 for 'V', the older guesses for 'N'.
 inline constexpr OneStageCrossover kOneStageCrossover[] = {
     {1, 5000, 5000},
     {2, 5000, 2500},
-    {4, 5600, 2000},
+    {4, 5600, 5000},
     {8, 5000, 1500},
 };
 
