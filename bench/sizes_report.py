@@ -12,15 +12,25 @@ call, marked * where it was the process's first call (the first record of its la
 in a file; sizes.sh runs every n of a setting in one process). Rows <X>_first (sizes.sh's FIRST=1,
 one process of a single call per n) give row X its process's first call at every n. Below each
 table, for each row of pipevd's auto path (a pipevd row whose label names no forced path), its
-repeated time over the fastest peer's (a solver other than pipevd) at each n, and that peer: below
-1, pipevd is faster; a peer without repeated calls (scaling.sh runs peers once per process) counts
-with its only call, marked "(first)". A second row, "<row>, first call", sets pipevd's first call
-against the peers' first calls. scaling.sh's labels work too: their n part is dropped from the
-row. Only records with status "ok" count.
+repeated time over the fastest peer's (a solver other than pipevd, not a host row) at each n, and
+that peer: below 1, pipevd is faster; a peer without repeated calls (scaling.sh runs peers once
+per process) counts with its only call, marked "(first)". A second row, "<row>, first call", sets
+pipevd's first call against the peers' first calls. scaling.sh's labels work too: their n part
+is dropped from the row. Only records with status "ok" count.
+
+Host rows: a label with a part host<cores>c (sizes.sh's scalapack_host64c_V, ScaLAPACK's pdsyevd on
+the host's 64 cores; scalapack_host64c_16ranks_V on 16 ranks of 4 threads) is a run on the host's
+cores that no GPU count changes, run once: its row stands in every table of its JOBZ (a JOBZ
+without a GPU table gets a table of its own, "Host cores"), and it is no peer of the ratio to the
+fastest peer (the GPU peers'). Issue 26 sets pipevd against ScaLAPACK on the host's cores
+separately: below each table with ScaLAPACK host rows, "pipevd / ScaLAPACK(host)": each auto row's
+repeated time over the fastest ScaLAPACK host row's at each n, and that row (the same fallback to
+an only call as above), and its first call over their first calls.
 
 --plot FILE: median repeated time against n (a row without repeated calls: its only call, so
-labelled), log-log, a line per row, one panel per GPU count (JOBZ=N dashed). matplotlib is
-imported only here; without it the tables still print, and the script exits with 77 after them.
+labelled), log-log, a line per row, one panel per GPU count (JOBZ=N dashed; host rows, square
+markers, in every panel of their JOBZ). matplotlib is imported only here; without it the tables
+still print, and the script exits with 77 after them.
 
 --overhead: per-call overhead of pipevd runs from their PIPEVD_VERBOSE=2 timelines (the files
 sizes.sh's OVERHEAD=1 writes, named timeline_<label>_n<n>.json, each the process's last call at
@@ -54,6 +64,8 @@ DEVICE_STAGES = (
 )
 FORCED_PATHS = ("one_stage", "two_stage")
 SKIP_CODE = 77
+# The GPU count of a table of host rows only (a JOBZ without GPU rows).
+HOST = "host"
 
 
 def read_records(paths):
@@ -97,6 +109,20 @@ def is_peer(r):
     return r.get("solver") != "pipevd"
 
 
+def is_host(name):
+    """A row on the host's cores, the same at every GPU count (a part host<cores>c)."""
+    return any(re.fullmatch(r"host\d+c", p) for p in name.split("_"))
+
+
+def gpu_order(gpus):
+    """Tables and panels by GPU count, a host-only one last."""
+    return (gpus == HOST, 0 if gpus == HOST else gpus or 0)
+
+
+def gpu_title(gpus):
+    return "Host cores" if gpus == HOST else "%s GPU%s" % (gpus, "" if gpus == 1 else "s")
+
+
 def is_auto(name, solver):
     return solver == "pipevd" and not any(p in name for p in FORCED_PATHS)
 
@@ -122,34 +148,40 @@ class Cell:
 
 
 def tables(records):
-    """{(gpus, jobz): {row: {n: Cell}}}, the rows' solvers and the cards of each group."""
+    """{(gpus, jobz): {row: {n: Cell}}}, the rows' solvers and the cards of each group. Host rows
+    are in every group of their JOBZ (the same cells), else in a group (HOST, jobz)."""
     groups = defaultdict(lambda: defaultdict(lambda: defaultdict(Cell)))
     solver_of, cards = {}, defaultdict(set)
+    host = defaultdict(lambda: defaultdict(lambda: defaultdict(Cell)))  # {jobz: {row: {n: Cell}}}
     for r in records:
-        key = (r.get("gpus"), r.get("jobz"))
         name = row_name(r)
         if name.endswith("_first"):  # FIRST=1's single calls go into their setting's row
             name = name[:-len("_first")]
         solver_of[name] = r.get("solver")
+        key = (HOST, r.get("jobz")) if is_host(name) else (r.get("gpus"), r.get("jobz"))
         if r.get("card"):
             cards[key].add(r["card"])
-        cell = groups[key][name][r["n"]]
+        cell = (host[key[1]] if key[0] == HOST else groups[key])[name][r["n"]]
         if r.get("call") == "repeated":
             cell.repeated.append(r["time_s"])
         elif r.get("call") == "first" and (r["process_first"] or not cell.process_first):
             # A process's first call wins over a warm process's first call at that n.
             cell.first = r["time_s"]
             cell.process_first = r["process_first"]
+    for jobz, rows in host.items():
+        for key in [k for k in groups if k[1] == jobz] or [(HOST, jobz)]:
+            groups[key].update(rows)
+            cards[key] |= cards[(HOST, jobz)]
     return groups, solver_of, cards
 
 
 def print_tables(groups, solver_of, cards, out):
-    for key in sorted(groups, key=lambda k: (k[0] or 0, k[1] != "V", str(k[1]))):
+    for key in sorted(groups, key=lambda k: (gpu_order(k[0]), k[1] != "V", str(k[1]))):
         gpus, jobz = key
         rows = groups[key]
         ns = sorted({n for cells in rows.values() for n in cells})
         card = ", ".join(sorted(cards[key])) or "card not recorded"
-        out.write("\n### %s GPU%s, JOBZ=%s (%s)\n\n" % (gpus, "" if gpus == 1 else "s", jobz, card))
+        out.write("\n### %s, JOBZ=%s (%s)\n\n" % (gpu_title(gpus), jobz, card))
         out.write("Median repeated call in s (first call at that n; * the process's first call)\n\n")
         out.write("| solver | " + " | ".join("n=%d" % n for n in ns) + " |\n")
         out.write("| --- |" + " ---: |" * len(ns) + "\n")
@@ -166,17 +198,24 @@ def print_tables(groups, solver_of, cards, out):
                     text += " (%s%s)" % (fmt_time(c.first), "*" if c.process_first else "")
                 cells.append(text)
             out.write("| %s | %s |\n" % (name, " | ".join(cells)))
-        peers = [name for name in rows if solver_of[name] != "pipevd"]
+        peers = [name for name in rows if solver_of[name] != "pipevd" and not is_host(name)]
+        scalapack = [name for name in rows if is_host(name) and solver_of[name] == "scalapack"]
         autos = [name for name in rows if is_auto(name, solver_of[name])]
-        if not peers or not autos:
-            continue
-        out.write("\n| ratio to the fastest peer | " + " | ".join("n=%d" % n for n in ns) + " |\n")
-        out.write("| --- |" + " ---: |" * len(ns) + "\n")
-        for name in sorted(autos):
-            out.write("| %s | %s |\n" % (name, " | ".join(
-                ratio_cell(rows, name, peers, n, Cell.median, Cell.usual) for n in ns)))
-            out.write("| %s, first call | %s |\n" % (name, " | ".join(
-                ratio_cell(rows, name, peers, n, lambda c: c.first, first_call) for n in ns)))
+        for heading, against in (("ratio to the fastest peer", peers),
+                                 ("pipevd / ScaLAPACK(host)", scalapack)):
+            if against and autos:
+                ratio_table(rows, heading, autos, against, ns, out)
+
+
+def ratio_table(rows, heading, autos, against, ns, out):
+    """Each auto row's repeated time and first call over the fastest of the rows `against`."""
+    out.write("\n| %s | " % heading + " | ".join("n=%d" % n for n in ns) + " |\n")
+    out.write("| --- |" + " ---: |" * len(ns) + "\n")
+    for name in sorted(autos):
+        out.write("| %s | %s |\n" % (name, " | ".join(
+            ratio_cell(rows, name, against, n, Cell.median, Cell.usual) for n in ns)))
+        out.write("| %s, first call | %s |\n" % (name, " | ".join(
+            ratio_cell(rows, name, against, n, lambda c: c.first, first_call) for n in ns)))
 
 
 def first_call(cell):
@@ -199,7 +238,7 @@ def plot(groups, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    counts = sorted({k[0] for k in groups}, key=lambda g: g or 0)
+    counts = sorted({k[0] for k in groups}, key=gpu_order)
     # One colour per solver and setting across the panels, so a line is found by its colour.
     names = sorted({name for rows in groups.values() for name in rows})
     palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -214,14 +253,15 @@ def plot(groups, path):
                 pts = sorted((n, t) for n, (t, _) in usual if t is not None)
                 first = any(f for _, (t, f) in usual if t is not None)
                 if pts:
-                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                            marker="s" if is_host(name) else "o",
                             color=colour[name], linestyle="--" if jobz == "N" else "-",
                             label="%s %s%s" % (name, jobz, " (its only call)" if first else ""))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("n")
         ax.set_ylabel("median repeated call, else the only call (s)")
-        ax.set_title("%s GPU%s" % (gpus, "" if gpus == 1 else "s"))
+        ax.set_title(gpu_title(gpus))
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     fig.tight_layout()

@@ -132,7 +132,9 @@ ncu_one_launch() {
 # no residual to check, and pipevd-bench vouches for no unchecked run), BENCH_SCALAR (real) its
 # --scalar: complex runs complex Hermitian matrices (pipevd through pzheevd_, the peers' complex
 # calls; a peer without one reports "unsupported"), BENCH_LEAD the seconds before the process's
-# first call (pipevd-bench --lead; none where unset). Its JSON lines go
+# first call (pipevd-bench --lead; none where unset), BENCH_BIND the ranks' binding (none, the
+# default: unbound; core: each rank on cores of its own, as many as its threads). Each rank runs
+# cores / ranks OpenBLAS and OpenMP threads (at least one). Its JSON lines go
 # to $runs with the label, the card and whether the call was the process's first or a repeated
 # one; its log to $out/bench.log. Needs $bench, $runs and $out. Every variable named in the env
 # assignments, and every exported PIPEVD_ELPA_*, ELPA_DEFAULT_* and ELPA_FORCE_* (the ELPA
@@ -148,8 +150,11 @@ pipevd_bench_run() {
     log "budget spent: skipped $label"
     return 0
   fi
-  local threads=$(($(nproc) / ranks))
+  # The host's cores: nproc alone obeys an exported OMP_NUM_THREADS.
+  local threads=$(($(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) / ranks))
   ((threads > 0)) || threads=1  # more ranks than cores (oversubscribed callers)
+  local bind=(--bind-to none)
+  [ "${BENCH_BIND:-none}" = core ] && bind=(--map-by "slot:PE=$threads" --bind-to core)
   local card
   card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -d ',')
   local fwd=() v
@@ -161,12 +166,12 @@ pipevd_bench_run() {
         [[ " ${fwd[*]} " != *" $v "* ]] && fwd+=(-x "$v") ;;
     esac
   done
-  log "$label: $ranks ranks, GPUs [$gpus], $solver, ${BENCH_SCALAR:-real}, n = $n, nb = ${BENCH_NB:-256}, $warm + $calls calls (${t} s left)${fwd[*]:+; ${fwd[*]}}"
+  log "$label: $ranks ranks x $threads threads, GPUs [$gpus], $solver, ${BENCH_SCALAR:-real}, n = $n, nb = ${BENCH_NB:-256}, $warm + $calls calls (${t} s left)${fwd[*]:+; ${fwd[*]}}"
   echo "=== $label" >>"$out/bench.log"
   # Every variable that -x names is set (empty where unused), then the run's own settings.
   env CUDA_VISIBLE_DEVICES="$gpus" OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
     PIPEVD_BACKEND=gpu PIPEVD_VERBOSE=1 PIPEVD_TIMELINE= PIPEVD_ENGINE_PATH= "$@" \
-    timeout "$t" mpirun --bind-to none -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
+    timeout "$t" mpirun "${bind[@]}" -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
     -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND \
     -x PIPEVD_VERBOSE -x PIPEVD_TIMELINE -x PIPEVD_ENGINE_PATH "${fwd[@]}" "$bench" --solver "$solver" \
     --n "$n" --nb "${BENCH_NB:-256}" --jobz "${BENCH_JOBZ:-V}" --scalar "${BENCH_SCALAR:-real}" --spectrum "$spectrum" --repeat "$calls" --warmup "$warm" ${BENCH_LEAD:+--lead "$BENCH_LEAD"} \

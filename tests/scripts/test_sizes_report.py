@@ -39,6 +39,15 @@ def section(text, heading):
     return text[start:end if end >= 0 else len(text)]
 
 
+def host_label(ranks, jobz, first=False):
+    """sizes.sh's label of its ScaLAPACK run on this host's cores with `ranks` ranks."""
+    cores = len(os.sched_getaffinity(0))
+    label = "scalapack_host%dc" % cores
+    if ranks != cores:
+        label += "_%drank%s" % (ranks, "s" if ranks > 1 else "")
+    return label + ("_first" if first else "") + "_" + jobz
+
+
 def row(text, name):
     """The cells of the table row `name` (the first in `text`)."""
     for line in text.splitlines():
@@ -76,6 +85,7 @@ class ReportTest(unittest.TestCase):
     def test_ratio_of_auto_path_to_fastest_peer(self):
         one = section(self.out, "### 1 GPU, JOBZ=V")
         ratios = one[one.index("| ratio to the fastest peer"):]
+        # ScaLAPACK on the host's cores (faster at n=1000) is no peer of this ratio.
         self.assertEqual(row(ratios, "pipevd_auto"), ["0.67 cusolver", "0.58 cusolver"])
         self.assertEqual(row(ratios, "pipevd_auto_8callers"), ["2.67 cusolver", "1.83 cusolver"])
         with self.assertRaises(AssertionError):  # a forced path gets no ratio
@@ -84,6 +94,55 @@ class ReportTest(unittest.TestCase):
         ratios = four[four.index("| ratio to the fastest peer"):]
         # The fastest peer changes with n.
         self.assertEqual(row(ratios, "pipevd_auto"), ["0.50 cusolvermp", "2.00 cusolvermg"])
+
+    def test_host_rows_in_every_table_of_their_jobz(self):
+        # ScaLAPACK on the host's 64 cores: one run per JOBZ, in the 1- and the 4-GPU tables.
+        for heading in ("### 1 GPU, JOBZ=V", "### 4 GPUs, JOBZ=V"):
+            table = section(self.out, heading)
+            self.assertEqual(row(table, "scalapack_host64c"), ["0.01 (0.05*)", "0.1 (0.2)"])
+            self.assertEqual(row(table, "scalapack_host64c_16ranks"),
+                             ["0.04 (0.1*)", "0.07 (0.25)"])
+        self.assertEqual(row(section(self.out, "### 1 GPU, JOBZ=N"), "scalapack_host64c"),
+                         ["0.04 (0.04*)"])
+
+    def test_ratio_of_auto_path_to_scalapack_on_the_host(self):
+        one = section(self.out, "### 1 GPU, JOBZ=V")
+        ratios = one[one.index("| pipevd / ScaLAPACK(host)"):]
+        # The fastest host row changes with n (64 ranks, then 16 ranks x 4 threads).
+        self.assertEqual(row(ratios, "pipevd_auto"),
+                         ["2.00 scalapack_host64c", "0.50 scalapack_host64c_16ranks"])
+        self.assertEqual(row(ratios, "pipevd_auto, first call"),
+                         ["8.00 scalapack_host64c", "0.25 scalapack_host64c"])
+        with self.assertRaises(AssertionError):  # a forced path gets no ratio
+            row(ratios, "pipevd_two_stage")
+        four = section(self.out, "### 4 GPUs, JOBZ=V")
+        ratios = four[four.index("| pipevd / ScaLAPACK(host)"):]
+        self.assertEqual(row(ratios, "pipevd_auto"),
+                         ["10.00 scalapack_host64c", "8.57 scalapack_host64c_16ranks"])
+        n = section(self.out, "### 1 GPU, JOBZ=N")
+        self.assertEqual(row(n[n.index("| pipevd / ScaLAPACK(host)"):], "pipevd_auto"),
+                         ["0.50 scalapack_host64c"])
+
+    def test_host_rows_without_a_gpu_table_get_their_own(self):
+        lines = [
+            {"label": "scalapack_host16c_V", "solver": "scalapack", "jobz": "V", "gpus": 0,
+             "call": "first", "time_s": 2.0},
+            {"label": "scalapack_host16c_V", "solver": "scalapack", "jobz": "V", "gpus": 0,
+             "call": "repeated", "time_s": 1.0},
+            {"label": "pipevd_auto_1gpu_N", "solver": "pipevd", "jobz": "N", "gpus": 1,
+             "call": "repeated", "time_s": 0.5},
+        ]
+        with tempfile.TemporaryDirectory() as tmp:
+            runs = os.path.join(tmp, "runs.jsonl")
+            with open(runs, "w") as f:
+                for line in lines:
+                    f.write(json.dumps(dict(line, n=4000, status="ok", card="TEST CARD")) + "\n")
+            rc, out, err = report(runs)
+        self.assertEqual(rc, 0, err)
+        headings = re.findall(r"^### (.*)$", out, re.M)
+        self.assertEqual(headings, ["1 GPU, JOBZ=N (TEST CARD)", "Host cores, JOBZ=V (TEST CARD)"])
+        self.assertEqual(row(section(out, "### Host cores"), "scalapack_host16c"), ["1 (2*)"])
+        self.assertNotIn("ScaLAPACK(host)", out)  # no JOBZ with both
 
     def test_scaling_labels_and_peers_run_once(self):
         # scaling.sh's records: n in the label, peers one call per process (a first call only).
@@ -182,7 +241,8 @@ class ReportTest(unittest.TestCase):
 
 
 class SizesScriptTest(unittest.TestCase):
-    """sizes.sh with the host engine: CALLERS, OVERHEAD and the report, on tiny sizes."""
+    """sizes.sh with the host engine: CALLERS, OVERHEAD, ScaLAPACK on the host's cores and the
+    report, on tiny sizes."""
 
     def test_callers_and_overhead(self):
         build = os.environ.get("PIPEVD_BUILD_DIR")
@@ -190,7 +250,7 @@ class SizesScriptTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             env = dict(os.environ, OUT=tmp, BUILD_DIR=build, BACKEND="host", SIZES="64 96",
                        JOBZ="V", PATHS="auto", PEERS="scalapack", CALLERS="1 2", OVERHEAD="1",
-                       FIRST="1",
+                       FIRST="1", SCALAPACK_RANKS="2 1",
                        OVERHEAD_SIZES="96", REPEAT="3", BUDGET_S="200", CAP="60")
             p = subprocess.run(["bash", os.path.join(ROOT, "bench", "device", "sizes.sh")],
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -199,13 +259,16 @@ class SizesScriptTest(unittest.TestCase):
             out = os.path.join(tmp, "sizes")
             runs = [json.loads(l) for l in read(os.path.join(out, "runs.jsonl")).splitlines()]
             ranks = {(r["label"], r["ranks"]) for r in runs}
-            # pipevd with 1 and 2 caller ranks on one "GPU", the peer with one rank per GPU.
-            # FIRST=1: each setting again as one single-call process per n.
+            # pipevd with 1 and 2 caller ranks on one "GPU", ScaLAPACK on the host's cores with
+            # each of SCALAPACK_RANKS. FIRST=1: each setting again as one single-call process per n.
             self.assertEqual(ranks, {("pipevd_auto_1gpu_V", 1), ("pipevd_auto_1gpu_2callers_V", 2),
-                                     ("scalapack_1gpu_V", 1), ("pipevd_auto_1gpu_first_V", 1),
+                                     (host_label(2, "V"), 2), (host_label(1, "V"), 1),
+                                     ("pipevd_auto_1gpu_first_V", 1),
                                      ("pipevd_auto_1gpu_2callers_first_V", 2),
-                                     ("scalapack_1gpu_first_V", 1)})
-            self.assertEqual(len(runs), 3 * 2 * 3 + 3 * 2)
+                                     (host_label(2, "V", True), 2), (host_label(1, "V", True), 1)})
+            self.assertEqual(len(runs), 4 * 2 * 3 + 4 * 2)
+            self.assertTrue(all(r["solver"] == "scalapack" and r["gpus"] == 0
+                                for r in runs if r["label"].startswith("scalapack_host")))
             self.assertTrue(all(r["call"] == "first" for r in runs if "_first_" in r["label"]))
             self.assertTrue(all(r["status"] == "ok" for r in runs))
             over = [json.loads(l) for l in read(os.path.join(out, "overhead.jsonl")).splitlines()]
@@ -217,8 +280,13 @@ class SizesScriptTest(unittest.TestCase):
             self.assertIn("| pipevd_auto_2callers |", md)
             self.assertNotIn("_first |", md)  # folded into their settings' rows
             # Every n's first call is a process's first call now.
-            self.assertEqual(len(re.findall(r"\(\S+\*\)", section(md, "### 0 GPUs"))), 3 * 2)
-            self.assertIn("| ratio to the fastest peer |", md)
+            table = section(md, "### 0 GPUs")
+            self.assertEqual(len(re.findall(r"\(\S+\*\)", table)), 4 * 2)
+            self.assertIn("| %s |" % host_label(1, "V")[:-2], table)
+            # ScaLAPACK on the host is no GPU peer: its own ratio only.
+            self.assertNotIn("| ratio to the fastest peer |", md)
+            ratios = table[table.index("| pipevd / ScaLAPACK(host) |"):]
+            self.assertRegex(row(ratios, "pipevd_auto")[0], r"^[0-9.]+ scalapack_host\d+c")
             # Its wall time, and the same setting's median without the timeline (runs.jsonl).
             self.assertRegex(md, r"\| pipevd_auto_1gpu_2callers_V_timeline \| 96 \| \w+ \| 2 \(\d\) "
                                  r"\| [0-9.e-]+ \| [0-9.e-]+ \|")
