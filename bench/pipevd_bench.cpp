@@ -6,9 +6,16 @@
 //          [--jobz V|N] [--spectrum random|cluster0|cluster1|geometric|arithmetic|normal|uniform]
 //          [--scalar real|complex] [--repeat 3] [--warmup 1] [--seed 1]
 //          [--reference scalapack|lapack|none] [--reference-max-n N] [--threshold 100] [--list]
-//          [--lead S]
+//          [--lead S] [--generate auto|gpu|host]
 // --spectrum: 'random', or one of the Table 2 spectra where tests/support/spectra is in the tree
 // (bench/test_matrix); those bring their exact eigenvalues as the reference.
+// --generate: where a Table 2 spectrum's matrix Q diag(lambda) Q^T is formed (O(n^3), once per n).
+// 'host': by LAPACK on every rank (tests/support/spectra, the oracle); 'gpu': by cuRAND, cuSOLVER
+// and cuBLAS on rank 0's current device, then broadcast (bench/gpu_spectrum_matrix), an error where
+// rank 0 sees no device or its device lacks the memory; 'auto' (default): gpu from n >= 2000 where
+// rank 0 sees a device in a CUDA build, else host, and host with one line on stderr where the GPU
+// formation fails (lacking memory, say). Each run line says which as "generated". The 'random'
+// matrix is filled entry by entry on every rank ("generated":"host"); --generate gpu refuses it.
 // The reference eigenvalues (for the eigenvalue difference) cost a CPU solve per n: above
 // --reference-max-n only the residual and orthogonality are checked.
 // --lead S: S seconds between the process's set-up (grid, matrix) and its first timed call, an
@@ -36,6 +43,9 @@
 #include "bench/peers/solver.hpp"
 #ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
 #include "bench/gpu_accuracy.hpp"
+#endif
+#ifdef PIPEVD_BENCH_HAVE_GPU_SPECTRUM
+#include "bench/gpu_spectrum_matrix.hpp"
 #endif
 #include "bench/run_record.hpp"
 #include "bench/test_matrix.hpp"
@@ -70,7 +80,13 @@ struct Options {
   // process (0, 0) and computed there by cuBLAS ("gpu"); "auto": gpu from n >= 4096 where a device
   // is visible (the CPUs' PDGEMMs take longer than the solves beyond that).
   std::string check = "auto";
+  // Where a prescribed spectrum's matrix is formed: "host", "gpu" or "auto" (the header says when).
+  std::string generate = "auto";
 };
+
+// auto forms a prescribed spectrum's matrix on the GPU from this n on: below it the host's LAPACK
+// formation is short next to starting the GPU's libraries.
+constexpr int kGpuGenerationMinN = 2000;
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -90,8 +106,15 @@ std::vector<std::string> split(const std::string& s, char sep) {
         "[--jobz V|N] [--spectrum NAME] [--scalar real|complex] [--repeat R] [--warmup W] [--lead "
         "S] "
         "[--seed S] [--reference scalapack|lapack|none] [--reference-max-n N] [--threshold T] "
-        "[--list]\n",
+        "[--generate auto|gpu|host] [--list]\n",
         why.c_str());
+  MPI_Finalize();
+  std::exit(2);
+}
+
+// A run that cannot go on as asked (every rank calls it).
+[[noreturn]] void fail(const std::string& why) {
+  if (test::world_rank() == 0) std::fprintf(stderr, "pipevd-bench: %s\n", why.c_str());
   MPI_Finalize();
   std::exit(2);
 }
@@ -151,6 +174,8 @@ Options parse(int argc, char** argv) {
         o.check_panel = std::stol(value());
       else if (arg == "--check")
         o.check = value();
+      else if (arg == "--generate")
+        o.generate = value();
       else
         usage("unknown argument " + arg);
     } catch (const std::logic_error&) {
@@ -159,6 +184,16 @@ Options parse(int argc, char** argv) {
   }
   if (o.check != "auto" && o.check != "cpu" && o.check != "gpu")
     usage("--check takes auto, cpu or gpu");
+  if (o.generate != "auto" && o.generate != "gpu" && o.generate != "host")
+    usage("--generate takes auto, gpu or host");
+  if (o.spectrum != "random" && !bench::is_prescribed_spectrum(o.spectrum)) {
+    std::string why;
+    for (const auto& name : bench::available_spectra()) why += " " + name;
+    usage("--spectrum takes one of" + why);
+  }
+  if (o.generate == "gpu" && !bench::is_prescribed_spectrum(o.spectrum))
+    usage("--generate gpu forms a prescribed spectrum's matrix; '" + o.spectrum +
+          "' is filled entry by entry on every rank");
   if (o.reference != "scalapack" && o.reference != "lapack" && o.reference != "none")
     usage("--reference takes scalapack, lapack or none");
   if (o.nb < 1 || o.repeat < 1 || o.warmup < 0) usage("--nb and --repeat must be positive");
@@ -269,16 +304,63 @@ void gpu_measures(int n, const std::vector<T>& a, const std::vector<T>& z,
   measures[0] = measures[1] = std::numeric_limits<double>::quiet_NaN();
 }
 
+// Whether rank 0, which forms a prescribed spectrum's matrix on its GPU, sees a CUDA device (false
+// in a build without CUDA); the same answer on every rank.
+bool root_sees_gpu() {
+  int visible = 0;
+#ifdef PIPEVD_BENCH_HAVE_GPU_SPECTRUM
+  if (test::world_rank() == 0) visible = bench::gpu_spectrum_matrix_available() ? 1 : 0;
+#endif
+  MPI_Bcast(&visible, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return visible != 0;
+}
+
+// The GPU's formation of a prescribed spectrum's matrix for the element type (none without CUDA).
+#ifdef PIPEVD_BENCH_HAVE_GPU_SPECTRUM
+bench::SpectrumFormer<double> gpu_former(double*) { return bench::gpu_matrix_with_eigenvalues; }
+bench::SpectrumFormer<solvers::Complex> gpu_former(solvers::Complex*) {
+  return bench::gpu_hermitian_with_eigenvalues;
+}
+#else
+template <class T>
+bench::SpectrumFormer<T> gpu_former(T*) {
+  return nullptr;
+}
+#endif
+
 // What the runs of one job share.
 struct Job {
   const Options& o;
   const test::BlacsGrid& grid;
   std::string grid_name;
   std::vector<std::unique_ptr<solvers::Solver>>& solvers;
-  int worst = 0;         // 1 once a run is not ok
-  bool missing = false;  // a requested solver absent or unsupported
-  bool led = false;      // the lead before the process's first call is over
+  bool root_gpu = false;  // rank 0 can form a prescribed spectrum's matrix on a GPU
+  int worst = 0;          // 1 once a run is not ok
+  bool missing = false;   // a requested solver absent or unsupported
+  bool led = false;       // the lead before the process's first call is over
 };
+
+// Fills `a` with the run's matrix at this n (collective) and says where it was formed: "gpu" or
+// "host" (--generate; the header says when which).
+template <class T>
+std::string generate(const Job& job, int n, bench::BenchMatrix<T>& a, std::vector<double>& exact) {
+  const Options& o = job.o;
+  std::string why;
+  const bench::SpectrumFormer<T> former = gpu_former(static_cast<T*>(nullptr));
+  const bool gpu =
+      former && bench::is_prescribed_spectrum(o.spectrum) &&
+      (o.generate == "gpu" || (o.generate == "auto" && job.root_gpu && n >= kGpuGenerationMinN));
+  if (gpu) {
+    if (bench::generate_test_matrix(o.spectrum, o.seed, job.grid, a.m, exact, &why, former))
+      return "gpu";
+    if (o.generate == "gpu") fail("--generate gpu at n = " + std::to_string(n) + ": " + why);
+    if (test::world_rank() == 0)
+      std::fprintf(stderr, "pipevd-bench: n = %d: the %s matrix formed on the host instead: %s\n",
+                   n, o.spectrum.c_str(), why.c_str());
+  }
+  if (!bench::generate_test_matrix(o.spectrum, o.seed, job.grid, a.m, exact, &why)) usage(why);
+  return "host";
+}
 
 // Every solver on the n x n matrix of element type T (double: real symmetric, Complex: Hermitian).
 template <class T>
@@ -287,8 +369,7 @@ void run_size(Job& job, int n) {
   const test::BlacsGrid& grid = job.grid;
   bench::BenchMatrix<T> a(grid, n, o.nb);
   std::vector<double> exact;
-  std::string why;
-  if (!bench::generate_test_matrix(o.spectrum, o.seed, grid, a.m, exact, &why)) usage(why);
+  const std::string generated = generate(job, n, a, exact);
 
   solvers::Problem p;
   p.n = n;
@@ -318,6 +399,7 @@ void run_size(Job& job, int n) {
     r.solver = solver->name();
     r.device = solver->device();
     r.spectrum = o.spectrum;
+    r.generated = generated;
     r.reference = ref_name;
     r.grid = job.grid_name;
     r.ranks = test::world_size();
@@ -399,6 +481,18 @@ int run(const Options& o) {
         "{\"check\":\"gpu\",\"status\":\"absent\",\"error\":\"no CUDA device or no CUDA build\"}");
     return o.unsupported_exit >= 0 ? o.unsupported_exit : 2;
   }
+  const bool root_gpu =
+      bench::is_prescribed_spectrum(o.spectrum) && o.generate != "host" && root_sees_gpu();
+  if (o.generate == "gpu" && !root_gpu) {
+#ifdef PIPEVD_BENCH_HAVE_GPU_SPECTRUM
+    const std::string why = "no CUDA device visible to rank 0";
+#else
+    const std::string why = "no CUDA in this build";
+#endif
+    if (o.unsupported_exit < 0) usage("--generate gpu: " + why);
+    print("{\"generate\":\"gpu\",\"status\":\"absent\",\"error\":\"" + why + "\"}");
+    return o.unsupported_exit;
+  }
   const int ranks = test::world_size();
   int nprow = o.nprow, npcol = o.npcol;
   if (nprow == 0) {
@@ -416,6 +510,7 @@ int run(const Options& o) {
   // The adapters once per job, so handles and communicators are not part of any timed call.
   std::vector<std::unique_ptr<solvers::Solver>> solvers;
   Job job{o, grid, std::to_string(nprow) + "x" + std::to_string(npcol), solvers};
+  job.root_gpu = root_gpu;
   for (const auto& name : o.solvers) {
     std::string why;
     auto s = solvers::make_solver(name, &why);

@@ -55,8 +55,9 @@ std::string to_json(const RunRecord& r, double threshold) {
   o << "{\"solver\":" << quoted(r.solver) << ",\"device\":" << quoted(r.device)
     << ",\"ranks\":" << r.ranks << ",\"gpus\":" << r.gpus << ",\"grid\":" << quoted(r.grid)
     << ",\"n\":" << r.n << ",\"nb\":" << r.nb << ",\"jobz\":\"" << r.jobz << "\""
-    << ",\"scalar\":" << quoted(r.scalar) << ",\"spectrum\":" << quoted(r.spectrum)
-    << ",\"seed\":" << r.seed << ",\"repeat\":" << r.repeat << ",\"status\":\"" << st << "\""
+    << ",\"scalar\":" << quoted(r.scalar) << ",\"spectrum\":" << quoted(r.spectrum);
+  if (!r.generated.empty()) o << ",\"generated\":" << quoted(r.generated);
+  o << ",\"seed\":" << r.seed << ",\"repeat\":" << r.repeat << ",\"status\":\"" << st << "\""
     << ",\"time_s\":" << (st == "ok" ? number(r.seconds) : "null") << ",\"stages\":{";
   if (st == "ok")
     for (size_t i = 0; i < r.stages.size(); ++i)

@@ -18,6 +18,7 @@ struct Accuracy {
 
 struct RunRecord {
   std::string solver, device, spectrum, reference, grid;
+  std::string generated;  // where the matrix was formed: "gpu" or "host" (empty: not said)
   int ranks = 0, gpus = 0, n = 0, nb = 0, repeat = 0;
   unsigned seed = 0;
   char jobz = 'V';

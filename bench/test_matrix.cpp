@@ -1,6 +1,9 @@
 #include "bench/test_matrix.hpp"
 
 #include <algorithm>
+#include <exception>
+
+#include "bench/broadcast.hpp"
 
 // The six spectra of the pipelined paper's Table 2 come with tests/support/spectra (branch
 // `engine`); bench/CMakeLists.txt defines PIPEVD_BENCH_HAVE_SPECTRA as soon as it is in the tree.
@@ -18,6 +21,11 @@ std::vector<std::string> available_spectra() {
   return names;
 }
 
+bool is_prescribed_spectrum(const std::string& spectrum) {
+  const std::vector<std::string> names = available_spectra();
+  return spectrum != "random" && std::find(names.begin(), names.end(), spectrum) != names.end();
+}
+
 namespace {
 
 std::string unknown_spectrum(const std::string& spectrum) {
@@ -26,12 +34,46 @@ std::string unknown_spectrum(const std::string& spectrum) {
   return why;
 }
 
+// The full matrix of eigenvalues lambda on every rank: by on_root on world rank 0 and broadcast
+// where given, else by `on_every_rank` on each (same seed, so the same matrix). False on every
+// rank, with on_root's message, where it threw.
+template <class T>
+bool form_everywhere(const std::vector<double>& lambda, unsigned seed,
+                     const SpectrumFormer<T>& on_root, const SpectrumFormer<T>& on_every_rank,
+                     std::vector<T>& full, std::string* why) {
+  if (!on_root) {
+    full = on_every_rank(lambda, seed);
+    return true;
+  }
+  std::string error;
+  if (test::world_rank() == 0) {
+    try {
+      full = on_root(lambda, seed);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (error.empty() && full.size() != lambda.size() * lambda.size())
+      error = "the former returned " + std::to_string(full.size()) + " elements";
+  }
+  // Every rank learns whether rank 0 has the matrix before any waits for it.
+  broadcast_string(error, 0, MPI_COMM_WORLD);
+  if (!error.empty()) {
+    if (why) *why = error;
+    return false;
+  }
+  full.resize(lambda.size() * lambda.size());
+  static_assert(sizeof(T) % sizeof(double) == 0);
+  broadcast_doubles(reinterpret_cast<double*>(full.data()),
+                    full.size() * (sizeof(T) / sizeof(double)), 0, MPI_COMM_WORLD);
+  return true;
+}
+
 }  // namespace
 
 bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test::BlacsGrid& grid,
                           test::DistributedMatrix& a, std::vector<double>& exact_eigenvalues,
-                          std::string* why) {
-  (void)grid;
+                          std::string* why, const SpectrumFormer<double>& on_root) {
+  (void)grid, (void)on_root;  // on_root: prescribed spectra only
   exact_eigenvalues.clear();
   if (spectrum == "random") {
     a.fill([seed](long i, long j) { return test::random_symmetric_entry(i, j, seed); });
@@ -40,13 +82,14 @@ bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test
 #ifdef PIPEVD_BENCH_HAVE_SPECTRA
   for (test::Spectrum s : test::kAllSpectra) {
     if (spectrum != test::to_string(s)) continue;
-    // A = Q diag(lambda) Q^T formed whole on every rank (same seed, so the same matrix): simple,
-    // and affordable at the sizes where a prescribed spectrum is worth its O(n^3) setup.
+    // A = Q diag(lambda) Q^T formed whole (by LAPACK on every rank, or on_root's on rank 0).
     const long n = a.layout.n;
-    exact_eigenvalues = test::eigenvalues_of(s, n, seed);
-    const std::vector<double> full = test::matrix_with_eigenvalues(exact_eigenvalues, seed);
+    std::vector<double> lambda = test::eigenvalues_of(s, n, seed), full;
+    if (!form_everywhere<double>(lambda, seed, on_root, test::matrix_with_eigenvalues, full, why))
+      return false;
     a.fill([&full, n](long i, long j) { return full[i + j * n]; });
-    std::sort(exact_eigenvalues.begin(), exact_eigenvalues.end());
+    std::sort(lambda.begin(), lambda.end());
+    exact_eigenvalues = std::move(lambda);
     return true;
   }
 #endif
@@ -63,8 +106,8 @@ test::Complex random_hermitian_entry(long i, long j, unsigned seed) {
 
 bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test::BlacsGrid& grid,
                           test::ComplexDistributedMatrix& a, std::vector<double>& exact_eigenvalues,
-                          std::string* why) {
-  (void)grid;
+                          std::string* why, const SpectrumFormer<test::Complex>& on_root) {
+  (void)grid, (void)on_root;  // on_root: prescribed spectra only
   exact_eigenvalues.clear();
   if (spectrum == "random") {
     a.fill([seed](long i, long j) { return random_hermitian_entry(i, j, seed); });
@@ -73,13 +116,16 @@ bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test
 #ifdef PIPEVD_BENCH_HAVE_SPECTRA
   for (test::Spectrum s : test::kAllSpectra) {
     if (spectrum != test::to_string(s)) continue;
-    // Formed whole on every rank, as the real spectra are.
+    // Formed whole, as the real spectra are.
     const long n = a.real.layout.n;  // the complex order (the real view has 2 n rows)
-    exact_eigenvalues = test::eigenvalues_of(s, n, seed);
-    const std::vector<test::Complex> full =
-        test::hermitian_with_eigenvalues(exact_eigenvalues, seed);
+    std::vector<double> lambda = test::eigenvalues_of(s, n, seed);
+    std::vector<test::Complex> full;
+    if (!form_everywhere<test::Complex>(lambda, seed, on_root, test::hermitian_with_eigenvalues,
+                                        full, why))
+      return false;
     a.fill([&full, n](long i, long j) { return full[i + j * n]; });
-    std::sort(exact_eigenvalues.begin(), exact_eigenvalues.end());
+    std::sort(lambda.begin(), lambda.end());
+    exact_eigenvalues = std::move(lambda);
     return true;
   }
 #endif

@@ -202,6 +202,11 @@ TEST(Verdict, WrongEigenvectorsGetNoTime) {
   r.path = "one_stage";
   EXPECT_NE(bench::to_json(r, kScalapackThreshold).find("\"path\":\"one_stage\""),
             std::string::npos);
+  // Where the matrix was formed (pipevd-bench --generate) where said, else no such field.
+  EXPECT_EQ(bench::to_json(r, kScalapackThreshold).find("\"generated\""), std::string::npos);
+  r.generated = "gpu";
+  EXPECT_NE(bench::to_json(r, kScalapackThreshold).find("\"generated\":\"gpu\""),
+            std::string::npos);
   r.info = 3;
   EXPECT_EQ(bench::status(r, kScalapackThreshold), "solver-failed");
   EXPECT_NE(bench::to_json(r, kScalapackThreshold).find("\"time_s\":null"), std::string::npos);
