@@ -390,14 +390,14 @@ bool symmetric_product_available(int device) {
 }
 
 long device_free_bytes(int device) {
-  int previous = -1;
-  if (cudaGetDevice(&previous) != cudaSuccess) return -1;
   std::size_t free_b = 0, total_b = 0;
-  const bool ok =
-      cudaSetDevice(device) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess;
-  cudaSetDevice(previous);
-  if (!ok) cudaGetLastError();
-  return ok ? static_cast<long>(free_b) : -1;
+  try {
+    ScopedDevice guard(device);
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) return static_cast<long>(free_b);
+  } catch (const std::exception&) {  // no such device: unknown, as a failed query
+  }
+  cudaGetLastError();
+  return -1;
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #include "gpu/gpu_context.hpp"
 
+#include <cudaTypedefs.h>
+
 #include <map>
 #include <memory>
 #include <mutex>
@@ -51,11 +53,28 @@ void throw_cusolver_error(cusolverStatus_t s, const char* expr, const char* file
   throw DeviceError(what);
 }
 
+bool thread_has_context() {
+  static const PFN_cuCtxGetCurrent_v4000 get_current = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 4000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      fn = nullptr;
+    }
+    return reinterpret_cast<PFN_cuCtxGetCurrent_v4000>(fn);
+  }();
+  CUcontext current = nullptr;
+  return !get_current || get_current(&current) != CUDA_SUCCESS || current != nullptr;
+}
+
 ScopedDevice::ScopedDevice(int device) {
   PIPEVD_CUDA_CHECK(cudaGetDevice(&previous_));
+  const bool had_context = thread_has_context();
   if (previous_ != device) {
     PIPEVD_CUDA_CHECK(cudaSetDevice(device));
-    changed_ = true;
+    changed_ = had_context;
   }
 }
 

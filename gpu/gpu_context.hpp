@@ -43,7 +43,14 @@ const char* cusolver_status_name(cusolverStatus_t s);
 
 namespace pipevd::gpu {
 
-// Makes `device` current for a scope and restores the previous one.
+// Whether the calling thread has a current CUDA context (the driver's cuCtxGetCurrent, found
+// through the runtime so that nothing links the driver library); true where that cannot be told.
+bool thread_has_context();
+
+// Makes `device` current for a scope and restores the previous one, where the thread had one.
+// A thread that had no context is left on `device`: cudaGetDevice answers 0 there, and setting
+// device 0 back would make device 0's primary context (cudaSetDevice does since CUDA 12), a
+// context of its own on another rank's GPU for every engine rank whose device is not 0.
 class ScopedDevice {
  public:
   explicit ScopedDevice(int device);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/secular_root.hpp"
@@ -154,13 +155,14 @@ class GpuSecularMerge final : public SecularMerge {
  public:
   GpuSecularMerge(int device, cudaStream_t stream) : device_(device), stream_(stream) {}
   ~GpuSecularMerge() override {
-    int previous = -1;
-    cudaGetDevice(&previous);
-    cudaSetDevice(device_);
+    std::optional<ScopedDevice> guard;
+    try {
+      guard.emplace(device_);
+    } catch (const std::exception&) {  // a destructor must not throw; the frees report nothing
+    }
     for (Grow* g :
          {&d_, &z_, &origin_, &tau_, &lambda_, &conv_, &zh_, &row_of_, &col_, &rot_, &chain_})
       g->free(stream_);
-    if (previous >= 0) cudaSetDevice(previous);
   }
 
   int solve(long kk, const double* dl, const double* zl, double rho, double* lambda) override {
