@@ -3,7 +3,8 @@
 bench/device/sizes.sh).
 
   python3 bench/sizes_report.py runs.jsonl [more.jsonl ...] [--plot sizes.png]
-      [--overhead overhead.jsonl timeline_*.json] [--device-stages a,b,...] [--top 3]
+      [--speedup speedup.png] [--overhead overhead.jsonl timeline_*.json]
+      [--device-stages a,b,...] [--top 3]
 
 Tables: one per (GPU count, JOBZ) of the records' "gpus" and "jobz" fields; a row per solver (the
 record's label less its _<g>gpu and _<JOBZ> parts), a column per n; a cell is the median of the
@@ -31,6 +32,12 @@ an only call as above), and its first call over their first calls.
 labelled), log-log, a line per row, one panel per GPU count (JOBZ=N dashed; host rows, square
 markers, in every panel of their JOBZ). matplotlib is imported only here; without it the tables
 still print, and the script exits with 77 after them.
+
+--speedup FILE: pipevd's speed-up over each peer against n, one panel per GPU count: for each row
+of pipevd's auto path and each peer row of its table (host rows too, square markers), the peer's
+median repeated call (else its only call) over pipevd's median repeated call at each n where both
+exist (above 1: pipevd faster), log-log, JOBZ=N dashed. Ratios only within a table, so within the
+runs of one file set: give it one run's lines. matplotlib as for --plot.
 
 --overhead: per-call overhead of pipevd runs from their PIPEVD_VERBOSE=2 timelines (the files
 sizes.sh's OVERHEAD=1 writes, named timeline_<label>_n<n>.json, each the process's last call at
@@ -268,6 +275,48 @@ def plot(groups, path):
     fig.savefig(path, dpi=120)
 
 
+def speedup_plot(groups, solver_of, path):
+    import matplotlib  # lazily: the tables need no matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    counts = sorted({k[0] for k in groups}, key=gpu_order)
+    peers = sorted({name for rows in groups.values() for name in rows
+                    if solver_of[name] != "pipevd"})
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colour = {name: palette[i % len(palette)] for i, name in enumerate(peers)}
+    fig, axes = plt.subplots(1, len(counts), figsize=(6.5 * len(counts), 4.8), squeeze=False)
+    for ax, gpus in zip(axes[0], counts):
+        for (g, jobz), rows in sorted(groups.items(), key=lambda kv: str(kv[0][1])):
+            if g != gpus:
+                continue
+            autos = sorted(name for name in rows if is_auto(name, solver_of[name]))
+            for auto in autos:
+                for peer in sorted(name for name in rows if solver_of[name] != "pipevd"):
+                    pts = []
+                    for n, cell in rows[auto].items():
+                        mine = cell.median()
+                        theirs = rows[peer][n].usual()[0] if n in rows[peer] else None
+                        if mine and theirs:
+                            pts.append((n, theirs / mine))
+                    if pts:
+                        pts.sort()
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                                marker="s" if is_host(peer) else "o", color=colour[peer],
+                                linestyle="--" if jobz == "N" else "-",
+                                label="%s over %s %s" % (peer, auto, jobz))
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("n")
+        ax.set_ylabel("peer's time / pipevd's (above 1: pipevd faster)")
+        ax.set_title(gpu_title(gpus))
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
 def union(intervals):
     merged = []
     for a, b in sorted(intervals):
@@ -380,6 +429,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="*", help="runs.jsonl files")
     ap.add_argument("--plot", metavar="FILE.png")
+    ap.add_argument("--speedup", metavar="FILE.png")
     ap.add_argument("--overhead", nargs="+", default=[], metavar="FILE",
                     help="timeline_<label>_n<n>.json files and the .jsonl records of their runs")
     ap.add_argument("--device-stages", default=",".join(DEVICE_STAGES))
@@ -399,16 +449,19 @@ def main():
             if r.get("call") == "repeated":
                 plain[(r.get("label"), r.get("n"))].repeated.append(r["time_s"])
         print_overhead(timelines, walls, plain, set(a.device_stages.split(",")), a.top, out)
-    if a.plot:
+    for path, draw in ((a.plot, lambda p: plot(groups, p)),
+                       (a.speedup, lambda p: speedup_plot(groups, solver_of, p))):
+        if not path:
+            continue
         if not groups:
             print("sizes_report: no runs to plot", file=sys.stderr)
             return 1
         try:
-            plot(groups, a.plot)
+            draw(path)
         except ImportError as e:
             print("sizes_report: no plot (%s)" % e, file=sys.stderr)
             return SKIP_CODE
-        print("\nplot: %s" % a.plot)
+        print("\nplot: %s" % path)
     return 0
 
 

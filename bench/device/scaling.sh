@@ -26,8 +26,8 @@
 # that guide recommends. PIPEVD_ELPA_* and ELPA_DEFAULT_* set in the environment reach the ranks
 # (bench/peers/elpa/elpa_solver.cpp lists the adapter's).
 # Logs under $OUT/scaling/ (at most 8 files come back): session.log, build_ctest.log, bench.log,
-# runs.jsonl, timeline_<g>gpu_n<n>.json, report.md and scaling.png (bench/sizes_report.py over
-# runs.jsonl); prints a summary table last.
+# runs.jsonl, timeline_<g>gpu_n<n>.json, report.md, scaling.png and speedup.png
+# (bench/sizes_report.py over runs.jsonl); prints a summary table last.
 set -uo pipefail
 source "$(dirname "$0")/preamble.sh"
 budget=${BUDGET_S:-560}
@@ -125,7 +125,8 @@ for r in rows:
           f"{f(r.get('residual')):>7} {f(r.get('orthogonality')):>7}")
 PY
 # Per GPU count: the median repeated and the first call per n and solver, pipevd over the fastest
-# peer (repeated, and first call against first call), time against n (scaling.png).
-[ -f "$runs" ] && python3 bench/sizes_report.py --plot "$out/scaling.png" "$runs" >"$out/report.md" 2>>"$log_file"
+# peer (repeated, and first call against first call), time against n (scaling.png), pipevd's
+# speed-up over each peer (speedup.png).
+[ -f "$runs" ] && python3 bench/sizes_report.py --plot "$out/scaling.png" --speedup "$out/speedup.png" "$runs" >"$out/report.md" 2>>"$log_file"
 log "done, rc=$rc"
 exit $rc

@@ -42,8 +42,8 @@
 # Writes $OUT/sizes/runs.jsonl (pipevd-bench's lines with the label, the card and first/repeated),
 # bench.log, report.md (bench/sizes_report.py's tables: the median repeated and the first call per
 # n and solver, pipevd's auto path over the fastest GPU peer and over ScaLAPACK on the host's
-# cores; the overhead table with OVERHEAD=1) and sizes.png (time against n, where matplotlib is
-# installed).
+# cores; the overhead table with OVERHEAD=1), sizes.png (time against n) and speedup.png (pipevd's
+# speed-up over each peer), the plots where matplotlib is installed.
 set -uo pipefail
 source "$(dirname "$0")/preamble.sh"
 budget=${BUDGET_S:-300}
@@ -136,8 +136,8 @@ done
 
 log "median repeated call (s) per n (first call), pipevd's auto path over the fastest GPU peer" \
   "and over ScaLAPACK on the host's cores"
-report=(python3 bench/sizes_report.py --plot "$out/sizes.png")
+report=(python3 bench/sizes_report.py --plot "$out/sizes.png" --speedup "$out/speedup.png")
 [ -f "$runs" ] && report+=("$runs")
 [ -f "$overhead_runs" ] && report+=(--overhead "$overhead_runs" "$out"/timeline_*_timeline_n*.json)
-((${#report[@]} > 4)) && { "${report[@]}" | tee "$out/report.md" | tee -a "$log_file"; }
+((${#report[@]} > 6)) && { "${report[@]}" | tee "$out/report.md" | tee -a "$log_file"; }
 log "done"

@@ -239,6 +239,30 @@ class ReportTest(unittest.TestCase):
             self.assertIn("| pipevd_auto |", out)
             self.assertIn("no matplotlib here", err)
 
+    def test_speedup_plot(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            png = os.path.join(tmp, "speedup.png")
+            try:
+                import matplotlib  # noqa: F401
+            except ImportError:
+                matplotlib = None
+            if matplotlib is not None:
+                rc, out, err = report(os.path.join(DATA, "runs.jsonl"), "--speedup", png)
+                self.assertEqual(rc, 0, err)
+                self.assertIn("plot: " + png, out)
+                with open(png, "rb") as f:
+                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            # Without matplotlib: the tables, then 77, and no file.
+            fake = os.path.join(tmp, "fake", "matplotlib")
+            os.makedirs(fake)
+            with open(os.path.join(fake, "__init__.py"), "w") as f:
+                f.write("raise ImportError('no matplotlib here')\n")
+            env = dict(os.environ, PYTHONPATH=os.path.dirname(fake))
+            rc, out, err = report(os.path.join(DATA, "runs.jsonl"), "--speedup", png + "2", env=env)
+            self.assertEqual(rc, 77, err)
+            self.assertIn("| pipevd_auto |", out)
+            self.assertFalse(os.path.exists(png + "2"))
+
 
 class SizesScriptTest(unittest.TestCase):
     """sizes.sh with the host engine: CALLERS, OVERHEAD, ScaLAPACK on the host's cores and the
