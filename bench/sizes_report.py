@@ -240,81 +240,72 @@ def ratio_cell(rows, name, peers, n, mine_of, peer_of):
     return "%.2f %s%s" % (mine / best[0], best[2], " (first)" if best[1] else "")
 
 
-def plot(groups, path):
+def panel_plot(groups, names, path, ylabel, draw, reference=None):
+    """One log-log panel per GPU count, draw(ax, rows, jobz, colour) drawing each table's lines
+    into its panel; one colour per name across the panels, so a line is found by its colour; a
+    horizontal line at `reference` where given."""
     import matplotlib  # lazily: the tables need no matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     counts = sorted({k[0] for k in groups}, key=gpu_order)
-    # One colour per solver and setting across the panels, so a line is found by its colour.
-    names = sorted({name for rows in groups.values() for name in rows})
     palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    colour = {name: palette[i % len(palette)] for i, name in enumerate(names)}
+    colour = {name: palette[i % len(palette)] for i, name in enumerate(sorted(names))}
     fig, axes = plt.subplots(1, len(counts), figsize=(6.5 * len(counts), 4.8), squeeze=False)
     for ax, gpus in zip(axes[0], counts):
         for (g, jobz), rows in sorted(groups.items(), key=lambda kv: str(kv[0][1])):
-            if g != gpus:
-                continue
-            for name in sorted(rows):
-                usual = [(n, c.usual()) for n, c in rows[name].items()]
-                pts = sorted((n, t) for n, (t, _) in usual if t is not None)
-                first = any(f for _, (t, f) in usual if t is not None)
-                if pts:
-                    ax.plot([p[0] for p in pts], [p[1] for p in pts],
-                            marker="s" if is_host(name) else "o",
-                            color=colour[name], linestyle="--" if jobz == "N" else "-",
-                            label="%s %s%s" % (name, jobz, " (its only call)" if first else ""))
+            if g == gpus:
+                draw(ax, rows, jobz, colour)
+        if reference is not None:
+            ax.axhline(reference, color="black", linewidth=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("n")
-        ax.set_ylabel("median repeated call, else the only call (s)")
+        ax.set_ylabel(ylabel)
         ax.set_title(gpu_title(gpus))
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
+
+
+def plot(groups, path):
+    def draw(ax, rows, jobz, colour):
+        for name in sorted(rows):
+            usual = [(n, c.usual()) for n, c in rows[name].items()]
+            pts = sorted((n, t) for n, (t, _) in usual if t is not None)
+            first = any(f for _, (t, f) in usual if t is not None)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                        marker="s" if is_host(name) else "o",
+                        color=colour[name], linestyle="--" if jobz == "N" else "-",
+                        label="%s %s%s" % (name, jobz, " (its only call)" if first else ""))
+
+    names = {name for rows in groups.values() for name in rows}
+    panel_plot(groups, names, path, "median repeated call, else the only call (s)", draw)
 
 
 def speedup_plot(groups, solver_of, path):
-    import matplotlib  # lazily: the tables need no matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    def draw(ax, rows, jobz, colour):
+        peers = sorted(name for name in rows if solver_of[name] != "pipevd")
+        for auto in sorted(name for name in rows if is_auto(name, solver_of[name])):
+            for peer in peers:
+                pts = []
+                for n, cell in rows[auto].items():
+                    mine = cell.median()
+                    theirs = rows[peer][n].usual()[0] if n in rows[peer] else None
+                    if mine and theirs:
+                        pts.append((n, theirs / mine))
+                if pts:
+                    pts.sort()
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                            marker="s" if is_host(peer) else "o", color=colour[peer],
+                            linestyle="--" if jobz == "N" else "-",
+                            label="%s over %s %s" % (peer, auto, jobz))
 
-    counts = sorted({k[0] for k in groups}, key=gpu_order)
-    peers = sorted({name for rows in groups.values() for name in rows
-                    if solver_of[name] != "pipevd"})
-    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    colour = {name: palette[i % len(palette)] for i, name in enumerate(peers)}
-    fig, axes = plt.subplots(1, len(counts), figsize=(6.5 * len(counts), 4.8), squeeze=False)
-    for ax, gpus in zip(axes[0], counts):
-        for (g, jobz), rows in sorted(groups.items(), key=lambda kv: str(kv[0][1])):
-            if g != gpus:
-                continue
-            autos = sorted(name for name in rows if is_auto(name, solver_of[name]))
-            for auto in autos:
-                for peer in sorted(name for name in rows if solver_of[name] != "pipevd"):
-                    pts = []
-                    for n, cell in rows[auto].items():
-                        mine = cell.median()
-                        theirs = rows[peer][n].usual()[0] if n in rows[peer] else None
-                        if mine and theirs:
-                            pts.append((n, theirs / mine))
-                    if pts:
-                        pts.sort()
-                        ax.plot([p[0] for p in pts], [p[1] for p in pts],
-                                marker="s" if is_host(peer) else "o", color=colour[peer],
-                                linestyle="--" if jobz == "N" else "-",
-                                label="%s over %s %s" % (peer, auto, jobz))
-        ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("n")
-        ax.set_ylabel("peer's time / pipevd's (above 1: pipevd faster)")
-        ax.set_title(gpu_title(gpus))
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    peers = {name for rows in groups.values() for name in rows if solver_of[name] != "pipevd"}
+    panel_plot(groups, peers, path, "peer's time / pipevd's (above 1: pipevd faster)", draw,
+               reference=1.0)
 
 
 def union(intervals):

@@ -57,6 +57,15 @@ def row(text, name):
     raise AssertionError("no row %r in:\n%s" % (name, text))
 
 
+def without_matplotlib(tmp):
+    """An environment whose matplotlib cannot be imported (a package in tmp that raises)."""
+    fake = os.path.join(tmp, "fake", "matplotlib")
+    os.makedirs(fake)
+    with open(os.path.join(fake, "__init__.py"), "w") as f:
+        f.write("raise ImportError('no matplotlib here')\n")
+    return dict(os.environ, PYTHONPATH=os.path.dirname(fake))
+
+
 class ReportTest(unittest.TestCase):
     def setUp(self):
         rc, self.out, err = report(os.path.join(DATA, "runs.jsonl"))
@@ -229,11 +238,7 @@ class ReportTest(unittest.TestCase):
             except ImportError:
                 pass
             # A matplotlib that cannot be imported: the tables still print, the plot reports 77.
-            fake = os.path.join(tmp, "fake", "matplotlib")
-            os.makedirs(fake)
-            with open(os.path.join(fake, "__init__.py"), "w") as f:
-                f.write("raise ImportError('no matplotlib here')\n")
-            env = dict(os.environ, PYTHONPATH=os.path.dirname(fake))
+            env = without_matplotlib(tmp)
             rc, out, err = report(os.path.join(DATA, "runs.jsonl"), "--plot", png + "2", env=env)
             self.assertEqual(rc, 77, err)
             self.assertIn("| pipevd_auto |", out)
@@ -253,11 +258,7 @@ class ReportTest(unittest.TestCase):
                 with open(png, "rb") as f:
                     self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
             # Without matplotlib: the tables, then 77, and no file.
-            fake = os.path.join(tmp, "fake", "matplotlib")
-            os.makedirs(fake)
-            with open(os.path.join(fake, "__init__.py"), "w") as f:
-                f.write("raise ImportError('no matplotlib here')\n")
-            env = dict(os.environ, PYTHONPATH=os.path.dirname(fake))
+            env = without_matplotlib(tmp)
             rc, out, err = report(os.path.join(DATA, "runs.jsonl"), "--speedup", png + "2", env=env)
             self.assertEqual(rc, 77, err)
             self.assertIn("| pipevd_auto |", out)
