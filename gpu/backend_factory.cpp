@@ -4,8 +4,6 @@
 
 #include <cuda_runtime.h>
 
-#include <optional>
-
 #include "gpu/backend_settings.hpp"
 #include "gpu/bc_back.cuh"
 #include "gpu/dbbr_event_clock.hpp"
@@ -118,12 +116,7 @@ void gpu_release_memory() {
 }
 
 void gpu_run_on_device(int device, const std::function<void()>& fn) {
-  std::optional<gpu::ScopedDevice> guard;
-  try {
-    if (device >= 0) guard.emplace(device);
-  } catch (...) {  // fn itself reports a device it cannot use
-    cudaGetLastError();
-  }
+  const gpu::ScopedDevice guard(device, std::nothrow);  // fn reports a device it cannot use
   fn();
 }
 

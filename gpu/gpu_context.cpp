@@ -78,6 +78,21 @@ ScopedDevice::ScopedDevice(int device) {
   }
 }
 
+ScopedDevice::ScopedDevice(int device, const std::nothrow_t&) noexcept {
+  if (device < 0 || cudaGetDevice(&previous_) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  const bool had_context = thread_has_context();
+  if (previous_ != device) {
+    if (cudaSetDevice(device) != cudaSuccess) {
+      cudaGetLastError();
+      return;
+    }
+    changed_ = had_context;
+  }
+}
+
 ScopedDevice::~ScopedDevice() {
   if (changed_) cudaSetDevice(previous_);  // a destructor must not throw; the set cannot fail here
 }

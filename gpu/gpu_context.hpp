@@ -8,6 +8,7 @@
 #include <cusolverDn.h>
 
 #include <cstdint>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,9 +52,13 @@ bool thread_has_context();
 // A thread that had no context is left on `device`: cudaGetDevice answers 0 there, and setting
 // device 0 back would make device 0's primary context (cudaSetDevice does since CUDA 12), a
 // context of its own on another rank's GPU for every engine rank whose device is not 0.
+// The nothrow form makes `device` current where it can (none where device < 0) and otherwise
+// leaves the thread as it was: for destructors and for work that reports an unusable device
+// itself.
 class ScopedDevice {
  public:
   explicit ScopedDevice(int device);
+  ScopedDevice(int device, const std::nothrow_t&) noexcept;
   ~ScopedDevice();
   ScopedDevice(const ScopedDevice&) = delete;
   ScopedDevice& operator=(const ScopedDevice&) = delete;

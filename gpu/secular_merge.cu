@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "core/secular_root.hpp"
@@ -155,11 +154,7 @@ class GpuSecularMerge final : public SecularMerge {
  public:
   GpuSecularMerge(int device, cudaStream_t stream) : device_(device), stream_(stream) {}
   ~GpuSecularMerge() override {
-    std::optional<ScopedDevice> guard;
-    try {
-      guard.emplace(device_);
-    } catch (const std::exception&) {  // a destructor must not throw; the frees report nothing
-    }
+    const ScopedDevice guard(device_, std::nothrow);  // a destructor must not throw
     for (Grow* g :
          {&d_, &z_, &origin_, &tau_, &lambda_, &conv_, &zh_, &row_of_, &col_, &rot_, &chain_})
       g->free(stream_);
