@@ -44,11 +44,6 @@ struct Handle {
 
 }  // namespace
 
-bool gpu_accuracy_available() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
-
 void gpu_residual_orthogonality(int n, const double* a, const double* z,
                                 const std::vector<double>& w, double* residual,
                                 double* orthogonality) {

@@ -10,9 +10,6 @@
 
 namespace pipevd::bench {
 
-// Whether a CUDA device is visible to this process (false in a build without CUDA).
-bool gpu_accuracy_available();
-
 // a, z: n x n column-major (lda = n). Throws std::runtime_error on a CUDA or cuBLAS failure.
 void gpu_residual_orthogonality(int n, const double* a, const double* z,
                                 const std::vector<double>& w, double* residual,

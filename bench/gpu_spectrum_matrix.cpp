@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu_device.hpp"
+
 namespace pipevd::bench {
 namespace {
 
@@ -197,7 +199,7 @@ std::vector<typename Ops::Host> form(const std::vector<double>& lambda, unsigned
   static_assert(sizeof(Device) == sizeof(typename Ops::Host));
   const long n = static_cast<long>(lambda.size());
   if (n == 0) return {};
-  if (!gpu_spectrum_matrix_available()) fail("no CUDA device is visible");
+  if (!gpu_device_visible()) fail("no CUDA device is visible");
   check_room(n, sizeof(Device));
   const std::size_t nn = static_cast<std::size_t>(n) * n;
   // cuRAND draws normals in pairs: one element more where n^2 doubles are an odd count.
@@ -236,11 +238,6 @@ std::vector<typename Ops::Host> form(const std::vector<double>& lambda, unsigned
 }
 
 }  // namespace
-
-bool gpu_spectrum_matrix_available() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
 
 std::vector<double> gpu_matrix_with_eigenvalues(const std::vector<double>& lambda, unsigned seed) {
   return form<RealSymmetric>(lambda, seed);

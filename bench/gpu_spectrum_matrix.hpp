@@ -12,9 +12,6 @@
 
 namespace pipevd::bench {
 
-// Whether a CUDA device is visible to this process.
-bool gpu_spectrum_matrix_available();
-
 // The full n x n matrix with eigenvalues lambda (n = lambda.size(), any order), column-major.
 // Throws std::runtime_error where the device lacks the memory (about three n x n arrays and
 // cuSOLVER's workspace; checked before anything is allocated) or on a CUDA, cuRAND, cuSOLVER or

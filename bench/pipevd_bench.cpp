@@ -41,10 +41,9 @@
 #include "bench/bench_matrix.hpp"
 #include "bench/peers/root_copy.hpp"
 #include "bench/peers/solver.hpp"
-#ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
+#ifdef PIPEVD_BENCH_HAVE_GPU
 #include "bench/gpu_accuracy.hpp"
-#endif
-#ifdef PIPEVD_BENCH_HAVE_GPU_SPECTRUM
+#include "bench/gpu_device.hpp"
 #include "bench/gpu_spectrum_matrix.hpp"
 #endif
 #include "bench/run_record.hpp"
@@ -96,27 +95,19 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-[[noreturn]] void usage(const std::string& why) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0)
-    std::fprintf(
-        stderr,
-        "pipevd-bench: %s\nusage: pipevd-bench --solver a,b --n n1,n2 [--nb 64] [--grid PxQ] "
-        "[--jobz V|N] [--spectrum NAME] [--scalar real|complex] [--repeat R] [--warmup W] [--lead "
-        "S] "
-        "[--seed S] [--reference scalapack|lapack|none] [--reference-max-n N] [--threshold T] "
-        "[--generate auto|gpu|host] [--list]\n",
-        why.c_str());
-  MPI_Finalize();
-  std::exit(2);
-}
-
 // A run that cannot go on as asked (every rank calls it).
 [[noreturn]] void fail(const std::string& why) {
   if (test::world_rank() == 0) std::fprintf(stderr, "pipevd-bench: %s\n", why.c_str());
   MPI_Finalize();
   std::exit(2);
+}
+
+[[noreturn]] void usage(const std::string& why) {
+  fail(why +
+       "\nusage: pipevd-bench --solver a,b --n n1,n2 [--nb 64] [--grid PxQ] [--jobz V|N] "
+       "[--spectrum NAME] [--scalar real|complex] [--repeat R] [--warmup W] [--lead S] [--seed S] "
+       "[--reference scalapack|lapack|none] [--reference-max-n N] [--threshold T] "
+       "[--generate auto|gpu|host] [--list]");
 }
 
 Options parse(int argc, char** argv) {
@@ -186,11 +177,8 @@ Options parse(int argc, char** argv) {
     usage("--check takes auto, cpu or gpu");
   if (o.generate != "auto" && o.generate != "gpu" && o.generate != "host")
     usage("--generate takes auto, gpu or host");
-  if (o.spectrum != "random" && !bench::is_prescribed_spectrum(o.spectrum)) {
-    std::string why;
-    for (const auto& name : bench::available_spectra()) why += " " + name;
-    usage("--spectrum takes one of" + why);
-  }
+  if (o.spectrum != "random" && !bench::is_prescribed_spectrum(o.spectrum))
+    usage(bench::unknown_spectrum(o.spectrum));
   if (o.generate == "gpu" && !bench::is_prescribed_spectrum(o.spectrum))
     usage("--generate gpu forms a prescribed spectrum's matrix; '" + o.spectrum +
           "' is filled entry by entry on every rank");
@@ -260,9 +248,11 @@ std::vector<double> reference_eigenvalues(const Options& o, const test::BlacsGri
   return {};
 }
 
-bool gpu_check_available() {
-#ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
-  return bench::gpu_accuracy_available();
+// Whether this process sees a CUDA device for the bench's GPU helpers (false in a build without
+// CUDA).
+bool gpu_visible() {
+#ifdef PIPEVD_BENCH_HAVE_GPU
+  return bench::gpu_device_visible();
 #else
   return false;
 #endif
@@ -270,10 +260,10 @@ bool gpu_check_available() {
 
 bool use_gpu_check(const Options& o, int n) {
   if (o.check == "cpu") return false;
-  return gpu_check_available() && (o.check == "gpu" || n >= 4096);
+  return gpu_visible() && (o.check == "gpu" || n >= 4096);
 }
 
-#ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
+#ifdef PIPEVD_BENCH_HAVE_GPU
 // The GPU check for the element type (the complex one by panels of `panel` columns).
 void gpu_check(int n, const std::vector<double>& a, const std::vector<double>& z,
                const std::vector<double>& w, double* measures, long) {
@@ -291,7 +281,7 @@ void gpu_check(int n, const std::vector<solvers::Complex>& a,
 template <class T>
 void gpu_measures(int n, const std::vector<T>& a, const std::vector<T>& z,
                   const std::vector<double>& w, double* measures, long panel) {
-#ifdef PIPEVD_BENCH_HAVE_GPU_ACCURACY
+#ifdef PIPEVD_BENCH_HAVE_GPU
   try {
     gpu_check(n, a, z, w, measures, panel);
     return;
@@ -307,16 +297,13 @@ void gpu_measures(int n, const std::vector<T>& a, const std::vector<T>& z,
 // Whether rank 0, which forms a prescribed spectrum's matrix on its GPU, sees a CUDA device (false
 // in a build without CUDA); the same answer on every rank.
 bool root_sees_gpu() {
-  int visible = 0;
-#ifdef PIPEVD_BENCH_HAVE_GPU_SPECTRUM
-  if (test::world_rank() == 0) visible = bench::gpu_spectrum_matrix_available() ? 1 : 0;
-#endif
+  int visible = test::world_rank() == 0 && gpu_visible() ? 1 : 0;
   MPI_Bcast(&visible, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return visible != 0;
 }
 
 // The GPU's formation of a prescribed spectrum's matrix for the element type (none without CUDA).
-#ifdef PIPEVD_BENCH_HAVE_GPU_SPECTRUM
+#ifdef PIPEVD_BENCH_HAVE_GPU
 bench::SpectrumFormer<double> gpu_former(double*) { return bench::gpu_matrix_with_eigenvalues; }
 bench::SpectrumFormer<solvers::Complex> gpu_former(solvers::Complex*) {
   return bench::gpu_hermitian_with_eigenvalues;
@@ -476,7 +463,7 @@ void run_size(Job& job, int n) {
 }
 
 int run(const Options& o) {
-  if (o.check == "gpu" && !gpu_check_available()) {
+  if (o.check == "gpu" && !gpu_visible()) {
     print(
         "{\"check\":\"gpu\",\"status\":\"absent\",\"error\":\"no CUDA device or no CUDA build\"}");
     return o.unsupported_exit >= 0 ? o.unsupported_exit : 2;
@@ -484,7 +471,7 @@ int run(const Options& o) {
   const bool root_gpu =
       bench::is_prescribed_spectrum(o.spectrum) && o.generate != "host" && root_sees_gpu();
   if (o.generate == "gpu" && !root_gpu) {
-#ifdef PIPEVD_BENCH_HAVE_GPU_SPECTRUM
+#ifdef PIPEVD_BENCH_HAVE_GPU
     const std::string why = "no CUDA device visible to rank 0";
 #else
     const std::string why = "no CUDA in this build";

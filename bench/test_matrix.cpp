@@ -26,13 +26,13 @@ bool is_prescribed_spectrum(const std::string& spectrum) {
   return spectrum != "random" && std::find(names.begin(), names.end(), spectrum) != names.end();
 }
 
-namespace {
-
 std::string unknown_spectrum(const std::string& spectrum) {
   std::string why = "spectrum '" + spectrum + "' is not one of";
   for (const auto& name : available_spectra()) why += " " + name;
   return why;
 }
+
+namespace {
 
 // The full matrix of eigenvalues lambda on every rank: by on_root on world rank 0 and broadcast
 // where given, else by `on_every_rank` on each (same seed, so the same matrix). False on every

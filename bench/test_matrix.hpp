@@ -22,6 +22,9 @@ namespace pipevd::bench {
 
 std::vector<std::string> available_spectra();
 
+// Why `spectrum` names no test matrix, with the names that do.
+std::string unknown_spectrum(const std::string& spectrum);
+
 // Whether `spectrum` is one whose eigenvalues are prescribed (A = Q diag(lambda) Q^T, O(n^3) to
 // form), not 'random' (filled entry by entry) or an unknown name.
 bool is_prescribed_spectrum(const std::string& spectrum);

@@ -46,6 +46,9 @@ runs_folder() {
   mkdir -p "$dir"
 }
 
+# host_cores: the host's cores (nproc alone obeys an exported OMP_NUM_THREADS).
+host_cores() { env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc; }
+
 # The machine, the GPU's state and the compiler, into the session log.
 session_header() {
   echo "host $(hostname), $(nproc) cores; $(git rev-parse --short HEAD 2>/dev/null || echo 'no git')" |
@@ -150,8 +153,7 @@ pipevd_bench_run() {
     log "budget spent: skipped $label"
     return 0
   fi
-  # The host's cores: nproc alone obeys an exported OMP_NUM_THREADS.
-  local threads=$(($(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) / ranks))
+  local threads=$(($(host_cores) / ranks))
   ((threads > 0)) || threads=1  # more ranks than cores (oversubscribed callers)
   local bind=(--bind-to none)
   [ "${BENCH_BIND:-none}" = core ] && bind=(--map-by "slot:PE=$threads" --bind-to core)

@@ -19,7 +19,7 @@ mkdir -p "$out"
 log_file=$out/session.log
 
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # (nproc obeys OMP_NUM_THREADS)
+cores=$(host_cores)
 pe=$((cores / 4))
 bind=(--map-by "slot:PE=$pe" --bind-to core --report-bindings)
 one_core=(--bind-to core --map-by core)

@@ -61,7 +61,7 @@ log "sizes: n = $sizes, $repeat calls each, budget $budget s"
 
 backend=${BACKEND:-gpu}
 overhead_runs=$out/overhead.jsonl
-cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # (nproc obeys OMP_NUM_THREADS)
+cores=$(host_cores)
 host_done=" "  # the JOBZ whose host peers have run
 
 # pipevd_label PATH G CALLERS JOBZ: the run's label; a caller count other than one rank per GPU is
@@ -136,8 +136,9 @@ done
 
 log "median repeated call (s) per n (first call), pipevd's auto path over the fastest GPU peer" \
   "and over ScaLAPACK on the host's cores"
-report=(python3 bench/sizes_report.py --plot "$out/sizes.png" --speedup "$out/speedup.png")
-[ -f "$runs" ] && report+=("$runs")
-[ -f "$overhead_runs" ] && report+=(--overhead "$overhead_runs" "$out"/timeline_*_timeline_n*.json)
-((${#report[@]} > 6)) && { "${report[@]}" | tee "$out/report.md" | tee -a "$log_file"; }
+inputs=()
+[ -f "$runs" ] && inputs+=("$runs")
+[ -f "$overhead_runs" ] && inputs+=(--overhead "$overhead_runs" "$out"/timeline_*_timeline_n*.json)
+((${#inputs[@]} > 0)) && python3 bench/sizes_report.py --plot "$out/sizes.png" \
+  --speedup "$out/speedup.png" "${inputs[@]}" | tee "$out/report.md" | tee -a "$log_file"
 log "done"
