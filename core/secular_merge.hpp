@@ -27,9 +27,10 @@ struct MergeColumnPlan {
 class SecularMerge {
  public:
   virtual ~SecularMerge() = default;
-  // The kk >= 3 roots of 1 + rho sum_j zl_j^2 / (dl_j - lambda) = 0 (dl ascending and distinct,
+  // The kk >= 0 roots of 1 + rho sum_j zl_j^2 / (dl_j - lambda) = 0 (dl ascending and distinct,
   // zl without zeros, rho > 0; host arrays) into lambda (host, ascending); keeps the roots' shifts
-  // and z-hat for build_panel. Returns 0, or 1 + the first root that did not converge.
+  // and z-hat for build_panel. kk = 0 (the merge deflated whole) solves nothing and leaves M's
+  // columns all unit vectors. Returns 0, or 1 + the first root that did not converge.
   virtual int solve(long kk, const double* dl, const double* zl, double rho, double* lambda) = 0;
   // The columns of the solved problem (kk = the plan's k').
   virtual void set_columns(const MergeColumnPlan& plan) = 0;

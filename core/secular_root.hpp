@@ -16,7 +16,9 @@
 // "middle way" of Li / dlaed4), and the model's root in the interval is the next iterate. Every
 // iterate's sign of f shrinks a bracket [lo, hi]; a step that leaves it, or a third step in a row
 // that does not halve |f|, is replaced by bisection. Stop when |f| is below its rounding error
-// bound (eps * (sum of |terms| + 2/rho + 3 |tau| f')) or the bracket is a few ulps wide.
+// bound (eps * (sum of |terms| + 2/rho + 3 |tau| f')), after one more model step from there,
+// not evaluated (that bound leaves tau a few ulps from the root; the step costs no sums and
+// brings it closer), or when the bracket is a few ulps wide.
 #pragma once
 
 #include <math.h>
@@ -87,9 +89,12 @@ PIPEVD_HOST_DEVICE SecularRoot secular_root(long k, const double* d, double rho,
       tau = 0.5 * (mid - gap);
     }
   } else {
+    // f(d_{k-1} + rho ||z||^2) >= 0, with equality where the other z_j vanish to rounding (k = 1
+    // above all): the bound, widened by a few ulps (and its rounding), may be the root itself,
+    // which the model's step must be allowed to reach.
     r.origin = i;
     lo = 0;
-    hi = rho * znorm2;
+    hi = rho * znorm2 * (1.0 + 8.0 * eps);
     tau = 0.5 * hi;
   }
   const long o = r.origin;
@@ -101,15 +106,12 @@ PIPEVD_HOST_DEVICE SecularRoot secular_root(long k, const double* d, double rho,
     const double w = rhoinv + s.psi + s.phi;
     const double err =
         eps * (8.0 * (s.phi - s.psi) + 2.0 * rhoinv + 3.0 * fabs(tau) * (s.dpsi + s.dphi));
-    if (fabs(w) <= err) {
-      r.converged = true;
-      break;
-    }
+    const bool negligible = fabs(w) <= err;
     if (w > 0)
       hi = tau;
     else
       lo = tau;
-    if (hi - lo <= 4.0 * eps * fmax(fabs(lo), fabs(hi))) {
+    if (!negligible && hi - lo <= 4.0 * eps * fmax(fabs(lo), fabs(hi))) {
       r.converged = true;  // f changes sign within a few ulps of tau
       break;
     }
@@ -152,6 +154,11 @@ PIPEVD_HOST_DEVICE SecularRoot secular_root(long k, const double* d, double rho,
       ok = true;
     }
     const double next = tau + eta;
+    if (negligible) {  // converged: the model's last step, unevaluated, if inside the bracket
+      if (ok && next > lo && next < hi) tau = next;
+      r.converged = true;
+      break;
+    }
     if (ok && slow < 2 && next > lo && next < hi && next != tau) {
       tau = next;
     } else {

@@ -307,10 +307,13 @@ struct Context {
 };
 
 // Deflation on the host, then roots and z-hat either on the host (dlaed4) or by the backend's
-// SecularMerge (k' >= 3 there; the plan's columns go up with them), then the output order.
+// SecularMerge (the plan's columns go up with them), then the output order. A merge of order
+// k >= sm_min goes to the backend whatever deflation leaves of its secular problem: with k' <= 2
+// roots, or none (M a rotated permutation), its M is still k x k and would cross whole from the
+// host, and a clustered spectrum's large merges are all of that kind.
 void plan_merge(Context& cx, Merge& m, const double* d, int threads, bool allow_device) {
   plan_deflate(m, d);
-  m.on_device = allow_device && cx.sm && m.k() >= cx.sm_min && m.kk() >= 3;
+  m.on_device = allow_device && cx.sm && m.k() >= cx.sm_min;
   if (!m.on_device) {
     plan_roots(m, threads);
     plan_output(m);
@@ -449,7 +452,11 @@ int solve_block(Context& cx, long s, long m, double* d, const double* e, double*
       be.gemm('N', 'N', n2, c1 - c0, n2, 1.0, src + (s + mg.mid) + (s + mg.mid) * ldq, ldq, mp + n1,
               kk, 0.0, out + n1, ldq);
     };
-    const bool device_level = cx.sm && k >= cx.sm_min;
+    // A level's merges differ in order by one at most: one of order >= sm_min sends the level
+    // merge by merge, so that every merge of that order takes the backend's path.
+    const bool device_level =
+        cx.sm && std::any_of(level.begin(), level.end(),
+                             [&](const Merge& mg) { return mg.k() >= cx.sm_min; });
     if (count > 1 && k <= 2048 && !device_level) {
       // Many small merges: plans and whole Ms in parallel over merges, one upload for the level.
       std::vector<long> moff(count + 1, 0);
@@ -536,7 +543,7 @@ Context make_context(EngineBackend& be, const DcOptions& opt, long ldq, int thre
   cx.pinned = opt.pinned_staging > 0;
   if (on_device > 0) {
     cx.sm = be.secular_merge();
-    cx.sm_min = std::max(3L, opt.device_merge_min);
+    cx.sm_min = std::max(1L, opt.device_merge_min);
   }
   return cx;
 }

@@ -161,8 +161,9 @@ class GpuSecularMerge final : public SecularMerge {
   }
 
   int solve(long kk, const double* dl, const double* zl, double rho, double* lambda) override {
-    ScopedDevice guard(device_);
     kk_ = kk;
+    if (kk == 0) return 0;  // deflated whole: no roots, and a launch of no blocks is an error
+    ScopedDevice guard(device_);
     double znorm2 = 0;
     for (long j = 0; j < kk; ++j) znorm2 += zl[j] * zl[j];
     const std::size_t bytes = sizeof(double) * kk;
@@ -220,8 +221,9 @@ class GpuSecularMerge final : public SecularMerge {
     long* col = static_cast<long*>(col_.get(sizeof(long) * k_, stream_));
     auto* rot =
         static_cast<RowRotation*>(rot_.get(sizeof(RowRotation) * std::max(1L, nrot_), stream_));
-    PIPEVD_CUDA_CHECK(cudaMemcpyAsync(row_of, host_row_of_.data(), sizeof(long) * kk_,
-                                      cudaMemcpyHostToDevice, stream_));
+    if (kk_ > 0)
+      PIPEVD_CUDA_CHECK(cudaMemcpyAsync(row_of, host_row_of_.data(), sizeof(long) * kk_,
+                                        cudaMemcpyHostToDevice, stream_));
     PIPEVD_CUDA_CHECK(
         cudaMemcpyAsync(col, host_col_.data(), sizeof(long) * k_, cudaMemcpyHostToDevice, stream_));
     if (nrot_ > 0)

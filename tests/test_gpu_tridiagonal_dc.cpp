@@ -1,8 +1,9 @@
 // core/tridiagonal_dc on the GPU backend (merge GEMMs by cuBLAS on a companion stream) against
 // LAPACK's dstedc: eigenvalues, residual and orthogonality at n = 1000 and 2051 (deep trees,
 // panels narrower than the merges, splits and heavy deflation), repeated runs bitwise identical;
-// the device-merge path (roots and M in kernels) against dstedc and the host-merge path; the top
-// merges folded (Q_pre M) against the unfolded result. The engine with stage 3 by dc runs in
+// the device-merge path (roots and M in kernels) against dstedc and the host-merge path, also on
+// merges that deflate to two roots, one or none; the top merges folded (Q_pre M) against the
+// unfolded result. The engine with stage 3 by dc runs in
 // test_engine_stages's Gpu/ instance.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -145,6 +146,45 @@ TEST(GpuTridiagonalDc, DeviceMergeAgainstHostMerge) {
           what.c_str(), st[0].device_merges, st[0].merges, diff / (DBL_EPSILON * tnorm),
           st[0].device_merge, st[2].host_merge, st[2].upload);
     }
+}
+
+// Merges that deflation leaves with two roots, one or none (no kernel launch for the roots) on
+// the device path like any other of order >= device_merge_min, at odd n: T built so that every
+// merge keeps exactly 0, 1 or 2 roots (one unreduced block, or several split by zeros), and T that
+// deflates heavily without a plan (identity-like, glued Wilkinson, the clustered spectra).
+// Against dstedc (eigenvalues to a few ulps of ||T||, residual, orthogonality) and the host
+// merge's eigenvalues; every merge of order >= device_merge_min on the device path, nothing
+// uploaded for them; the top merges folded against tridiagonal_dc.
+TEST(GpuTridiagonalDc, DeflatedMergesOnTheDevice) {
+  gpu::GpuBackend main_be;
+  const auto be = main_be.companion(/*urgent=*/true);
+  DcOptions opt;
+  opt.merge_on_device = 1;
+  for (long n : {2049L, 4097L}) {
+    if (test::over_test_order(n)) continue;
+    opt.panel = n > 4000 ? 512 : 2048;  // several panels per merge, or one
+    for (int roots : {0, 1, 2})
+      for (const std::vector<long>& blocks :
+           {std::vector<long>{n}, std::vector<long>{1, n / 2, 1, n - n / 2 - 2}}) {
+        const test::Tridiagonal t = test::make_deflating(blocks, opt.leaf, roots, 3);
+        long deflated = 0;
+        for (long m : blocks)
+          for (auto [a, b] : test::dc_merge_intervals(m, opt.leaf)) deflated += b - a - roots;
+        const std::string what = "roots " + std::to_string(roots) + " n=" + std::to_string(n) +
+                                 " blocks=" + std::to_string(blocks.size());
+        EXPECT_TRUE(test::check_dc_deflated(*be, t, opt, what, deflated)) << what;
+      }
+  }
+  // Unplanned: a few ulps per merge, added up over the levels, as the host merge's.
+  const long n = 2049;
+  if (test::over_test_order(n)) return;
+  opt.panel = 2048;
+  for (TKind k : {TKind::Identity, TKind::GluedWilkinson})
+    test::check_dc_deflated(*be, test::make_tridiagonal(k, n, 5), opt,
+                            std::string(test::to_string(k)) + " n=2049", -1, 16);
+  for (test::Spectrum s : {test::Spectrum::Cluster0, test::Spectrum::Cluster1})
+    test::check_dc_deflated(*be, test::make_tridiagonal(TKind::Spectrum, n, 3, s), opt,
+                            std::string(test::to_string(s)) + " n=2049", -1, 16);
 }
 
 // tridiagonal_dc_fold on the GPU (the top merges' M kept in device memory, Q_pre packed in place)

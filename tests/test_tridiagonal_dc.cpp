@@ -91,8 +91,7 @@ TEST(TridiagonalDc, BackendMergeAgainstDstedcAndHostMerge) {
       opt.merge_on_device = 0;
       opt.pinned_staging = 1;  // the double-buffered staging logic (plain memory on the host)
       ASSERT_EQ(tridiagonal_dc(be, n, dh.data(), t.e.data(), qh.get(), n, opt, &sh), 0) << what;
-      if (k != TKind::Identity && k != TKind::Splits && k != TKind::Tiny)
-        EXPECT_GT(sd.device_merges, 0) << what;
+      if (k != TKind::Splits && k != TKind::Tiny) EXPECT_GT(sd.device_merges, 0) << what;
       EXPECT_EQ(sh.device_merges, 0) << what;
       double tnorm = 0, diff = 0;
       for (long i = 0; i < n; ++i) {
@@ -102,6 +101,59 @@ TEST(TridiagonalDc, BackendMergeAgainstDstedcAndHostMerge) {
       // A few ulps per merge, added up over the levels (glued Wilkinson at n = 4099: 9 ulps).
       EXPECT_LE(diff, 16 * DBL_EPSILON * tnorm) << what;
     }
+}
+
+// Merges that deflation leaves with two roots, one or none take the backend's path like any other
+// of order >= device_merge_min (the host backend's SecularMerge), at odd n: T built so that every
+// merge keeps exactly 0, 1 or 2 roots (one unreduced block, or several split by zeros), and T
+// that deflates heavily without a plan (identity-like, glued Wilkinson, the clustered spectra).
+// Against dstedc (eigenvalues to a few ulps of ||T||, residual, orthogonality) and the host
+// merge's eigenvalues; every merge of order >= device_merge_min on the backend's path; the top
+// merges folded (tridiagonal_dc_fold) against tridiagonal_dc.
+TEST(TridiagonalDc, DeflatedMergesOnTheBackend) {
+  HostBackend be;
+  DcOptions opt;
+  opt.leaf = 32;
+  opt.panel = 256;
+  opt.threads = 2;
+  opt.merge_on_device = 1;
+  // At n = 1001 the fourth level's merges are of orders 125 and 126: the one of 126 alone takes
+  // the backend's path.
+  opt.device_merge_min = 126;
+  for (int roots : {0, 1, 2})
+    for (const std::vector<long>& blocks :
+         {std::vector<long>{1001}, std::vector<long>{1, 600, 1, 447}}) {
+      long n = 0;
+      for (long m : blocks) n += m;
+      const test::Tridiagonal t = test::make_deflating(blocks, opt.leaf, roots, 7);
+      long deflated = 0;
+      for (long m : blocks)
+        for (auto [a, b] : test::dc_merge_intervals(m, opt.leaf)) deflated += b - a - roots;
+      const std::string what = "roots " + std::to_string(roots) + " n=" + std::to_string(n) +
+                               " blocks=" + std::to_string(blocks.size());
+      EXPECT_TRUE(test::check_dc_deflated(be, t, opt, what, deflated)) << what;
+    }
+  opt.leaf = 64;
+  opt.device_merge_min = 200;
+  for (int roots : {1, 2}) {
+    const test::Tridiagonal t = test::make_deflating({2049}, opt.leaf, roots, 9);
+    long deflated = 0;
+    for (auto [a, b] : test::dc_merge_intervals(2049, opt.leaf)) deflated += b - a - roots;
+    const std::string what = "roots " + std::to_string(roots) + " n=2049";
+    EXPECT_TRUE(test::check_dc_deflated(be, t, opt, what, deflated)) << what;
+  }
+  // Unplanned: a few ulps per merge, added up over the levels, as the host merge's.
+  opt.leaf = 32;
+  opt.device_merge_min = 100;
+  for (TKind k : {TKind::Identity, TKind::GluedWilkinson}) {
+    const std::string what = std::string(test::to_string(k)) + " n=1001";
+    test::check_dc_deflated(be, test::make_tridiagonal(k, 1001, 5), opt, what, -1, 16);
+  }
+  for (test::Spectrum s : {test::Spectrum::Cluster0, test::Spectrum::Cluster1}) {
+    const std::string what = std::string(test::to_string(s)) + " n=1001";
+    test::check_dc_deflated(be, test::make_tridiagonal(TKind::Spectrum, 1001, 3, s), opt, what, -1,
+                            16);
+  }
 }
 
 // tridiagonal_dc_fold against tridiagonal_dc (Q_pre M equal to Q_d, the same eigenvalues) on both
