@@ -29,6 +29,7 @@ GpuTuning tuning_of(const GpuBackendSettings& s) {
   t.bulge_chasing = {s.bc_sweeps_per_block, s.bc_blocks, s.bc_exclusive};
   t.sharing = s.sharing;
   t.nccl_channels = s.nccl_channels;
+  t.bc_back_lanes = s.bc_back_lanes;
   return t;
 }
 

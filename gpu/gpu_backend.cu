@@ -1086,6 +1086,7 @@ void GpuBackend::bc_back(const ComplexReflectorStore& u, long m, Complex* x, lon
                                       cudaMemcpyHostToDevice, s.stream));
   }
   gpu::ComplexBcBackTunables tun = default_bc_back_complex_tunables(m, L.b, s.bc_back_kernel);
+  if (s.tuning.bc_back_lanes != 0) tun.group_lanes = s.tuning.bc_back_lanes;
   if (s.tuning.sharing) tun.group_lanes = 1;
   bc_back_complex(L, v, tau, phase.get() ? device_complex(phase.get()) : nullptr, m,
                   device_complex(x), ldx, tun, s.stream);
@@ -1160,6 +1161,7 @@ void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
   // The workspace (the tensor kernel's T factors) from this backend: a failure is its clear
   // out-of-memory error.
   gpu::BcBackTunables tun = gpu::default_bc_back_tunables(m, L.b, s.bc_back_kernel);
+  if (s.tuning.bc_back_lanes != 0) tun.group_lanes = s.tuning.bc_back_lanes;
   if (s.tuning.sharing) tun.group_lanes = 1;
   pipevd::DeviceBuffer work(*this,
                             static_cast<long>((gpu::bc_back_workspace_bytes(L, tun) + 7) / 8));

@@ -38,6 +38,9 @@ struct GpuTuning {
   // with host staging; NCCL needs one GPU per rank). Without it, bind() refuses a shared GPU.
   bool sharing = false;
   int nccl_channels = kDefaultNcclChannels;  // the NCCL communicator's channels at most (0: NCCL's)
+  // PIPEVD_GPU_BC_LANES: the tensor-core BC-back's group lanes request (BcBackTunables::
+  // group_lanes: 0 the kernels' default, gpu::kFillGroupLanes, or a count).
+  int bc_back_lanes = 0;
 };
 
 // Free bytes on `device` now (cudaMemGetInfo; -1 when it cannot be asked).

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "base/cuda_check.hpp"
+#include "gpu/group_lanes_choice.hpp"
 
 namespace pipevd::gpu {
 
@@ -84,15 +85,17 @@ constexpr int kMaxGroupLanes = 8;
 constexpr std::size_t kGroupLanesBytes = 16 + sizeof(unsigned long long) * kLaneSlots;
 
 // Lanes per row block: `requested`, or (0) as many as the resident blocks left over by the row
-// blocks allow; always within the groups there are, the resident blocks (a lane waits on another
-// that must be running) and the counters' slots. 1 where `allowed` is false.
+// blocks allow, or (kFillGroupLanes) the rounds model's choice (group_lanes_filling); always within
+// the groups there are, the resident blocks (a lane waits on another that must be running) and the
+// counters' slots. 1 where `allowed` is false.
 inline long choose_group_lanes(bool allowed, int requested, long row_blocks, long resident,
                                long groups) {
   if (!allowed || requested == 1 || row_blocks == 0) return 1;
-  long lanes = requested > 0 ? requested : resident / row_blocks;
-  lanes = std::min(
-      {lanes, groups, resident, static_cast<long>(kMaxGroupLanes), kLaneSlots / row_blocks});
-  return std::max(1L, lanes);
+  const long most =
+      std::min({groups, resident, static_cast<long>(kMaxGroupLanes), kLaneSlots / row_blocks});
+  if (requested == kFillGroupLanes) return group_lanes_filling(row_blocks, resident, most);
+  const long lanes = requested > 0 ? requested : resident / row_blocks;
+  return std::max(1L, std::min(lanes, most));
 }
 
 // Lanes of `count` per row block over `row_blocks` at `at` (kGroupLanesBytes of device workspace):

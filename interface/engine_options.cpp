@@ -30,6 +30,7 @@ GpuBackendSettings gpu_backend_settings(const Policy& policy, int host_threads) 
   s.bc_blocks = policy.bc_blocks;
   s.bc_sweeps_per_block = policy.bc_sweeps_per_block;
   s.bc_exclusive = policy.bc_exclusive;
+  s.bc_back_lanes = policy.bc_back_lanes;
   s.sharing = policy.gpu_sharing;
   s.nccl_channels = policy.nccl_channels;
   s.keep_pool = policy.keep_device_memory;

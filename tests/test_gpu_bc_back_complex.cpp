@@ -22,6 +22,7 @@
 #include "core/reflector_store.hpp"
 #include "gpu/bc_back_complex.cuh"
 #include "gpu/bc_back_complex_tensor.cuh"
+#include "gpu/group_lanes_choice.hpp"
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
 #include "tests/support/cuda_array.hpp"
@@ -213,7 +214,7 @@ TEST(GpuBcBackComplex, TensorGroupLanesEqualOneLaneBitwise) {
         host::apply_bc_back(no_phase, m, want.data(), ldx);
         EXPECT_LT(max_abs_diff(one, want), tolerance(n));
       }
-      for (int lanes : {0, 2, 3, 8}) {
+      for (int lanes : {0, gpu::kFillGroupLanes, 2, 3, 8}) {
         SCOPED_TRACE("n=" + std::to_string(n) + " m=" + std::to_string(m) +
                      " lanes=" + std::to_string(lanes));
         const ZMat a = run(lanes), b = run(lanes);

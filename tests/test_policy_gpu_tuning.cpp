@@ -8,6 +8,7 @@
 
 #include "base/nccl_channels.hpp"
 #include "gpu/backend_settings.hpp"
+#include "gpu/group_lanes_choice.hpp"
 #include "interface/engine_options.hpp"
 #include "interface/gpu_options.hpp"
 #include "interface/policy.hpp"
@@ -32,6 +33,7 @@ void expect_same(const gpu::GpuTuning& t, const gpu::GpuTuning& u) {
   EXPECT_EQ(t.bulge_chasing.exclusive_sms, u.bulge_chasing.exclusive_sms);
   EXPECT_EQ(t.sharing, u.sharing);
   EXPECT_EQ(t.nccl_channels, u.nccl_channels);
+  EXPECT_EQ(t.bc_back_lanes, u.bc_back_lanes);
 }
 
 // Unset knobs leave the kernels' own defaults, from the policy and from default settings alike.
@@ -51,7 +53,8 @@ TEST(PolicyGpuTuning, KnobsReachTheTuning) {
                           {"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", "4"},
                           {"PIPEVD_GPU_BC_EXCLUSIVE", "1"},
                           {"PIPEVD_GPU_SHARING", "1"},
-                          {"PIPEVD_NCCL_CHANNELS", "0"}});
+                          {"PIPEVD_NCCL_CHANNELS", "0"},
+                          {"PIPEVD_GPU_BC_LANES", "fill"}});
   gpu::GpuTuning want;
   want.panel_qr_blocks = 66;
   want.panel_qr_threads = 512;
@@ -60,10 +63,12 @@ TEST(PolicyGpuTuning, KnobsReachTheTuning) {
   want.bulge_chasing.exclusive_sms = 1;
   want.sharing = true;
   want.nccl_channels = 0;
+  want.bc_back_lanes = gpu::kFillGroupLanes;
   expect_same(gpu_tuning(p), want);
   // The route's path: the settings with its host threads, then the tuning.
   expect_same(gpu::tuning_of(gpu_backend_settings(p, 6)), want);
   EXPECT_EQ(gpu_tuning(parse({{"PIPEVD_NCCL_CHANNELS", "64"}})).nccl_channels, 64);
+  EXPECT_EQ(gpu_tuning(parse({{"PIPEVD_GPU_BC_LANES", "3"}})).bc_back_lanes, 3);
 }
 
 // The knobs that are backend setters rather than tuning, as make_gpu_backend receives them.
