@@ -80,14 +80,19 @@ configure_gpu_build() {
     export LD_LIBRARY_PATH=$PWD/.deps/cusolvermp/lib:${LD_LIBRARY_PATH:-}
   fi
   # ELPA's GPU build (bench/elpa/build_elpa_gpu.sh) where its install was carried (its symbolic
-  # links made again where the carrying dropped them).
-  local elpa_lib=.deps/elpa-gpu/install/lib
-  if [ ! -e $elpa_lib/libelpa.so ] && ls $elpa_lib/libelpa.so.*.*.* >/dev/null 2>&1; then
-    (cd $elpa_lib && f=$(ls libelpa.so.*.*.* | head -1) && ln -sf "$f" "${f%.*.*}" && ln -sf "$f" libelpa.so)
-  fi
-  if [ -f .deps/elpa-gpu/install/lib/libelpa.so ]; then
-    mp+=(-DPIPEVD_ELPA_GPU_DIR="$PWD/.deps/elpa-gpu/install")
-    export LD_LIBRARY_PATH=$PWD/.deps/elpa-gpu/install/lib:${LD_LIBRARY_PATH:-}
+  # links made again where the carrying dropped them); ELPA_INSTALL picks another one, e.g. its
+  # OpenMP build .deps/elpa-gpu-omp/install.
+  local elpa=${ELPA_INSTALL:-.deps/elpa-gpu/install}
+  local elpa_lib=$elpa/lib
+  local f
+  for f in $elpa_lib/libelpa.so.*.*.* $elpa_lib/libelpa_openmp.so.*.*.*; do
+    if [ -f "$f" ] && [ ! -e "${f%.so.*}.so" ]; then
+      (cd $elpa_lib && f=${f##*/} && ln -sf "$f" "${f%.*.*}" && ln -sf "$f" "${f%.so.*}.so")
+    fi
+  done
+  if [ -f $elpa_lib/libelpa.so ] || [ -f $elpa_lib/libelpa_openmp.so ]; then
+    mp+=(-DPIPEVD_ELPA_GPU_DIR="$(cd "$elpa" && pwd)")
+    export LD_LIBRARY_PATH=$(cd "$elpa_lib" && pwd):${LD_LIBRARY_PATH:-}
   fi
   cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DPIPEVD_BUILD_EXAMPLES=OFF "${mp[@]}" "$@" >>"$OUT/configure.log" 2>&1 ||

@@ -8,6 +8,16 @@
 #   bench/elpa/build_elpa_gpu.sh            # fetch-tool mirror of marekandreas/elpa, default tag
 #   ELPA_GIT=/path/to/elpa.git ELPA_TAG=new_release_2026_02_001 bench/elpa/build_elpa_gpu.sh
 #   ELPA_SRC=/path/to/unpacked/elpa bench/elpa/build_elpa_gpu.sh    # a release tree or tarball's
+#   ELPA_OPENMP=1 bench/elpa/build_elpa_gpu.sh   # OpenMP instead of NCCL, into .deps/elpa-gpu-omp
+#
+# The two builds differ in one choice, which ELPA's configure makes exclusive
+# ("--enable-gpu-ccl=nccl currently not supported in combination with --enable-openmp",
+# configure.ac): NCCL between the ranks' GPUs, or OpenMP threads in ELPA's CPU steps. The one that matters most for 2-stage is
+# band -> tridiagonal, which has no GPU version in 2026.02 (elpa2_template.F90: "not yet ported")
+# and is threaded only with OpenMP (elpa2_tridiag_band_template.F90); without OpenMP it runs on
+# one core per rank. The device scripts take the OpenMP build with
+# ELPA_INSTALL=.deps/elpa-gpu-omp/install (carry that folder); the adapter sets ELPA's omp_threads
+# to each rank's OMP_NUM_THREADS (cores / ranks there).
 #
 # Steps: src/ (the tag's tree, from git archive) -> autogen (only where no configure) -> build/
 # (configure, make libelpa.la) -> install/ (library and headers only, stripped). Each step's log is
@@ -30,10 +40,17 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-dest=${ELPA_GPU_DEST:-$root/.deps/elpa-gpu}
+cuda=${CUDA_HOME:-/usr/local/cuda}
+openmp=${ELPA_OPENMP:-0}
+if [ "$openmp" = 1 ]; then
+  dest=${ELPA_GPU_DEST:-$root/.deps/elpa-gpu-omp}
+  parallel=(--enable-openmp)
+else
+  dest=${ELPA_GPU_DEST:-$root/.deps/elpa-gpu}
+  parallel=(--enable-gpu-ccl=nccl --with-nccl-path="$cuda")
+fi
 tag=${ELPA_TAG:-new_release_2026_02_001}
 git_dir=${ELPA_GIT:-/work/.mirror/marekandreas+elpa/repo}
-cuda=${CUDA_HOME:-/usr/local/cuda}
 jobs=${MAKE_JOBS:-2}
 export PATH=$cuda/bin:$PATH
 mkdir -p "$dest"
@@ -74,7 +91,8 @@ fi
 # - --enable-gpu-streams=nvidia: the default with NVIDIA GPUs, said explicitly because NCCL needs it.
 # - --enable-gpu-ccl=nccl --with-nccl-path: NCCL between the ranks' GPUs (ELPA uses it only with
 #   one rank per GPU; use_ccl = 0 turns it off at run time). CUDA 13's toolkit here has
-#   libnccl.so under $cuda/lib, which is where configure looks (-L$NCCL/lib).
+#   libnccl.so under $cuda/lib, which is where configure looks (-L$NCCL/lib). ELPA_OPENMP=1:
+#   --enable-openmp in their place (see the top).
 # - --disable-avx512-kernels: no AVX-512 kernel as the CPU default (a device host without it would
 #   fault); the GPU runs use the GPU kernel anyway. configure warns that this CPU has AVX-512.
 # - --disable-single-precision: pipevd compares double only (halves the Fortran templates).
@@ -92,12 +110,13 @@ if [ ! -f "$build/Makefile" ]; then
     SCALAPACK_LDFLAGS="-lscalapack-openmpi -llapack -lblas" \
     --enable-nvidia-gpu-kernels --enable-nvidia-sm80-gpu-kernels \
     --with-NVIDIA-GPU-compute-capability=sm_90 --with-cuda-path="$cuda" \
-    --enable-gpu-streams=nvidia --enable-gpu-ccl=nccl --with-nccl-path="$cuda" \
+    --enable-gpu-streams=nvidia "${parallel[@]}" \
     --disable-avx512-kernels --disable-single-precision --disable-static \
     --enable-c-tests=no --enable-cpp-tests=no --with-test-programs=no) >"$dest/configure.log" 2>&1 ||
     { rm -f "$build/Makefile"; tail -30 "$dest/configure.log"; exit 1; }
 fi
 grep -E "real_nvidia" "$dest/configure.log" | sed 's/^/  kernel: /'
+grep -E "whether --enable-openmp is specified" "$dest/configure.log" | sed 's/^/  /'
 
 # 4. make libelpa.la, not `make` (all): `all` also builds libelpatest (the test programs' helper
 # library, built whatever --with-test-programs says), whose
@@ -105,20 +124,22 @@ grep -E "real_nvidia" "$dest/configure.log" | sed 's/^/  kernel: /'
 # libelpa_private without a dependency on it, so `make -j2` failed with
 #   Fatal Error: Cannot open module file 'cuda_functions.mod' for reading
 #   make[1]: *** [Makefile:110893: test/shared/GPU/libelpatest_la-test_gpu_vendor_agnostic_layer.lo] Error 1
-# The library alone needs none of it.
-log "make -j$jobs libelpa.la"
-(cd "$build" && nice -n 19 make -j"$jobs" libelpa.la) >"$dest/make.log" 2>&1 ||
+# The library alone needs none of it. Its name is the Makefile's: libelpa_openmp.la with OpenMP.
+lib=$(sed -n 's/^lib_LTLIBRARIES = //p' "$build/Makefile")
+log "make -j$jobs $lib"
+(cd "$build" && nice -n 19 make -j"$jobs" "$lib") >"$dest/make.log" 2>&1 ||
   { grep -E -B5 "Error|error:" "$dest/make.log" | tail -40; exit 1; }
 
 # 5. Install the library and the C headers only (`make install` would build `all`, see above),
-# then keep what pipevd's adapter needs: lib/libelpa.so* and include/elpa-*/elpa/*.h (no Fortran
-# modules, no libtool archive), the library stripped.
+# then keep what pipevd's adapter needs: lib/libelpa.so* and include/elpa-*/elpa/*.h (with OpenMP
+# libelpa_openmp.so* and include/elpa_openmp-*; no Fortran modules, no libtool archive), the
+# library stripped.
 log "install into $install"
 rm -rf "$install"
 (cd "$build" && nice -n 19 make install-libLTLIBRARIES install-nobase_elpa_includeHEADERS \
   install-nobase_nodist_elpa_includeHEADERS install-pkgconfigDATA) >"$dest/install.log" 2>&1 ||
   { tail -20 "$dest/install.log"; exit 1; }
-rm -rf "$install"/include/elpa-*/modules "$install"/include/elpa-*/src "$install"/lib/libelpa.la
-strip --strip-unneeded "$install"/lib/libelpa.so.*.*
+rm -rf "$install"/include/elpa*-*/modules "$install"/include/elpa*-*/src "$install"/lib/"$lib"
+strip --strip-unneeded "$install"/lib/"${lib%.la}".so.*.*
 log "done: $(du -sh "$install" | cut -f1) in $install"
 ls -l "$install/lib"

@@ -18,6 +18,26 @@
 // "quite dramatically"). ELPA uses NCCL only where a node has as many ranks as visible GPUs, MPI
 // through the host otherwise.
 //
+// The keys are those of the release built (2026.02.001's src/elpa_index.c): "nvidia-gpu" (the
+// older "gpu" is deprecated and copied into it with a warning, helpers/mod_query_gpu_settings.F90),
+// the sub-step keys valid only once the GPU is on and the solver set, and elpa_setup_gpu after
+// them, in the order of ELPA's test/C/test.c. No setup or autotuning call beyond these is needed:
+// autotuning (USERS_GUIDE.md VI) only picks among such keys over repeated calls. The arrays go to
+// ELPA on the host (elpa_eigenvectors_a_h_a_d) and ELPA copies them to the GPU itself (device
+// pointers are an option since 2021.11, Changelog).
+//
+// Threads: ELPA's CPU steps (2-stage's band-to-tridiagonal above) use OpenMP only where ELPA was
+// built with it; its guide asks for "omp_threads" to be set (USERS_GUIDE.md IV). ELPA's configure
+// refuses OpenMP together with NCCL (--enable-gpu-ccl=nccl), so the default build has none;
+// build_elpa_gpu.sh's ELPA_OPENMP=1 makes the other one. The adapter sets omp_threads to
+// OMP_NUM_THREADS (the device scripts give each rank cores / ranks); a library without OpenMP
+// accepts only 1 and keeps it.
+//
+// What ran is recorded in the result's "path" (read back from ELPA's keys after every setting,
+// PIPEVD_ELPA_KEYS and ELPA_DEFAULT_* included): e.g. "nvidia-gpu nblk=16 nbw=64
+// kernel=nvidia_sm80_gpu gpu=bandred,solve_tridi,trans_ev_tridi_to_band,trans_ev_band_to_full
+// cpu=band_to_tridi omp_threads=1 use_ccl=1".
+//
 // Block size: the matrix goes to ELPA at nblk = 16, the block size of ELPA's documented GPU run
 // (PERFORMANCE_TUNING.md) and its test programs' default; 2-stage's GPU kernel needs nblk = 2^k
 // (k = 1..10), else ELPA runs that back transformation on the CPU with a warning. 2-stage reduces
@@ -35,6 +55,7 @@
 //                              own pick on an sm_80+ build; its Changelog says the SM80 kernel
 //                              gains where a rank holds more than about 20000 eigenvectors).
 //   PIPEVD_ELPA_GPU_CCL=0|1    ELPA's use_ccl (default: ELPA's, on where built with NCCL).
+//   PIPEVD_ELPA_OMP_THREADS=k  ELPA's omp_threads (default OMP_NUM_THREADS, else 1).
 //   PIPEVD_ELPA_KEYS="key=v,key=v"   further integer keys of ELPA, set last (after the adapter's
 //                              own, before elpa_setup_gpu), CPU and GPU runs alike, e.g.
 //                              intermediate_bandwidth=128, gpu_bandred=0, min_tile_size=1024,
@@ -49,6 +70,7 @@
 #include <elpa/elpa.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -74,10 +96,30 @@ using scalapack::RSRC_;
 
 // ELPA's recommended block size for its GPU runs (see the top of the file).
 constexpr int kElpaGpuNb = 16;
+#ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
+// The sub-steps ELPA can run on the GPU, by their keys: 1-stage, 2-stage.
+constexpr const char* kSteps1[] = {"gpu_tridiag", "gpu_solve_tridi", "gpu_trans_ev"};
+constexpr const char* kSteps2[] = {"gpu_bandred", "gpu_solve_tridi", "gpu_trans_ev_tridi_to_band",
+                                   "gpu_trans_ev_band_to_full"};
+#endif
 
 int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
+}
+
+// ELPA's name of a 2-stage real kernel in the form of its configure summary ("nvidia_sm80_gpu"),
+// from its constants' list; the number where the list lacks it.
+std::string real_kernel_name(int kernel) {
+  std::string name = std::to_string(kernel);
+#define PIPEVD_ELPA_KERNEL_NAME(constant, value, ...) \
+  if (kernel == (value)) name = #constant;
+  ELPA_FOR_ALL_2STAGE_REAL_KERNELS(PIPEVD_ELPA_KERNEL_NAME, unused)
+#undef PIPEVD_ELPA_KERNEL_NAME
+  const std::string prefix = "ELPA_2STAGE_REAL_";
+  if (name.compare(0, prefix.size(), prefix) == 0) name.erase(0, prefix.size());
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
 }
 
 // PIPEVD_ELPA_KEYS: "key=value" entries separated by commas or blanks. An entry that is not
@@ -141,6 +183,7 @@ class ElpaSolver final : public Solver {
     }
     timings_ = env_int("PIPEVD_ELPA_TIMINGS", 0) != 0;
 #endif
+    omp_threads_ = env_int("PIPEVD_ELPA_OMP_THREADS", env_int("OMP_NUM_THREADS", 1));
     keys_ = env_keys("PIPEVD_ELPA_KEYS");
   }
   ~ElpaSolver() override { release(); }
@@ -207,6 +250,7 @@ class ElpaSolver final : public Solver {
     bool made = false;
     if (!prepare(p, lay, out, made)) return out;
     if (made) lap(out, "elpa_setup", t);
+    out.path = config_;
     t = MPI_Wtime();
     int err = ELPA_OK;
 #ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
@@ -282,6 +326,9 @@ class ElpaSolver final : public Solver {
     elpa_set_integer(handle_, "solver", stages_ == 1 ? ELPA_SOLVER_1STAGE : ELPA_SOLVER_2STAGE,
                      &err);
     if (err != ELPA_OK) return refuse(out, "elpa_set solver", err);
+    // A library without OpenMP refuses any value but 1: it keeps its 1 (see the top of the file).
+    int refused = ELPA_OK;
+    if (omp_threads_ > 1) elpa_set_integer(handle_, "omp_threads", omp_threads_, &refused);
 #ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
     if (gpu_ && !set_gpu_keys(out)) return false;
 #endif
@@ -290,8 +337,49 @@ class ElpaSolver final : public Solver {
     if (gpu_ && elpa_setup_gpu(handle_) != ELPA_OK)
       return refuse(out, "elpa_setup_gpu", ELPA_ERROR);
 #endif
+    config_ = describe(lay.nb);
     key_ = key;
     return true;
+  }
+  // The settings ELPA holds once every key is set, read back from it (so PIPEVD_ELPA_KEYS and
+  // ELPA_DEFAULT_* show), for the result's "path"; a key this ELPA lacks is left out.
+  std::string describe(int nblk) const {
+    const auto get = [&](const char* key) {
+      int value = 0, err = ELPA_OK;
+      elpa_get_integer(handle_, key, &value, &err);
+      return err == ELPA_OK ? value : -1;
+    };
+    std::string s = std::string(gpu_ ? "nvidia-gpu" : "cpu") + " nblk=" + std::to_string(nblk);
+    if (stages_ == 2) {
+      // 0: ELPA's own band, (63 / nblk + 1) nblk for a real matrix (elpa2_template.F90).
+      int nbw = get("intermediate_bandwidth");
+      if (nbw == 0) nbw = (63 / nblk + 1) * nblk;
+      if (nbw > 0) s += " nbw=" + std::to_string(nbw);
+      const int kernel = get("real_kernel");
+      if (kernel >= 0) s += " kernel=" + real_kernel_name(kernel);
+    }
+#ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
+    if (gpu_) {
+      std::string on, off = stages_ == 2 ? "band_to_tridi" : "";  // no GPU version in ELPA
+      const auto sort = [&](const auto& steps) {
+        for (const std::string step : steps) {
+          std::string& list = get(step.c_str()) == 1 ? on : off;
+          list += (list.empty() ? "" : ",") + step.substr(4);  // without "gpu_"
+        }
+      };
+      if (stages_ == 1)
+        sort(kSteps1);
+      else
+        sort(kSteps2);
+      s += " gpu=" + (on.empty() ? "none" : on);
+      if (!off.empty()) s += " cpu=" + off;
+      const int ccl = get("use_ccl");
+      if (ccl >= 0) s += " use_ccl=" + std::to_string(ccl);
+    }
+#endif
+    const int threads = get("omp_threads");
+    if (threads > 0) s += " omp_threads=" + std::to_string(threads);
+    return s;
   }
 #ifdef PIPEVD_SOLVERS_HAVE_ELPA_GPU
   // The GPU's keys, once the solver is set: "nvidia-gpu" (the release's name; "gpu" is its older
@@ -303,9 +391,6 @@ class ElpaSolver final : public Solver {
     int err = ELPA_OK;
     elpa_set_integer(handle_, "nvidia-gpu", 1, &err);
     if (err != ELPA_OK) return refuse(out, "elpa_set nvidia-gpu", err);
-    static const char* const steps1[] = {"gpu_tridiag", "gpu_solve_tridi", "gpu_trans_ev"};
-    static const char* const steps2[] = {"gpu_bandred", "gpu_solve_tridi",
-                                         "gpu_trans_ev_tridi_to_band", "gpu_trans_ev_band_to_full"};
     const auto set_steps = [&](const auto& steps) {
       for (const char* step : steps) {
         elpa_set_integer(handle_, step, 1, &err);
@@ -313,7 +398,7 @@ class ElpaSolver final : public Solver {
       }
       return true;
     };
-    if (!(stages_ == 1 ? set_steps(steps1) : set_steps(steps2))) return false;
+    if (!(stages_ == 1 ? set_steps(kSteps1) : set_steps(kSteps2))) return false;
     if (stages_ == 2) {
       elpa_set_integer(
           handle_, "real_kernel",
@@ -422,10 +507,11 @@ class ElpaSolver final : public Solver {
   bool gpu_;
   elpa_t handle_ = nullptr;
   Key key_;
-  int ngpu_ = 0, device_id_ = -1, gpus_used_ = 0, nb_ = 0, ccl_ = -1, calls_ = 0;
+  int ngpu_ = 0, device_id_ = -1, gpus_used_ = 0, nb_ = 0, ccl_ = -1, calls_ = 0, omp_threads_ = 1;
   bool plain_kernel_ = false, timings_ = false;
   std::vector<ElpaKey> keys_;
   std::string device_;
+  std::string config_;  // describe()'s, for the handle in use
 };
 
 }  // namespace
