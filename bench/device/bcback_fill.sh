@@ -10,10 +10,11 @@
 #      ideal R / slots beside it.
 #   2. ENGINE (1): pipevd on 4 GPUs at n = N, one process per entry of CHASE (default "default
 #      b44s6"; bXsY sets PIPEVD_GPU_BC_BLOCKS=X PIPEVD_GPU_BC_SWEEPS_PER_BLOCK=Y, the chase's SMs
-#      beside SBR-back's GEMMs; at b = 32 at most 6 staged sweeps fit a block), a first and a
+#      beside SBR-back's GEMMs; at b = 32 at most 6 staged sweeps fit a block; "fill" and the
+#      prefix "fill_" add PIPEVD_GPU_BC_LANES=fill, BC-back's lanes from the rounds model), a first and a
 #      repeated call (CALLS=2); per rank of the repeated call's timeline the chase, SBR-back's
 #      tail and BC-back.
-#   source .gpu-node/env.sh && bash bench/device/bcback_fill.sh
+#   source .gpu-node/env.sh && CHASE="default fill fill_b44s6" bash bench/device/bcback_fill.sh
 # Needs $BUILD_DIR (build-gpu) with bc_back_bench and pipevd-bench built. BUDGET_S (170). Logs
 # under $OUT/bcback_fill/: session.log, kernel_gpu<i>.log, summary.txt and each engine variant's
 # scaling/ folder.
@@ -69,9 +70,12 @@ fi
 if [ "${ENGINE:-1}" = 1 ]; then
   for v in ${CHASE:-default b44s6}; do
     settings=
-    if [[ $v =~ ^b([0-9]+)s([0-9]+)$ ]]; then
-      settings="PIPEVD_GPU_BC_BLOCKS=${BASH_REMATCH[1]} PIPEVD_GPU_BC_SWEEPS_PER_BLOCK=${BASH_REMATCH[2]}"
-    elif [ "$v" != default ]; then
+    chase=${v#fill_}
+    [ "$v" != "$chase" ] || [ "$v" = fill ] && settings="PIPEVD_GPU_BC_LANES=fill"
+    [ "$v" = fill ] && chase=default
+    if [[ $chase =~ ^b([0-9]+)s([0-9]+)$ ]]; then
+      settings="$settings PIPEVD_GPU_BC_BLOCKS=${BASH_REMATCH[1]} PIPEVD_GPU_BC_SWEEPS_PER_BLOCK=${BASH_REMATCH[2]}"
+    elif [ "$chase" != default ]; then
       log "unknown chase variant $v"
       continue
     fi
