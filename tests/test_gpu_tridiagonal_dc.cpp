@@ -165,15 +165,8 @@ TEST(GpuTridiagonalDc, DeflatedMergesOnTheDevice) {
     opt.panel = n > 4000 ? 512 : 2048;  // several panels per merge, or one
     for (int roots : {0, 1, 2})
       for (const std::vector<long>& blocks :
-           {std::vector<long>{n}, std::vector<long>{1, n / 2, 1, n - n / 2 - 2}}) {
-        const test::Tridiagonal t = test::make_deflating(blocks, opt.leaf, roots, 3);
-        long deflated = 0;
-        for (long m : blocks)
-          for (auto [a, b] : test::dc_merge_intervals(m, opt.leaf)) deflated += b - a - roots;
-        const std::string what = "roots " + std::to_string(roots) + " n=" + std::to_string(n) +
-                                 " blocks=" + std::to_string(blocks.size());
-        EXPECT_TRUE(test::check_dc_deflated(*be, t, opt, what, deflated)) << what;
-      }
+           {std::vector<long>{n}, std::vector<long>{1, n / 2, 1, n - n / 2 - 2}})
+        EXPECT_TRUE(test::check_dc_deflating_blocks(*be, blocks, opt, roots, 3));
   }
   // Unplanned: a few ulps per merge, added up over the levels, as the host merge's.
   const long n = 2049;

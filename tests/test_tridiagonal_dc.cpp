@@ -122,26 +122,11 @@ TEST(TridiagonalDc, DeflatedMergesOnTheBackend) {
   opt.device_merge_min = 126;
   for (int roots : {0, 1, 2})
     for (const std::vector<long>& blocks :
-         {std::vector<long>{1001}, std::vector<long>{1, 600, 1, 447}}) {
-      long n = 0;
-      for (long m : blocks) n += m;
-      const test::Tridiagonal t = test::make_deflating(blocks, opt.leaf, roots, 7);
-      long deflated = 0;
-      for (long m : blocks)
-        for (auto [a, b] : test::dc_merge_intervals(m, opt.leaf)) deflated += b - a - roots;
-      const std::string what = "roots " + std::to_string(roots) + " n=" + std::to_string(n) +
-                               " blocks=" + std::to_string(blocks.size());
-      EXPECT_TRUE(test::check_dc_deflated(be, t, opt, what, deflated)) << what;
-    }
+         {std::vector<long>{1001}, std::vector<long>{1, 600, 1, 447}})
+      EXPECT_TRUE(test::check_dc_deflating_blocks(be, blocks, opt, roots, 7));
   opt.leaf = 64;
   opt.device_merge_min = 200;
-  for (int roots : {1, 2}) {
-    const test::Tridiagonal t = test::make_deflating({2049}, opt.leaf, roots, 9);
-    long deflated = 0;
-    for (auto [a, b] : test::dc_merge_intervals(2049, opt.leaf)) deflated += b - a - roots;
-    const std::string what = "roots " + std::to_string(roots) + " n=2049";
-    EXPECT_TRUE(test::check_dc_deflated(be, t, opt, what, deflated)) << what;
-  }
+  for (int roots : {1, 2}) EXPECT_TRUE(test::check_dc_deflating_blocks(be, {2049}, opt, roots, 9));
   // Unplanned: a few ulps per merge, added up over the levels, as the host merge's.
   opt.leaf = 32;
   opt.device_merge_min = 100;

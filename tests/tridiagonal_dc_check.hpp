@@ -353,4 +353,18 @@ inline bool check_dc_deflated(EngineBackend& be, const Tridiagonal& t, const DcO
   return folded;
 }
 
+// make_deflating's T of `blocks` (`roots` roots a merge, `seed`) through check_dc_deflated with
+// its exact count of deflated columns: every merge deflates all but `roots` of its order.
+inline bool check_dc_deflating_blocks(EngineBackend& be, const std::vector<long>& blocks,
+                                      const DcOptions& opt, int roots, unsigned seed) {
+  long n = 0, deflated = 0;
+  for (long m : blocks) {
+    n += m;
+    for (auto [a, b] : dc_merge_intervals(m, opt.leaf)) deflated += b - a - roots;
+  }
+  const std::string what = "roots " + std::to_string(roots) + " n=" + std::to_string(n) +
+                           " blocks=" + std::to_string(blocks.size());
+  return check_dc_deflated(be, make_deflating(blocks, opt.leaf, roots, seed), opt, what, deflated);
+}
+
 }  // namespace pipevd::test
