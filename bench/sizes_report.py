@@ -264,7 +264,8 @@ def panel_plot(groups, names, path, ylabel, draw, reference=None):
         ax.set_ylabel(ylabel)
         ax.set_title(gpu_title(gpus))
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:  # a panel with nothing to compare stays bare
+            ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
