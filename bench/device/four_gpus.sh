@@ -17,6 +17,7 @@
 #   elpa     n = 32768: ELPA1-GPU on the 4 GPUs, one rank each (issue 27)
 #   elpa2    n = 32768: ELPA2-GPU on the 4 GPUs, one rank each (issue 27), ELPA2_S (330)
 #   big      n = 49152: pipevd on 4 GPUs and cuSOLVERMp (issue 23)
+#   big1     n = 49152: pipevd on 1 GPU, first and repeated call (the big part's ratio), BIG1_S (150)
 #   weak     weak scaling, equal work per GPU: n = 32768 on 1 GPU, 41285 on 2, 52016 on 4, each
 #            its own run (WEAK_S each) and folder weak_<g>gpu
 #   sweep    n in SWEEP_SIZES ("2000 4000 8000 16000") on SWEEP_GPUS ("1 4") GPUs: pipevd (first and
@@ -77,6 +78,8 @@ for part in ${PARTS:-build real complex tests}; do
     big)
       run_part big STEPS=bench SIZES=49152 GPU_COUNTS=4 CALLS=2 PEERS=cusolvermp PEER_SIZES=49152 \
         PEER_GPU_COUNTS=4 PEER_CAP=120 BUDGET_S="${BIG_S:-240}" ;;
+    big1)  # issue 23's 49152 ratio needs one GPU's time on the same machine
+      run_part big1 STEPS=bench SIZES=49152 GPU_COUNTS=1 CALLS=2 PEERS= BUDGET_S="${BIG1_S:-150}" ;;
     weak)  # equal work per GPU: n = 32768 on 1 GPU, 41285 on 2, 52016 on 4 (issue 23)
       for ng in "1 32768" "2 41285" "4 52016"; do
         set -- $ng
