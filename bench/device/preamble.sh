@@ -140,8 +140,10 @@ ncu_one_launch() {
 # no residual to check, and pipevd-bench vouches for no unchecked run), BENCH_SCALAR (real) its
 # --scalar: complex runs complex Hermitian matrices (pipevd through pzheevd_, the peers' complex
 # calls; a peer without one reports "unsupported"), BENCH_LEAD the seconds before the process's
-# first call (pipevd-bench --lead; none where unset), BENCH_BIND the ranks' binding (none, the
-# default: unbound; core: each rank on cores of its own, as many as its threads). Each rank runs
+# first call (pipevd-bench --lead; none where unset), BENCH_GENERATE where its matrix is formed
+# (pipevd-bench --generate auto, gpu or host; its own default, auto, where unset), BENCH_BIND the
+# ranks' binding (none, the default: unbound; core: each rank on cores of its own, as many as its
+# threads). Each rank runs
 # cores / ranks OpenBLAS and OpenMP threads (at least one). Its JSON lines go
 # to $runs with the label, the card and whether the call was the process's first or a repeated
 # one; its log to $out/bench.log. Needs $bench, $runs and $out. Every variable named in the env
@@ -181,7 +183,7 @@ pipevd_bench_run() {
     timeout "$t" mpirun "${bind[@]}" -n "$ranks" -x CUDA_VISIBLE_DEVICES -x OPENBLAS_NUM_THREADS \
     -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND \
     -x PIPEVD_VERBOSE -x PIPEVD_TIMELINE -x PIPEVD_ENGINE_PATH "${fwd[@]}" "$bench" --solver "$solver" \
-    --n "$n" --nb "${BENCH_NB:-256}" --jobz "${BENCH_JOBZ:-V}" --scalar "${BENCH_SCALAR:-real}" --spectrum "$spectrum" --repeat "$calls" --warmup "$warm" ${BENCH_LEAD:+--lead "$BENCH_LEAD"} \
+    --n "$n" --nb "${BENCH_NB:-256}" --jobz "${BENCH_JOBZ:-V}" --scalar "${BENCH_SCALAR:-real}" --spectrum "$spectrum" --repeat "$calls" --warmup "$warm" ${BENCH_LEAD:+--lead "$BENCH_LEAD"} ${BENCH_GENERATE:+--generate "$BENCH_GENERATE"} \
     --reference none >"$out/run.tmp" 2>&1
   local r=$? first=first
   ((warm > 0)) && first=repeated
