@@ -389,6 +389,16 @@ bool symmetric_product_available(int device) {
                              symmetric_product_shared_bytes(three_stages);
 }
 
+namespace {
+
+// BC-back's group lanes request: one where engine ranks share the GPU (their blocks need not all
+// be resident at once), else PIPEVD_GPU_BC_LANES's where set, else the kernel's default.
+int bc_back_lanes(const GpuTuning& t, int kernel_default) {
+  return t.sharing ? 1 : t.bc_back_lanes != 0 ? t.bc_back_lanes : kernel_default;
+}
+
+}  // namespace
+
 long device_free_bytes(int device) {
   std::size_t free_b = 0, total_b = 0;
   try {
@@ -1086,8 +1096,7 @@ void GpuBackend::bc_back(const ComplexReflectorStore& u, long m, Complex* x, lon
                                       cudaMemcpyHostToDevice, s.stream));
   }
   gpu::ComplexBcBackTunables tun = default_bc_back_complex_tunables(m, L.b, s.bc_back_kernel);
-  if (s.tuning.bc_back_lanes != 0) tun.group_lanes = s.tuning.bc_back_lanes;
-  if (s.tuning.sharing) tun.group_lanes = 1;
+  tun.group_lanes = bc_back_lanes(s.tuning, tun.group_lanes);
   bc_back_complex(L, v, tau, phase.get() ? device_complex(phase.get()) : nullptr, m,
                   device_complex(x), ldx, tun, s.stream);
   // The host arrays are pageable: the copies above have read them once the stream gets here.
@@ -1161,8 +1170,7 @@ void GpuBackend::bc_back(const ReflectorStore& u, long m, double* x, long ldx) {
   // The workspace (the tensor kernel's T factors) from this backend: a failure is its clear
   // out-of-memory error.
   gpu::BcBackTunables tun = gpu::default_bc_back_tunables(m, L.b, s.bc_back_kernel);
-  if (s.tuning.bc_back_lanes != 0) tun.group_lanes = s.tuning.bc_back_lanes;
-  if (s.tuning.sharing) tun.group_lanes = 1;
+  tun.group_lanes = bc_back_lanes(s.tuning, tun.group_lanes);
   pipevd::DeviceBuffer work(*this,
                             static_cast<long>((gpu::bc_back_workspace_bytes(L, tun) + 7) / 8));
   gpu::bc_back(L, static_cast<const double*>(s.u_v.p), static_cast<const double*>(s.u_tau.p), m, x,

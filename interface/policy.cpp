@@ -206,15 +206,11 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
   bool not_at_grid = false;
   if (!flag("PIPEVD_PREPARE_AT_GRID", "1", "0", not_at_grid)) return r;
   r.policy.prepare_at_grid = !not_at_grid;
-  if (const char* s = getenv_fn("PIPEVD_GPU_BC_LANES")) {
-    const std::string v = s;
-    const auto count = parse_integer(s, 1, 8);
-    if (!v.empty() && v != "auto" && v != "fill" && !count) {
-      r.error = "PIPEVD_GPU_BC_LANES='" + v + "' is not auto, fill or an integer in [1, 8]";
-      return r;
-    }
-    r.policy.bc_back_lanes = v == "fill" ? -1 : count ? static_cast<int>(*count) : 0;
-  }
+  std::string lanes = "auto";
+  if (!choice("PIPEVD_GPU_BC_LANES", "auto, fill, 1, 2, 3, 4, 5, 6, 7, 8", lanes)) return r;
+  r.policy.bc_back_lanes = lanes == "fill"                    ? -1
+                           : lanes == "auto" || lanes.empty() ? 0
+                                                              : std::stoi(lanes);
   std::string threads = "0";
   if (!choice("PIPEVD_GPU_PANEL_QR_THREADS", "256, 512, 1024", threads)) return r;
   r.policy.panel_qr_threads = std::stoi(threads);
