@@ -34,9 +34,9 @@ TEST(GroupLanesChoice, FewestLanesWithinFivePercentOfTheBest) {
 }
 
 // The cases it is for, on an H100 / H200 (132 SMs, one 128-row block each): n = 49152 on 4 GPUs,
-// whose ranks hold 82 and 101 row blocks (one lane today, a round 62% and 77% full); n = 32768 on
-// 4 GPUs (58 and 66 row blocks: two lanes, as the resident-left-over rule gives); one GPU at 32768
-// (256 row blocks: two full rounds whatever the lanes, so one).
+// whose ranks hold 82 and 101 row blocks (one lane under the auto rule, a round 62% and 77% full);
+// n = 32768 on 4 GPUs (58 and 66 row blocks: two lanes, as the resident-left-over rule gives); one
+// GPU at 32768 (256 row blocks: two full rounds whatever the lanes, so one).
 TEST(GroupLanesChoice, RowBlocksOfTheFourGpuEngine) {
   EXPECT_EQ(group_lanes_filling(101, 132, 8), 5);
   EXPECT_EQ(group_lanes_filling(99, 132, 8), 4);
