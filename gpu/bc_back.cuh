@@ -37,9 +37,8 @@ struct BcBackTunables {
   // 32 x warps per block, prefetch = the next step's columns of X copied asynchronously; lanes
   // unused. It needs 2 <= b <= 32 and a workspace (bc_back_workspace_bytes).
   bool tensor = false;
-  // The tensor-core kernel's group lanes (BcBackTensorShape::group_lanes): 0 as many as the
-  // device's resident blocks allow, kFillGroupLanes (gpu/group_lanes_choice.hpp) the rounds
-  // model's count, 1 none (engine ranks sharing a GPU: their blocks need not all be resident at
+  // The tensor-core kernel's group lanes (BcBackTensorShape::group_lanes): 0 the rounds model's
+  // count (gpu/group_lanes_choice.hpp), 1 none (engine ranks sharing a GPU: their blocks need not all be resident at
   // once).
   int group_lanes = 0;
 };

@@ -39,7 +39,7 @@ struct GpuTuning {
   bool sharing = false;
   int nccl_channels = kDefaultNcclChannels;  // the NCCL communicator's channels at most (0: NCCL's)
   // PIPEVD_GPU_BC_LANES: the tensor-core BC-back's group lanes request (BcBackTunables::
-  // group_lanes: 0 the kernels' default, gpu::kFillGroupLanes, or a count).
+  // group_lanes: 0 the kernels' default, or a count).
   int bc_back_lanes = 0;
 };
 

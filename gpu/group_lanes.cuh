@@ -84,18 +84,16 @@ constexpr long kLaneSlots = 8192;
 constexpr int kMaxGroupLanes = 8;
 constexpr std::size_t kGroupLanesBytes = 16 + sizeof(unsigned long long) * kLaneSlots;
 
-// Lanes per row block: `requested`, or (0) as many as the resident blocks left over by the row
-// blocks allow, or (kFillGroupLanes) the rounds model's choice (group_lanes_filling); always within
-// the groups there are, the resident blocks (a lane waits on another that must be running) and the
-// counters' slots. 1 where `allowed` is false.
+// Lanes per row block: `requested`, or (0) the rounds model's choice (group_lanes_for_rounds);
+// always within the groups there are, the resident blocks (a lane waits on another that must be
+// running) and the counters' slots. 1 where `allowed` is false.
 inline long choose_group_lanes(bool allowed, int requested, long row_blocks, long resident,
                                long groups) {
   if (!allowed || requested == 1 || row_blocks == 0) return 1;
   const long most =
       std::min({groups, resident, static_cast<long>(kMaxGroupLanes), kLaneSlots / row_blocks});
-  if (requested == kFillGroupLanes) return group_lanes_filling(row_blocks, resident, most);
-  const long lanes = requested > 0 ? requested : resident / row_blocks;
-  return std::max(1L, std::min(lanes, most));
+  if (requested <= 0) return group_lanes_for_rounds(row_blocks, resident, most);
+  return std::max(1L, std::min(static_cast<long>(requested), most));
 }
 
 // Lanes of `count` per row block over `row_blocks` at `at` (kGroupLanesBytes of device workspace):

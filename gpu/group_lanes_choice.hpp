@@ -1,30 +1,35 @@
-// How many group lanes (gpu/group_lanes.cuh) a tensor-core BC-back launch gets per row block: host
-// arithmetic only, so the CPU tests hold it.
+// How many group lanes (gpu/group_lanes.cuh) a tensor-core BC-back launch gets per row block by
+// default: host arithmetic only, so the CPU tests hold it.
 #pragma once
 #include <algorithm>
 
 namespace pipevd::gpu {
 
-// BcBackTunables::group_lanes's request for filled rounds (group_lanes_filling); 0 asks for the
-// lanes the resident blocks left over by the row blocks allow, k > 0 for k.
-constexpr int kFillGroupLanes = -1;
+// Rounds of resident blocks that `row_blocks` row blocks of `lanes` lanes take. Only whole row
+// blocks count: a row block whose lanes do not all fit a round stalls its running lanes (group g
+// waits for group g - 1, which a missing lane holds) until a whole row block's slots free, so a
+// round runs floor(resident / lanes) row blocks.
+inline long group_lane_rounds(long row_blocks, long resident, long lanes) {
+  const long per_round = std::max(1L, resident / lanes);
+  return (row_blocks + per_round - 1) / per_round;
+}
 
 // Lanes in [1, most] for `row_blocks` row blocks on `resident` resident blocks that minimise the
-// rounds model's time, ceil(R K / resident) / K of one lane's (the row block's K lanes share its
-// groups; the ticket order runs the R K blocks in rounds of `resident`), taking the fewest lanes
-// within 5% of the best: every lane adds a step of lag and its progress waits. Where the row
-// blocks leave no resident block over (R near or above `resident`), the resident-left-over rule
-// gives one lane and a round's idle slots; more lanes fill them: R = 101 on 132 takes 5 (4 rounds
-// of 132, 0.8 of one lane's time).
-inline long group_lanes_filling(long row_blocks, long resident, long most) {
+// time in units of one lane's row block, group_lane_rounds / lanes, where more than one lane costs
+// kLaneCost more (each lane starts a step behind the one before and waits on its progress): the
+// fewest lanes within 2% of the best. One lane where the row blocks fill whole rounds; for
+// 82 row blocks on 132 SMs 3 (2 rounds of 44 row blocks x 3 lanes), for 101 5, for 192 2.
+inline constexpr double kLaneCost = 0.06;
+inline long group_lanes_for_rounds(long row_blocks, long resident, long most) {
   if (row_blocks <= 0 || resident <= 0 || most <= 1) return 1;
-  auto model = [&](long k) {
-    return static_cast<double>((row_blocks * k + resident - 1) / resident) / static_cast<double>(k);
+  auto time = [&](long k) {
+    return static_cast<double>(group_lane_rounds(row_blocks, resident, k)) /
+           static_cast<double>(k) * (k > 1 ? 1 + kLaneCost : 1.0);
   };
-  double best = model(1);
-  for (long k = 2; k <= most; ++k) best = std::min(best, model(k));
+  double best = time(1);
+  for (long k = 2; k <= most; ++k) best = std::min(best, time(k));
   for (long k = 1; k <= most; ++k)
-    if (model(k) <= best * 1.05) return k;
+    if (time(k) <= best * 1.02) return k;
   return 1;
 }
 

@@ -207,10 +207,8 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
   if (!flag("PIPEVD_PREPARE_AT_GRID", "1", "0", not_at_grid)) return r;
   r.policy.prepare_at_grid = !not_at_grid;
   std::string lanes = "auto";
-  if (!choice("PIPEVD_GPU_BC_LANES", "auto, fill, 1, 2, 3, 4, 5, 6, 7, 8", lanes)) return r;
-  r.policy.bc_back_lanes = lanes == "fill"                    ? -1
-                           : lanes == "auto" || lanes.empty() ? 0
-                                                              : std::stoi(lanes);
+  if (!choice("PIPEVD_GPU_BC_LANES", "auto, 1, 2, 3, 4, 5, 6, 7, 8", lanes)) return r;
+  r.policy.bc_back_lanes = lanes == "auto" || lanes.empty() ? 0 : std::stoi(lanes);
   std::string threads = "0";
   if (!choice("PIPEVD_GPU_PANEL_QR_THREADS", "256, 512, 1024", threads)) return r;
   r.policy.panel_qr_threads = std::stoi(threads);

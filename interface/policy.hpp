@@ -74,9 +74,8 @@ struct Policy {
   int bc_blocks = -1;            // PIPEVD_GPU_BC_BLOCKS: bulge chasing's blocks (0: every SM)
   int bc_sweeps_per_block = -1;  // PIPEVD_GPU_BC_SWEEPS_PER_BLOCK
   int bc_exclusive = -1;         // PIPEVD_GPU_BC_EXCLUSIVE: blocks keep their SM (0 or 1)
-  // PIPEVD_GPU_BC_LANES: the tensor-core BC-back's group lanes per row block, "auto" (0, as many as
-  // the resident blocks left over by the row blocks allow), "fill" (-1, the rounds model of
-  // gpu/group_lanes_choice.hpp), or a count 1-8.
+  // PIPEVD_GPU_BC_LANES: the tensor-core BC-back's group lanes per row block, "auto" (0, the rounds
+  // model of gpu/group_lanes_choice.hpp) or a count 1-8.
   int bc_back_lanes = 0;
   bool gpu_sharing = false;  // PIPEVD_GPU_SHARING=1: engine ranks may share a GPU
   // PIPEVD_NCCL_CHANNELS: the engine's NCCL communicator's channels at most (its CTAs per

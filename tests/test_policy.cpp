@@ -286,7 +286,6 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
   EXPECT_EQ(d.bc_back_lanes, 0);
   EXPECT_EQ(parse({{"PIPEVD_GPU_BC_LANES", "auto"}}).policy.bc_back_lanes, 0);
   EXPECT_EQ(parse({{"PIPEVD_GPU_BC_LANES", ""}}).policy.bc_back_lanes, 0);
-  EXPECT_EQ(parse({{"PIPEVD_GPU_BC_LANES", "fill"}}).policy.bc_back_lanes, -1);
   EXPECT_EQ(parse({{"PIPEVD_GPU_BC_LANES", "5"}}).policy.bc_back_lanes, 5);
   for (const auto& [var, bad] :
        std::map<std::string, std::string>{{"PIPEVD_GPU_PANEL_QR_BLOCKS", "0"},
@@ -294,6 +293,7 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
                                           {"PIPEVD_GPU_BC_BLOCKS", "-1"},
                                           {"PIPEVD_GPU_BC_SWEEPS_PER_BLOCK", "0"},
                                           {"PIPEVD_GPU_BC_EXCLUSIVE", "yes"},
+                                          {"PIPEVD_GPU_BC_LANES", "fill"},
                                           {"PIPEVD_GPU_BC_LANES", "9"},
                                           {"PIPEVD_NCCL_CHANNELS", "65"},
                                           {"PIPEVD_GPU_SHARING", "true"},

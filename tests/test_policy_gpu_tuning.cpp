@@ -8,7 +8,6 @@
 
 #include "base/nccl_channels.hpp"
 #include "gpu/backend_settings.hpp"
-#include "gpu/group_lanes_choice.hpp"
 #include "interface/engine_options.hpp"
 #include "interface/gpu_options.hpp"
 #include "interface/policy.hpp"
@@ -54,7 +53,7 @@ TEST(PolicyGpuTuning, KnobsReachTheTuning) {
                           {"PIPEVD_GPU_BC_EXCLUSIVE", "1"},
                           {"PIPEVD_GPU_SHARING", "1"},
                           {"PIPEVD_NCCL_CHANNELS", "0"},
-                          {"PIPEVD_GPU_BC_LANES", "fill"}});
+                          {"PIPEVD_GPU_BC_LANES", "6"}});
   gpu::GpuTuning want;
   want.panel_qr_blocks = 66;
   want.panel_qr_threads = 512;
@@ -63,7 +62,7 @@ TEST(PolicyGpuTuning, KnobsReachTheTuning) {
   want.bulge_chasing.exclusive_sms = 1;
   want.sharing = true;
   want.nccl_channels = 0;
-  want.bc_back_lanes = gpu::kFillGroupLanes;
+  want.bc_back_lanes = 6;
   expect_same(gpu_tuning(p), want);
   // The route's path: the settings with its host threads, then the tuning.
   expect_same(gpu::tuning_of(gpu_backend_settings(p, 6)), want);

@@ -6,15 +6,15 @@
 #      default "10446 12902 12288 12672": the engine's rank 0 and ranks 1-3 heights, the equal
 #      share, 99 row blocks = 3 x 33), each with every group-lane count of LANES (1,2,3,4,5,6,8;
 #      K0 in the log is the automatic count). Then one line per (m, K): row blocks R, the time over
-#      K = 1's, and the rounds model ceil(R K / slots) / K (slots = the SMs: one block per SM), the
-#      ideal R / slots beside it.
-#   2. ENGINE (1): pipevd on 4 GPUs at n = N, one process per entry of CHASE (default "default
-#      b44s6"; bXsY sets PIPEVD_GPU_BC_BLOCKS=X PIPEVD_GPU_BC_SWEEPS_PER_BLOCK=Y, the chase's SMs
-#      beside SBR-back's GEMMs; at b = 32 at most 6 staged sweeps fit a block; "fill" and the
-#      prefix "fill_" add PIPEVD_GPU_BC_LANES=fill, BC-back's lanes from the rounds model), a first and a
+#      K = 1's, and the rounds model ceil(R / floor(slots / K)) / K (slots = the SMs: one block per
+#      SM; gpu/group_lanes_choice.hpp), the ideal R / slots beside it.
+#   2. ENGINE (1): pipevd on GPUS (4) GPUs at n = N, one process per entry of CHASE (default
+#      "default b44s6"; bXsY sets PIPEVD_GPU_BC_BLOCKS=X PIPEVD_GPU_BC_SWEEPS_PER_BLOCK=Y, the chase's
+#      SMs beside SBR-back's GEMMs; at b = 32 at most 6 staged sweeps fit a block; "lanesK" and the
+#      prefix "lanesK_" add PIPEVD_GPU_BC_LANES=K, BC-back's lanes fixed), a first and a
 #      repeated call (CALLS=2); per rank of the repeated call's timeline the chase, SBR-back's
 #      tail and BC-back.
-#   source .gpu-node/env.sh && CHASE="default fill fill_b44s6" bash bench/device/bcback_fill.sh
+#   source .gpu-node/env.sh && CHASE="default lanes1 b44s6" bash bench/device/bcback_fill.sh
 # Needs $BUILD_DIR (build-gpu) with bc_back_bench and pipevd-bench built. BUDGET_S (170). Logs
 # under $OUT/bcback_fill/: session.log, kernel_gpu<i>.log, summary.txt and each engine variant's
 # scaling/ folder.
@@ -46,7 +46,7 @@ if [ "${KERNEL:-1}" = 1 ]; then
   for p in "${pids[@]}"; do wait "$p" || rc=1; done
   python3 - "$base"/kernel_gpu*.log <<'PY' | tee -a "$summary"
 import math, re, sys
-print("m       R   K  time_s   /K1   model  ideal   (model: ceil(R K / SMs) / K rounds of T1/K)")
+print("m       R   K  time_s   /K1   model  ideal   (model: ceil(R / floor(SMs / K)) / K rounds of T1/K)")
 for path in sys.argv[1:]:
     sms, rows = 132, {}
     for line in open(path):
@@ -60,19 +60,21 @@ for path in sys.argv[1:]:
         r = math.ceil(m / 128)
         t1 = min((s for k, s in runs if k == 1), default=None)
         for k, s in runs:
-            kk = k if k > 0 else max(1, min(sms // r, 8))
-            model = math.ceil(r * kk / sms) / kk
+            kk = k if k > 0 else 0
+            model = math.ceil(r / max(1, sms // kk)) / kk if kk else float("nan")
             rel = f"{s / t1:5.3f}" if t1 else "  -  "
-            print(f"{m:6d} {r:4d} {k:2d}{'=' + str(kk) if k == 0 else '  '} {s:7.3f} {rel}  {model:5.3f}  {r / sms:5.3f}")
+            print(f"{m:6d} {r:4d} {k if k else 'auto':>4} {s:7.3f} {rel}  {model:5.3f}  {r / sms:5.3f}")
 PY
 fi
 
 if [ "${ENGINE:-1}" = 1 ]; then
   for v in ${CHASE:-default b44s6}; do
     settings=
-    chase=${v#fill_}
-    [ "$v" != "$chase" ] || [ "$v" = fill ] && settings="PIPEVD_GPU_BC_LANES=fill"
-    [ "$v" = fill ] && chase=default
+    chase=$v
+    if [[ $v =~ ^lanes([0-9])(_(.*))?$ ]]; then
+      settings="PIPEVD_GPU_BC_LANES=${BASH_REMATCH[1]}"
+      chase=${BASH_REMATCH[3]:-default}
+    fi
     if [[ $chase =~ ^b([0-9]+)s([0-9]+)$ ]]; then
       settings="$settings PIPEVD_GPU_BC_BLOCKS=${BASH_REMATCH[1]} PIPEVD_GPU_BC_SWEEPS_PER_BLOCK=${BASH_REMATCH[2]}"
     elif [ "$chase" != default ]; then
@@ -82,9 +84,9 @@ if [ "${ENGINE:-1}" = 1 ]; then
     left_s=$(left)
     ((left_s < 45)) && { log "budget spent: $v skipped"; continue; }
     dir=$base/engine_$v
-    log "engine: n=$n on 4 GPUs, chase $v (${settings:-defaults}), ${left_s} s left"
+    log "engine: n=$n on ${GPUS:-4} GPUs, chase $v (${settings:-defaults}), ${left_s} s left"
     # shellcheck disable=SC2086
-    env $settings OUT="$dir" STEPS=bench SIZES="$n" GPU_COUNTS=4 PEERS= CALLS=2 \
+    env $settings OUT="$dir" STEPS=bench SIZES="$n" GPU_COUNTS="${GPUS:-4}" PEERS= CALLS=2 \
       LABEL_SUFFIX="_$v" BUDGET_S=$((left_s - 5)) bash "$(dirname "$0")/scaling.sh" >>"$log_file" 2>&1 ||
       rc=1
     {
