@@ -17,7 +17,7 @@
 #   source .gpu-node/env.sh && CHASE="default lanes1 b44s6" bash bench/device/bcback_fill.sh
 # Needs $BUILD_DIR (build-gpu) with bc_back_bench and pipevd-bench built. BUDGET_S (170). Logs
 # under $OUT/bcback_fill/: session.log, kernel_gpu<i>.log, summary.txt and each engine variant's
-# scaling/ folder.
+# scaling/ folder; all of it in $OUT/bcback_fill.tgz.
 set -uo pipefail
 source "$(dirname "$0")/preamble.sh"
 budget=${BUDGET_S:-170}
@@ -95,7 +95,7 @@ if [ "${ENGINE:-1}" = 1 ]; then
 import json, sys
 for l in sys.stdin:
     r = json.loads(l)
-    print(f"  {r.get(\"call\", \"?\"):9} {r.get(\"time_s\")}")'
+    print("  %-9s %s" % (r.get("call", "?"), r.get("time_s")))'
       tl=$(ls "$dir"/scaling/timeline_*_call2.json 2>/dev/null | head -1)
       [ -n "$tl" ] && python3 - "$tl" <<'PY'
 import json, sys
@@ -108,4 +108,5 @@ PY
   done
 fi
 log "done, rc=$rc"
+tar -C "$OUT" -czf "$OUT/bcback_fill.tgz" bcback_fill  # the device returns files two folders deep at most
 exit $rc
