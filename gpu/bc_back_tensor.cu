@@ -480,7 +480,10 @@ long bc_back_tensor_wave_rows(const BcBackTensorShape& s, long m, int device) {
   const Shape* k = find_shape(s);
   if (!k) return 0;
   constexpr long kManyGroups = 1L << 30;  // a planning question: the groups do not limit the lanes
-  return k->wave(device) / group_lanes(*k, s.group_lanes, kManyGroups, m, device);
+  // A round runs whole row blocks only (group_lane_rounds): the resident blocks over the lanes,
+  // rounded down.
+  const long resident = k->wave(device) / rows_per_block(k->s);
+  return resident / group_lanes(*k, s.group_lanes, kManyGroups, m, device) * rows_per_block(k->s);
 }
 
 // This module's kernels, found through one of them (gpu/kernel_preload.hpp).

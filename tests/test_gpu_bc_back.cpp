@@ -249,20 +249,24 @@ TEST(GpuBcBack, WaveRowsAreWholeBlocksOnEverySm) {
       const gpu::BcBackTunables t = gpu::default_bc_back_tunables(m, 32, kernel);
       const long per_block = t.tensor ? 8L * t.rows * (t.threads / 32)
                                       : static_cast<long>(t.threads / t.lanes) * t.rows;
-      // The tensor kernel's wave is the resident rows shared by the group lanes m rows run with.
+      // The tensor kernel's wave is the whole row blocks a round of the resident blocks runs with
+      // the group lanes m rows take (gpu/group_lanes_choice.hpp).
       const ReflectorLayout many_groups{65536, 32};
       const long lanes =
           t.tensor ? gpu::bc_back_tensor_group_lanes(
                          many_groups, m,
                          {t.group, t.rows, t.threads / 32, t.prefetch, t.group_lanes}, device)
                    : 1;
-      const long resident = gpu::bc_back_wave_rows(m, 32, device, kernel) * lanes;
-      EXPECT_GT(resident, 0);
-      EXPECT_EQ(resident % (per_block * sms), 0) << "whole blocks, the same count on every SM";
-      EXPECT_LE(resident / per_block / sms * t.threads, threads_per_sm);
+      const long wave = gpu::bc_back_wave_rows(m, 32, device, kernel);
+      EXPECT_GT(wave, 0);
+      EXPECT_EQ(wave % per_block, 0) << "whole row blocks";
+      const long per_sm = (wave / per_block * lanes + lanes - 1) / sms;  // resident blocks an SM
+      EXPECT_GE(per_sm, 1);
+      EXPECT_LE(per_sm * t.threads, threads_per_sm);
+      EXPECT_EQ(wave / per_block, per_sm * sms / lanes) << "floor(resident / lanes) row blocks";
       if (t.tensor)
-        EXPECT_EQ(lanes, std::max(1L, std::min(8L, resident / per_block /
-                                                       ((m + per_block - 1) / per_block))));
+        EXPECT_EQ(lanes,
+                  gpu::group_lanes_for_rounds((m + per_block - 1) / per_block, per_sm * sms, 8));
     }
   EXPECT_EQ(gpu::bc_back_wave_rows(32768, 64, device), 0);
 }
