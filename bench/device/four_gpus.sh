@@ -12,8 +12,8 @@
 #   real4    n = 32768: pipevd on the 4 GPUs alone, CALLS (3) calls (its timelines and DBBR's
 #            per-block lines without the 1-GPU run and the peer)
 #   complex  n = 32768 complex Hermitian: pipevd on 4 GPUs and cuSOLVERMp's complex syevd (issue 28)
-#   complex1 n = 16384 and 32768 complex Hermitian on one GPU against cuSOLVER (issue 28's 1-GPU
-#            target; runs on any machine), COMPLEX1_S (260)
+#   complex1 n = COMPLEX1_SIZES ("16384 32768") complex Hermitian on one GPU against cuSOLVER (issue
+#            28's 1-GPU target; runs on any machine), COMPLEX1_S (260)
 #   mp_real, mp_complex  cuSOLVERMp alone at n = 32768 on the 4 GPUs, real and complex (the real
 #            and complex parts run it after pipevd, where their budgets may leave it no time)
 #   elpa     n = 32768: ELPA1-GPU on the 4 GPUs, one rank each (issue 27)
@@ -66,8 +66,9 @@ for part in ${PARTS:-build real complex tests}; do
       run_part complex BENCH_SCALAR=complex STEPS=bench SIZES=32768 GPU_COUNTS=4 CALLS=2 \
         PEERS=cusolvermp PEER_SIZES=32768 PEER_GPU_COUNTS=4 PEER_CAP=100 BUDGET_S="${COMPLEX_S:-200}" ;;
     complex1)  # issue 28's one-GPU target: n = 16384 and 32768 against cusolverDnXsyevd (CUDA_C_64F)
-      run_part complex1 BENCH_SCALAR=complex STEPS=bench SIZES="16384 32768" GPU_COUNTS=1 CALLS=2 \
-        PEERS=cusolver PEER_SIZES="16384 32768" PEER_GPU_COUNTS=1 PEER_CAP=90 \
+      run_part complex1 BENCH_SCALAR=complex STEPS=bench SIZES="${COMPLEX1_SIZES:-16384 32768}" \
+        GPU_COUNTS=1 CALLS=2 PEERS=cusolver PEER_SIZES="${COMPLEX1_SIZES:-16384 32768}" \
+        PEER_GPU_COUNTS=1 PEER_CAP=90 \
         BUDGET_S="${COMPLEX1_S:-260}" ;;
     mp_real)
       run_part mp_real STEPS=bench SIZES= PEERS=cusolvermp PEER_SIZES=32768 PEER_GPU_COUNTS=4 \
