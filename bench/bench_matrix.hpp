@@ -2,6 +2,11 @@
 // for real symmetric problems (double), its ComplexDistributedMatrix for complex Hermitian ones
 // (Complex), behind one interface so the driver's loop is written once for both.
 #pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <memory>
+#include <thread>
 #include <vector>
 
 #include "bench/peers/solver.hpp"
@@ -38,6 +43,43 @@ struct BenchMatrix<solvers::Complex> {
   std::vector<double>& doubles() { return m.real.local; }
 
   test::ComplexDistributedMatrix m;
+};
+
+// Threads for the harness's own passes over its host arrays (filling, copying, zeroing):
+// OMP_NUM_THREADS where set (the device scripts give each rank its share of the cores), else the
+// machine's cores.
+inline int host_threads() {
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  const int asked = env ? std::atoi(env) : 0;
+  return asked > 0 ? asked : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// A solver's local array beside a BenchMatrix (its A to overwrite, its Z), in the same layout: left
+// uninitialized by its allocation, so that its first pages are touched by the threads of the first
+// copy or zeroing, not by one thread beforehand (a single thread's passes over fresh memory run
+// well below the memory's bandwidth).
+template <class T>
+class LocalArray {
+ public:
+  explicit LocalArray(std::size_t doubles) : size_(doubles), p_(new double[doubles]) {}
+  T* data() { return reinterpret_cast<T*>(p_.get()); }
+  double* begin() { return p_.get(); }
+  double* end() { return p_.get() + size_; }
+  // The elements of `from` (as many doubles), on `threads` threads.
+  void copy(const std::vector<double>& from, int threads) {
+    test::parallel_ranges(static_cast<long>(size_), threads, [&](long first, long last) {
+      std::copy(from.begin() + first, from.begin() + last, p_.get() + first);
+    });
+  }
+  void zero(int threads) {
+    test::parallel_ranges(static_cast<long>(size_), threads, [&](long first, long last) {
+      std::fill(p_.get() + first, p_.get() + last, 0.0);
+    });
+  }
+
+ private:
+  std::size_t size_;
+  std::unique_ptr<double[]> p_;
 };
 
 }  // namespace pipevd::bench

@@ -6,7 +6,7 @@
 //          [--jobz V|N] [--spectrum random|cluster0|cluster1|geometric|arithmetic|normal|uniform]
 //          [--scalar real|complex] [--repeat 3] [--warmup 1] [--seed 1]
 //          [--reference scalapack|lapack|none] [--reference-max-n N] [--threshold 100] [--list]
-//          [--lead S] [--generate auto|gpu|host]
+//          [--lead S] [--generate auto|gpu|host] [--phase-times]
 // --spectrum: 'random', or one of the Table 2 spectra where tests/support/spectra is in the tree
 // (bench/test_matrix); those bring their exact eigenvalues as the reference.
 // --generate: where a Table 2 spectrum's matrix Q diag(lambda) Q^T is formed (O(n^3), once per n).
@@ -24,6 +24,9 @@
 // --scalar complex: complex Hermitian matrices (PZHEEVD's problem) for the peers that have a
 // complex path (Solver::has_hermitian); the others are reported unsupported. Same checks, in
 // complex arithmetic (Z^H Z for orthogonality), same threshold.
+// --phase-times: rank 0's wall seconds per phase of the process on stderr, one line per n ("set-up"
+// before the first n in the first line, "exit" on a line of its own), where a device session's
+// time goes besides the timed calls.
 #include <mpi.h>
 
 #include <algorithm>
@@ -81,7 +84,47 @@ struct Options {
   std::string check = "auto";
   // Where a prescribed spectrum's matrix is formed: "host", "gpu" or "auto" (the header says when).
   std::string generate = "auto";
+  bool phase_times = false;
 };
+
+// Rank 0's wall seconds by phase (--phase-times): mark(name) books the time since the previous
+// mark to `name`, summed over repeats, the names in their first order.
+class PhaseTimes {
+ public:
+  using Clock = std::chrono::steady_clock;
+  void mark(const std::string& name) {
+    const Clock::time_point now = Clock::now();
+    const double s = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    for (auto& [n, t] : phases_)
+      if (n == name) {
+        t += s;
+        return;
+      }
+    phases_.emplace_back(name, s);
+  }
+  // "name s name s ... total s", and a fresh start.
+  std::string take() {
+    std::string line;
+    double total = 0;
+    char buf[64];
+    for (const auto& [n, t] : phases_) {
+      std::snprintf(buf, sizeof buf, "%s %.3f ", n.c_str(), t);
+      line += buf;
+      total += t;
+    }
+    std::snprintf(buf, sizeof buf, "total %.3f", total);
+    phases_.clear();
+    return line + buf;
+  }
+
+ private:
+  Clock::time_point last_ = Clock::now();
+  std::vector<std::pair<std::string, double>> phases_;
+};
+
+// From the process's start (static initialization, before MPI_Init).
+PhaseTimes g_phases;
 
 // auto forms a prescribed spectrum's matrix on the GPU from this n on: below it the host's LAPACK
 // formation is short next to starting the GPU's libraries.
@@ -107,7 +150,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
        "\nusage: pipevd-bench --solver a,b --n n1,n2 [--nb 64] [--grid PxQ] [--jobz V|N] "
        "[--spectrum NAME] [--scalar real|complex] [--repeat R] [--warmup W] [--lead S] [--seed S] "
        "[--reference scalapack|lapack|none] [--reference-max-n N] [--threshold T] "
-       "[--generate auto|gpu|host] [--list]");
+       "[--generate auto|gpu|host] [--phase-times] [--list]");
 }
 
 Options parse(int argc, char** argv) {
@@ -167,6 +210,8 @@ Options parse(int argc, char** argv) {
         o.check = value();
       else if (arg == "--generate")
         o.generate = value();
+      else if (arg == "--phase-times")
+        o.phase_times = true;
       else
         usage("unknown argument " + arg);
     } catch (const std::logic_error&) {
@@ -265,22 +310,21 @@ bool use_gpu_check(const Options& o, int n) {
 
 #ifdef PIPEVD_BENCH_HAVE_GPU
 // The GPU check for the element type (the complex one by panels of `panel` columns).
-void gpu_check(int n, const std::vector<double>& a, const std::vector<double>& z,
-               const std::vector<double>& w, double* measures, long) {
-  bench::gpu_residual_orthogonality(n, a.data(), z.data(), w, &measures[0], &measures[1]);
+void gpu_check(int n, const double* a, const double* z, const std::vector<double>& w,
+               double* measures, long) {
+  bench::gpu_residual_orthogonality(n, a, z, w, &measures[0], &measures[1]);
 }
-void gpu_check(int n, const std::vector<solvers::Complex>& a,
-               const std::vector<solvers::Complex>& z, const std::vector<double>& w,
-               double* measures, long panel) {
-  bench::gpu_residual_orthogonality(n, a.data(), z.data(), w, &measures[0], &measures[1], panel);
+void gpu_check(int n, const solvers::Complex* a, const solvers::Complex* z,
+               const std::vector<double>& w, double* measures, long panel) {
+  bench::gpu_residual_orthogonality(n, a, z, w, &measures[0], &measures[1], panel);
 }
 #endif
 
-// The GPU check on the root; a failure there makes both measures NaN (the run then reports no
-// time).
+// The GPU check on the root (a and z full, lda = n); a failure there makes both measures NaN (the
+// run then reports no time).
 template <class T>
-void gpu_measures(int n, const std::vector<T>& a, const std::vector<T>& z,
-                  const std::vector<double>& w, double* measures, long panel) {
+void gpu_measures(int n, const T* a, const T* z, const std::vector<double>& w, double* measures,
+                  long panel) {
 #ifdef PIPEVD_BENCH_HAVE_GPU
   try {
     gpu_check(n, a, z, w, measures, panel);
@@ -318,6 +362,7 @@ bench::SpectrumFormer<T> gpu_former(T*) {
 // What the runs of one job share.
 struct Job {
   const Options& o;
+  int threads;  // for the harness's passes over its host arrays
   const test::BlacsGrid& grid;
   std::string grid_name;
   std::vector<std::unique_ptr<solvers::Solver>>& solvers;
@@ -338,14 +383,17 @@ std::string generate(const Job& job, int n, bench::BenchMatrix<T>& a, std::vecto
       former && bench::is_prescribed_spectrum(o.spectrum) &&
       (o.generate == "gpu" || (o.generate == "auto" && job.root_gpu && n >= kGpuGenerationMinN));
   if (gpu) {
-    if (bench::generate_test_matrix(o.spectrum, o.seed, job.grid, a.m, exact, &why, former))
+    if (bench::generate_test_matrix(o.spectrum, o.seed, job.grid, a.m, exact, &why, former,
+                                    job.threads))
       return "gpu";
     if (o.generate == "gpu") fail("--generate gpu at n = " + std::to_string(n) + ": " + why);
     if (test::world_rank() == 0)
       std::fprintf(stderr, "pipevd-bench: n = %d: the %s matrix formed on the host instead: %s\n",
                    n, o.spectrum.c_str(), why.c_str());
   }
-  if (!bench::generate_test_matrix(o.spectrum, o.seed, job.grid, a.m, exact, &why)) usage(why);
+  if (!bench::generate_test_matrix(o.spectrum, o.seed, job.grid, a.m, exact, &why, nullptr,
+                                   job.threads))
+    usage(why);
   return "host";
 }
 
@@ -355,8 +403,10 @@ void run_size(Job& job, int n) {
   const Options& o = job.o;
   const test::BlacsGrid& grid = job.grid;
   bench::BenchMatrix<T> a(grid, n, o.nb);
+  g_phases.mark("alloc");
   std::vector<double> exact;
   const std::string generated = generate(job, n, a, exact);
+  g_phases.mark("generate");
 
   solvers::Problem p;
   p.n = n;
@@ -372,14 +422,20 @@ void run_size(Job& job, int n) {
   p.hermitian = o.complex;
   std::string ref_name;
   const std::vector<double> w_ref = reference_eigenvalues(o, grid, p, a, exact, &ref_name);
-  // The GPU accuracy check gathers A once per n (and Z after each run) to process (0, 0).
+  g_phases.mark("reference");
+  // The GPU accuracy check gathers A once per n (and Z after each run) to process (0, 0); on one
+  // process the local arrays are the full matrices (lda = n) and are checked where they are.
   const bool gpu_check = o.jobz == 'V' && use_gpu_check(o, n);
+  const bool in_place = grid.nprow * grid.npcol == 1 && a.desc()[8] == n;
   std::unique_ptr<solvers::RootCopy> root;
-  std::vector<T> a_full;
+  std::vector<T> a_full, z_full;
   if (gpu_check) {
     root = std::make_unique<solvers::RootCopy>(p);
-    root->gather(a.data(), a_full);
+    if (!in_place) root->gather(a.data(), a_full);
   }
+  g_phases.mark("gather_a");
+  // The solvers' arrays, once per n: every call gets A afresh in `work` and a zero Z.
+  bench::LocalArray<T> work(a.doubles().size()), z(a.doubles().size());
 
   for (auto& solver : job.solvers) {
     bench::RunRecord r;
@@ -408,9 +464,10 @@ void run_size(Job& job, int n) {
       continue;
     }
     for (int rep = -o.warmup; rep < o.repeat; ++rep) {
-      bench::BenchMatrix<T> work = a, z = a;
-      std::fill(z.doubles().begin(), z.doubles().end(), 0.0);
+      work.copy(a.doubles(), job.threads);
+      z.zero(job.threads);
       std::vector<double> w(n, 0.0);
+      g_phases.mark("copies");
       MPI_Barrier(MPI_COMM_WORLD);
       if (!job.led) {
         job.led = true;
@@ -419,10 +476,12 @@ void run_size(Job& job, int n) {
           MPI_Barrier(MPI_COMM_WORLD);
         }
       }
+      g_phases.mark("barrier");
       const double t0 = MPI_Wtime();
       solvers::Outcome out = call_solver(*solver, p, o.jobz, work.data(), w.data(), z.data());
       MPI_Barrier(MPI_COMM_WORLD);
       r.seconds = MPI_Wtime() - t0;
+      g_phases.mark(rep < 0 ? "warmup_call" : "call");
       if (rep < 0) continue;
       r.repeat = rep;
       r.info = out.info;
@@ -433,14 +492,16 @@ void run_size(Job& job, int n) {
       acc = {};
       if (out.info == 0) {
         if (o.corrupt_z)
-          for (double& x : z.doubles()) x *= 1.0 + 1e-6;
+          for (double& x : z) x *= 1.0 + 1e-6;
         if (o.jobz == 'V') {
           acc.has_vectors = true;
           if (gpu_check) {
-            std::vector<T> z_full;
-            root->gather(z.data(), z_full);
+            if (!in_place) root->gather(z.data(), z_full);
+            g_phases.mark("gather_z");
+            const T* a_root = in_place ? a.data() : a_full.data();
+            const T* z_root = in_place ? z.data() : z_full.data();
             double measures[2] = {0, 0};
-            if (root->is_root()) gpu_measures(n, a_full, z_full, w, measures, o.check_panel);
+            if (root->is_root()) gpu_measures(n, a_root, z_root, w, measures, o.check_panel);
             MPI_Bcast(measures, 2, MPI_DOUBLE, root->root_rank(), MPI_COMM_WORLD);
             acc.residual = measures[0];
             acc.orthogonality = measures[1];
@@ -456,6 +517,7 @@ void run_size(Job& job, int n) {
           MPI_Allreduce(MPI_IN_PLACE, &acc.eigenvalue_diff, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         }
       }
+      g_phases.mark("check");
       if (bench::status(r, o.threshold) != "ok") job.worst = 1;
       print(bench::to_json(r, o.threshold));
     }
@@ -496,7 +558,8 @@ int run(const Options& o) {
 
   // The adapters once per job, so handles and communicators are not part of any timed call.
   std::vector<std::unique_ptr<solvers::Solver>> solvers;
-  Job job{o, grid, std::to_string(nprow) + "x" + std::to_string(npcol), solvers};
+  Job job{o, bench::host_threads(), grid, std::to_string(nprow) + "x" + std::to_string(npcol),
+          solvers};
   job.root_gpu = root_gpu;
   for (const auto& name : o.solvers) {
     std::string why;
@@ -510,10 +573,14 @@ int run(const Options& o) {
   }
 
   for (int n : o.sizes) {
+    g_phases.mark("set-up");
     if (o.complex)
       run_size<solvers::Complex>(job, n);
     else
       run_size<double>(job, n);
+    g_phases.mark("free");
+    if (o.phase_times && test::world_rank() == 0)
+      std::fprintf(stderr, "pipevd-bench phases n=%d: %s\n", n, g_phases.take().c_str());
   }
   if (job.missing && o.unsupported_exit >= 0 && job.worst == 0) return o.unsupported_exit;
   return job.worst;
@@ -532,6 +599,10 @@ int main(int argc, char** argv) {
   } else {
     rc = run(o);
   }
+  const bool phase_line = o.phase_times && test::world_rank() == 0;
+  g_phases.mark("return");
   MPI_Finalize();
+  g_phases.mark("finalize");
+  if (phase_line) std::fprintf(stderr, "pipevd-bench phases exit: %s\n", g_phases.take().c_str());
   return rc;
 }

@@ -72,11 +72,11 @@ bool form_everywhere(const std::vector<double>& lambda, unsigned seed,
 
 bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test::BlacsGrid& grid,
                           test::DistributedMatrix& a, std::vector<double>& exact_eigenvalues,
-                          std::string* why, const SpectrumFormer<double>& on_root) {
+                          std::string* why, const SpectrumFormer<double>& on_root, int threads) {
   (void)grid, (void)on_root;  // on_root: prescribed spectra only
   exact_eigenvalues.clear();
   if (spectrum == "random") {
-    a.fill([seed](long i, long j) { return test::random_symmetric_entry(i, j, seed); });
+    a.fill([seed](long i, long j) { return test::random_symmetric_entry(i, j, seed); }, threads);
     return true;
   }
 #ifdef PIPEVD_BENCH_HAVE_SPECTRA
@@ -87,7 +87,7 @@ bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test
     std::vector<double> lambda = test::eigenvalues_of(s, n, seed), full;
     if (!form_everywhere<double>(lambda, seed, on_root, test::matrix_with_eigenvalues, full, why))
       return false;
-    a.fill([&full, n](long i, long j) { return full[i + j * n]; });
+    a.fill([&full, n](long i, long j) { return full[i + j * n]; }, threads);
     std::sort(lambda.begin(), lambda.end());
     exact_eigenvalues = std::move(lambda);
     return true;
@@ -106,11 +106,12 @@ test::Complex random_hermitian_entry(long i, long j, unsigned seed) {
 
 bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test::BlacsGrid& grid,
                           test::ComplexDistributedMatrix& a, std::vector<double>& exact_eigenvalues,
-                          std::string* why, const SpectrumFormer<test::Complex>& on_root) {
+                          std::string* why, const SpectrumFormer<test::Complex>& on_root,
+                          int threads) {
   (void)grid, (void)on_root;  // on_root: prescribed spectra only
   exact_eigenvalues.clear();
   if (spectrum == "random") {
-    a.fill([seed](long i, long j) { return random_hermitian_entry(i, j, seed); });
+    a.fill([seed](long i, long j) { return random_hermitian_entry(i, j, seed); }, threads);
     return true;
   }
 #ifdef PIPEVD_BENCH_HAVE_SPECTRA
@@ -123,7 +124,7 @@ bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test
     if (!form_everywhere<test::Complex>(lambda, seed, on_root, test::hermitian_with_eigenvalues,
                                         full, why))
       return false;
-    a.fill([&full, n](long i, long j) { return full[i + j * n]; });
+    a.fill([&full, n](long i, long j) { return full[i + j * n]; }, threads);
     std::sort(lambda.begin(), lambda.end());
     exact_eigenvalues = std::move(lambda);
     return true;

@@ -40,12 +40,15 @@ using SpectrumFormer =
 // With on_root, a prescribed spectrum's matrix is formed by on_root on world rank 0 alone and
 // broadcast whole (collective over MPI_COMM_WORLD: every rank passes one or every rank none);
 // where it throws there, false on every rank, `why` its message and `a` untouched.
+// `threads` fill the local array at once (the same bits for any count).
 bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test::BlacsGrid& grid,
                           test::DistributedMatrix& a, std::vector<double>& exact_eigenvalues,
-                          std::string* why, const SpectrumFormer<double>& on_root = nullptr);
+                          std::string* why, const SpectrumFormer<double>& on_root = nullptr,
+                          int threads = 1);
 bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test::BlacsGrid& grid,
                           test::ComplexDistributedMatrix& a, std::vector<double>& exact_eigenvalues,
-                          std::string* why, const SpectrumFormer<test::Complex>& on_root = nullptr);
+                          std::string* why, const SpectrumFormer<test::Complex>& on_root = nullptr,
+                          int threads = 1);
 
 // Entry (i, j) of the random Hermitian matrix: conj of entry (j, i), real on the diagonal.
 test::Complex random_hermitian_entry(long i, long j, unsigned seed);

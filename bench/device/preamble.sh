@@ -143,7 +143,7 @@ ncu_one_launch() {
 # first call (pipevd-bench --lead; none where unset), BENCH_GENERATE where its matrix is formed
 # (pipevd-bench --generate auto, gpu or host; its own default, auto, where unset), BENCH_BIND the
 # ranks' binding (none, the default: unbound; core: each rank on cores of its own, as many as its
-# threads). Each rank runs
+# threads). Rank 0's phase line (--phase-times) goes to the log. Each rank runs
 # cores / ranks OpenBLAS and OpenMP threads (at least one). Its JSON lines go
 # to $runs with the label, the card and whether the call was the process's first or a repeated
 # one; its log to $out/bench.log. Needs $bench, $runs and $out. Every variable named in the env
@@ -184,7 +184,7 @@ pipevd_bench_run() {
     -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x PIPEVD_BACKEND \
     -x PIPEVD_VERBOSE -x PIPEVD_TIMELINE -x PIPEVD_ENGINE_PATH "${fwd[@]}" "$bench" --solver "$solver" \
     --n "$n" --nb "${BENCH_NB:-256}" --jobz "${BENCH_JOBZ:-V}" --scalar "${BENCH_SCALAR:-real}" --spectrum "$spectrum" --repeat "$calls" --warmup "$warm" ${BENCH_LEAD:+--lead "$BENCH_LEAD"} ${BENCH_GENERATE:+--generate "$BENCH_GENERATE"} \
-    --reference none >"$out/run.tmp" 2>&1
+    --reference none --phase-times >"$out/run.tmp" 2>&1
   local r=$? first=first
   ((warm > 0)) && first=repeated
   cat "$out/run.tmp" >>"$out/bench.log"

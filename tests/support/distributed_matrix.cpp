@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <thread>
 
 #include "base/scalapack_api.hpp"
 
@@ -25,15 +26,34 @@ DistributedMatrix::DistributedMatrix(const BlacsGrid& grid, const BlockCyclicLay
   local.assign(static_cast<size_t>(lld) * std::max(1, local_cols), 0.0);
 }
 
-void DistributedMatrix::fill(const std::function<double(long, long)>& f) {
-  const int lld = desc[8];
-  for (int jl = 0; jl < local_cols; ++jl) {
-    const long j = global_index(jl, layout.nb, mycol, layout.csrc, npcol);
-    for (int il = 0; il < local_rows; ++il) {
-      const long i = global_index(il, layout.mb, myrow, layout.rsrc, nprow);
-      local[il + static_cast<size_t>(jl) * lld] = f(i, j);
-    }
+void parallel_ranges(long count, int threads, const std::function<void(long, long)>& body) {
+  const long parts = std::clamp<long>(threads, 1, std::max(1L, count));
+  if (parts == 1) {
+    if (count > 0) body(0, count);
+    return;
   }
+  std::vector<std::thread> others;
+  for (long k = 1; k < parts; ++k)
+    others.emplace_back(
+        [&body, count, parts, k] { body(count * k / parts, count * (k + 1) / parts); });
+  body(0, count / parts);
+  for (std::thread& t : others) t.join();
+}
+
+void DistributedMatrix::fill(const std::function<double(long, long)>& f, int threads) {
+  const int lld = desc[8];
+  // The rows' global indices once: global_index's divisions per element would cost as much as a
+  // cheap f.
+  std::vector<long> rows(local_rows);
+  for (int il = 0; il < local_rows; ++il)
+    rows[il] = global_index(il, layout.mb, myrow, layout.rsrc, nprow);
+  parallel_ranges(local_cols, threads, [&](long first, long last) {
+    for (long jl = first; jl < last; ++jl) {
+      const long j = global_index(static_cast<int>(jl), layout.nb, mycol, layout.csrc, npcol);
+      double* column = local.data() + static_cast<size_t>(jl) * lld;
+      for (int il = 0; il < local_rows; ++il) column[il] = f(rows[il], j);
+    }
+  });
 }
 
 std::vector<double> DistributedMatrix::gather(const BlacsGrid& grid) const {

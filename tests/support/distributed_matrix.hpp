@@ -15,8 +15,10 @@ struct BlockCyclicLayout {
 
 struct DistributedMatrix {
   DistributedMatrix(const BlacsGrid& grid, const BlockCyclicLayout& layout);
-  // f(i, j) for every local element (global 0-based indices).
-  void fill(const std::function<double(long, long)>& f);
+  // f(i, j) for every local element (global 0-based indices). With threads > 1, f runs on that
+  // many threads at once (each on its own local columns): it must be safe to call concurrently.
+  // Every element gets f's value, whatever the thread count.
+  void fill(const std::function<double(long, long)>& f, int threads = 1);
   // The whole m x n matrix, column-major, on every rank (collective over MPI_COMM_WORLD).
   std::vector<double> gather(const BlacsGrid& grid) const;
   double* data() { return local.data(); }
@@ -30,6 +32,10 @@ struct DistributedMatrix {
 
 // Global index of local index l (0-based) on process coordinate p (block size nb, source src).
 long global_index(int l, int nb, int p, int src, int nprocs);
+
+// body(first, last) over [0, count) in `threads` contiguous parts at once, one of them on the
+// calling thread; returns when every part has.
+void parallel_ranges(long count, int threads, const std::function<void(long, long)>& body);
 
 // A deterministic random symmetric matrix: entry (i, j) from a hash of (min, max, seed) in [-1, 1).
 double random_symmetric_entry(long i, long j, unsigned seed);

@@ -76,10 +76,25 @@ ComplexDistributedMatrix::ComplexDistributedMatrix(const BlacsGrid& grid, int m,
   desc[8] = std::max(1, real.desc[8] / 2);  // LLD_
 }
 
-void ComplexDistributedMatrix::fill(const std::function<Complex(long, long)>& f) {
-  real.fill([&](long i, long j) {
-    const Complex v = f(i / 2, j);
-    return i % 2 == 0 ? v.real() : v.imag();
+void ComplexDistributedMatrix::fill(const std::function<Complex(long, long)>& f, int threads) {
+  // Local complex row il is the real view's rows 2 il (real part) and 2 il + 1 (imaginary part),
+  // global complex row global_index(il, nb, ...): each element computed once for both.
+  const DistributedMatrix& r = real;
+  const int rows_here = r.local_rows / 2, nb = desc[4], lld = r.desc[8];
+  std::vector<long> rows(rows_here);
+  for (int il = 0; il < rows_here; ++il)
+    rows[il] = global_index(il, nb, r.myrow, r.layout.rsrc, r.nprow);
+  parallel_ranges(r.local_cols, threads, [&](long first, long last) {
+    for (long jl = first; jl < last; ++jl) {
+      const long j =
+          global_index(static_cast<int>(jl), r.layout.nb, r.mycol, r.layout.csrc, r.npcol);
+      double* column = real.local.data() + static_cast<size_t>(jl) * lld;
+      for (int il = 0; il < rows_here; ++il) {
+        const Complex v = f(rows[il], j);
+        column[2 * il] = v.real();
+        column[2 * il + 1] = v.imag();
+      }
+    }
   });
 }
 

@@ -20,8 +20,9 @@ std::vector<Complex> hermitian_with_eigenvalues(const std::vector<double>& lambd
 struct ComplexDistributedMatrix {
   ComplexDistributedMatrix(const BlacsGrid& grid, int m, int nb, int rsrc = 0, int csrc = 0,
                            int lld_extra = 0);
-  // f(i, j) for every local element (global 0-based indices).
-  void fill(const std::function<Complex(long, long)>& f);
+  // f(i, j) for every local element (global 0-based indices), once each; with threads > 1 from
+  // that many threads at once, as DistributedMatrix::fill.
+  void fill(const std::function<Complex(long, long)>& f, int threads = 1);
   // The whole matrix, column-major, on every rank (collective over MPI_COMM_WORLD).
   std::vector<Complex> gather(const BlacsGrid& grid) const;
   Complex* data() { return reinterpret_cast<Complex*>(real.data()); }
