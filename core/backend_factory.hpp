@@ -26,8 +26,8 @@ struct GpuBackendSettings {
   // PIPEVD_GPU_BC_BLOCKS / _SWEEPS_PER_BLOCK / _EXCLUSIVE.
   int panel_qr_blocks = 0, panel_qr_threads = 0;
   int bc_blocks = -1, bc_sweeps_per_block = -1, bc_exclusive = -1;
-  int bc_back_lanes = 0;  // PIPEVD_GPU_BC_LANES: auto 0 or 1-8
-  bool sharing = false;   // PIPEVD_GPU_SHARING: engine ranks may share a GPU
+  int bc_back_lanes = 0;                     // PIPEVD_GPU_BC_LANES: auto 0 or 1-8
+  bool sharing = false;                      // PIPEVD_GPU_SHARING: engine ranks may share a GPU
   int nccl_channels = kDefaultNcclChannels;  // PIPEVD_NCCL_CHANNELS (0: NCCL's choice)
   bool keep_pool = false;                    // PIPEVD_KEEP_DEVICE_MEMORY=1
 };

@@ -38,8 +38,8 @@ struct BcBackTunables {
   // unused. It needs 2 <= b <= 32 and a workspace (bc_back_workspace_bytes).
   bool tensor = false;
   // The tensor-core kernel's group lanes (BcBackTensorShape::group_lanes): 0 the rounds model's
-  // count (gpu/group_lanes_choice.hpp), 1 none (engine ranks sharing a GPU: their blocks need not all be resident at
-  // once).
+  // count (gpu/group_lanes_choice.hpp), 1 none (engine ranks sharing a GPU: their blocks need not
+  // all be resident at once).
   int group_lanes = 0;
 };
 

@@ -38,8 +38,9 @@ struct BcBackTensorShape {
   bool prefetch_x = false;
   // Blocks per row block, each taking every group_lanes-th group of sweeps a step behind the
   // previous group (a wavefront), so that fewer rows than the resident blocks hold still fill the
-  // device: 0 the rounds model's count (gpu/group_lanes_choice.hpp), 1 none. Not a compiled property: any shape
-  // without prefetch_x runs with any count; the rows' arithmetic does not depend on it.
+  // device: 0 the rounds model's count (gpu/group_lanes_choice.hpp), 1 none. Not a compiled
+  // property: any shape without prefetch_x runs with any count; the rows' arithmetic does not
+  // depend on it.
   int group_lanes = 0;
 };
 
