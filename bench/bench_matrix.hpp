@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/parallel_for.hpp"
 #include "bench/peers/solver.hpp"
 #include "tests/support/distributed_matrix.hpp"
 #include "tests/support/hermitian.hpp"
@@ -67,13 +68,11 @@ class LocalArray {
   double* end() { return p_.get() + size_; }
   // The elements of `from` (as many doubles), on `threads` threads.
   void copy(const std::vector<double>& from, int threads) {
-    test::parallel_ranges(static_cast<long>(size_), threads, [&](long first, long last) {
-      std::copy(from.begin() + first, from.begin() + last, p_.get() + first);
-    });
+    parallel_memcpy(p_.get(), from.data(), static_cast<long>(size_), threads);
   }
   void zero(int threads) {
-    test::parallel_ranges(static_cast<long>(size_), threads, [&](long first, long last) {
-      std::fill(p_.get() + first, p_.get() + last, 0.0);
+    for_each_copy_piece(static_cast<long>(size_), threads, [&](long begin, long count) {
+      std::fill(p_.get() + begin, p_.get() + begin + count, 0.0);
     });
   }
 

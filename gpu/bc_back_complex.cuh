@@ -37,9 +37,9 @@ namespace pipevd::gpu {
 // meanwhile. generic: the thread-per-row kernel instead, for any b (the only one past b = 32).
 // Only the combinations bc_back_complex_variants() lists are compiled. tensor: the tensor-core
 // kernel instead, for b <= 32, with rows = 8-row tiles per warp, group = sweeps per group and
-// threads = 32 x warps (lanes and prefetch unused) and its group_lanes (0 the rounds
-// model's count, 1 none), one of bc_back_complex_tensor_variants(); it needs
-// DMMA (compute capability 8.0 on) and takes a workspace from pipevd's pool for the call.
+// threads = 32 x warps (lanes and prefetch unused) and its group_lanes (0 the rounds model's
+// count, 1 none), one of bc_back_complex_tensor_variants(); it needs DMMA (compute capability 8.0
+// on) and takes a workspace from pipevd's pool for the call.
 struct ComplexBcBackTunables {
   int lanes = 4;
   int rows = 1;

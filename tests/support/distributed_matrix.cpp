@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <thread>
 
+#include "base/parallel_for.hpp"
 #include "base/scalapack_api.hpp"
 
 namespace pipevd::test {
@@ -26,18 +26,9 @@ DistributedMatrix::DistributedMatrix(const BlacsGrid& grid, const BlockCyclicLay
   local.assign(static_cast<size_t>(lld) * std::max(1, local_cols), 0.0);
 }
 
-void parallel_ranges(long count, int threads, const std::function<void(long, long)>& body) {
-  const long parts = std::clamp<long>(threads, 1, std::max(1L, count));
-  if (parts == 1) {
-    if (count > 0) body(0, count);
-    return;
-  }
-  std::vector<std::thread> others;
-  for (long k = 1; k < parts; ++k)
-    others.emplace_back(
-        [&body, count, parts, k] { body(count * k / parts, count * (k + 1) / parts); });
-  body(0, count / parts);
-  for (std::thread& t : others) t.join();
+void for_column_parts(long count, int threads, const std::function<void(long, long)>& body) {
+  const long parts = std::max(1, threads);
+  parallel_for_ranges(count, threads, (count + parts - 1) / parts, body);
 }
 
 void DistributedMatrix::fill(const std::function<double(long, long)>& f, int threads) {
@@ -47,7 +38,7 @@ void DistributedMatrix::fill(const std::function<double(long, long)>& f, int thr
   std::vector<long> rows(local_rows);
   for (int il = 0; il < local_rows; ++il)
     rows[il] = global_index(il, layout.mb, myrow, layout.rsrc, nprow);
-  parallel_ranges(local_cols, threads, [&](long first, long last) {
+  for_column_parts(local_cols, threads, [&](long first, long last) {
     for (long jl = first; jl < last; ++jl) {
       const long j = global_index(static_cast<int>(jl), layout.nb, mycol, layout.csrc, npcol);
       double* column = local.data() + static_cast<size_t>(jl) * lld;

@@ -33,9 +33,10 @@ struct DistributedMatrix {
 // Global index of local index l (0-based) on process coordinate p (block size nb, source src).
 long global_index(int l, int nb, int p, int src, int nprocs);
 
-// body(first, last) over [0, count) in `threads` contiguous parts at once, one of them on the
-// calling thread; returns when every part has.
-void parallel_ranges(long count, int threads, const std::function<void(long, long)>& body);
+// body(first, last) over [0, count) in at most `threads` contiguous parts at once
+// (base/parallel_for.hpp's parallel_for_ranges, one part a thread), one of them on the calling
+// thread; returns when every part has.
+void for_column_parts(long count, int threads, const std::function<void(long, long)>& body);
 
 // A deterministic random symmetric matrix: entry (i, j) from a hash of (min, max, seed) in [-1, 1).
 double random_symmetric_entry(long i, long j, unsigned seed);

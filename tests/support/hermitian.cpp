@@ -84,7 +84,7 @@ void ComplexDistributedMatrix::fill(const std::function<Complex(long, long)>& f,
   std::vector<long> rows(rows_here);
   for (int il = 0; il < rows_here; ++il)
     rows[il] = global_index(il, nb, r.myrow, r.layout.rsrc, r.nprow);
-  parallel_ranges(r.local_cols, threads, [&](long first, long last) {
+  for_column_parts(r.local_cols, threads, [&](long first, long last) {
     for (long jl = first; jl < last; ++jl) {
       const long j =
           global_index(static_cast<int>(jl), r.layout.nb, r.mycol, r.layout.csrc, r.npcol);
