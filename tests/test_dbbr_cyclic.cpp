@@ -6,7 +6,8 @@
 // smallest n, and the run repeated gives the same bits. The columns' move from the layout's
 // contiguous columns into the cyclic ones (core/column_exchange) delivers each rank's cyclic
 // columns exactly, and back; the profiler sees every cyclic outer block; a panel's backend calls
-// do not grow with the runs of rows a rank holds (its rows packed).
+// do not grow with the runs of rows a rank holds (its rows packed); the buffers DBBR allocates
+// unfilled are written before they are read (NaN in them changes no bit).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -64,7 +65,7 @@ std::vector<T> columns_of(const std::vector<T>& a, const DbbrColumns& c, int ran
 }
 
 template <class T>
-test::BandReadback<T> reduce(HostBackend& be, const std::vector<T>& a, const EngineLayout& L,
+test::BandReadback<T> reduce(EngineBackend& be, const std::vector<T>& a, const EngineLayout& L,
                              const DbbrOptions& opt) {
   std::vector<T> mine = columns_of(a, dbbr_columns(L, opt), world_rank());
   return test::reduce_and_read_back(be, L, world_rank(), mine.data(), opt);
@@ -132,6 +133,39 @@ TYPED_TEST(DbbrCyclic, EqualsBlockwiseToRounding) {
           EXPECT_TRUE(test::bitwise_equal(again.w[p], cyclic.w[p])) << "W run twice " << p;
       }
     }
+}
+
+// The buffers DBBR allocates unfilled (each panel's W, Y, the Z, the owner's saved block columns
+// and, its rows packed, Ybp, Zbp, Wp) are written before they are read on every path: the panel's
+// owner and the others, ranks without rows below a panel (n = 97 on 4 ranks), the block's first
+// panels (tb = 0; k = b: every panel), the last panels, both Z schemes, cyclic and blockwise, real
+// and complex. Filled with NaN (test::CountingBackend's poison) they give the zero-filled run's
+// bits.
+TYPED_TEST(DbbrCyclic, UnfilledBuffersAreWrittenBeforeTheyAreRead) {
+  using T = TypeParam;
+  HostBackend zeroed;
+  zeroed.bind(MPI_COMM_WORLD);
+  test::CountingBackend poisoned(true);
+  poisoned.bind(MPI_COMM_WORLD);
+  for (const Shape& s : {Shape{301, 8, 32}, Shape{97, 8, 8}, Shape{130, 4, 36}})
+    for (bool cyclic : {true, false})
+      for (bool every_rank : {true, false}) {
+        SCOPED_TRACE(name(s) + (cyclic ? " cyclic" : " blockwise") +
+                     (every_rank ? " z on every rank" : " z on the owner"));
+        const std::vector<T> a = matrix(s.n, static_cast<T*>(nullptr));
+        const EngineLayout L = plan_engine_layout(s.n, world_size(), s.b);
+        DbbrOptions opt{s.b, s.k, true};
+        opt.z_on_every_rank = every_rank;
+        opt.cyclic_blocks = cyclic;
+        const test::BandReadback<T> want = reduce(zeroed, a, L, opt);
+        const test::BandReadback<T> got = reduce(poisoned, a, L, opt);
+        EXPECT_TRUE(test::bitwise_equal(got.band, want.band)) << "band";
+        ASSERT_EQ(got.w.size(), want.w.size());
+        for (std::size_t p = 0; p < got.w.size(); ++p) {
+          EXPECT_TRUE(test::bitwise_equal(got.w[p], want.w[p])) << "W " << p;
+          EXPECT_TRUE(test::bitwise_equal(got.y[p], want.y[p])) << "Y " << p;
+        }
+      }
 }
 
 // From the layout's contiguous columns into the cyclic ones and back: the exact columns, timed as

@@ -1,8 +1,13 @@
 // A decorator over the host backend that counts the calls of the operations whose launches a
 // device pays per call (gemm, copy_matrix, copy_row_runs), real and complex alike, and forwards
 // every operation to the host backend. Tests read the counts to check how many launches the
-// engine issues, which the host backend's results alone cannot show.
+// engine issues, which the host backend's results alone cannot show. Made with poison_unfilled, it
+// fills the buffers allocated unfilled with NaN (the host backend zero-fills them, which hides a
+// read before the first write that a device's memory pool would not): results equal to the host
+// backend's bit for bit show that every element read was written first.
 #pragma once
+#include <algorithm>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -17,6 +22,7 @@ struct BackendCallCounts {
 
 class CountingBackend final : public EngineBackend {
  public:
+  explicit CountingBackend(bool poison_unfilled = false) : poison_(poison_unfilled) {}
   const BackendCallCounts& counts() const { return counts_; }
 
   const char* name() const override { return "counting host"; }
@@ -24,6 +30,11 @@ class CountingBackend final : public EngineBackend {
   MPI_Comm communicator() const override { return host_.communicator(); }
 
   double* allocate(long count) override { return host_.allocate(count); }
+  double* allocate_unfilled(long count) override {
+    double* p = host_.allocate_unfilled(count);
+    if (poison_) std::fill(p, p + count, std::numeric_limits<double>::quiet_NaN());
+    return p;
+  }
   void release(double* p) override { host_.release(p); }
   void copy_to_device(const double* h, double* d, long count) override {
     host_.copy_to_device(h, d, count);
@@ -140,6 +151,7 @@ class CountingBackend final : public EngineBackend {
  private:
   HostBackend host_;
   BackendCallCounts counts_;
+  bool poison_ = false;
 };
 
 }  // namespace pipevd::test
