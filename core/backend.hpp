@@ -37,6 +37,12 @@ class __attribute__((visibility("default"))) UnsupportedScalar : public Configur
   using ConfigurationError::ConfigurationError;
 };
 
+// Rows [src_row, src_row + rows) of a matrix copied to rows [dst_row, dst_row + rows) of another
+// (EngineBackend::copy_row_runs).
+struct RowRun {
+  long src_row = 0, dst_row = 0, rows = 0;
+};
+
 class EngineBackend {
  public:
   virtual ~EngineBackend() = default;
@@ -81,6 +87,15 @@ class EngineBackend {
                                     long ldd) = 0;
   // dst(0:m, 0:n) = src(0:m, 0:n), both on the device.
   virtual void copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) = 0;
+  // Each run's rows of columns 0:cols of src into dst (DBBR packs a rank's rows of W and Y, and
+  // unpacks Z's gathered rows, in one call however many runs its columns form). The runs' rows
+  // in dst do not overlap, nor src and dst. This default is one copy_matrix a run (the host
+  // oracle); a device backend may copy them all in one kernel.
+  virtual void copy_row_runs(long cols, const std::vector<RowRun>& runs, const double* src,
+                             long lds, double* dst, long ldd) {
+    for (const RowRun& r : runs)
+      copy_matrix(r.rows, cols, src + r.src_row, lds, dst + r.dst_row, ldd);
+  }
   // LAPACK's laset: off-diagonal entries alpha, diagonal entries beta.
   virtual void fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) = 0;
 
@@ -213,6 +228,12 @@ class EngineBackend {
   }
   void copy_matrix(long m, long n, const Complex* src, long lds, Complex* dst, long ldd) {
     copy_matrix(2 * m, n, as_words(src), 2 * lds, as_words(dst), 2 * ldd);
+  }
+  void copy_row_runs(long cols, const std::vector<RowRun>& runs, const Complex* src, long lds,
+                     Complex* dst, long ldd) {
+    std::vector<RowRun> words(runs);
+    for (RowRun& r : words) r = {2 * r.src_row, 2 * r.dst_row, 2 * r.rows};
+    copy_row_runs(cols, words, as_words(src), 2 * lds, as_words(dst), 2 * ldd);
   }
   void broadcast(Complex* buf, long count, int root) { broadcast(as_words(buf), 2 * count, root); }
   void send(const Complex* buf, long count, int dest, int tag) {

@@ -62,22 +62,28 @@ namespace {
 // only, one pair every panel reuses), and one Z (with Z formed on every rank: its rows packed by
 // rank, each rank's part with its own leading dimension), one part of A W (owner scheme: sent, or
 // received from each other rank in turn), S and W^T A W that every panel reuses, sized for the
-// block's first panel, its tallest.
+// block's first panel, its tallest. With the rank's rows packed (cyclic columns, Z on every rank):
+// Ybp, Zbp (Yb's, Zb's rows at the rank's rows below the block's first panel, in their order) and
+// Wp (W's at the panel's), so that each product over the rank's rows is one GEMM.
 template <class T>
 struct BlockBuffers {
   BasicDeviceBuffer<T> yb, zb, old;
   std::vector<BasicDeviceBuffer<T>> w, y;
   BasicDeviceBuffer<T> z, part, s, wtaw;
+  BasicDeviceBuffer<T> ybp, zbp, wp;
 };
 
 // One rank's share of the band reduction, over the scalar T (double or std::complex<double>: the
 // Hermitian case is the symmetric one with every transpose an adjoint), on its columns of a
 // DbbrColumns distribution: by symmetry its rows of A W and of the trailing update are those of
 // its columns, and a rank's rows of a panel are its segments' columns below the panel, packed in
-// their order. All ranks walk the same sequence of outer blocks and panels (blocks_of), so
-// collectives match without extra coordination. A failure in a rank's own work is held
-// (DeferredFailure) while the rank goes on taking part in every message, and agreed at the next
-// outer block's start, where the block's buffers are, or at the end.
+// their order. Its columns right of a panel are consecutive in its buffer, so its rows of A_old W
+// are one GEMM; with several runs of rows (cyclic columns) W's, Y's, Yb's and Zb's rows there are
+// packed too, blockwise (one run) they are used where they lie. All ranks walk the same sequence of
+// outer blocks and panels (blocks_of), so collectives match without extra coordination. A failure
+// in a rank's own work is held (DeferredFailure) while the rank goes on taking part in every
+// message, and agreed at the next outer block's start, where the block's buffers are, or at the
+// end.
 template <class T>
 class BandReduction {
   using Buffer = BasicDeviceBuffer<T>;
@@ -96,6 +102,7 @@ class BandReduction {
         keep_(opt.keep_reflectors),
         panel_syr2k_(opt.panel_syr2k),
         z_on_every_rank_(opt.z_on_every_rank),
+        pack_rows_(opt.cyclic_blocks),
         prof_(opt.profiler) {
     out_.n = n_;
     out_.b = b_;
@@ -118,12 +125,12 @@ class BandReduction {
   T* at(long row, long col) const { return a_ + row + cols_.local(col) * n_; }
 
   // Rows [lo, lo + rows) of a rank's rows below a panel, at `off` in their packing.
-  struct RowRun {
+  struct RowSpan {
     long lo = 0, rows = 0, off = 0;
   };
   // Rank q's rows [r0, n) (those of its columns >= r0), segment by segment in packing order.
-  std::vector<RowRun> row_runs(int q, long r0) const {
-    std::vector<RowRun> runs;
+  std::vector<RowSpan> row_spans(int q, long r0) const {
+    std::vector<RowSpan> runs;
     long off = 0;
     for (const ColumnSegment& s : cols_.segments_from(q, r0)) {
       runs.push_back({s.begin, s.width(), off});
@@ -132,6 +139,8 @@ class BandReduction {
     return runs;
   }
   long row_count(int q, long r0) const { return cols_.width_from(q, r0); }
+  // This rank's first column >= c (it holds one).
+  long first_own_column(long c) const { return cols_.segments_from(me_, c).front().begin; }
   T* yb(long row, long bcol) const { return buf_.yb.get() + row + bcol * n_; }
   T* zb(long row, long bcol) const { return buf_.zb.get() + row + bcol * n_; }
 
@@ -194,6 +203,17 @@ class BandReduction {
     // Spread: S1 = Yb^H W, S2 = Zb^H W and W^H A_old W summed in one message, side by side.
     buf_.s = Buffer(be_, (spread_z_ ? 2 * (kb_ - b_) + b_ : kb_ - b_) * b_);
     buf_.wtaw = Buffer(be_, b_ * b_);
+    allocate_packed_rows();
+  }
+
+  // Ybp, Zbp and Wp for the rank's rows below the block's first panel; each panel's rows are the
+  // last of them. Written (each panel's rows of its own column) before they are read.
+  void allocate_packed_rows() {
+    packed_ld_ = spread_z_ && pack_rows_ ? row_count(me_, i_ + b_) : 0;
+    if (packed_ld_ <= 0) return;
+    buf_.ybp = Buffer(be_, packed_ld_ * kb_, UnfilledBuffer{});
+    buf_.zbp = Buffer(be_, packed_ld_ * kb_, UnfilledBuffer{});
+    buf_.wp = Buffer(be_, packed_ld_ * b_, UnfilledBuffer{});
   }
 
   // The most rows of A W this rank exchanges for one of the block's panels (its first): the
@@ -223,6 +243,9 @@ class BandReduction {
     buf_.part.reset();
     buf_.s.reset();
     buf_.wtaw.reset();
+    buf_.ybp.reset();
+    buf_.zbp.reset();
+    buf_.wp.reset();
     if (!keep_) {
       buf_.w.clear();
       buf_.y.clear();
@@ -310,19 +333,19 @@ class BandReduction {
   // Each rank forms Z's rows where it forms A W's. What needs all rows, S1 = Yb^H W, S2 = Zb^H W
   // and W^H A_old W, is summed over the ranks' rows in one message; then W^H A_cur W =
   // W^H A_old W - S2^H S1 - S1^H S2, each rank's rows of Z, and their gather. z holds the rows
-  // packed by rank (part_begin), each rank's part as row_runs packs it.
+  // packed by rank (part_begin), each rank's part as row_spans packs it.
   void z_on_every_rank(long m, long r0, long tb, const T* w, const T* y, T* z) {
     const std::vector<long> begin = part_begin(r0);
-    const std::vector<RowRun> runs = row_runs(me_, r0);
     const long rows = (begin[me_ + 1] - begin[me_]) / b_;
     T* mine = z + begin[me_];
+    const OwnRows own = own_rows(m, r0, rows, tb, w, y);
     local([&] {
       DbbrTimed t(prof_, DbbrPart::AW);
-      rows_of_a_w(m, r0, runs, rows, w, mine);
+      rows_of_a_w(m, r0, rows, w, mine);
     });
     local([&] {
       DbbrTimed t(prof_, DbbrPart::FormZ);
-      shares_of_sums(m, r0, runs, rows, tb, w, mine);
+      shares_of_sums(rows, tb, own, mine);
     });
     {
       DbbrTimed t(prof_, DbbrPart::Broadcast);
@@ -331,8 +354,8 @@ class BandReduction {
     local([&] {
       DbbrTimed t(prof_, DbbrPart::FormZ);
       wtaw_from_sums(tb);
-      current_rows_from_sums(runs, rows, tb, mine);
-      for (const RowRun& r : runs) subtract_half_y_wtaw(m, r0, r.lo, r.rows, y, mine + r.off, rows);
+      current_rows_from_sums(rows, tb, own, mine);
+      subtract_half_y_wtaw(rows, own.y, own.ldy, mine, rows);
     });
     {
       DbbrTimed t(prof_, DbbrPart::Broadcast);
@@ -340,15 +363,49 @@ class BandReduction {
     }
     local([&] {
       DbbrTimed t(prof_, DbbrPart::Copies);
+      keep_own_z(rows, tb, mine);
       unpack_z(r0, tb, begin, z);
     });
   }
 
-  // This rank's rows' (runs, `rows` in all) shares of S1 = Yb^H W, S2 = Zb^H W (tb x b each) and
-  // W^H A_old W (b x b, from p = A_old W's rows, leading dimension rows), side by side in buf_.s;
-  // zeros without rows.
-  void shares_of_sums(long m, long r0, const std::vector<RowRun>& runs, long rows, long tb,
-                      const T* w, const T* p) {
+  // This rank's rows below a panel of W and Y, and of the block's earlier columns of Yb and Zb
+  // (leading dimension ldb).
+  struct OwnRows {
+    const T *w, *y, *yb, *zb;
+    long ldw, ldy, ldb;
+  };
+
+  // Blockwise (one run) where they lie; packed, W's and Y's rows copied into Wp and Ybp's column
+  // tb (the panel's rows are the last of the block's, each panel's Ybp, Zbp column holding them).
+  OwnRows own_rows(long m, long r0, long rows, long tb, const T* w, const T* y) {
+    if (!pack_rows_ || rows <= 0) {
+      const long lo = rows > 0 ? first_own_column(r0) : r0;
+      return {w + (lo - r0), y + (lo - r0), yb(lo, 0), zb(lo, 0), m, m, n_};
+    }
+    const long top = packed_ld_ - rows;
+    T* wp = buf_.wp.get();
+    T* yp = buf_.ybp.get() + top + tb * packed_ld_;
+    local([&] {
+      DbbrTimed t(prof_, DbbrPart::Copies);
+      std::vector<RowRun> table;
+      for (const RowSpan& r : row_spans(me_, r0)) table.push_back({r.lo - r0, r.off, r.rows});
+      be_.copy_row_runs(b_, table, w, m, wp, rows);
+      be_.copy_row_runs(b_, table, y, m, yp, packed_ld_);
+    });
+    return {wp, yp, buf_.ybp.get() + top, buf_.zbp.get() + top, rows, packed_ld_, packed_ld_};
+  }
+
+  // Packed: this rank's rows of the panel's Z (p, leading dimension rows) into Zbp's column tb.
+  void keep_own_z(long rows, long tb, const T* p) {
+    if (!pack_rows_ || rows <= 0) return;
+    const long top = packed_ld_ - rows;
+    be_.copy_matrix(rows, b_, p, rows, buf_.zbp.get() + top + tb * packed_ld_, packed_ld_);
+  }
+
+  // This rank's shares of S1 = Yb^H W, S2 = Zb^H W (tb x b each) and W^H A_old W (b x b, from
+  // p = A_old W's rows, leading dimension rows) over its rows, side by side in buf_.s; zeros
+  // without rows.
+  void shares_of_sums(long rows, long tb, const OwnRows& own, const T* p) {
     T* s1 = buf_.s.get();
     T* s2 = s1 + tb * b_;
     T* g = s2 + tb * b_;
@@ -356,15 +413,11 @@ class BandReduction {
       be_.fill_matrix(2 * tb + b_, b_, T(0), T(0), s1, 2 * tb + b_);
       return;
     }
-    for (const RowRun& r : runs) {
-      const double beta = r.off == 0 ? 0.0 : 1.0;  // the first run starts the sums
-      const T* wr = w + (r.lo - r0);
-      if (tb > 0) {
-        be_.gemm(kAdjoint, 'N', tb, b_, r.rows, 1.0, yb(r.lo, 0), n_, wr, m, beta, s1, tb);
-        be_.gemm(kAdjoint, 'N', tb, b_, r.rows, 1.0, zb(r.lo, 0), n_, wr, m, beta, s2, tb);
-      }
-      be_.gemm(kAdjoint, 'N', b_, b_, r.rows, 1.0, wr, m, p + r.off, rows, beta, g, b_);
+    if (tb > 0) {
+      be_.gemm(kAdjoint, 'N', tb, b_, rows, 1.0, own.yb, own.ldb, own.w, own.ldw, 0.0, s1, tb);
+      be_.gemm(kAdjoint, 'N', tb, b_, rows, 1.0, own.zb, own.ldb, own.w, own.ldw, 0.0, s2, tb);
     }
+    be_.gemm(kAdjoint, 'N', b_, b_, rows, 1.0, own.w, own.ldw, p, rows, 0.0, g, b_);
   }
 
   // W^H A_cur W = W^H A_old W - S2^H S1 - S1^H S2 into buf_.wtaw, from the summed buf_.s.
@@ -378,16 +431,13 @@ class BandReduction {
     be_.gemm(kAdjoint, 'N', b_, b_, tb, -1.0, s1, tb, s2, tb, 1.0, wtaw, b_);
   }
 
-  // This rank's rows of A_old W in p (runs, leading dimension rows) made A_cur W with the summed
-  // S1, S2: p -= Zb S1 + Yb S2.
-  void current_rows_from_sums(const std::vector<RowRun>& runs, long rows, long tb, T* p) {
-    if (tb <= 0) return;
+  // This rank's rows of A_old W in p (leading dimension rows) made A_cur W with the summed S1, S2:
+  // p -= Zb S1 + Yb S2.
+  void current_rows_from_sums(long rows, long tb, const OwnRows& own, T* p) {
+    if (tb <= 0 || rows <= 0) return;
     const T* s1 = buf_.s.get();
-    for (const RowRun& r : runs) {
-      be_.gemm('N', 'N', r.rows, b_, tb, -1.0, zb(r.lo, 0), n_, s1, tb, 1.0, p + r.off, rows);
-      be_.gemm('N', 'N', r.rows, b_, tb, -1.0, yb(r.lo, 0), n_, s1 + tb * b_, tb, 1.0, p + r.off,
-               rows);
-    }
+    be_.gemm('N', 'N', rows, b_, tb, -1.0, own.zb, own.ldb, s1, tb, 1.0, p, rows);
+    be_.gemm('N', 'N', rows, b_, tb, -1.0, own.yb, own.ldb, s1 + tb * b_, tb, 1.0, p, rows);
   }
 
   // Where each rank's rows of rows [r0, n) begin in z, packed by rank (b columns each, leading
@@ -398,17 +448,26 @@ class BandReduction {
     return begin;
   }
 
-  // This rank's rows of A_old W into p (runs, leading dimension rows).
-  void rows_of_a_w(long m, long r0, const std::vector<RowRun>& runs, long rows, const T* w, T* p) {
-    for (const RowRun& r : runs) rows_from_columns(m, r0, r.lo, r.lo + r.rows, w, p + r.off, rows);
+  // This rank's rows of A_old W into p (leading dimension rows): its columns >= r0 are consecutive
+  // in its buffer, so one GEMM, and a second on the owner for the block's columns right of the
+  // panel, from their saved copy.
+  void rows_of_a_w(long m, long r0, long rows, const T* w, T* p) {
+    const long saved = me_ == owner_ ? std::min(rows, std::max(0L, e_ - r0)) : 0;
+    if (saved > 0)
+      be_.gemm(kAdjoint, 'N', saved, b_, m, 1.0, buf_.old.get() + (r0 - i_ - b_) * (1 + old_ld_),
+               old_ld_, w, m, 0.0, p, rows);
+    if (rows > saved)
+      be_.gemm(kAdjoint, 'N', rows - saved, b_, m, 1.0, at(r0, first_own_column(r0 + saved)), n_, w,
+               m, 0.0, p + saved, rows);
   }
 
-  // The gathered rows of Z into the panel's columns of Zb, rank by rank.
+  // The gathered rows of Z into the panel's columns of Zb: one copy of row runs a rank.
   void unpack_z(long r0, long tb, const std::vector<long>& begin, const T* z) {
     for (int q = 0; q < cols_.ranks(); ++q) {
       const long rows = (begin[q + 1] - begin[q]) / b_;
-      for (const RowRun& r : row_runs(q, r0))
-        be_.copy_matrix(r.rows, b_, z + begin[q] + r.off, rows, zb(r.lo, tb), n_);
+      std::vector<RowRun> table;
+      for (const RowSpan& r : row_spans(q, r0)) table.push_back({r.off, r.lo, r.rows});
+      if (!table.empty()) be_.copy_row_runs(b_, table, z + begin[q], rows, zb(0, tb), n_);
     }
   }
 
@@ -416,7 +475,7 @@ class BandReduction {
   // to it from the others.
   void a_times_w(long m, long r0, const T* w, T* z) {
     DbbrTimed t(prof_, DbbrPart::AW);
-    const std::vector<RowRun> runs = row_runs(me_, r0);
+    const std::vector<RowSpan> runs = row_spans(me_, r0);
     const long rows = row_count(me_, r0);
     if (me_ == owner_ && rows == m) {
       // The owner holds the whole trailing matrix, its columns consecutive (one segment): the
@@ -431,7 +490,7 @@ class BandReduction {
       owner_product(m, r0, runs, w, z);
     } else if (rows > 0) {
       T* part = buf_.part.get();
-      local([&] { rows_of_a_w(m, r0, runs, rows, w, part); });
+      local([&] { rows_of_a_w(m, r0, rows, w, part); });
       be_.send(part, rows * b_, owner_, 0);
     }
   }
@@ -440,9 +499,9 @@ class BandReduction {
   // Issued before the receives, so that on a device stream (where a receive waits in order) the
   // owner's product runs while the other ranks compute theirs; then each other rank's rows
   // (disjoint from the own ones), in rank order.
-  void owner_product(long m, long r0, const std::vector<RowRun>& runs, const T* w, T* z) {
+  void owner_product(long m, long r0, const std::vector<RowSpan>& runs, const T* w, T* z) {
     local([&] {
-      for (const RowRun& r : runs)
+      for (const RowSpan& r : runs)
         rows_from_columns(m, r0, r.lo, r.lo + r.rows, w, z + (r.lo - r0), m);
     });
     T* part = buf_.part.get();
@@ -451,8 +510,9 @@ class BandReduction {
       if (rows <= 0) continue;
       be_.recv(part, rows * b_, q, 0);
       local([&] {
-        for (const RowRun& r : row_runs(q, r0))
-          be_.copy_matrix(r.rows, b_, part + r.off, rows, z + (r.lo - r0), m);
+        std::vector<RowRun> table;
+        for (const RowSpan& r : row_spans(q, r0)) table.push_back({r.off, r.lo - r0, r.rows});
+        be_.copy_row_runs(b_, table, part, rows, z, m);
       });
     }
   }
@@ -484,13 +544,14 @@ class BandReduction {
       be_.gemm('N', 'N', m, b_, tb, -1.0, yb(r0, 0), n_, s, tb, 1.0, z, m);
     }
     be_.gemm(kAdjoint, 'N', b_, b_, m, 1.0, w, m, z, m, 0.0, buf_.wtaw.get(), b_);
-    subtract_half_y_wtaw(m, r0, r0, m, y, z, m);
+    subtract_half_y_wtaw(m, y, m, z, m);
   }
 
-  // Z's rows [lo, lo + rows) = p - 1/2 Y (W^H A_cur W), p leading dimension ldp.
-  void subtract_half_y_wtaw(long m, long r0, long lo, long rows, const T* y, T* p, long ldp) {
+  // `rows` rows of Z = p - 1/2 Y (W^H A_cur W), from Y's same rows (leading dimension ldy), p
+  // leading dimension ldp.
+  void subtract_half_y_wtaw(long rows, const T* y, long ldy, T* p, long ldp) {
     if (rows <= 0) return;
-    be_.gemm('N', 'N', rows, b_, b_, -0.5, y + (lo - r0), m, buf_.wtaw.get(), b_, 1.0, p, ldp);
+    be_.gemm('N', 'N', rows, b_, b_, -0.5, y, ldy, buf_.wtaw.get(), b_, 1.0, p, ldp);
   }
 
   // A(e:n, own columns >= e) -= Z Y^H + Y Z^H with the block's accumulated Z, Y. Each own segment
@@ -527,12 +588,14 @@ class BandReduction {
   T* a_;
   long n_, b_, k_;
   bool keep_, panel_syr2k_, z_on_every_rank_;
+  bool pack_rows_;  // cyclic columns: a rank's rows below a panel packed (several runs)
   DbbrProfiler* prof_;
   BasicReflectorPanels<T> out_;
   DeferredFailure failure_;
   // The outer block in progress.
   int owner_ = 0;
   long i_ = 0, e_ = 0, kb_ = 0, old_ld_ = 1;
+  long packed_ld_ = 0;     // the rank's rows below its first panel, packed (Ybp, Zbp)
   bool spread_z_ = false;  // its Z formed on every rank (z_on_every_rank_, other ranks hold rows)
   BlockBuffers<T> buf_;
 };

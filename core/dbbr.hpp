@@ -88,8 +88,9 @@ struct DbbrOptions {
   // row of the trailing matrix (one rank) it forms Z either way.
   bool z_on_every_rank = true;
   // The columns' distribution (core/dbbr_columns.hpp): outer block t on engine rank t mod E, so
-  // that every rank keeps a share of the trailing matrix to the end; false: the engine layout's
-  // contiguous columns.
+  // that every rank keeps a share of the trailing matrix to the end, its rows (several runs)
+  // packed once a panel so that each product over them is one GEMM; false: the engine layout's
+  // contiguous columns (one run a rank, used in place).
   bool cyclic_blocks = false;
 };
 

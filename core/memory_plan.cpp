@@ -99,7 +99,10 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // but S, kb x b) and, eigenvalues only, one W, Y pair (< n b each; with eigenvectors each panel's
   // W, Y, the block's among them, count in `panels`); GPU panel QR: tau, G, T (b x b) and geqrf's
   // workspace (< n b).
-  const long block_work = 3 * n * kb + 4 * n * b + kb * b + b * b;
+  // Cyclic on several ranks, with Z formed on every rank: Ybp, Zbp (the rank's rows x kb each) and
+  // Wp (its rows x b), at most its columns' count of rows.
+  const long packed_rows = dbbr_cyclic && L.engine_ranks() > 1 ? width * (2 * kb + b) : 0;
+  const long block_work = 3 * n * kb + 4 * n * b + kb * b + b * b + packed_rows;
   const long qr_work = gpu_buffers ? n * b + 3 * b * b + b : 0;
   const long sym_work = p.symmetric_product_workspace =
       symmetric_product_doubles(columns, rank, b, symmetric_product, gpu_buffers, words);

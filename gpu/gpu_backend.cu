@@ -31,6 +31,7 @@
 #include "gpu/pageable_copy.hpp"
 #include "gpu/panel_qr.cuh"
 #include "gpu/pinned_staging.hpp"
+#include "gpu/row_runs.cuh"
 #include "gpu/secular_merge.cuh"
 #include "gpu/sturm_bisection.cuh"
 #include "gpu/symmetric_eigensolver.hpp"
@@ -722,6 +723,17 @@ void GpuBackend::copy_matrix(long m, long n, const double* src, long lds, double
   }
   PIPEVD_CUDA_CHECK(cudaMemcpy2DAsync(dst, sizeof(double) * ldd, src, sizeof(double) * lds,
                                       sizeof(double) * m, n, cudaMemcpyDeviceToDevice, s_->stream));
+}
+
+void GpuBackend::copy_row_runs(long cols, const std::vector<RowRun>& runs, const double* src,
+                               long lds, double* dst, long ldd) {
+  if (runs.size() == 1) {
+    const RowRun& r = runs.front();
+    copy_matrix(r.rows, cols, src + r.src_row, lds, dst + r.dst_row, ldd);
+    return;
+  }
+  ScopedDevice guard(s_->device);
+  gpu::copy_row_runs(s_->stream, cols, runs, src, lds, dst, ldd);
 }
 
 void GpuBackend::fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) {

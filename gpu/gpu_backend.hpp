@@ -111,6 +111,10 @@ class GpuBackend final : public EngineBackend {
   void copy_to_device_async(const double* host, double* dev, long count) override;
   void wait_staging(const double* host) override;
   void copy_matrix(long m, long n, const double* src, long lds, double* dst, long ldd) override;
+  // One kernel for the runs (gpu/row_runs.cuh); a single run is copy_matrix's 2D copy.
+  using EngineBackend::copy_row_runs;
+  void copy_row_runs(long cols, const std::vector<RowRun>& runs, const double* src, long lds,
+                     double* dst, long ldd) override;
   void fill_matrix(long m, long n, double alpha, double beta, double* a, long lda) override;
   void fill_matrix(long m, long n, Complex alpha, Complex beta, Complex* a, long lda) override;
   void mirror_triangle(char uplo, long n, double* a, long lda) override;

@@ -49,6 +49,7 @@ const void* const kAnchors[] = {
     gpu_backend_kernel_anchor(),
     panel_qr_kernel_anchor(),
     reflector_blocks_kernel_anchor(),
+    row_runs_kernel_anchor(),
     secular_merge_kernel_anchor(),
     sturm_bisection_kernel_anchor(),
     symmetric_product_kernel_anchor(),

@@ -36,6 +36,7 @@ const void* complex_panel_qr_kernel_anchor();
 const void* gpu_backend_kernel_anchor();
 const void* panel_qr_kernel_anchor();
 const void* reflector_blocks_kernel_anchor();
+const void* row_runs_kernel_anchor();
 const void* secular_merge_kernel_anchor();
 const void* sturm_bisection_kernel_anchor();
 const void* symmetric_product_kernel_anchor();

@@ -22,9 +22,9 @@ struct Policy {
   // its own rows, gathered) or "owner" (the panel's owner, broadcast): core/dbbr.hpp.
   bool dbbr_z_on_every_rank = true;
   // PIPEVD_DBBR_COLUMNS: DBBR's columns over several engine ranks, "cyclic" (outer blocks dealt
-  // out in turn, moved there after the upload) or "blockwise" (the engine layout's, the default:
-  // cyclic's balanced work does not pay for the more, smaller messages and GEMMs of its panels
-  // yet): core/dbbr.hpp.
+  // out in turn, moved there after the upload, the rank's rows packed a panel) or "blockwise" (the
+  // engine layout's, the default until docs/dbbr_chain.md §6's gate shows cyclic paying for its
+  // column exchange and packing): core/dbbr.hpp.
   bool dbbr_cyclic_blocks = false;
 
   // PIPEVD_TRIDIAGONAL: the engine's stage-3 solver, "auto" (dc on the GPU, dstedc on the host

@@ -5,7 +5,9 @@
 // the band against the spectrum A was made with), Q_s^H A Q_s = B with Q_s unitary at the
 // smallest n, and the run repeated gives the same bits. The columns' move from the layout's
 // contiguous columns into the cyclic ones (core/column_exchange) delivers each rank's cyclic
-// columns exactly, and back; the profiler sees every cyclic outer block.
+// columns exactly, and back; the profiler sees every cyclic outer block; a panel's backend calls
+// do not grow with the runs of rows a rank holds (its rows packed); the buffers DBBR allocates
+// unfilled are written before they are read (NaN in them changes no bit).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -13,6 +15,7 @@
 #include <cfloat>
 #include <complex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/column_exchange.hpp"
@@ -23,6 +26,7 @@
 #include "tests/support/band_checks.hpp"
 #include "tests/support/band_readback.hpp"
 #include "tests/support/blacs_grid.hpp"
+#include "tests/support/counting_backend.hpp"
 #include "tests/support/hermitian.hpp"
 #include "tests/support/reduction_shape.hpp"
 #include "tests/support/spectra.hpp"
@@ -61,7 +65,7 @@ std::vector<T> columns_of(const std::vector<T>& a, const DbbrColumns& c, int ran
 }
 
 template <class T>
-test::BandReadback<T> reduce(HostBackend& be, const std::vector<T>& a, const EngineLayout& L,
+test::BandReadback<T> reduce(EngineBackend& be, const std::vector<T>& a, const EngineLayout& L,
                              const DbbrOptions& opt) {
   std::vector<T> mine = columns_of(a, dbbr_columns(L, opt), world_rank());
   return test::reduce_and_read_back(be, L, world_rank(), mine.data(), opt);
@@ -131,6 +135,39 @@ TYPED_TEST(DbbrCyclic, EqualsBlockwiseToRounding) {
     }
 }
 
+// The buffers DBBR allocates unfilled (each panel's W, Y, the Z, the owner's saved block columns
+// and, its rows packed, Ybp, Zbp, Wp) are written before they are read on every path: the panel's
+// owner and the others, ranks without rows below a panel (n = 97 on 4 ranks), the block's first
+// panels (tb = 0; k = b: every panel), the last panels, both Z schemes, cyclic and blockwise, real
+// and complex. Filled with NaN (test::CountingBackend's poison) they give the zero-filled run's
+// bits.
+TYPED_TEST(DbbrCyclic, UnfilledBuffersAreWrittenBeforeTheyAreRead) {
+  using T = TypeParam;
+  HostBackend zeroed;
+  zeroed.bind(MPI_COMM_WORLD);
+  test::CountingBackend poisoned(true);
+  poisoned.bind(MPI_COMM_WORLD);
+  for (const Shape& s : {Shape{301, 8, 32}, Shape{97, 8, 8}, Shape{130, 4, 36}})
+    for (bool cyclic : {true, false})
+      for (bool every_rank : {true, false}) {
+        SCOPED_TRACE(name(s) + (cyclic ? " cyclic" : " blockwise") +
+                     (every_rank ? " z on every rank" : " z on the owner"));
+        const std::vector<T> a = matrix(s.n, static_cast<T*>(nullptr));
+        const EngineLayout L = plan_engine_layout(s.n, world_size(), s.b);
+        DbbrOptions opt{s.b, s.k, true};
+        opt.z_on_every_rank = every_rank;
+        opt.cyclic_blocks = cyclic;
+        const test::BandReadback<T> want = reduce(zeroed, a, L, opt);
+        const test::BandReadback<T> got = reduce(poisoned, a, L, opt);
+        EXPECT_TRUE(test::bitwise_equal(got.band, want.band)) << "band";
+        ASSERT_EQ(got.w.size(), want.w.size());
+        for (std::size_t p = 0; p < got.w.size(); ++p) {
+          EXPECT_TRUE(test::bitwise_equal(got.w[p], want.w[p])) << "W " << p;
+          EXPECT_TRUE(test::bitwise_equal(got.y[p], want.y[p])) << "Y " << p;
+        }
+      }
+}
+
 // From the layout's contiguous columns into the cyclic ones and back: the exact columns, timed as
 // one Copies part.
 struct PartRecorder : DbbrProfiler {
@@ -189,6 +226,92 @@ TEST(DbbrCyclicBlocks, ProfilerSeesEachCyclicOuterBlock) {
   ASSERT_EQ(rec.boundaries.size(), blocks.size() + 1);
   for (std::size_t t = 0; t < rec.boundaries.size(); ++t)
     EXPECT_EQ(rec.boundaries[t], static_cast<long>(t));
+}
+
+// The calls a device pays per launch (gemm, copy_matrix, copy_row_runs) from one panel's A W to
+// the next one's within an outer block, outside the owner's panel QR and panel update (which do
+// not depend on the rank's rows): the most over the panels whose Z every rank forms (three
+// collectives in between: the sums, Z's gather, the next W and Y), on the panels' owner and on the
+// other ranks.
+class PanelCalls : public DbbrProfiler {
+ public:
+  explicit PanelCalls(const test::CountingBackend& be) : be_(be) {}
+  long owner = 0, others = 0;
+
+  void begin(DbbrPart part) noexcept override {
+    if (part == DbbrPart::AW) {
+      close();
+      open_ = true;
+      start_ = calls();
+      skipped_ = 0;
+      owns_ = false;
+      collectives_ = 0;
+    }
+    if (skipped(part)) mark_ = calls();
+    if (part == DbbrPart::PanelQr) owns_ = true;
+    if (part == DbbrPart::Broadcast) ++collectives_;
+  }
+  void end(DbbrPart part) noexcept override {
+    if (skipped(part)) skipped_ += calls() - mark_;
+  }
+  void block_boundary(long) noexcept override { open_ = false; }
+
+ private:
+  static bool skipped(DbbrPart p) {
+    return p == DbbrPart::PanelQr || p == DbbrPart::PanelUpdate || p == DbbrPart::TrailingUpdate;
+  }
+  long calls() const { return be_.counts().total(); }
+  void close() {
+    if (!open_ || collectives_ != 3) return;
+    long& most = owns_ ? owner : others;
+    most = std::max(most, calls() - start_ - skipped_);
+  }
+
+  const test::CountingBackend& be_;
+  bool open_ = false, owns_ = false;
+  long start_ = 0, skipped_ = 0, mark_ = 0, collectives_ = 0;
+};
+
+// Cyclic outer blocks of k columns at n = `blocks` k: each rank holds blocks / E of them, that many
+// runs of rows below the early panels. The most calls a panel on its owner and on the others, the
+// most over the ranks.
+template <class T>
+std::pair<long, long> calls_per_panel(long blocks) {
+  const long b = 8, k = 32, n = blocks * k;
+  test::CountingBackend be;
+  be.bind(MPI_COMM_WORLD);
+  const EngineLayout L = plan_engine_layout(n, world_size(), b);
+  DbbrOptions opt{b, k, true};
+  opt.cyclic_blocks = true;
+  PanelCalls rec(be);
+  opt.profiler = &rec;
+  std::vector<T> mine =
+      columns_of(matrix(n, static_cast<T*>(nullptr)), dbbr_columns(L, opt), world_rank());
+  reduce_to_band(be, L, world_rank(), mine.data(), opt);
+  long most[2] = {rec.owner, rec.others};
+  MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  return {most[0], most[1]};
+}
+
+// Packed rows: one GEMM a product and one copy a pack however many runs, so a panel's calls at 16
+// outer blocks (4 runs a rank on 4 ranks) equal those at 4 (one run). The owner's A W is one GEMM
+// more where it holds columns right of its block (on 4 ranks from 8 blocks on), whatever their
+// runs: its calls are compared at 8 and 16.
+TYPED_TEST(DbbrCyclic, BackendCallsPerPanelDoNotGrowWithSegments) {
+  using T = TypeParam;
+  if (world_size() < 2) GTEST_SKIP() << "one rank forms all of Z";
+  const auto [owner4, others4] = calls_per_panel<T>(4);
+  const auto [owner8, others8] = calls_per_panel<T>(8);
+  const auto [owner16, others16] = calls_per_panel<T>(16);
+  EXPECT_GT(others4, 0);
+  EXPECT_GT(owner8, 0);
+  const std::string seen = "owner " + std::to_string(owner4) + " " + std::to_string(owner8) + " " +
+                           std::to_string(owner16) + ", others " + std::to_string(others4) + " " +
+                           std::to_string(others8) + " " + std::to_string(others16);
+  this->RecordProperty("calls_per_panel", seen);
+  EXPECT_EQ(others16, others4) << seen;
+  EXPECT_EQ(others8, others4) << seen;
+  EXPECT_EQ(owner16, owner8) << seen;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The GPU backend's operations against the host backend (the oracle), on fresh random inputs at
-// several sizes including odd ones: copies and fills (exact), gemm, panel_qr (same W, Y, R to
-// rounding, and A = (I - W Y^T) R), merge_reflector_blocks, bc_back (X Q_b as
+// several sizes including odd ones: copies, row-run copies and fills (exact), gemm, panel_qr (same
+// W, Y, R to rounding, and A = (I - W Y^T) R), merge_reflector_blocks, bc_back (X Q_b as
 // host::apply_bc_back), bulge_chase + bc_back with the reflectors kept on the device, and the
 // one-stage path (cusolverDnXsyevd) against the host's two-stage engine. Results computed twice
 // must be bitwise identical (a moving result is a race). The stages and the whole two-stage
@@ -28,6 +28,7 @@
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
 #include "gpu/pinned_staging.hpp"
+#include "gpu/row_runs.cuh"
 #include "host/bc_back.hpp"
 #include "host/bulge_chasing.hpp"
 #include "host/host_backend.hpp"
@@ -82,6 +83,37 @@ TEST_F(GpuBackendTest, CopyMatrixAndFillMatrixAreExact) {
     gpu_.fill_matrix(m, n, -2.5, 7.0, f.get(), ldd);
     EXPECT_TRUE(bitwise_equal(d.to_host(ldd * n), want));
     EXPECT_TRUE(bitwise_equal(f.to_host(ldd * n), want_fill));
+  }
+}
+
+// Row runs copied as the host backend's loop of copy_matrix copies them, exactly: more runs than
+// one launch's table, with runs of no rows and of one row among them, real and complex (on the
+// complex words); a single run (a 2D copy) and none.
+TEST_F(GpuBackendTest, CopyRowRunsEqualsHost) {
+  const long cols = 5, lds = 2000, ldd = 2100;
+  for (long count : {0L, 1L, 3L, 2L * gpu::kRowRunsPerLaunch + 3}) {
+    SCOPED_TRACE("runs=" + std::to_string(count));
+    std::vector<RowRun> runs;
+    long src = 0, dst = 0;
+    for (long i = 0; i < count; ++i) {
+      const long rows = i % 4 == 1 ? 0 : i % 4 == 2 ? 1 : 1 + i * 7 % 5;
+      runs.push_back({src, dst, rows});
+      src += rows + 1;  // gaps between the runs, which stay as they were in dst
+      dst += rows + 2;
+    }
+    ASSERT_LE(2 * src, lds);
+    ASSERT_LE(2 * dst, ldd);
+    const Mat s0 = random_vector(2 * lds * cols, 5), d0 = random_vector(2 * ldd * cols, 6);
+    Mat want = d0, want_complex = d0;
+    host_.copy_row_runs(cols, runs, s0.data(), lds, want.data(), ldd);
+    host_.copy_row_runs(cols, runs, reinterpret_cast<const Complex*>(s0.data()), lds,
+                        reinterpret_cast<Complex*>(want_complex.data()), ldd);
+    Dev s(gpu_, s0), d(gpu_, d0), c(gpu_, d0);
+    gpu_.copy_row_runs(cols, runs, s.get(), lds, d.get(), ldd);
+    gpu_.copy_row_runs(cols, runs, reinterpret_cast<const Complex*>(s.get()), lds,
+                       reinterpret_cast<Complex*>(c.get()), ldd);
+    EXPECT_TRUE(bitwise_equal(d.to_host(2 * ldd * cols), want));
+    EXPECT_TRUE(bitwise_equal(c.to_host(2 * ldd * cols), want_complex));
   }
 }
 
