@@ -7,14 +7,14 @@
 #   bash bench/device/dbbr_columns.sh   (after a build: STEPS=build; TESTS=1 first runs the GPU
 #   tests of TEST_REGEX)
 #   SIZES="32768 49152" VARIANTS="blockwise cyclic" bash bench/device/dbbr_columns.sh
-# VARIANTS ("blockwise cyclic cyclic_kept"). Writes $OUT/columns/<run>/ and $OUT/columns.tgz;
+# VARIANTS ("blockwise cyclic cyclic_kept"), GPUS (4: the engine ranks, one per GPU). Writes $OUT/columns/<run>/ and $OUT/columns.tgz;
 # BUDGET_S (420) for the runs together, RUN_S (110) each.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/preamble.sh"
 runs_folder columns 420
 export RUN_S=${RUN_S:-110}
-real() { scaling_run "$dir" "$1_n$n" SIZES="$n" GPU_COUNTS=4 CALLS=2 LABEL_SUFFIX="_$1" "${@:2}"; }
+real() { scaling_run "$dir" "$1_n$n" SIZES="$n" GPU_COUNTS="${GPUS:-4}" CALLS=2 LABEL_SUFFIX="_$1" "${@:2}"; }
 for n in ${SIZES:-32768}; do
   for v in ${VARIANTS:-blockwise cyclic cyclic_kept}; do
     case $v in
