@@ -200,8 +200,8 @@ double eigenvalue_difference(const std::vector<double>& w, const std::vector<dou
 
 int run(int argc, char** argv) {
   std::vector<long> sizes = {8192, 16384};
-  // PIPEVD_* settings (the D&C's, the panel QR path, BC-back's kernel) through the policy, as
-  // pdsyevd_ reads them.
+  // PIPEVD_* settings (the D&C's, SBR-back's order, the panel QR path, BC-back's kernel) through
+  // the policy, as pdsyevd_ reads them.
   const pipevd::PolicyOrError& pol = pipevd::process_policy();
   if (!pol.error.empty()) {
     std::fprintf(stderr, "evd_bench: %s\n", pol.error.c_str());
@@ -319,6 +319,7 @@ int run(int argc, char** argv) {
           }
           pipevd::EngineOptions opt;
           opt.dc = from_policy.dc;
+          opt.sbr_back_order = from_policy.sbr_back_order;
           opt.b = b;
           opt.k = k;
           opt.want_vectors = vectors;
@@ -358,10 +359,13 @@ int run(int argc, char** argv) {
           if (ok && vectors && checked_w[n].empty()) checked_w[n] = w;
           failures += ok ? 0 : 1;
           // JOBZ column: V+o where SBR-back ran next to bulge chasing (its column: what was left),
-          // V+d where the D&C started before SBR-back.
-          const std::string jz = std::string(1, jobz) + (opt.overlap_sbr_back ? "+o" : "") +
-                                 (opt.dc_at_sbr_back ? "+d" : "") +
-                                 (split.empty() ? "" : "/" + split);
+          // V+d where the D&C started before SBR-back, +r where PIPEVD_SBR_BACK_ORDER=right kept
+          // SBR-back's right-hand product.
+          const std::string jz =
+              std::string(1, jobz) + (opt.overlap_sbr_back ? "+o" : "") +
+              (opt.dc_at_sbr_back ? "+d" : "") +
+              (vectors && opt.sbr_back_order == pipevd::SbrBackOrder::Right ? "+r" : "") +
+              (split.empty() ? "" : "/" + split);
           std::printf(
               "%6ld %4s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %9.3f %7.2f %7.2f %5d | "
               "%9.1e %9.2f %9.2f %s\n",

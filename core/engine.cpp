@@ -117,7 +117,8 @@ class TwoStageCall {
     return moved;
   }
 
-  // 4a This rank's rows of Q_sb = Q_s Q_b start as the identity's row block; with
+  // 4a This rank's rows of Q_sb = Q_s Q_b start as the identity's row block (on a rank with every
+  // row SBR-back's left order relies on it: it updates only each block's trailing square); with
   // overlap_sbr_back, SBR-back is queued now on a companion's stream (x filled and DBBR's panels
   // complete on `be` first: its synchronisation before the companion) and runs next to bulge
   // chasing. The panels (freed through `be`'s stream) and merged blocks then live until that
@@ -271,7 +272,7 @@ class TwoStageCall {
   void apply_sbr_back_on(EngineBackend& sb, bool release_panels) {
     blocks_ = merge_reflector_panels(sb, panels_, opt_.k, release_panels);
     if (release_panels) panels_.panels.clear();
-    apply_sbr_back(sb, blocks_, h_, xt(), ldx_);
+    apply_sbr_back(sb, blocks_, h_, xt(), ldx_, opt_.sbr_back_order);
   }
 
   // Stage 3's work, in the D&C's thread or inline. No MPI in here: the caller may have

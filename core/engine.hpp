@@ -14,6 +14,7 @@
 #include "base/engine_layout.hpp"
 #include "core/backend.hpp"
 #include "core/dbbr.hpp"
+#include "core/sbr_back.hpp"
 #include "core/timeline.hpp"
 #include "core/tridiagonal_dc.hpp"
 
@@ -49,6 +50,10 @@ struct EngineOptions {
   // D&C started after SBR-back would outlast rank 0's BC-back and hold up the final GEMM; started
   // earlier it is hidden behind SBR-back as well.
   bool dc_at_sbr_back = false;
+  // SBR-back's order (PIPEVD_SBR_BACK_ORDER): Auto forms Q_s from the left on a rank that holds
+  // every row (a third fewer flops); Right keeps the right-hand product there too, for A/B runs.
+  // Ranks with part of the rows multiply from the right either way.
+  SbrBackOrder sbr_back_order = SbrBackOrder::Auto;
   // Stage 3 by dc with eigenvectors: rank 0's D&C stops short of its top merges' GEMMs and hands
   // Q_pre and M (core/tridiagonal_dc.hpp's DcFold) to stage 5, where every rank forms
   // Z = (X Q_pre) M: the D&C shrinks to about a quarter (its two halves and the top secular

@@ -131,7 +131,9 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
     return p;
   }
   // Back transformation: X, the merged blocks replacing the panels as they are copied (at most
-  // all blocks plus the panels of the block being merged), the merge workspace, SBR-back's T.
+  // all blocks plus the panels of the block being merged), the merge workspace, SBR-back's T:
+  // h x widest from the right; from the left (where h == n) widest x (the largest block's m < n),
+  // within the same count.
   const long merge_ws = gpu_buffers ? (widest / 2 + b) * (widest / 2 + b) : 0;
   // SBR-back: X, U, the merged blocks; then BC-back: X, U and, on rank 0 of a device backend, the
   // D&C (core/tridiagonal_dc: Q_d, its work copy and a panel of M, started after SBR-back).

@@ -52,7 +52,18 @@ std::vector<BasicMergedReflectorBlock<T>> merge_reflector_panels(EngineBackend& 
 
 template <class T>
 void apply_sbr_back(EngineBackend& be, const std::vector<BasicMergedReflectorBlock<T>>& blocks,
-                    long h, T* x, long ldx) {
+                    long h, T* x, long ldx, SbrBackOrder order) {
+  if (h <= 0 || blocks.empty()) return;
+  const long n = blocks.front().row0 + blocks.front().m;  // every block ends at row n
+  if (order == SbrBackOrder::Auto && h == n)
+    form_q_s_from_left(be, blocks, x, ldx);
+  else
+    multiply_by_q_s(be, blocks, h, x, ldx);
+}
+
+template <class T>
+void multiply_by_q_s(EngineBackend& be, const std::vector<BasicMergedReflectorBlock<T>>& blocks,
+                     long h, T* x, long ldx) {
   if (h <= 0) return;
   long tmax = 0;
   for (const auto& blk : blocks) tmax = std::max(tmax, blk.width);
@@ -65,13 +76,41 @@ void apply_sbr_back(EngineBackend& be, const std::vector<BasicMergedReflectorBlo
   }
 }
 
+template <class T>
+void form_q_s_from_left(EngineBackend& be, const std::vector<BasicMergedReflectorBlock<T>>& blocks,
+                        T* x, long ldx) {
+  long tmax = 0, mmax = 0;
+  for (const auto& blk : blocks) {
+    tmax = std::max(tmax, blk.width);
+    mmax = std::max(mmax, blk.m);
+  }
+  BasicDeviceBuffer<T> t(be, tmax * mmax);
+  for (auto blk = blocks.rbegin(); blk != blocks.rend(); ++blk) {
+    const long m = blk->m, w = blk->width;
+    T* xs = x + blk->row0 + blk->row0 * ldx;  // X(row0:n, row0:n)
+    be.gemm(Scalar<T>::adjoint, 'N', w, m, m, 1.0, blk->y.get(), m, xs, ldx, 0.0, t.get(), w);
+    be.gemm('N', 'N', m, m, w, -1.0, blk->w.get(), m, t.get(), w, 1.0, xs, ldx);
+  }
+}
+
 template std::vector<BasicMergedReflectorBlock<double>> merge_reflector_panels(
     EngineBackend&, BasicReflectorPanels<double>&, long, bool);
 template std::vector<BasicMergedReflectorBlock<Complex>> merge_reflector_panels(
     EngineBackend&, BasicReflectorPanels<Complex>&, long, bool);
 template void apply_sbr_back(EngineBackend&, const std::vector<BasicMergedReflectorBlock<double>>&,
-                             long, double*, long);
+                             long, double*, long, SbrBackOrder);
 template void apply_sbr_back(EngineBackend&, const std::vector<BasicMergedReflectorBlock<Complex>>&,
-                             long, Complex*, long);
+                             long, Complex*, long, SbrBackOrder);
+template void multiply_by_q_s(EngineBackend&, const std::vector<BasicMergedReflectorBlock<double>>&,
+                              long, double*, long);
+template void multiply_by_q_s(EngineBackend&,
+                              const std::vector<BasicMergedReflectorBlock<Complex>>&, long,
+                              Complex*, long);
+template void form_q_s_from_left(EngineBackend&,
+                                 const std::vector<BasicMergedReflectorBlock<double>>&, double*,
+                                 long);
+template void form_q_s_from_left(EngineBackend&,
+                                 const std::vector<BasicMergedReflectorBlock<Complex>>&, Complex*,
+                                 long);
 
 }  // namespace pipevd

@@ -1,7 +1,9 @@
 // Stage 4a, SBR-back (DBBR paper §4.3, Algorithm 3, §5.3): consecutive DBBR panels are merged
 // pairwise (W_12 = [W_1 | W_2 - W_1 Y_1^T W_2], Y_12 = [Y_1 | Y_2]) into blocks about k wide, so
 // the back transformation runs as GEMMs of inner dimension k instead of b; then a row block X of
-// the identity becomes X Q_s = X (I - W_1 Y_1^H)(I - W_2 Y_2^H)... (^T for real matrices).
+// the identity becomes X Q_s = X (I - W_1 Y_1^H)(I - W_2 Y_2^H)... (^T for real matrices). Where
+// X is the whole identity (one engine rank), Q_s is formed from the left in reverse block order
+// instead, which skips the zeros and identity X keeps outside each block's trailing square.
 #pragma once
 #include <vector>
 
@@ -28,9 +30,34 @@ std::vector<BasicMergedReflectorBlock<T>> merge_reflector_panels(EngineBackend& 
                                                                  BasicReflectorPanels<T>& q, long k,
                                                                  bool release_panels = false);
 
-// X := X * Q_s for the h x n row block X (device, leading dimension ldx).
+// The order SBR-back applies the merged blocks in (PIPEVD_SBR_BACK_ORDER).
+enum class SbrBackOrder {
+  Auto,   // from the left in reverse where the rank holds every row, else from the right
+  Right,  // from the right in forward order on every rank
+};
+
+// X := rows [r0, r0 + h) of Q_s, X (device, h x n, leading dimension ldx) holding those rows of
+// the n x n identity on entry. Where they are every row (h == n: one engine rank) and order is
+// Auto, Q_s is formed from the left (form_q_s_from_left), which needs that identity; elsewhere X
+// is multiplied from the right (multiply_by_q_s).
 template <class T>
 void apply_sbr_back(EngineBackend& be, const std::vector<BasicMergedReflectorBlock<T>>& blocks,
-                    long h, T* x, long ldx);
+                    long h, T* x, long ldx, SbrBackOrder order = SbrBackOrder::Auto);
+
+// X := X Q_s for any h x n X, block by block in forward order: X(:, row0:n) -= (X W) Y^H, a block
+// of width w on m rows costs 4 h m w flops (2 h n^2 in all). Workspace: h x (widest block).
+template <class T>
+void multiply_by_q_s(EngineBackend& be, const std::vector<BasicMergedReflectorBlock<T>>& blocks,
+                     long h, T* x, long ldx);
+
+// X := Q_s for the n x n X, the identity on entry, as LAPACK's xORGQR forms Q: block by block in
+// reverse order from the left, X(row0:n, row0:n) -= W (Y^H X(row0:n, row0:n)). When a block
+// comes, only the later blocks have touched X, all of them inside its trailing square from row0,
+// so X is the identity outside that square and the block changes nothing else: 4 m^2 w flops a
+// block, (4/3) n^3 in all instead of the right order's 2 n^3. Workspace: (widest) x (largest m),
+// no more than the right order's n x (widest).
+template <class T>
+void form_q_s_from_left(EngineBackend& be, const std::vector<BasicMergedReflectorBlock<T>>& blocks,
+                        T* x, long ldx);
 
 }  // namespace pipevd

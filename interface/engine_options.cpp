@@ -10,6 +10,7 @@ EngineOptions engine_options(const Policy& policy, bool want_vectors) {
   if (policy.block > 0) opt.k = policy.block;
   opt.dbbr_z_on_every_rank = policy.dbbr_z_on_every_rank;
   opt.dbbr_cyclic_blocks = policy.dbbr_cyclic_blocks;
+  if (policy.sbr_back_order == "right") opt.sbr_back_order = SbrBackOrder::Right;
   opt.dc.threads = policy.dc_threads;  // 0: every CPU of the node
   opt.dc.verbose = policy.verbose >= 1;
   if (policy.dc_device_merge >= 0) opt.dc.merge_on_device = policy.dc_device_merge;

@@ -1,6 +1,7 @@
 // The engine's options from the process policy (interface/policy: the one place PIPEVD_* settings
-// are read and checked): DBBR's b and k, the stage-3 solver and the D&C's threads, merge path,
-// staging and verbosity. The route and the benches that call run_engine directly both use it.
+// are read and checked): DBBR's b and k, SBR-back's order, the stage-3 solver and the D&C's
+// threads, merge path, staging and verbosity. The route and the benches that call run_engine
+// directly both use it.
 #pragma once
 #include "core/backend_factory.hpp"
 #include "core/engine.hpp"

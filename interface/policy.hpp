@@ -39,6 +39,9 @@ struct Policy {
   // PIPEVD_SBR_BACK_BESIDE: SBR-back next to bulge chasing on a GPU where the memory plan allows,
   // "auto", "on" or "off" (core/call_plan.hpp's SbrBackBesideSetting).
   std::string sbr_back_beside = "auto";
+  // PIPEVD_SBR_BACK_ORDER: SBR-back's order, "auto" (from the left on a rank that holds every row)
+  // or "right" (from the right everywhere; core/sbr_back.hpp's SbrBackOrder).
+  std::string sbr_back_order = "auto";
   // PIPEVD_DC_EARLY: engine rank 0's D&C started at SBR-back where the memory plan allows, "auto"
   // (several engine ranks), "on" or "off" (core/call_plan.hpp's DcEarlySetting).
   std::string dc_early = "auto";

@@ -4,7 +4,9 @@
 // and BC-back is unitary and reduces A to the real tridiagonal bulge chasing hands the D&C; the
 // whole engine (dstedc, dc, dc folded into the final GEMM, eigenvalues only): eigenvalues against
 // the known spectrum and LAPACK (dsyevd, zheevd), residual ||A Z - Z W||_F / (||A||_F n eps) and
-// orthogonality ||Z^H Z - I||_F / (n eps) under ScaLAPACK's threshold.
+// orthogonality ||Z^H Z - I||_F / (n eps) under ScaLAPACK's threshold; SBR-back's right order
+// forced gives the same eigenvalues bitwise and Z to rounding where a rank holds every row, else
+// bitwise.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -212,6 +214,25 @@ TYPED_TEST(EngineScalars, WholeEngineMatchesTheSpectrumAndLapack) {
         const std::vector<T> zf = gather_rows(L, z);
         EXPECT_LT(residual(in, a, zf, w), test::kScalapackThreshold);
         EXPECT_LT(orthogonality(in, zf), test::kScalapackThreshold);
+
+        // SBR-back from the right on every rank: the same eigenvalues, and Z to rounding where a
+        // rank holds every row (auto forms Q_s from the left there), else bitwise.
+        EngineOptions right = opt;
+        right.sbr_back_order = SbrBackOrder::Right;
+        std::vector<T> zr(ldz * n, T(0));
+        std::vector<double> wr(std::max(1L, n));
+        HostBackend right_be;
+        ASSERT_EQ(run_engine(right_be, MPI_COMM_WORLD, L, mine.data(), wr.data(), zr.data(), right,
+                             nullptr),
+                  0);
+        wr.resize(n);
+        EXPECT_TRUE(test::bitwise_equal(wr, w)) << "eigenvalues, SBR-back's right order";
+        bool every_row = false;
+        for (int e = 0; e < L.engine_ranks(); ++e) every_row = every_row || L.height(e) == n;
+        if (every_row)
+          EXPECT_LT(test::max_abs_diff(zr, z), 1e-10) << "Z, SBR-back's right order";
+        else
+          EXPECT_TRUE(test::bitwise_equal(zr, z)) << "Z, SBR-back's right order";
 
         // Eigenvalues only: the same tridiagonal, so the same eigenvalues to rounding.
         opt.want_vectors = false;

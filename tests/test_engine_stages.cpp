@@ -3,7 +3,8 @@
 // (merged W blocks on any row block equal the panel-by-panel product), bulge chasing + both back
 // transformations (Q_sb^T A Q_sb = T), and the whole engine (residual, orthogonality, eigenvalues
 // vs dsyevd; other stage orders of the same arithmetic give the same eigenvalues bitwise, the
-// D&C's top merge folded into the final GEMM too; DBBR on the layout's columns instead of its
+// D&C's top merge folded into the final GEMM too, and SBR-back's right order forced, whose Z is
+// bitwise the default's where no rank holds every row; DBBR on the layout's columns instead of its
 // cyclic outer blocks the same eigenvalues to rounding), for b
 // in {2, 4, 8, 32}, k in {b, 4b}, n not a multiple of b or k, balanced and skewed layouts. DBBR,
 // SBR-back and the engine run twice must give the same bits (a moving result is a race).
@@ -18,8 +19,6 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -37,6 +36,7 @@
 #include "tests/support/accuracy.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_matrix.hpp"
+#include "tests/support/gpu_instance.hpp"
 #include "tests/support/reduction_shape.hpp"
 #include "tests/support/spectra.hpp"
 #include "tests/support/vector_compare.hpp"
@@ -228,6 +228,13 @@ void expect_eigendecomposition(const Mat& a, long n, const EngineResult& r) {
   EXPECT_LT(test::orthogonality(static_cast<int>(n), r.z), test::kScalapackThreshold);
 }
 
+// Whether some engine rank of L holds every row (SBR-back's left order runs there).
+bool holds_every_row(const EngineLayout& L) {
+  for (int e = 0; e < L.engine_ranks(); ++e)
+    if (L.height(e) == L.n) return true;
+  return false;
+}
+
 // Another order of the same arithmetic (a stage in a thread, on a companion, earlier or later):
 // the same T, so the same eigenvalues bitwise, and Z to rounding (a race shows far beyond it).
 void expect_same_arithmetic(const EngineResult& r, const EngineResult& ref) {
@@ -239,11 +246,7 @@ void expect_same_arithmetic(const EngineResult& r, const EngineResult& ref) {
 class EngineStages : public testing::TestWithParam<std::tuple<Backend, Layout>> {
  protected:
   void SetUp() override {
-    if (kind() != Backend::Gpu || gpu_visible_devices() > 0) return;
-    const char* require = std::getenv("PIPEVD_REQUIRE_GPU");
-    if (require && std::strcmp(require, "1") == 0)
-      FAIL() << "no CUDA device, and PIPEVD_REQUIRE_GPU=1";
-    GTEST_SKIP() << "no CUDA device: skipped";
+    if (kind() == Backend::Gpu) test::skip_gpu_instance_without_device();
   }
   Backend kind() const { return std::get<0>(GetParam()); }
   // The host backend is the oracle: checked against itself, a comparison could not fail.
@@ -394,6 +397,15 @@ TEST_P(EngineStages, WholeEngineMatchesLapack) {
       const EngineResult r = engine(a, L, v);
       expect_eigendecomposition(a, s.n, r);
       expect_same_arithmetic(r, first);
+    }
+    {  // SBR-back from the right on every rank: the same T, and Q_s to rounding where a rank
+       // holds every row (there auto forms it from the left), bitwise where none does
+      SCOPED_TRACE("SBR-back's right order forced");
+      EngineOptions right = opt;
+      right.sbr_back_order = SbrBackOrder::Right;
+      const EngineResult r = engine(a, L, right);
+      expect_same_arithmetic(r, first);
+      if (!holds_every_row(L)) EXPECT_TRUE(bitwise_equal(r.z, first.z)) << "Z on part of the rows";
     }
     {  // DBBR's outer blocks dealt out cyclically, not the layout's columns: other sums, the same
        // spectrum

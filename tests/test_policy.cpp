@@ -130,6 +130,20 @@ TEST(Policy, DbbrColumns) {
                    .dbbr_cyclic_blocks);
 }
 
+// SBR-back's order (core/sbr_back.hpp): auto by default (from the left on a rank with every row),
+// right on every rank where asked, handed to the engine's options.
+TEST(Policy, SbrBackOrder) {
+  EXPECT_EQ(parse({}).policy.sbr_back_order, "auto");
+  EXPECT_EQ(parse({{"PIPEVD_SBR_BACK_ORDER", "right"}}).policy.sbr_back_order, "right");
+  EXPECT_EQ(parse({{"PIPEVD_SBR_BACK_ORDER", "left"}}).error,
+            "PIPEVD_SBR_BACK_ORDER='left' is not one of auto, right");
+  EXPECT_EQ(engine_options(parse({}).policy, true).sbr_back_order, SbrBackOrder::Auto);
+  EXPECT_EQ(engine_options(parse({{"PIPEVD_SBR_BACK_ORDER", "auto"}}).policy, true).sbr_back_order,
+            SbrBackOrder::Auto);
+  EXPECT_EQ(engine_options(parse({{"PIPEVD_SBR_BACK_ORDER", "right"}}).policy, true).sbr_back_order,
+            SbrBackOrder::Right);
+}
+
 // Threads of the D&C and the redistribution, and the panel QR path: parsed and checked here, so a
 // bad value stops the job naming the variable like every other setting.
 TEST(Policy, ThreadsAndPanelQr) {
@@ -216,6 +230,7 @@ TEST(Policy, EmptyIsUnset) {
                           "PIPEVD_TRIDIAGONAL",
                           "PIPEVD_DBBR_Z",
                           "PIPEVD_DBBR_COLUMNS",
+                          "PIPEVD_SBR_BACK_ORDER",
                           "PIPEVD_ENGINE_PATH",
                           "PIPEVD_GPU_MEMORY_LIMIT",
                           "PIPEVD_DC_THREADS",
@@ -244,6 +259,7 @@ TEST(Policy, EmptyIsUnset) {
     EXPECT_EQ(p.policy.nccl_channels, d.nccl_channels) << var;
     EXPECT_EQ(p.policy.timeline_path, d.timeline_path) << var;
     EXPECT_EQ(p.policy.dbbr_cyclic_blocks, d.dbbr_cyclic_blocks) << var;
+    EXPECT_EQ(p.policy.sbr_back_order, d.sbr_back_order) << var;
   }
 }
 

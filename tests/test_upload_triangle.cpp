@@ -36,6 +36,7 @@
 #include "core/one_stage.hpp"
 #include "core/packed_triangle.hpp"
 #include "tests/support/fresh_seed.hpp"
+#include "tests/support/gpu_instance.hpp"
 
 namespace pipevd {
 namespace {
@@ -248,11 +249,7 @@ enum class Kind { Host, Gpu };
 class UploadTriangle : public testing::TestWithParam<Kind> {
  protected:
   void SetUp() override {
-    if (GetParam() != Kind::Gpu || gpu_visible_devices() > 0) return;
-    const char* require = std::getenv("PIPEVD_REQUIRE_GPU");
-    if (require && std::strcmp(require, "1") == 0)
-      FAIL() << "no CUDA device, and PIPEVD_REQUIRE_GPU=1";
-    GTEST_SKIP() << "no CUDA device: skipped";
+    if (GetParam() == Kind::Gpu) test::skip_gpu_instance_without_device();
   }
   // host_threads: the GPU backend's packing threads.
   std::unique_ptr<EngineBackend> backend(int host_threads = 1) const {
