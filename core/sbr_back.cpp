@@ -55,7 +55,7 @@ void apply_sbr_back(EngineBackend& be, const std::vector<BasicMergedReflectorBlo
                     long h, T* x, long ldx, SbrBackOrder order) {
   if (h <= 0 || blocks.empty()) return;
   const long n = blocks.front().row0 + blocks.front().m;  // every block ends at row n
-  if (order == SbrBackOrder::Auto && h == n)
+  if (forms_q_s_from_left(order, h, n))
     form_q_s_from_left(be, blocks, x, ldx);
   else
     multiply_by_q_s(be, blocks, h, x, ldx);

@@ -36,6 +36,11 @@ enum class SbrBackOrder {
   Right,  // from the right in forward order on every rank
 };
 
+// Whether apply_sbr_back forms Q_s from the left: h of n rows under `order`.
+inline bool forms_q_s_from_left(SbrBackOrder order, long h, long n) {
+  return order == SbrBackOrder::Auto && h == n;
+}
+
 // X := rows [r0, r0 + h) of Q_s, X (device, h x n, leading dimension ldx) holding those rows of
 // the n x n identity on entry. Where they are every row (h == n: one engine rank) and order is
 // Auto, Q_s is formed from the left (form_q_s_from_left), which needs that identity; elsewhere X

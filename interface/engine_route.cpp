@@ -30,6 +30,7 @@
 #include "core/memory_check.hpp"
 #include "core/memory_plan.hpp"
 #include "core/one_stage.hpp"
+#include "core/sbr_back.hpp"
 #include "core/scalar.hpp"
 #include "core/timeline.hpp"
 #include "interface/device_preparation.hpp"
@@ -621,15 +622,17 @@ void report(RouteCall<S>& r, const EngineRun& run) {
   if (r.one_stage())
     report_one_stage(r, run);
   else if (r.policy.verbose >= 2 || (r.policy.verbose >= 1 && e == 0))
-    std::fprintf(stderr,
-                 "pipevd: %s engine rank=%d/%d device=%d cols=%ld rows=%ld b=%ld k=%ld%s%s stages: "
-                 "redistribute=%.4f%s dbbr=%.4f bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f "
-                 "gemm=%.4f engine=%.4f s\n",
-                 r.on_gpu ? "gpu" : "host", e, r.ranks, r.device, r.width, r.height,
-                 effective_bandwidth(r.n, r.opt.b), r.opt.k,
-                 r.opt.overlap_sbr_back ? " sbr_back_beside" : "", s.dc_folded ? " dc_fold" : "",
-                 r.redistribute_s, r.direct ? " (none: caller's arrays)" : "", s.dbbr,
-                 s.bulge_chasing, s.dc, s.sbr_back, s.bc_back, s.gemm, s.total);
+    std::fprintf(
+        stderr,
+        "pipevd: %s engine rank=%d/%d device=%d cols=%ld rows=%ld b=%ld k=%ld%s%s%s stages: "
+        "redistribute=%.4f%s dbbr=%.4f bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f "
+        "gemm=%.4f engine=%.4f s\n",
+        r.on_gpu ? "gpu" : "host", e, r.ranks, r.device, r.width, r.height,
+        effective_bandwidth(r.n, r.opt.b), r.opt.k,
+        r.opt.overlap_sbr_back ? " sbr_back_beside" : "",
+        r.vectors && forms_q_s_from_left(r.opt.sbr_back_order, r.height, r.n) ? " sbr_left" : "",
+        s.dc_folded ? " dc_fold" : "", r.redistribute_s, r.direct ? " (none: caller's arrays)" : "",
+        s.dbbr, s.bulge_chasing, s.dc, s.sbr_back, s.bc_back, s.gemm, s.total);
   if (run.dbbr_parts) print_dbbr_parts(e, r.ranks, *run.dbbr_parts);
   print_dbbr_blocks(e, r.ranks, run.dbbr_blocks);
   if (r.timed)
