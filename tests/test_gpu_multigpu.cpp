@@ -411,6 +411,33 @@ TEST(MultiGpu, CyclicOuterBlocksEqualBlockwise) {
   }
 }
 
+// SBR-back beside DBBR (the companion's stream waits for each outer block's panels by an event)
+// against beside bulge chasing on the same ranks, DBBR's columns blockwise and cyclic: the same
+// eigenvalues bitwise (DBBR and the chase do the same work), Z to rounding (the same GEMMs, on a
+// stream that runs beside other work), residual and orthogonality under ScaLAPACK's threshold.
+TEST(MultiGpu, BesideDbbrAndBesideChaseGiveTheSameEigenvalues) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  for (const bool cyclic : {false, true})
+    for (long n : {1999L, 2500L}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + (cyclic ? " cyclic" : " blockwise"));
+      const Mat a = random_symmetric(n, static_cast<unsigned>(11 * n + 5));
+      EngineOptions opt;
+      opt.k = 256;
+      opt.dbbr_cyclic_blocks = cyclic;
+      opt.overlap_sbr_back = true;
+      const EngineRun chase = engine_on(MPI_COMM_WORLD, a, n, opt);
+      opt.sbr_back_beside_dbbr = true;
+      const EngineRun dbbr = engine_on(MPI_COMM_WORLD, a, n, opt);
+      ASSERT_EQ(chase.info, 0);
+      ASSERT_EQ(dbbr.info, 0);
+      EXPECT_TRUE(test::bitwise_equal(dbbr.w, chase.w)) << "eigenvalues";
+      EXPECT_LT(test::max_abs_diff(dbbr.z, chase.z), 1e-10) << "Z";
+      const int ni = static_cast<int>(n);
+      EXPECT_LT(test::residual(ni, a, dbbr.z, dbbr.w), test::kScalapackThreshold);
+      EXPECT_LT(test::orthogonality(ni, dbbr.z), test::kScalapackThreshold);
+    }
+}
+
 // The engine with DBBR's columns cyclic (moved after the upload) and blockwise (the default): the
 // same eigenvalues to rounding, each Z under ScaLAPACK's thresholds.
 TEST(MultiGpu, EngineWithCyclicAndBlockwiseDbbrColumns) {
