@@ -288,6 +288,10 @@ class EngineBackend {
 
   // --- Ordering: wait for all work issued so far (no-op on the host).
   virtual void synchronize() = 0;
+  // This backend's work issued from now on starts after the work issued on `other` so far, without
+  // waiting on the host (GPU: an event of other's stream that this stream waits for), so that a
+  // companion reads what `other` is still producing in order. Here: other's synchronisation.
+  virtual void wait_for(EngineBackend& other) { other.synchronize(); }
 
   // A second backend on the same device with its own queue (GPU: stream and cuBLAS handle), for
   // work issued from another host thread while this one is in use (stage 3's D&C). Its memory is

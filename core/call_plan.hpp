@@ -20,9 +20,11 @@ enum class DcFoldSetting { Auto, On, Off };
 DcFoldSetting dc_fold_setting(const std::string& name);
 
 // PIPEVD_SBR_BACK_BESIDE: SBR-back next to bulge chasing (EngineOptions::overlap_sbr_back) where
-// the memory plan with it fits (auto, on), or after it (off).
-enum class SbrBackBesideSetting { Auto, On, Off };
-// "auto", "on" or "off"; anything else throws std::invalid_argument.
+// the memory plan with it fits (auto, on), or after it (off); dbbr: beside DBBR itself
+// (EngineOptions::sbr_back_beside_dbbr) with several engine ranks, on the host engine too, where
+// every engine rank's plan with it fits, else as on.
+enum class SbrBackBesideSetting { Auto, On, Off, Dbbr };
+// "auto", "on", "off" or "dbbr"; anything else throws std::invalid_argument.
 SbrBackBesideSetting sbr_back_beside_setting(const std::string& name);
 
 // PIPEVD_DC_EARLY: engine rank 0's D&C started at SBR-back instead of after it
@@ -60,6 +62,9 @@ struct CallPlan {
   // default, where BC-back outlasts it).
   bool overlap_sbr_back = false;
   bool dc_at_sbr_back = false;
+  // EngineOptions::sbr_back_beside_dbbr, the same on every caller rank (PIPEVD_SBR_BACK_BESIDE=dbbr
+  // where every engine rank's plan with it fits); overlap_sbr_back with it.
+  bool sbr_back_beside_dbbr = false;
   // EngineOptions::dc_fold, the same on every caller rank: forced (PIPEVD_DC_FOLD=on), or under
   // auto with several engine ranks where every engine rank's plan with it fits; only with
   // eigenvectors and stage 3 by dc. The overlaps above are chosen with it.

@@ -91,7 +91,7 @@ class BandReduction {
 
  public:
   BandReduction(EngineBackend& be, const EngineLayout& layout, int rank, T* a,
-                const DbbrOptions& opt)
+                const DbbrOptions& opt, const PanelsReady<T>& ready)
       : be_(be),
         cols_(dbbr_columns(layout, opt)),
         me_(rank),
@@ -103,7 +103,8 @@ class BandReduction {
         panel_syr2k_(opt.panel_syr2k),
         z_on_every_rank_(opt.z_on_every_rank),
         pack_rows_(opt.cyclic_blocks),
-        prof_(opt.profiler) {
+        prof_(opt.profiler),
+        ready_(ready) {
     out_.n = n_;
     out_.b = b_;
   }
@@ -170,11 +171,11 @@ class BandReduction {
     local([&] { save_block_columns(); });
     panels(0, groups);
     release_panel_work();
+    local([&] { keep_panels(); });
     local([&] {
       DbbrTimed t(prof_, DbbrPart::TrailingUpdate);
       trailing_update();
     });
-    local([&] { keep_panels(); });
     buf_ = BlockBuffers<T>{};
   }
 
@@ -252,14 +253,17 @@ class BandReduction {
     }
   }
 
-  // The block's W, Y as Q_s's next panels.
+  // The block's W, Y as Q_s's next panels (the trailing update does not read them), told to
+  // ready_.
   void keep_panels() {
     if (!keep_) return;
+    const long first = static_cast<long>(out_.panels.size());
     for (std::size_t g = 0; g < buf_.w.size(); ++g) {
       const long r0 = i_ + (static_cast<long>(g) + 1) * b_;
       out_.panels.push_back(
           BasicReflectorPanel<T>{r0, n_ - r0, b_, std::move(buf_.w[g]), std::move(buf_.y[g])});
     }
+    if (ready_) ready_(out_, first, static_cast<long>(out_.panels.size()));
   }
 
   // Panels [s, t) of the block (in units of b columns): left half, update of the right half's
@@ -590,6 +594,7 @@ class BandReduction {
   bool keep_, panel_syr2k_, z_on_every_rank_;
   bool pack_rows_;  // cyclic columns: a rank's rows below a panel packed (several runs)
   DbbrProfiler* prof_;
+  const PanelsReady<T>& ready_;
   BasicReflectorPanels<T> out_;
   DeferredFailure failure_;
   // The outer block in progress.
@@ -634,9 +639,9 @@ void copy_own_band(EngineBackend& be, const DbbrColumns& cols, int rank, const T
 
 template <class T>
 BasicReflectorPanels<T> reduce(EngineBackend& be, const EngineLayout& layout, int rank, T* a,
-                               const DbbrOptions& opt) {
+                               const DbbrOptions& opt, const PanelsReady<T>& ready) {
   check_layout(layout, effective_bandwidth(layout.n, opt.b));
-  return BandReduction<T>(be, layout, rank, a, opt).run();
+  return BandReduction<T>(be, layout, rank, a, opt, ready).run();
 }
 
 template <class T>
@@ -660,13 +665,14 @@ BasicDeviceBuffer<T> gather(EngineBackend& be, const EngineLayout& L, int rank, 
 }  // namespace
 
 ReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
-                               const DbbrOptions& opt) {
-  return reduce(be, layout, rank, a, opt);
+                               const DbbrOptions& opt, const PanelsReady<double>& ready) {
+  return reduce(be, layout, rank, a, opt, ready);
 }
 
 ComplexReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank,
-                                      Complex* a, const DbbrOptions& opt) {
-  return reduce(be, layout, rank, a, opt);
+                                      Complex* a, const DbbrOptions& opt,
+                                      const PanelsReady<Complex>& ready) {
+  return reduce(be, layout, rank, a, opt, ready);
 }
 
 DeviceBuffer gather_band(EngineBackend& be, const EngineLayout& L, int rank, const double* a,

@@ -12,6 +12,7 @@
 // (DbbrOptions::z_on_every_rank).
 #pragma once
 #include <array>
+#include <functional>
 #include <vector>
 
 #include "base/engine_layout.hpp"
@@ -114,6 +115,14 @@ struct OuterBlock {
 // reduce.
 std::vector<OuterBlock> outer_blocks(const EngineLayout& layout, const DbbrOptions& opt);
 
+// Told, on the calling thread, that an outer block's panels are complete in `be`'s order (their
+// work and messages issued, on a device maybe still queued) and kept: `panels` holds Q_s's panels
+// so far, [first, last) the block's. Called before the block's trailing update, so that work
+// ordered after the panels alone can run beside it. A throw is this rank's failure, agreed at the
+// next outer block's start like any other of its own work.
+template <class T>
+using PanelsReady = std::function<void(BasicReflectorPanels<T>& panels, long first, long last)>;
+
 // Reduces the matrix in place. `a` (device) holds this rank's columns of the full symmetric
 // (complex: Hermitian) matrix in the distribution dbbr_columns(layout, opt), concatenated,
 // leading dimension n. Every col_begin must be a multiple of effective_bandwidth(n, b) or equal n.
@@ -121,11 +130,12 @@ std::vector<OuterBlock> outer_blocks(const EngineLayout& layout, const DbbrOptio
 // column j) holds the band matrix B = Q_s^H A Q_s; the result lists Q_s's panels on every rank. A
 // failure on one rank (an allocation, a panel's work) is thrown on every rank alike
 // (core/failure_agreement) at the next outer block's start or at the end, never leaving the others
-// waiting in a panel's messages.
+// waiting in a panel's messages. `ready`, where set, hears of each outer block's panels.
 ReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank, double* a,
-                               const DbbrOptions& opt);
+                               const DbbrOptions& opt, const PanelsReady<double>& ready = {});
 ComplexReflectorPanels reduce_to_band(EngineBackend& be, const EngineLayout& layout, int rank,
-                                      Complex* a, const DbbrOptions& opt);
+                                      Complex* a, const DbbrOptions& opt,
+                                      const PanelsReady<Complex>& ready = {});
 
 // The band matrix in lower band storage (core/band_storage.hpp layout), ldab = b + 1 with b the
 // effective bandwidth, on every rank (device buffer of n * ldab elements), assembled from each

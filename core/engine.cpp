@@ -41,6 +41,15 @@ TridiagonalSolver resolve_tridiagonal_solver(TridiagonalSolver s, bool host_memo
   return host_memory && n <= kDstedcMaxN ? TridiagonalSolver::Dstedc : TridiagonalSolver::Dc;
 }
 
+bool sbr_back_x_before_dbbr(const EngineOptions& opt, const EngineLayout& layout) {
+  return opt.want_vectors && opt.sbr_back_beside_dbbr && layout.engine_ranks() > 1;
+}
+
+bool sbr_back_beside_dbbr_applies(const EngineOptions& opt, const EngineLayout& layout, int rank) {
+  return sbr_back_x_before_dbbr(opt, layout) &&
+         !forms_q_s_from_left(opt.sbr_back_order, layout.height(rank), layout.n);
+}
+
 namespace {
 
 // One call of the engine over the scalar T: double, or std::complex<double> for a Hermitian
@@ -90,7 +99,7 @@ class TwoStageCall {
       dbbr.z_on_every_rank = opt_.dbbr_z_on_every_rank;
       dbbr.cyclic_blocks = opt_.dbbr_cyclic_blocks;
       const BasicDeviceBuffer<T> a = upload(a_cols, dbbr);
-      panels_ = reduce_to_band(be_, layout_, rank_, a.get(), dbbr);
+      reduce(a.get(), dbbr);
       band_ = gather_band(be_, layout_, rank_, a.get(), dbbr);
     }
     finish_stage(engine_, "dbbr", [&] { be_.synchronize(); });
@@ -117,23 +126,37 @@ class TwoStageCall {
     return moved;
   }
 
+  // 4a' With sbr_back_beside_dbbr (several engine ranks): X allocated and filled before DBBR, and
+  // the companion that applies SBR-back's blocks as DBBR makes their panels (on a rank that
+  // multiplies from the right) or, after DBBR, beside bulge chasing.
+  void prepare_sbr_back_beside_dbbr() {
+    if (!sbr_back_x_before_dbbr(opt_, layout_)) return;
+    agree_on_allocation(engine_, "x_allocation", [&] {
+      allocate_x();
+      sbr_be_ = be_.companion(/*urgent=*/false);
+      if (sbr_back_beside_dbbr_applies(opt_, layout_, rank_))
+        beside_dbbr_ = std::make_unique<SbrBackBesideDbbr<T>>(*sbr_be_, opt_.k, h_, xt(), ldx_);
+    });
+  }
+
   // 4a This rank's rows of Q_sb = Q_s Q_b start as the identity's row block (on a rank with every
   // row SBR-back's left order relies on it: it updates only each block's trailing square); with
   // overlap_sbr_back, SBR-back is queued now on a companion's stream (x filled and DBBR's panels
   // complete on `be` first: its synchronisation before the companion) and runs next to bulge
-  // chasing. The panels (freed through `be`'s stream) and merged blocks then live until that
-  // stream is synchronised; without the overlap each panel goes as soon as it is merged.
-  // X is held as doubles: stage 5 multiplies it by the real Q_d, which for complex X is the real
-  // product of its doubles (2h rows) with Q_d.
+  // chasing; beside DBBR, only the blocks DBBR's last outer block completed are left to queue.
+  // The panels (freed through `be`'s stream) and merged blocks then live until that stream is
+  // synchronised; without the overlap each panel goes as soon as it is merged.
   void start_sbr_back() {
     if (!opt_.want_vectors) return;
-    agree_on_allocation(engine_, "x_allocation", [&] {
-      x_ = DeviceBuffer(be_, kWords * ldx_ * n_);
-      be_.fill_matrix(h_, n_, T(0), T(0), xt(), ldx_);
-      be_.fill_matrix(h_, h_, T(0), T(1), xt() + r0_ * ldx_, ldx_);
-      if (opt_.overlap_sbr_back) {
+    const bool x_early = sbr_back_x_before_dbbr(opt_, layout_);
+    agree_on_allocation(engine_, x_early ? "sbr_back_start" : "x_allocation", [&] {
+      if (!x_early) allocate_x();
+      if (beside_dbbr_) {
+        sbr_be_->wait_for(be_);
+        beside_dbbr_->finish(panels_);
+      } else if (opt_.overlap_sbr_back || x_early) {
         be_.synchronize();
-        sbr_be_ = be_.companion(/*urgent=*/false);
+        if (!sbr_be_) sbr_be_ = be_.companion(/*urgent=*/false);
         apply_sbr_back_on(*sbr_be_, /*release_panels=*/false);
       }
     });
@@ -204,6 +227,7 @@ class TwoStageCall {
       }
     });
     blocks_.clear();
+    beside_dbbr_.reset();
     panels_.panels.clear();
     sbr_be_.reset();
     st_.sbr_back = MPI_Wtime() - t;
@@ -269,6 +293,45 @@ class TwoStageCall {
   bool uses_dc() const { return solver_ == TridiagonalSolver::Dc; }
   T* xt() { return reinterpret_cast<T*>(x_.get()); }
 
+  // X is held as doubles: stage 5 multiplies it by the real Q_d, which for complex X is the real
+  // product of its doubles (2h rows) with Q_d.
+  void allocate_x() {
+    x_ = DeviceBuffer(be_, kWords * ldx_ * n_);
+    be_.fill_matrix(h_, n_, T(0), T(0), xt(), ldx_);
+    be_.fill_matrix(h_, h_, T(0), T(1), xt() + r0_ * ldx_, ldx_);
+  }
+
+  // DBBR, with SBR-back beside it where beside_dbbr_ is set. A failure inside DBBR frees its
+  // panels in `be`'s order while the companion may still read them: the companion is waited for
+  // before anything allocates again, and DBBR's failure is the one that goes on.
+  void reduce(T* a, const DbbrOptions& dbbr) {
+    try {
+      panels_ = reduce_to_band(be_, layout_, rank_, a, dbbr, panels_ready());
+    } catch (...) {
+      settle_companion();
+      throw;
+    }
+  }
+
+  // The companion's queued work done, a failure of its own dropped: another is on its way.
+  void settle_companion() noexcept {
+    if (!sbr_be_) return;
+    try {
+      sbr_be_->synchronize();
+    } catch (...) {
+    }
+  }
+
+  // DBBR's hook beside it: the companion waits for the block's panels (and X's filling before
+  // them) in `be`'s order, then queues the merged blocks they complete.
+  PanelsReady<T> panels_ready() {
+    if (!beside_dbbr_) return {};
+    return [this](BasicReflectorPanels<T>& q, long /*first*/, long last) {
+      sbr_be_->wait_for(be_);
+      beside_dbbr_->panels_final(q, last);
+    };
+  }
+
   void apply_sbr_back_on(EngineBackend& sb, bool release_panels) {
     blocks_ = merge_reflector_panels(sb, panels_, opt_.k, release_panels);
     if (release_panels) panels_.panels.clear();
@@ -312,7 +375,8 @@ class TwoStageCall {
   BasicReflectorPanels<T> panels_;
   DeviceBuffer x_;
   std::unique_ptr<EngineBackend> sbr_be_;
-  std::vector<BasicMergedReflectorBlock<T>> blocks_;  // after sbr_be_: freed through it
+  std::vector<BasicMergedReflectorBlock<T>> blocks_;   // after sbr_be_: freed through it
+  std::unique_ptr<SbrBackBesideDbbr<T>> beside_dbbr_;  // after sbr_be_: its blocks go through it
   std::vector<double> d_, e_;
   BasicReflectorStore<T> u_;
   int info_ = 0;
@@ -330,6 +394,7 @@ template <class T>
 int run_two_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout, const T* a_cols,
                   double* w, T* z_rows, const EngineOptions& opt, EngineStats* stats) {
   TwoStageCall<T> call(be, engine, layout, opt);
+  call.prepare_sbr_back_beside_dbbr();
   call.band_reduction(a_cols);
   call.start_sbr_back();
   call.bulge_chasing();

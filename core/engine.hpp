@@ -44,6 +44,15 @@ struct EngineOptions {
   // alone leaves most of the device idle, so SBR-back's GEMMs fill it; the route sets this on a
   // GPU where the memory plan with it fits (SBR-back's merged blocks are then alive during BC).
   bool overlap_sbr_back = false;
+  // SBR-back beside DBBR itself (PIPEVD_SBR_BACK_BESIDE=dbbr), with several engine ranks and
+  // eigenvectors: X is allocated before DBBR, and each merged block is merged and applied to it on
+  // a companion's stream as soon as DBBR has made the block's panels, beside DBBR's chain of panel
+  // messages, which leaves the device mostly idle; the rest runs beside bulge chasing as with
+  // overlap_sbr_back. A rank forming Q_s from the left needs every block first, so it only runs
+  // beside bulge chasing. X and the merged blocks are then alive during DBBR, and X's allocation
+  // (agreed over the engine ranks) comes before DBBR's messages: the route sets this the same on
+  // every rank, where every rank's memory plan with it fits.
+  bool sbr_back_beside_dbbr = false;
   // D&C on the device (rank 0): start it before SBR-back instead of after. Its Q_d and work copy
   // (2 n^2) then sit next to SBR-back's merged blocks, so the route sets it only where the memory
   // plan with it fits. With several engine ranks each rank's back transformation is short, so a
@@ -73,6 +82,12 @@ struct EngineOptions {
   // columns as they come (the default, as the policy's).
   bool dbbr_cyclic_blocks = false;
 };
+
+// Whether X is allocated before DBBR under opt on the layout (the same on every engine rank).
+bool sbr_back_x_before_dbbr(const EngineOptions& opt, const EngineLayout& layout);
+// Whether engine rank `rank` applies SBR-back's blocks beside DBBR: X before DBBR, and multiplied
+// from the right there (forms_q_s_from_left says no).
+bool sbr_back_beside_dbbr_applies(const EngineOptions& opt, const EngineLayout& layout, int rank);
 
 // Seconds per stage on this rank (stage 3 on rank 0 only). gemm is stage 5 whole: the wait for
 // rank 0, the broadcasts and the products (folded, both X Q_pre and its product with M).

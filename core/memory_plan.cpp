@@ -4,6 +4,7 @@
 
 #include "core/dbbr.hpp"
 #include "core/reflector_store.hpp"
+#include "core/sbr_back.hpp"
 
 namespace pipevd {
 
@@ -28,7 +29,7 @@ struct PanelSizes {
 };
 PanelSizes panel_sizes(long n, long b, long k_in, bool want_vectors) {
   PanelSizes s;
-  const long per_block = std::max(1L, k_in / b);
+  const long per_block = panels_per_merged_block(k_in, b);
   long count = 0, block_row0 = 0, block_width = 0;
   for (long j = 0; n - j - b >= 2; j += b) {
     s.panels += 2 * (n - j - b) * b;
@@ -69,7 +70,7 @@ long symmetric_product_doubles(const DbbrColumns& columns, int rank, long b, boo
 EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, long k_in,
                                     bool want_vectors, bool gpu_buffers, bool overlap_sbr_back,
                                     bool dc_at_sbr_back, bool symmetric_product, bool dc_fold,
-                                    long words, bool dbbr_cyclic) {
+                                    long words, bool dbbr_cyclic, bool sbr_back_beside_dbbr) {
   EngineMemoryPlan p;
   const long n = L.n;
   if (n <= 0) return p;
@@ -117,6 +118,14 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
       words * std::max(n * (width + uploaded),
                        n * width + panels +
                            std::max(block_work + qr_work + std::max(sym_work, syr2k_work), band));
+  // SBR-back's merge workspace (GPU) and, from the right, T: h x the widest block.
+  const long merge_ws = gpu_buffers ? (widest / 2 + b) * (widest / 2 + b) : 0;
+  const long sbr_work = merge_ws + h * widest;
+  // Beside DBBR (several engine ranks, eigenvectors): X from DBBR's start, and by its end every
+  // merged block but the last next to all panels, with SBR-back's workspaces.
+  const bool beside_dbbr = sbr_back_beside_dbbr && want_vectors && L.engine_ranks() > 1;
+  if (beside_dbbr) p.dbbr += words * (ldx * n + blocks + sbr_work);
+  overlap_sbr_back = overlap_sbr_back || beside_dbbr;  // the rest then runs beside bulge chasing
 
   // Bulge chasing: the band, d and e on the device, the working band (2b wide) and sweep flags,
   // and the reflectors U (kept on the device by the GPU backend for BC-back).
@@ -133,15 +142,14 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // Back transformation: X, the merged blocks replacing the panels as they are copied (at most
   // all blocks plus the panels of the block being merged), the merge workspace, SBR-back's T:
   // h x widest from the right; from the left (where h == n) widest x (the largest block's m < n),
-  // within the same count.
-  const long merge_ws = gpu_buffers ? (widest / 2 + b) * (widest / 2 + b) : 0;
+  // within the same count (sbr_work).
   // SBR-back: X, U, the merged blocks; then BC-back: X, U and, on rank 0 of a device backend, the
   // D&C (core/tridiagonal_dc: Q_d, its work copy and a panel of M, started after SBR-back).
   // Overlapped with bulge chasing (EngineOptions::overlap_sbr_back): the panels stay until the end,
   // next to the blocks, and bulge chasing's band and work arrays are there too.
   const long merged = blocks + 2 * n * widest;
   const long sbr_back =
-      words * (ldx * n + u_dev + merge_ws + h * widest +
+      words * (ldx * n + u_dev + sbr_work +
                (overlap_sbr_back ? merged + panels + band + bc_work : std::max(merged, panels)));
   // Folded, the same buffers hold M and Q_pre (M's in-place permutation takes one column, less
   // than the panel); they are backend memory then on the host engine too.

@@ -7,6 +7,7 @@
 // stage's live buffers are summed; the peak is the largest stage. With eigenvectors, n = 49152 on
 // one rank (b = 32, k = 1024), the stages hold about (units n^2 doubles = 18 GiB):
 //   DBBR     A (1) + panels W, Y (1)                                             ~ 2.0 n^2
+//            (beside DBBR, several ranks: + X (h/n) + the merged W, Y (1) by its end)
 //   BC       panels (1) + band + U (1/2 + 1/(2b))                                ~ 1.5 n^2
 //   SBR-back merged W, Y (1) + U (0.52) + X (1)                                  ~ 2.5 n^2
 //   BC-back  U (0.52) + X (1) + the D&C's Q_d and work copy (2, rank 0)          ~ 3.5 n^2
@@ -80,12 +81,16 @@ struct EngineMemoryPlan {
 // GPU backend's complex DBBR holds neither workspace above (its A W by ZGEMM, its trailing update
 // by cublasZher2k), whatever symmetric_product says. dbbr_cyclic: EngineOptions::
 // dbbr_cyclic_blocks (DBBR on its cyclic outer blocks, which with several engine ranks holds the
-// uploaded columns beside them while they move there).
+// uploaded columns beside them while they move there). sbr_back_beside_dbbr: EngineOptions::
+// sbr_back_beside_dbbr (with several engine ranks X, the merged blocks and SBR-back's workspaces
+// alive during DBBR, next to its panels and buffers, and SBR-back's rest beside bulge chasing as
+// with overlap_sbr_back).
 EngineMemoryPlan plan_engine_memory(const EngineLayout& layout, int rank, long b, long k,
                                     bool want_vectors, bool gpu_buffers = true,
                                     bool overlap_sbr_back = false, bool dc_at_sbr_back = false,
                                     bool symmetric_product = false, bool dc_fold = false,
-                                    long words = 1, bool dbbr_cyclic = false);
+                                    long words = 1, bool dbbr_cyclic = false,
+                                    bool sbr_back_beside_dbbr = false);
 
 // Host doubles the reflectors U of bulge chasing hold on each engine rank from bulge chasing to
 // BC-back: the host engine's whole store (any scalar). The GPU engine's chase keeps v and tau on

@@ -22,7 +22,11 @@ struct BasicMergedReflectorBlock {
 };
 using MergedReflectorBlock = BasicMergedReflectorBlock<double>;
 
-// Merges groups of about k / b consecutive panels (at least one per group), in order. With
+// Panels per merged block: about k / b, at least one.
+long panels_per_merged_block(long k, long b);
+
+// Merges groups of panels_per_merged_block(k, b) consecutive panels (the last group may be
+// shorter), in order. With
 // release_panels, each panel's buffers are freed once copied, so the merged blocks replace the
 // panels instead of doubling the memory they take.
 template <class T>
@@ -54,6 +58,34 @@ void apply_sbr_back(EngineBackend& be, const std::vector<BasicMergedReflectorBlo
 template <class T>
 void multiply_by_q_s(EngineBackend& be, const std::vector<BasicMergedReflectorBlock<T>>& blocks,
                      long h, T* x, long ldx);
+
+// multiply_by_q_s issued while DBBR still runs (several engine ranks, X a part of the rows: the
+// forward order starts with DBBR's first panels): each of merge_reflector_panels' groups is merged
+// and applied to X as soon as DBBR has made its last panel, so that X and the blocks end equal
+// bit for bit to merge_reflector_panels followed by multiply_by_q_s. The panels are read, never
+// released; all work goes to `be` (a companion, ordered after DBBR's backend by its caller).
+template <class T>
+class SbrBackBesideDbbr {
+ public:
+  // X: h x n, leading dimension ldx, this rank's rows of the identity on entry.
+  SbrBackBesideDbbr(EngineBackend& be, long k, long h, T* x, long ldx);
+  // Panels [0, count) of q are final: the groups they complete, merged and applied.
+  void panels_final(BasicReflectorPanels<T>& q, long count);
+  // Every panel of q is final: the rest, the last group however short.
+  void finish(BasicReflectorPanels<T>& q);
+
+ private:
+  void apply_group(BasicReflectorPanels<T>& q, long last);
+
+  EngineBackend& be_;
+  long k_, h_;
+  T* x_;
+  long ldx_;
+  long merged_ = 0;  // panels [0, merged_) are in blocks_ (or skipped without rows)
+  // Read by `be`'s queued work: this object goes only once `be` has synchronised.
+  std::vector<BasicMergedReflectorBlock<T>> blocks_;
+  BasicDeviceBuffer<T> t_;  // X W of one block (h x the widest block)
+};
 
 // X := Q_s for the n x n X, the identity on entry, as LAPACK's xORGQR forms Q: block by block in
 // reverse order from the left, X(row0:n, row0:n) -= W (Y^H X(row0:n, row0:n)). When a block

@@ -1317,6 +1317,23 @@ void GpuBackend::synchronize() {
   PIPEVD_CUDA_CHECK(cudaStreamSynchronize(s_->stream));
 }
 
+void GpuBackend::wait_for(EngineBackend& other) {
+  auto* gpu = dynamic_cast<GpuBackend*>(&other);
+  if (!gpu) {
+    other.synchronize();
+    return;
+  }
+  ScopedDevice guard(s_->device);
+  cudaEvent_t done = nullptr;
+  PIPEVD_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  // Destroyed at once: the runtime keeps the event until the wait queued on it has passed.
+  const cudaError_t recorded = cudaEventRecord(done, gpu->s_->stream);
+  const cudaError_t waited =
+      recorded == cudaSuccess ? cudaStreamWaitEvent(s_->stream, done, 0) : recorded;
+  cudaEventDestroy(done);
+  PIPEVD_CUDA_CHECK(waited);
+}
+
 // This module's kernels, found through one of them (gpu/kernel_preload.hpp).
 const void* gpu_backend_kernel_anchor() { return reinterpret_cast<const void*>(&laset_kernel); }
 

@@ -215,6 +215,8 @@ class GpuBackend final : public EngineBackend {
   void all_gather(double* buf, const std::vector<long>& begin) override;
 
   void synchronize() override;
+  // An event recorded on other's stream (a GpuBackend's; any other backend is synchronised).
+  void wait_for(EngineBackend& other) override;
   // Same device, its own stream and cuBLAS handle (not one of the context's lanes).
   std::unique_ptr<EngineBackend> companion(bool urgent) const override;
 

@@ -370,6 +370,7 @@ void plan_two_stage(RouteCall<S>& r) {
   in.dbbr_cyclic = r.opt.dbbr_cyclic_blocks;
   plan_step(r, "plan_call", [&] { r.plan = plan_call(r.ec->caller, in); });
   r.opt.overlap_sbr_back = r.plan.overlap_sbr_back;
+  r.opt.sbr_back_beside_dbbr = r.plan.sbr_back_beside_dbbr;
   r.opt.dc_at_sbr_back = r.plan.dc_at_sbr_back;
   r.opt.dc_fold = r.plan.dc_fold;
   r.width = r.engine ? r.plan.layout.width(r.ec->engine_rank) : 0;
@@ -612,6 +613,15 @@ void print_dbbr_blocks(int rank, int ranks, const std::vector<double>& blocks) {
   std::fprintf(stderr, "%s s\n", line.c_str());
 }
 
+// Where this engine rank ran SBR-back: beside DBBR, beside bulge chasing, or after it ("").
+template <class S>
+const char* sbr_back_beside_word(const RouteCall<S>& r) {
+  if (!r.vectors) return "";
+  if (sbr_back_beside_dbbr_applies(r.opt, r.plan.layout, r.ec->engine_rank))
+    return " sbr_back_beside_dbbr";
+  return r.opt.overlap_sbr_back ? " sbr_back_beside" : "";
+}
+
 // Report. Verbose 1: engine rank 0's stage times and the load balance over the engine ranks
 // (collective over them); 2: every engine rank's line and the timeline file.
 template <class S>
@@ -628,8 +638,7 @@ void report(RouteCall<S>& r, const EngineRun& run) {
         "redistribute=%.4f%s dbbr=%.4f bc=%.4f dc=%.4f sbr_back=%.4f bc_back=%.4f "
         "gemm=%.4f engine=%.4f s\n",
         r.on_gpu ? "gpu" : "host", e, r.ranks, r.device, r.width, r.height,
-        effective_bandwidth(r.n, r.opt.b), r.opt.k,
-        r.opt.overlap_sbr_back ? " sbr_back_beside" : "",
+        effective_bandwidth(r.n, r.opt.b), r.opt.k, sbr_back_beside_word(r),
         r.vectors && forms_q_s_from_left(r.opt.sbr_back_order, r.height, r.n) ? " sbr_left" : "",
         s.dc_folded ? " dc_fold" : "", r.redistribute_s, r.direct ? " (none: caller's arrays)" : "",
         s.dbbr, s.bulge_chasing, s.dc, s.sbr_back, s.bc_back, s.gemm, s.total);

@@ -149,7 +149,7 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
   if (!choice("PIPEVD_DBBR_COLUMNS", "cyclic, blockwise", dbbr_columns)) return r;
   r.policy.dbbr_cyclic_blocks = dbbr_columns == "cyclic";
   if (!choice("PIPEVD_DC_FOLD", "auto, on, off", r.policy.dc_fold)) return r;
-  if (!choice("PIPEVD_SBR_BACK_BESIDE", "auto, on, off", r.policy.sbr_back_beside)) return r;
+  if (!choice("PIPEVD_SBR_BACK_BESIDE", "auto, on, off, dbbr", r.policy.sbr_back_beside)) return r;
   if (!choice("PIPEVD_SBR_BACK_ORDER", "auto, right", r.policy.sbr_back_order)) return r;
   if (!choice("PIPEVD_DC_EARLY", "auto, on, off", r.policy.dc_early)) return r;
   if (!choice("PIPEVD_PRELOAD_KERNELS", "auto, on, off", r.policy.preload_kernels)) return r;

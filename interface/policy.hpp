@@ -37,7 +37,8 @@ struct Policy {
   std::string dc_fold = "auto";
 
   // PIPEVD_SBR_BACK_BESIDE: SBR-back next to bulge chasing on a GPU where the memory plan allows,
-  // "auto", "on" or "off" (core/call_plan.hpp's SbrBackBesideSetting).
+  // "auto", "on" or "off", or beside DBBR with several engine ranks, "dbbr"
+  // (core/call_plan.hpp's SbrBackBesideSetting).
   std::string sbr_back_beside = "auto";
   // PIPEVD_SBR_BACK_ORDER: SBR-back's order, "auto" (from the left on a rank that holds every row)
   // or "right" (from the right everywhere; core/sbr_back.hpp's SbrBackOrder).

@@ -246,6 +246,96 @@ TYPED_TEST(EngineScalars, WholeEngineMatchesTheSpectrumAndLapack) {
       }
 }
 
+// DBBR tells its hook of each outer block's panels once, in order, the ranges covering every
+// panel; blockwise and cyclic columns.
+TYPED_TEST(EngineScalars, DbbrTellsEachOuterBlocksPanels) {
+  using T = TypeParam;
+  for (const bool cyclic : {false, true})
+    for (const Shape& s : {Shape{131, 8, 36}, Shape{300, 16, 64}}) {
+      SCOPED_TRACE(name(s) + (cyclic ? " cyclic" : " blockwise"));
+      const std::vector<T> a =
+          TestFixture::matrix(test::eigenvalues_of(test::Spectrum::Uniform, s.n, 5), 31);
+      const EngineLayout L = plan_engine_layout(s.n, world_size(), s.b);
+      DbbrOptions opt;
+      opt.b = s.b;
+      opt.k = s.k;
+      opt.cyclic_blocks = cyclic;
+      HostBackend be;
+      be.bind(MPI_COMM_WORLD);
+      std::vector<T> mine(s.n * dbbr_columns(L, opt).width(world_rank()));
+      const DbbrColumns cols = dbbr_columns(L, opt);
+      for (const ColumnSegment& seg : cols.segments(world_rank()))
+        std::copy(a.begin() + seg.begin * s.n, a.begin() + seg.end * s.n,
+                  mine.begin() + seg.local * s.n);
+      std::vector<std::pair<long, long>> told;
+      const PanelsReady<T> ready = [&](BasicReflectorPanels<T>& q, long first, long last) {
+        EXPECT_EQ(static_cast<long>(q.panels.size()), last);
+        told.emplace_back(first, last);
+      };
+      const BasicReflectorPanels<T> q =
+          reduce_to_band(be, L, world_rank(), mine.data(), opt, ready);
+      ASSERT_EQ(told.size(), outer_blocks(L, opt).size());
+      long next = 0;
+      for (auto [first, last] : told) {
+        EXPECT_EQ(first, next);
+        EXPECT_LT(first, last);
+        next = last;
+      }
+      EXPECT_EQ(next, static_cast<long>(q.panels.size()));
+    }
+}
+
+// The engine on its ranks' columns of a (host backend), eigenvalues and this rank's rows of Z.
+template <class T>
+struct RankResult {
+  std::vector<double> w;
+  std::vector<T> z;
+};
+template <class T>
+RankResult<T> engine_rows(const std::vector<T>& a, const EngineLayout& L,
+                          const EngineOptions& opt) {
+  const int me = world_rank();
+  const long n = L.n;
+  const std::vector<T> mine = columns_of(a, L, me);
+  RankResult<T> r{std::vector<double>(std::max(1L, n)),
+                  std::vector<T>(std::max(1L, L.height(me)) * n, T(0))};
+  HostBackend be;
+  EXPECT_EQ(run_engine(be, MPI_COMM_WORLD, L, mine.data(), r.w.data(), r.z.data(), opt, nullptr),
+            0);
+  r.w.resize(n);
+  return r;
+}
+
+// SBR-back beside DBBR (its blocks applied as DBBR makes their panels) against beside bulge
+// chasing: the same groups, GEMMs and order, so W and Z bit for bit, and Z accurate; odd n, n not
+// a multiple of b or k, k not a multiple of b (merged blocks and outer blocks of other widths),
+// DBBR's columns blockwise and cyclic.
+TYPED_TEST(EngineScalars, SbrBackBesideDbbrEqualsBesideChase) {
+  using T = TypeParam;
+  for (const bool cyclic : {false, true})
+    for (const Shape& s : {Shape{131, 8, 36}, Shape{300, 16, 64}, Shape{517, 8, 24}}) {
+      SCOPED_TRACE(name(s) + (cyclic ? " cyclic" : " blockwise"));
+      const long n = s.n;
+      const int in = static_cast<int>(n);
+      const std::vector<double> lambda = test::eigenvalues_of(test::Spectrum::Uniform, n, 5);
+      const std::vector<T> a = TestFixture::matrix(lambda, 37);
+      const EngineLayout L = plan_engine_layout(n, world_size(), s.b);
+      EngineOptions opt;
+      opt.b = s.b;
+      opt.k = s.k;
+      opt.dbbr_cyclic_blocks = cyclic;
+      opt.overlap_sbr_back = true;
+      const RankResult<T> chase = engine_rows(a, L, opt);
+      opt.sbr_back_beside_dbbr = true;
+      const RankResult<T> dbbr = engine_rows(a, L, opt);
+      EXPECT_TRUE(test::bitwise_equal(dbbr.w, chase.w)) << "W";
+      EXPECT_TRUE(test::bitwise_equal(dbbr.z, chase.z)) << "Z";
+      const std::vector<T> zf = gather_rows(L, dbbr.z);
+      EXPECT_LT(residual(in, a, zf, dbbr.w), test::kScalapackThreshold);
+      EXPECT_LT(orthogonality(in, zf), test::kScalapackThreshold);
+    }
+}
+
 // One engine rank with one triangle given (the route's direct path: opt.symmetrize), the other
 // holding garbage: the backend rebuilds the symmetric (Hermitian) matrix, the diagonal's
 // imaginary parts dropped as zheevd drops them.

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/column_exchange.hpp"
@@ -411,6 +412,48 @@ TEST(MultiGpu, CyclicOuterBlocksEqualBlockwise) {
   }
 }
 
+// Z's residual and orthogonality under ScaLAPACK's threshold.
+void expect_accurate(const Mat& a, long n, const EngineRun& r) {
+  const int ni = static_cast<int>(n);
+  EXPECT_LT(test::residual(ni, a, r.z, r.w), test::kScalapackThreshold);
+  EXPECT_LT(test::orthogonality(ni, r.z), test::kScalapackThreshold);
+}
+
+// The engine on every rank under opt, then under opt as `edit` changes it: both runs, each with
+// INFO = 0.
+template <class Edit>
+std::pair<EngineRun, EngineRun> engine_before_after(const Mat& a, long n, EngineOptions opt,
+                                                    Edit edit) {
+  EngineRun before = engine_on(MPI_COMM_WORLD, a, n, opt);
+  edit(opt);
+  EngineRun after = engine_on(MPI_COMM_WORLD, a, n, opt);
+  EXPECT_EQ(before.info, 0);
+  EXPECT_EQ(after.info, 0);
+  return {std::move(before), std::move(after)};
+}
+
+// SBR-back beside DBBR (the companion's stream waits for each outer block's panels by an event)
+// against beside bulge chasing on the same ranks, DBBR's columns blockwise and cyclic: the same
+// eigenvalues bitwise (DBBR and the chase do the same work), Z to rounding (the same GEMMs, on a
+// stream that runs beside other work), residual and orthogonality under ScaLAPACK's threshold.
+TEST(MultiGpu, BesideDbbrAndBesideChaseGiveTheSameEigenvalues) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  for (const bool cyclic : {false, true})
+    for (long n : {1999L, 2500L}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + (cyclic ? " cyclic" : " blockwise"));
+      const Mat a = random_symmetric(n, static_cast<unsigned>(11 * n + 5));
+      EngineOptions opt;
+      opt.k = 256;
+      opt.dbbr_cyclic_blocks = cyclic;
+      opt.overlap_sbr_back = true;
+      const auto [chase, dbbr] =
+          engine_before_after(a, n, opt, [](EngineOptions& o) { o.sbr_back_beside_dbbr = true; });
+      EXPECT_TRUE(test::bitwise_equal(dbbr.w, chase.w)) << "eigenvalues";
+      EXPECT_LT(test::max_abs_diff(dbbr.z, chase.z), 1e-10) << "Z";
+      expect_accurate(a, n, dbbr);
+    }
+}
+
 // The engine with DBBR's columns cyclic (moved after the upload) and blockwise (the default): the
 // same eigenvalues to rounding, each Z under ScaLAPACK's thresholds.
 TEST(MultiGpu, EngineWithCyclicAndBlockwiseDbbrColumns) {
@@ -420,17 +463,10 @@ TEST(MultiGpu, EngineWithCyclicAndBlockwiseDbbrColumns) {
     EngineOptions opt;
     opt.k = 256;
     opt.dbbr_cyclic_blocks = true;
-    const EngineRun cyclic = engine_on(MPI_COMM_WORLD, a, n, opt);
-    opt.dbbr_cyclic_blocks = false;
-    const EngineRun blockwise = engine_on(MPI_COMM_WORLD, a, n, opt);
-    ASSERT_EQ(cyclic.info, 0);
-    ASSERT_EQ(blockwise.info, 0);
+    const auto [cyclic, blockwise] =
+        engine_before_after(a, n, opt, [](EngineOptions& o) { o.dbbr_cyclic_blocks = false; });
     EXPECT_LT(test::eigenvalue_difference(cyclic.w, blockwise.w), 1e-12);
-    const int ni = static_cast<int>(n);
-    for (const EngineRun* r : {&cyclic, &blockwise}) {
-      EXPECT_LT(test::residual(ni, a, r->z, r->w), test::kScalapackThreshold);
-      EXPECT_LT(test::orthogonality(ni, r->z), test::kScalapackThreshold);
-    }
+    for (const EngineRun* r : {&cyclic, &blockwise}) expect_accurate(a, n, *r);
   }
 }
 

@@ -143,9 +143,13 @@ TEST(MemoryPlan, BoundsTheMeasuredPeak) {
        {Case{37, 4, 8}, Case{150, 8, 32}, Case{257, 16, 64}, Case{400, 8, 64}, Case{400, 4, 8}})
     // vectors, values only, vectors overlapped, vectors with the D&C's top merge folded (the D&C's
     // companion allocates through the counting backend too); DBBR's columns cyclic or blockwise
-    for (int variant = 0; variant < 8; ++variant) {
-      const bool vectors = variant % 4 != 1, overlap = variant % 4 == 2, fold = variant % 4 == 3;
-      const bool cyclic = variant < 4;
+    // and SBR-back beside DBBR (its companion's blocks counted too), cyclic or blockwise.
+    for (int variant = 0; variant < 10; ++variant) {
+      const bool beside_dbbr = variant >= 8;
+      const bool vectors = beside_dbbr || variant % 4 != 1;
+      const bool overlap = beside_dbbr || variant % 4 == 2;
+      const bool fold = !beside_dbbr && variant % 4 == 3;
+      const bool cyclic = variant < 4 || variant == 8;
       const EngineLayout L = plan_engine_layout(c.n, ranks, c.b);
       std::mt19937_64 gen(c.n);
       std::uniform_real_distribution<double> u(-1, 1);
@@ -161,6 +165,7 @@ TEST(MemoryPlan, BoundsTheMeasuredPeak) {
       opt.k = c.k;
       opt.want_vectors = vectors;
       opt.overlap_sbr_back = overlap;
+      opt.sbr_back_beside_dbbr = beside_dbbr;
       opt.dbbr_cyclic_blocks = cyclic;
       if (fold) {
         opt.tridiagonal = TridiagonalSolver::Dc;
@@ -172,11 +177,12 @@ TEST(MemoryPlan, BoundsTheMeasuredPeak) {
       EXPECT_EQ(st.dc_folded, fold);
       EXPECT_EQ(be.live_doubles(), 0) << "buffers left allocated";
       const EngineMemoryPlan p = plan_engine_memory(L, me, c.b, c.k, vectors, false, overlap, false,
-                                                    false, fold, 1, cyclic);
+                                                    false, fold, 1, cyclic, beside_dbbr);
       const long measured = be.peak_doubles();
       EXPECT_GE(p.peak, measured) << "n=" << c.n << " b=" << c.b << " k=" << c.k
                                   << " vectors=" << vectors << " overlap=" << overlap
-                                  << " fold=" << fold << " cyclic=" << cyclic << " rank " << me;
+                                  << " fold=" << fold << " cyclic=" << cyclic
+                                  << " beside_dbbr=" << beside_dbbr << " rank " << me;
       // Not loose: within 1.6x of what was measured plus the few panel-sized terms bounded
       // generously (3 n k + 5 n b).
       EXPECT_LE(p.peak, 1.6 * measured + 3 * c.n * std::max(c.k, c.b) + 5 * c.n * c.b)
@@ -378,7 +384,43 @@ TEST(CallPlan, SbrBackBesideFollowsTheSetting) {
   EXPECT_FALSE(beside(SbrBackBesideSetting::On, false)) << "JOBZ = N";
   EXPECT_FALSE(beside(SbrBackBesideSetting::On, true, false)) << "host engine";
   EXPECT_EQ(sbr_back_beside_setting("off"), SbrBackBesideSetting::Off);
+  EXPECT_EQ(sbr_back_beside_setting("dbbr"), SbrBackBesideSetting::Dbbr);
   EXPECT_THROW(sbr_back_beside_setting("no"), std::invalid_argument);
+}
+
+// PIPEVD_SBR_BACK_BESIDE=dbbr through the call plan: beside DBBR (and so beside bulge chasing)
+// with several engine ranks and eigenvectors, on the host engine too, where every engine rank's
+// plan with it fits; where one rank's does not, every rank falls back to beside bulge chasing.
+TEST(CallPlan, SbrBackBesideDbbrIsAgreedAndFallsBack) {
+  const int me = world_rank(), ranks = world_size();
+  const auto plan = [](bool vectors, bool gpu, long free_bytes) {
+    return gpu_call_plan([&](CallPlanInput& i) {
+      i.sbr_back_beside = SbrBackBesideSetting::Dbbr;
+      i.want_vectors = vectors;
+      i.on_gpu = gpu;
+      i.free_bytes = free_bytes;
+    });
+  };
+  for (const bool gpu : {true, false}) {
+    const CallPlan p = plan(true, gpu, -1);
+    EXPECT_EQ(p.sbr_back_beside_dbbr, ranks > 1) << "gpu " << gpu;
+    EXPECT_EQ(p.overlap_sbr_back, ranks > 1 || gpu) << "gpu " << gpu;
+  }
+  EXPECT_FALSE(plan(false, true, -1).sbr_back_beside_dbbr) << "JOBZ = N";
+  if (ranks < 2) return;
+  // The last rank has room for beside bulge chasing, not beside DBBR.
+  const EngineLayout L = plan_engine_layout(1000, ranks, 32);
+  const int last = ranks - 1;
+  const long chase =
+      plan_engine_memory(L, last, 32, 1024, true, true, true, false, false, false).peak_bytes();
+  const long dbbr =
+      plan_engine_memory(L, last, 32, 1024, true, true, true, false, false, false, 1, false, true)
+          .peak_bytes();
+  const long room = chase + engine_memory_margin(chase);
+  ASSERT_FALSE(engine_memory_fits(dbbr, room));
+  const CallPlan p = plan(true, true, me == last ? room : -1);
+  EXPECT_FALSE(p.sbr_back_beside_dbbr) << "agreed over the ranks";
+  EXPECT_TRUE(p.overlap_sbr_back) << "beside bulge chasing instead";
 }
 
 // PIPEVD_DC_EARLY through the call plan: engine rank 0's D&C at SBR-back with several engine ranks

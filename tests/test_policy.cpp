@@ -2,6 +2,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "interface/decision.hpp"
 #include "interface/engine_options.hpp"
@@ -58,26 +59,31 @@ TEST(Policy, ParsesTheEnginePath) {
 
 // A three-way setting (auto, on, off): "auto" by default and when empty, each choice taken as it
 // is, anything else the policy's strict error naming the variable and the choices.
-void expect_three_way_setting(const char* var, std::string Policy::*field) {
+void expect_three_way_setting(const char* var, std::string Policy::*field,
+                              const std::vector<std::string>& more = {}) {
   EXPECT_EQ(parse({}).policy.*field, "auto") << var;
-  for (const char* v : {"auto", "on", "off"}) {
+  std::vector<std::string> values = {"auto", "on", "off"};
+  values.insert(values.end(), more.begin(), more.end());
+  std::string choices;
+  for (const std::string& v : values) {
     const PolicyOrError p = parse({{var, v}});
     EXPECT_TRUE(p.error.empty()) << p.error;
     EXPECT_EQ(p.policy.*field, v) << var;
+    choices += (choices.empty() ? "" : ", ") + v;
   }
   EXPECT_EQ(parse({{var, ""}}).policy.*field, "auto") << var;
-  for (const char* bad : {"1", "0", "ON", "OFF", "yes", "true", " on"})
+  for (const char* bad : {"1", "0", "ON", "OFF", "yes", "true", " on", "DBBR"})
     EXPECT_EQ(parse({{var, bad}}).error,
-              std::string(var) + "='" + bad + "' is not one of auto, on, off");
+              std::string(var) + "='" + bad + "' is not one of " + choices);
 }
 
 // PIPEVD_DC_FOLD: the D&C's top merge folded into the final GEMM by the call plan (auto), always
 // (on) or never (off). PIPEVD_SBR_BACK_BESIDE: SBR-back next to bulge chasing where the memory
-// plan fits (auto, on) or after it (off). PIPEVD_DC_EARLY: rank 0's D&C started at SBR-back with
-// several engine ranks (auto), with any number (on), or never (off).
+// plan fits (auto, on), after it (off), or beside DBBR (dbbr). PIPEVD_DC_EARLY: rank 0's D&C
+// started at SBR-back with several engine ranks (auto), with any number (on), or never (off).
 TEST(Policy, ParsesTheThreeWaySettings) {
   expect_three_way_setting("PIPEVD_DC_FOLD", &Policy::dc_fold);
-  expect_three_way_setting("PIPEVD_SBR_BACK_BESIDE", &Policy::sbr_back_beside);
+  expect_three_way_setting("PIPEVD_SBR_BACK_BESIDE", &Policy::sbr_back_beside, {"dbbr"});
   expect_three_way_setting("PIPEVD_DC_EARLY", &Policy::dc_early);
   expect_three_way_setting("PIPEVD_PRELOAD_KERNELS", &Policy::preload_kernels);
 }
