@@ -139,6 +139,16 @@ class BandReduction {
     }
     return runs;
   }
+  // Rank q's rows [r0, n) as copy_row_runs' table between their packing and a matrix whose first
+  // row is row `base`: out of the packing into the matrix (Unpack), or into the packing (Pack).
+  enum class Direction { Pack, Unpack };
+  std::vector<RowRun> packing_runs(int q, long r0, long base, Direction d) const {
+    std::vector<RowRun> runs;
+    for (const RowSpan& r : row_spans(q, r0))
+      runs.push_back(d == Direction::Pack ? RowRun{r.lo - base, r.off, r.rows}
+                                          : RowRun{r.off, r.lo - base, r.rows});
+    return runs;
+  }
   long row_count(int q, long r0) const { return cols_.width_from(q, r0); }
   // This rank's first column >= c (it holds one).
   long first_own_column(long c) const { return cols_.segments_from(me_, c).front().begin; }
@@ -391,8 +401,7 @@ class BandReduction {
     T* yp = buf_.ybp.get() + top + tb * packed_ld_;
     local([&] {
       DbbrTimed t(prof_, DbbrPart::Copies);
-      std::vector<RowRun> table;
-      for (const RowSpan& r : row_spans(me_, r0)) table.push_back({r.lo - r0, r.off, r.rows});
+      const std::vector<RowRun> table = packing_runs(me_, r0, r0, Direction::Pack);
       be_.copy_row_runs(b_, table, w, m, wp, rows);
       be_.copy_row_runs(b_, table, y, m, yp, packed_ld_);
     });
@@ -469,8 +478,7 @@ class BandReduction {
   void unpack_z(long r0, long tb, const std::vector<long>& begin, const T* z) {
     for (int q = 0; q < cols_.ranks(); ++q) {
       const long rows = (begin[q + 1] - begin[q]) / b_;
-      std::vector<RowRun> table;
-      for (const RowSpan& r : row_spans(q, r0)) table.push_back({r.off, r.lo, r.rows});
+      const std::vector<RowRun> table = packing_runs(q, r0, 0, Direction::Unpack);
       if (!table.empty()) be_.copy_row_runs(b_, table, z + begin[q], rows, zb(0, tb), n_);
     }
   }
@@ -514,9 +522,7 @@ class BandReduction {
       if (rows <= 0) continue;
       be_.recv(part, rows * b_, q, 0);
       local([&] {
-        std::vector<RowRun> table;
-        for (const RowSpan& r : row_spans(q, r0)) table.push_back({r.off, r.lo - r0, r.rows});
-        be_.copy_row_runs(b_, table, part, rows, z, m);
+        be_.copy_row_runs(b_, packing_runs(q, r0, r0, Direction::Unpack), part, rows, z, m);
       });
     }
   }
