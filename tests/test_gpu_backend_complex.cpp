@@ -17,7 +17,6 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -30,24 +29,18 @@
 #include "tests/support/cuda_array.hpp"
 #include "tests/support/gpu_host_fixture.hpp"
 #include "tests/support/gpu_mpi_environment.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd {
 namespace {
 
 using ZMat = std::vector<Complex>;
 
-// count values with real and imaginary parts uniform in (-1, 1).
-ZMat random_complex(long count, unsigned seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  ZMat v(static_cast<size_t>(std::max(0L, count)));
-  for (Complex& x : v) x = Complex(u(gen), u(gen));
-  return v;
-}
+using test::random_complex_vector;
 
 // n x n Hermitian in an ld x n array (real diagonal), rows past n random.
 ZMat random_hermitian(long n, long ld, unsigned seed) {
-  ZMat a = random_complex(ld * n, seed);
+  ZMat a = random_complex_vector(ld * n, seed);
   for (long j = 0; j < n; ++j) {
     a[j + j * ld] = a[j + j * ld].real();
     for (long i = 0; i < j; ++i) a[i + j * ld] = std::conj(a[j + i * ld]);
@@ -94,7 +87,7 @@ class GpuComplexBackendTest : public test::GpuAgainstHostTest {};
 TEST_F(GpuComplexBackendTest, FillMatrixIsExact) {
   for (auto [m, n, ld] : {std::array<long, 3>{1, 1, 1}, {7, 5, 9}, {33, 1, 40}, {130, 17, 257}}) {
     SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n));
-    const ZMat a0 = random_complex(ld * n, 3);
+    const ZMat a0 = random_complex_vector(ld * n, 3);
     const Complex alpha(-2.5, 0.25), beta(7.0, -1.5);
     ZMat want = a0;
     host_.fill_matrix(m, n, alpha, beta, want.data(), ld);
@@ -111,7 +104,7 @@ TEST_F(GpuComplexBackendTest, MirrorTriangleEqualsHost) {
     for (char uplo : {'L', 'U'}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " uplo=" + uplo);
       const long lda = n + 3;
-      ZMat a = random_complex(lda * n, static_cast<unsigned>(n));
+      ZMat a = random_complex_vector(lda * n, static_cast<unsigned>(n));
       for (long j = 0; j < n; ++j)
         for (long i = 0; i < n; ++i)
           if (uplo == 'L' ? i < j : i > j) a[i + j * lda] = Complex(std::nan(""), std::nan(""));
@@ -137,9 +130,9 @@ TEST_F(GpuComplexBackendTest, GemmEqualsHost) {
         SCOPED_TRACE(std::string(1, ta) + tb + " m=" + std::to_string(m) +
                      " n=" + std::to_string(n) + " k=" + std::to_string(k));
         const long lda = (ta == 'N' ? m : k) + 3, ldb = (tb == 'N' ? k : n) + 1, ldc = m + 2;
-        const ZMat a = random_complex(lda * (ta == 'N' ? k : m), 5),
-                   b = random_complex(ldb * (tb == 'N' ? n : k), 6),
-                   c0 = random_complex(ldc * n, 7);
+        const ZMat a = random_complex_vector(lda * (ta == 'N' ? k : m), 5),
+                   b = random_complex_vector(ldb * (tb == 'N' ? n : k), 6),
+                   c0 = random_complex_vector(ldc * n, 7);
         ZMat want = c0;
         host_.gemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, want.data(), ldc);
         ZDev da(gpu_, a), db(gpu_, b), dc(gpu_, c0);
@@ -159,7 +152,7 @@ TEST_F(GpuComplexBackendTest, Syr2kFullEqualsHost) {
     for (long k : {1L, 7L, 32L}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " k=" + std::to_string(k));
       const long ld = n + 2;
-      const ZMat a = random_complex(ld * k, 11), b = random_complex(ld * k, 12),
+      const ZMat a = random_complex_vector(ld * k, 11), b = random_complex_vector(ld * k, 12),
                  c0 = random_hermitian(n, ld, 13);
       ZMat want = c0;
       host_.syr2k_full(n, k, alpha, a.data(), ld, b.data(), ld, want.data(), ld);
@@ -188,8 +181,8 @@ TEST_F(GpuComplexBackendTest, SymmetricProductEqualsHost) {
         SCOPED_TRACE("m=" + std::to_string(m) + " k=" + std::to_string(k) +
                      " split=" + std::to_string(split));
         const long ld = m + 4;
-        const ZMat s = random_hermitian(m, ld, 17), w = random_complex(ld * k, 18),
-                   z0 = random_complex(ld * k, 19);
+        const ZMat s = random_hermitian(m, ld, 17), w = random_complex_vector(ld * k, 18),
+                   z0 = random_complex_vector(ld * k, 19);
         const long ld2 = ld;  // S's columns from `split` on, in a second array
         ZMat s2(static_cast<size_t>(ld2 * std::max(1L, m - split)));
         for (long j = split; j < m; ++j)
@@ -209,7 +202,8 @@ TEST_F(GpuComplexBackendTest, MergeReflectorBlocksEqualsHost) {
     SCOPED_TRACE("m=" + std::to_string(m) + " k1=" + std::to_string(k1) +
                  " k2=" + std::to_string(k2));
     const long ld = m + 1;
-    const ZMat w0 = random_complex(ld * (k1 + k2), 21), y = random_complex(ld * (k1 + k2), 22);
+    const ZMat w0 = random_complex_vector(ld * (k1 + k2), 21),
+               y = random_complex_vector(ld * (k1 + k2), 22);
     ZMat want = w0;
     host_.merge_reflector_blocks(m, k1, k2, want.data(), ld, y.data(), ld);
     ZDev dw(gpu_, w0), dy(gpu_, y);
@@ -265,7 +259,7 @@ TEST_F(GpuComplexBackendTest, PanelQrEqualsHost) {
                        {301, 64}}) {
     SCOPED_TRACE("m=" + std::to_string(m) + " nb=" + std::to_string(nb));
     const long ldp = m + 5;
-    const ZMat a = random_complex(ldp * nb, static_cast<unsigned>(m * 31 + nb));
+    const ZMat a = random_complex_vector(ldp * nb, static_cast<unsigned>(m * 31 + nb));
     ZMat hp = a, hw(m * nb), hy(m * nb);
     host_.panel_qr(m, nb, hp.data(), ldp, hw.data(), m, hy.data(), m);
     ZMat runs[2][3];
@@ -311,7 +305,7 @@ TEST_F(GpuComplexBackendTest, PanelQrWithIdentityReflectorsIsAValidFactorization
   // Column 0 = 3 e_1 and column 3 = 0 have nothing to annihilate: their reflectors are the
   // identity (tau = 0 in zlarfg's convention, alpha real), and T must stay finite with Q R = A.
   const long m = 40, nb = 4;
-  ZMat a = random_complex(m * nb, 9);
+  ZMat a = random_complex_vector(m * nb, 9);
   for (long i = 0; i < m; ++i) a[i] = i == 0 ? 3.0 : 0.0;
   for (long i = 0; i < m; ++i) a[i + 3 * m] = 0.0;
   ZDev p(gpu_, a), w(gpu_, m * nb), y(gpu_, m * nb);
@@ -328,7 +322,7 @@ TEST_F(GpuComplexBackendTest, PanelQrWithIdentityReflectorsIsAValidFactorization
 // A random Hermitian band in lower band storage (ldab = b + 1): zeros past the matrix, and the
 // diagonal with imaginary parts that the chase must ignore (a Hermitian diagonal is real).
 ZMat random_band(long n, long b, unsigned seed) {
-  ZMat ab = random_complex(n * (b + 1), seed);
+  ZMat ab = random_complex_vector(n * (b + 1), seed);
   for (long j = 0; j < n; ++j)
     for (long r = 0; r <= b; ++r)
       if (j + r >= n) ab[r + j * (b + 1)] = 0.0;
@@ -556,7 +550,7 @@ TEST_F(GpuComplexBackendTest, BcBackEqualsHost) {
       SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(bw) +
                    " m=" + std::to_string(m));
       const long ldx = m + 2;
-      const ZMat x0 = random_complex(ldx * n, static_cast<unsigned>(m * 7 + n));
+      const ZMat x0 = random_complex_vector(ldx * n, static_cast<unsigned>(m * 7 + n));
       ZMat want = x0;
       host::apply_bc_back(u, m, want.data(), ldx);
       ZMat got[2];
@@ -589,7 +583,7 @@ TEST_F(GpuComplexBackendTest, ReflectorsKeptOnTheDevice) {
     ComplexReflectorStore gu, ku;
     gpu_.bulge_chase(n, b, dab.get(), ldab, gd.data(), ge.data(), gu, /*host_copy=*/true);
     const long m = 45, ldx = m + 3;
-    const ZMat x0 = random_complex(ldx * n, static_cast<unsigned>(n * 11 + b));
+    const ZMat x0 = random_complex_vector(ldx * n, static_cast<unsigned>(n * 11 + b));
     ZMat want = x0;
     host::apply_bc_back(gu, m, want.data(), ldx);
     ZDev x(gpu_, x0);

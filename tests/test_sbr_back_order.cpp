@@ -53,10 +53,7 @@ std::vector<double> random_entries(long count, unsigned seed, double*) {
   return test::random_vector(count, seed);
 }
 std::vector<Complex> random_entries(long count, unsigned seed, Complex*) {
-  const std::vector<double> parts = test::random_vector(2 * count, seed);
-  std::vector<Complex> v(std::max(0L, count));
-  for (long i = 0; i < count; ++i) v[i] = Complex(parts[2 * i], parts[2 * i + 1]);
-  return v;
+  return test::random_complex_vector(count, seed);
 }
 
 double orthogonality(int n, const std::vector<double>& q) { return test::orthogonality(n, q); }

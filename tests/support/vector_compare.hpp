@@ -21,6 +21,14 @@ inline std::vector<double> random_vector(long count, unsigned seed) {
   return v;
 }
 
+// count complex values, real and imaginary parts the pairs of random_vector(2 count, seed).
+inline std::vector<std::complex<double>> random_complex_vector(long count, unsigned seed) {
+  const std::vector<double> parts = random_vector(2 * count, seed);
+  std::vector<std::complex<double>> v(static_cast<size_t>(std::max(0L, count)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = {parts[2 * i], parts[2 * i + 1]};
+  return v;
+}
+
 // n x n symmetric in an ld x n array, random_vector(ld * n, seed) with its lower triangle
 // mirrored (rows past n random too: they must stay untouched).
 inline std::vector<double> random_symmetric(long n, long ld, unsigned seed) {
