@@ -3,6 +3,11 @@
 find_package(GTest REQUIRED)
 
 set(PIPEVD_MPIEXEC_FLAGS --oversubscribe --bind-to none)
+# Every test launches through this wrapper of mpiexec: it runs a launch once more where Open MPI's
+# launcher lost a finished rank's exit (the script says why).
+configure_file(${PROJECT_SOURCE_DIR}/tests/scripts/mpiexec_lost_exit.sh.in
+               ${PROJECT_BINARY_DIR}/mpiexec_lost_exit.sh @ONLY USE_SOURCE_PERMISSIONS)
+set(PIPEVD_MPIEXEC ${PROJECT_BINARY_DIR}/mpiexec_lost_exit.sh)
 set(PIPEVD_TEST_ENV
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
@@ -24,7 +29,7 @@ function(pipevd_add_mpi_test name target)
   foreach(np IN LISTS T_RANKS)
     set(tname ${name}.np${np})
     add_test(NAME ${tname}
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${PIPEVD_MPIEXEC_FLAGS}
+             COMMAND ${PIPEVD_MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} ${np} ${PIPEVD_MPIEXEC_FLAGS}
                      ${MPIEXEC_PREFLAGS} ${T_LAUNCHER} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS}
                      ${T_ARGS})
     set_tests_properties(${tname} PROPERTIES ENVIRONMENT "${PIPEVD_TEST_ENV};${T_ENV}"
@@ -45,7 +50,7 @@ function(pipevd_add_line_test name target)
   cmake_parse_arguments(T "" "RANKS;PASS_REGEX;RESOURCE_LOCK" "ENV;ARGS;FAIL_REGEX;LABELS" ${ARGN})
   list(APPEND T_FAIL_REGEX "Segmentation fault" "exited on signal" "MPI_ABORT was invoked")
   add_test(NAME ${name}
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${PIPEVD_MPIEXEC_FLAGS}
+           COMMAND ${PIPEVD_MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${PIPEVD_MPIEXEC_FLAGS}
                    $<TARGET_FILE:${target}> ${T_ARGS})
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${PIPEVD_TEST_ENV};${T_ENV}"
                        PROCESSORS ${T_RANKS} SKIP_RETURN_CODE ${PIPEVD_SKIP_CODE}
