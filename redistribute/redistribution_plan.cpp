@@ -1,27 +1,13 @@
 #include "redistribute/redistribution_plan.hpp"
 
+#include "base/communicator.hpp"
+
 namespace pipevd {
 
 LocalRuns local_runs(const BlockCyclicView& v, int prow, int pcol) {
   return {owned_runs(v.ia, v.m, v.mb, v.rsrc, v.nprow, prow),
           owned_runs(v.ja, v.n, v.nb, v.csrc, v.npcol, pcol)};
 }
-
-namespace {
-
-int my_rank(MPI_Comm comm) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
-}
-
-int size_of(MPI_Comm comm) {
-  int s = 0;
-  MPI_Comm_size(comm, &s);
-  return s;
-}
-
-}  // namespace
 
 namespace {
 
@@ -59,7 +45,7 @@ long largest_total_from_engine(const BlockCyclicView& z, const EngineLayout& lay
 // Pieces a process keeps for itself are copied in place, not sent: their counts stay 0.
 ExchangeCounts counts_to_engine(char uplo, const BlockCyclicView& a, const GridMap& grid,
                                 const EngineLayout& layout, const EngineComm& comm) {
-  const int me = my_rank(comm.caller), size = size_of(comm.caller);
+  const int me = rank_in(comm.caller), size = size_of(comm.caller);
   ExchangeCounts c{std::vector<long>(size, 0), std::vector<long>(size, 0),
                    std::vector<long>(size, 0), std::vector<long>(size, 0)};
   c.send_direct.assign(size, 0);
@@ -103,7 +89,7 @@ ExchangeCounts counts_to_engine(char uplo, const BlockCyclicView& a, const GridM
 
 ExchangeCounts counts_from_engine(const BlockCyclicView& z, const GridMap& grid,
                                   const EngineLayout& layout, const EngineComm& comm) {
-  const int me = my_rank(comm.caller), size = size_of(comm.caller);
+  const int me = rank_in(comm.caller), size = size_of(comm.caller);
   ExchangeCounts c{std::vector<long>(size, 0), std::vector<long>(size, 0),
                    std::vector<long>(size, 0), std::vector<long>(size, 0)};
   if (comm.engine_rank >= 0) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/communicator.hpp"
 #include "redistribute/block_cyclic.hpp"
 #include "redistribute/engine_comm.hpp"
 #include "redistribute/engine_partition.hpp"
@@ -21,18 +22,6 @@
 
 namespace pipevd::test {
 namespace {
-
-int rank_in(MPI_Comm c) {
-  int r = 0;
-  MPI_Comm_rank(c, &r);
-  return r;
-}
-
-int size_of(MPI_Comm c) {
-  int s = 0;
-  MPI_Comm_size(c, &s);
-  return s;
-}
 
 // Caller comm = the grid's processes in pnum order; engine ranks = node-local ranks 0..g-1.
 TEST(EngineComm, CallerInPnumOrderAndEngineRanksPerNode) {
