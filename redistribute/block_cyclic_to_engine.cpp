@@ -11,7 +11,6 @@
 #include "redistribute/element.hpp"
 #include "redistribute/exchange_setup.hpp"
 #include "redistribute/kept_buffer.hpp"
-#include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "redistribute/segment_type.hpp"
@@ -84,14 +83,13 @@ void to_engine(char uplo, long n, const T* a, long ia, long ja, const int* desca
   PhaseClock clock(times);
   check_layout("block_cyclic_to_engine", n, layout, comm);
   if (n == 0) return;
-  const ExchangeSetup setup = setup_exchange("block_cyclic_to_engine", n, desca, ia, ja, comm);
+  const ExchangeSetup setup =
+      setup_exchange("block_cyclic_to_engine", n, desca, ia, ja, comm, options);
   const GridMap& grid = setup.grid;
   const BlockCyclicView& view = setup.view;
   const long lld = view.lld;
-  const int me = setup.me, size = setup.size;
-  const int threads = redistribution_threads(options.threads, ranks_on_this_node(comm.caller));
-  // One process: the message path only copies in place, one pass where the window takes two.
-  if (options.node_memory != NodeMemory::off && several_on_one_node(comm.caller) &&
+  const int me = setup.me, size = setup.size, threads = setup.threads;
+  if (setup.node_window &&
       block_cyclic_to_engine_on_node(options, uplo, n, a, setup, layout, comm, a_cols, threads,
                                      before_writes, clock, times))
     return;

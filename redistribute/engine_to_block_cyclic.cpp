@@ -11,7 +11,6 @@
 #include "redistribute/engine_to_block_cyclic_on_node.hpp"
 #include "redistribute/exchange_setup.hpp"
 #include "redistribute/kept_buffer.hpp"
-#include "redistribute/node_window.hpp"
 #include "redistribute/parallel_pieces.hpp"
 #include "redistribute/redistribution_plan.hpp"
 #include "redistribute/segment_type.hpp"
@@ -56,16 +55,14 @@ void from_engine(long n, const T* z_rows, const EngineLayout& layout, const Engi
   PhaseClock clock(times);
   check_layout("engine_to_block_cyclic", n, layout, comm);
   if (n == 0) return;
-  const ExchangeSetup setup = setup_exchange("engine_to_block_cyclic", n, descz, iz, jz, comm);
+  const ExchangeSetup setup =
+      setup_exchange("engine_to_block_cyclic", n, descz, iz, jz, comm, options);
   const GridMap& grid = setup.grid;
   const BlockCyclicView& view = setup.view;
   const long lld = view.lld;
-  const int me = setup.me, size = setup.size;
-  const int threads = redistribution_threads(options.threads, ranks_on_this_node(comm.caller));
-  // One process: the message path only copies in place, one pass where the window takes two.
-  if (options.node_memory != NodeMemory::off && several_on_one_node(comm.caller) &&
-      engine_to_block_cyclic_on_node(options, n, z_rows, setup, layout, comm, z, threads, clock,
-                                     times))
+  const int me = setup.me, size = setup.size, threads = setup.threads;
+  if (setup.node_window && engine_to_block_cyclic_on_node(options, n, z_rows, setup, layout, comm,
+                                                          z, threads, clock, times))
     return;
 
   const ExchangeCounts counts = counts_from_engine(view, grid, layout, comm);

@@ -1,6 +1,7 @@
 // What both directions of the redistribution establish before they plan: the layout matches the
-// call, the caller's grid and the block-cyclic view of the operand, this process's rank, and a
-// clock that charges elapsed time to PhaseTimes.
+// call, the caller's grid and the block-cyclic view of the operand, this process's rank, the
+// threads that pack and unpack, whether the node window takes the exchange, and a clock that
+// charges elapsed time to PhaseTimes.
 #pragma once
 #include <mpi.h>
 
@@ -33,11 +34,17 @@ struct ExchangeSetup {
   GridMap grid;
   BlockCyclicView view;  // the n x n operand at (i, j) of desc
   int me = 0, size = 0;  // rank and size of comm.caller
+  int threads = 1;       // that pack and unpack: redistribution_threads' for options.threads
+  // Whether the node window may take the exchange: options.node_memory asks for it and
+  // comm.caller is several processes, all on this node (for one process the message path only
+  // copies in place, one pass where the window takes two).
+  bool node_window = false;
 };
 
-// The grid of desc's context and the operand's view; throws std::logic_error (naming `who`) when
-// comm.caller is not the caller communicator of that grid.
+// The grid of desc's context, the operand's view, the threads and whether the node window may be
+// used; throws std::logic_error (naming `who`) when comm.caller is not the caller communicator of
+// that grid. Collective over comm.caller (node_window.hpp's ranks_on_this_node).
 ExchangeSetup setup_exchange(const char* who, long n, const int* desc, long i, long j,
-                             const EngineComm& comm);
+                             const EngineComm& comm, const ExchangeOptions& options);
 
 }  // namespace pipevd
