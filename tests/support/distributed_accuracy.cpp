@@ -70,18 +70,29 @@ void gemm(char transa, int n, double alpha, const Complex* a, const Complex* b, 
           desc, 1, 1);
 }
 
+// This process's part of a matrix of desc's layout (local leading dimension LLD_, zeros in the
+// padding rows): entry(k, i, j) for its local element k = il + jl LLD_ at global (i, j).
+template <class T, class Entry>
+std::vector<T> local_part(const int* desc, const LocalShape& s, Entry&& entry) {
+  const int lld = desc[LLD_];
+  std::vector<T> r(static_cast<size_t>(lld) * std::max(1, s.cols), T(0));
+  for (int jl = 0; jl < s.cols; ++jl) {
+    const long j = global_index(jl, desc[NB_], s.mycol, desc[CSRC_], s.npcol);
+    for (int il = 0; il < s.rows; ++il) {
+      const long i = global_index(il, desc[MB_], s.myrow, desc[RSRC_], s.nprow);
+      const size_t k = il + static_cast<size_t>(jl) * lld;
+      r[k] = entry(k, i, j);
+    }
+  }
+  return r;
+}
+
 template <class T>
 double residual_any(int n, const T* a, const T* z, const int* desc, const std::vector<double>& w) {
   const LocalShape s = local_shape(desc);
   if (n == 0 || !s.in_grid()) return 0;
-  const int lld = desc[LLD_];
   // R = Z diag(w) (local columns scaled by their global eigenvalue), then R = A Z - R.
-  std::vector<T> r(static_cast<size_t>(lld) * std::max(1, s.cols), T(0));
-  for (int jl = 0; jl < s.cols; ++jl) {
-    const long j = global_index(jl, desc[NB_], s.mycol, desc[CSRC_], s.npcol);
-    for (int il = 0; il < s.rows; ++il)
-      r[il + static_cast<size_t>(jl) * lld] = z[il + static_cast<size_t>(jl) * lld] * w[j];
-  }
+  std::vector<T> r = local_part<T>(desc, s, [&](size_t k, long, long j) { return z[k] * w[j]; });
   gemm('N', n, 1, a, z, -1, r.data(), desc);
   const double anorm = std::max(frobenius(n, a, desc), DBL_MIN);
   return frobenius(n, r.data(), desc) / (anorm * n * DBL_EPSILON);
@@ -91,15 +102,9 @@ template <class T>
 double orthogonality_any(int n, const T* z, const int* desc) {
   const LocalShape s = local_shape(desc);
   if (n == 0 || !s.in_grid()) return 0;
-  const int lld = desc[LLD_];
   // R = -I, then R = Z^T Z + R (Z^H Z for complex Z).
-  std::vector<T> r(static_cast<size_t>(lld) * std::max(1, s.cols), T(0));
-  for (int jl = 0; jl < s.cols; ++jl) {
-    const long j = global_index(jl, desc[NB_], s.mycol, desc[CSRC_], s.npcol);
-    for (int il = 0; il < s.rows; ++il)
-      if (global_index(il, desc[MB_], s.myrow, desc[RSRC_], s.nprow) == j)
-        r[il + static_cast<size_t>(jl) * lld] = -1;
-  }
+  std::vector<T> r =
+      local_part<T>(desc, s, [](size_t, long i, long j) { return i == j ? T(-1) : T(0); });
   gemm('T', n, 1, z, z, 1, r.data(), desc);
   return frobenius(n, r.data(), desc) / (n * DBL_EPSILON);
 }
