@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <type_traits>
 
 #include "bench/broadcast.hpp"
 
@@ -68,25 +69,35 @@ bool form_everywhere(const std::vector<double>& lambda, unsigned seed,
   return true;
 }
 
-}  // namespace
+#ifdef PIPEVD_BENCH_HAVE_SPECTRA
+// LAPACK's A = Q diag(lambda) Q^T (Q^H for complex T), the same on every rank.
+template <class T>
+std::vector<T> formed_by_lapack(const std::vector<double>& lambda, unsigned seed) {
+  if constexpr (std::is_same_v<T, double>)
+    return test::matrix_with_eigenvalues(lambda, seed);
+  else
+    return test::hermitian_with_eigenvalues(lambda, seed);
+}
+#endif
 
-bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test::BlacsGrid& grid,
-                          test::DistributedMatrix& a, std::vector<double>& exact_eigenvalues,
-                          std::string* why, const SpectrumFormer<double>& on_root, int threads) {
-  (void)grid, (void)on_root;  // on_root: prescribed spectra only
+// generate_test_matrix for elements T: `a` of order n, random_entry(i, j, seed) the entries of its
+// random matrix.
+template <class T, class Matrix>
+bool generate(const std::string& spectrum, unsigned seed, [[maybe_unused]] long n, Matrix& a,
+              T (*random_entry)(long, long, unsigned), std::vector<double>& exact_eigenvalues,
+              std::string* why, [[maybe_unused]] const SpectrumFormer<T>& on_root, int threads) {
   exact_eigenvalues.clear();
   if (spectrum == "random") {
-    a.fill([seed](long i, long j) { return test::random_symmetric_entry(i, j, seed); }, threads);
+    a.fill([seed, random_entry](long i, long j) { return random_entry(i, j, seed); }, threads);
     return true;
   }
 #ifdef PIPEVD_BENCH_HAVE_SPECTRA
   for (test::Spectrum s : test::kAllSpectra) {
     if (spectrum != test::to_string(s)) continue;
-    // A = Q diag(lambda) Q^T formed whole (by LAPACK on every rank, or on_root's on rank 0).
-    const long n = a.layout.n;
-    std::vector<double> lambda = test::eigenvalues_of(s, n, seed), full;
-    if (!form_everywhere<double>(lambda, seed, on_root, test::matrix_with_eigenvalues, full, why))
-      return false;
+    // Formed whole (by LAPACK on every rank, or on_root's on rank 0).
+    std::vector<double> lambda = test::eigenvalues_of(s, n, seed);
+    std::vector<T> full;
+    if (!form_everywhere<T>(lambda, seed, on_root, formed_by_lapack<T>, full, why)) return false;
     a.fill([&full, n](long i, long j) { return full[i + j * n]; }, threads);
     std::sort(lambda.begin(), lambda.end());
     exact_eigenvalues = std::move(lambda);
@@ -95,6 +106,16 @@ bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test
 #endif
   if (why) *why = unknown_spectrum(spectrum);
   return false;
+}
+
+}  // namespace
+
+bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test::BlacsGrid& grid,
+                          test::DistributedMatrix& a, std::vector<double>& exact_eigenvalues,
+                          std::string* why, const SpectrumFormer<double>& on_root, int threads) {
+  (void)grid;
+  return generate<double>(spectrum, seed, a.layout.n, a, test::random_symmetric_entry,
+                          exact_eigenvalues, why, on_root, threads);
 }
 
 test::Complex random_hermitian_entry(long i, long j, unsigned seed) {
@@ -108,30 +129,10 @@ bool generate_test_matrix(const std::string& spectrum, unsigned seed, const test
                           test::ComplexDistributedMatrix& a, std::vector<double>& exact_eigenvalues,
                           std::string* why, const SpectrumFormer<test::Complex>& on_root,
                           int threads) {
-  (void)grid, (void)on_root;  // on_root: prescribed spectra only
-  exact_eigenvalues.clear();
-  if (spectrum == "random") {
-    a.fill([seed](long i, long j) { return random_hermitian_entry(i, j, seed); }, threads);
-    return true;
-  }
-#ifdef PIPEVD_BENCH_HAVE_SPECTRA
-  for (test::Spectrum s : test::kAllSpectra) {
-    if (spectrum != test::to_string(s)) continue;
-    // Formed whole, as the real spectra are.
-    const long n = a.real.layout.n;  // the complex order (the real view has 2 n rows)
-    std::vector<double> lambda = test::eigenvalues_of(s, n, seed);
-    std::vector<test::Complex> full;
-    if (!form_everywhere<test::Complex>(lambda, seed, on_root, test::hermitian_with_eigenvalues,
-                                        full, why))
-      return false;
-    a.fill([&full, n](long i, long j) { return full[i + j * n]; }, threads);
-    std::sort(lambda.begin(), lambda.end());
-    exact_eigenvalues = std::move(lambda);
-    return true;
-  }
-#endif
-  if (why) *why = unknown_spectrum(spectrum);
-  return false;
+  (void)grid;
+  // The complex order (the real view has 2 n rows).
+  return generate<test::Complex>(spectrum, seed, a.real.layout.n, a, random_hermitian_entry,
+                                 exact_eigenvalues, why, on_root, threads);
 }
 
 }  // namespace pipevd::bench
