@@ -79,6 +79,30 @@ Mat random_matrix(long n, unsigned seed) {
   return a;
 }
 
+// kind 0: random_matrix(n, seed); 1: the zero matrix; 2: the identity.
+Mat special_matrix(long n, int kind, unsigned seed) {
+  Mat a = random_matrix(n, seed);
+  if (kind > 0)
+    for (long i = 0; i < n * n; ++i) a[i] = (kind == 2 && i % (n + 1) == 0) ? 1.0 : 0.0;
+  return a;
+}
+
+// The eigenvalues of the table's spectra at n, then degenerate ones (-1, 0, 1, each n / 3 times),
+// with their names.
+struct NamedSpectrum {
+  std::string name;
+  Mat lambda;
+};
+std::vector<NamedSpectrum> table_and_degenerate_spectra(long n) {
+  std::vector<NamedSpectrum> spectra;
+  for (test::Spectrum sp : test::kAllSpectra)
+    spectra.push_back({test::to_string(sp), test::eigenvalues_of(sp, n, 3)});
+  Mat degenerate(n);
+  for (long i = 0; i < n; ++i) degenerate[i] = static_cast<double>(i % 3) - 1.0;
+  spectra.push_back({"degenerate", degenerate});
+  return spectra;
+}
+
 Mat columns_of(const Mat& a, const EngineLayout& L, int e) {
   return Mat(a.begin() + L.col_begin[e] * L.n, a.begin() + L.col_begin[e + 1] * L.n);
 }
@@ -243,6 +267,24 @@ void expect_same_arithmetic(const EngineResult& r, const EngineResult& ref) {
   EXPECT_LT(max_abs_diff(r.z, ref.z), 1e-10) << "Z";
 }
 
+// The engine's options with DBBR's bandwidth b and outer block k.
+EngineOptions reduction_options(long b, long k) {
+  EngineOptions opt;
+  opt.b = b;
+  opt.k = k;
+  return opt;
+}
+
+// Stage 3 by tridiagonal_dc, its leaves and panels small enough that every n of s runs merges.
+EngineOptions dc_options(const Shape& s) {
+  EngineOptions opt = reduction_options(s.b, s.k);
+  opt.tridiagonal = TridiagonalSolver::Dc;
+  opt.dc.leaf = s.n < 300 ? 8 : 48;
+  opt.dc.panel = s.n < 300 ? 16 : 300;
+  opt.dc.threads = 2;
+  return opt;
+}
+
 class EngineStages : public testing::TestWithParam<std::tuple<Backend, Layout>> {
  protected:
   void SetUp() override {
@@ -378,9 +420,7 @@ TEST_P(EngineStages, WholeEngineMatchesLapack) {
     SCOPED_TRACE(name(s));
     const Mat a = random_matrix(s.n, 17);
     const EngineLayout L = layout(s);
-    EngineOptions opt;
-    opt.b = s.b;
-    opt.k = s.k;
+    const EngineOptions opt = reduction_options(s.b, s.k);
     const EngineResult first = engine(a, L, opt), again = engine(a, L, opt);
     expect_eigendecomposition(a, s.n, first);
     EXPECT_TRUE(bitwise_equal(again.w, first.w) && bitwise_equal(again.z, first.z)) << "run twice";
@@ -437,12 +477,8 @@ TEST_P(EngineStages, SmallAndSpecialMatrices) {
   for (long n : {1L, 2L, 3L, 4L, 5L, 33L}) {
     for (int kind = 0; kind < 3; ++kind) {  // random, zero, identity
       SCOPED_TRACE("n=" + std::to_string(n) + " kind=" + std::to_string(kind));
-      Mat a = random_matrix(n, 19);
-      if (kind > 0)
-        for (long i = 0; i < n * n; ++i) a[i] = (kind == 2 && i % (n + 1) == 0) ? 1.0 : 0.0;
-      EngineOptions opt;
-      opt.b = 2;
-      opt.k = 4;
+      const Mat a = special_matrix(n, kind, 19);
+      EngineOptions opt = reduction_options(2, 4);
       const EngineLayout L = layout(Shape{n, opt.b, opt.k});
       expect_eigendecomposition(a, n, engine(a, L, opt));
       opt.want_vectors = false;
@@ -458,17 +494,10 @@ TEST_P(EngineStages, SmallAndSpecialMatrices) {
 
 TEST_P(EngineStages, SpectraOfTheTableAndDegenerateEigenvalues) {
   const long n = 90;
-  EngineOptions opt;
-  opt.b = 8;
-  opt.k = 32;
-  std::vector<Mat> spectra;
-  for (test::Spectrum sp : test::kAllSpectra) spectra.push_back(test::eigenvalues_of(sp, n, 3));
-  Mat degenerate(n);
-  for (long i = 0; i < n; ++i) degenerate[i] = static_cast<double>(i % 3) - 1.0;  // -1, 0, 1 x 30
-  spectra.push_back(degenerate);
-  for (size_t s = 0; s < spectra.size(); ++s) {
-    SCOPED_TRACE(s < 6 ? test::to_string(test::kAllSpectra[s]) : "degenerate");
-    const Mat a = test::matrix_with_eigenvalues(spectra[s], 5);
+  const EngineOptions opt = reduction_options(8, 32);
+  for (const NamedSpectrum& sp : table_and_degenerate_spectra(n)) {
+    SCOPED_TRACE(sp.name);
+    const Mat a = test::matrix_with_eigenvalues(sp.lambda, 5);
     expect_eigendecomposition(a, n, engine(a, layout(Shape{n, opt.b, opt.k}), opt));
   }
 }
@@ -480,13 +509,7 @@ TEST_P(EngineStages, WholeEngineWithDcMatchesLapack) {
     SCOPED_TRACE(name(s));
     const Mat a = random_matrix(s.n, 23);
     const EngineLayout L = layout(s);
-    EngineOptions opt;
-    opt.b = s.b;
-    opt.k = s.k;
-    opt.tridiagonal = TridiagonalSolver::Dc;
-    opt.dc.leaf = s.n < 300 ? 8 : 48;
-    opt.dc.panel = s.n < 300 ? 16 : 300;
-    opt.dc.threads = 2;
+    EngineOptions opt = dc_options(s);
     EngineResult first;
     for (int variant = 0; variant < 3; ++variant) {
       SCOPED_TRACE("variant " + std::to_string(variant));
@@ -510,9 +533,7 @@ TEST_P(EngineStages, WholeEngineWithDcMatchesLapack) {
   for (test::Spectrum sp : test::kAllSpectra) {
     SCOPED_TRACE(test::to_string(sp));
     const long n = 90;
-    EngineOptions opt;
-    opt.b = 8;
-    opt.k = 32;
+    EngineOptions opt = reduction_options(8, 32);
     opt.tridiagonal = TridiagonalSolver::Dc;
     opt.dc.leaf = 12;
     const Mat a = test::matrix_with_eigenvalues(test::eigenvalues_of(sp, n, 3), 5);
@@ -550,41 +571,25 @@ TEST_P(EngineStages, WholeEngineWithFoldedDcEqualsUnfolded) {
   };
   for (const Shape& s : shapes()) {
     SCOPED_TRACE(name(s));
-    EngineOptions opt;
-    opt.b = s.b;
-    opt.k = s.k;
-    opt.dc.leaf = s.n < 300 ? 8 : 48;
-    opt.dc.panel = s.n < 300 ? 16 : 300;
-    opt.dc.threads = 2;
+    const EngineOptions opt = dc_options(s);
     EXPECT_EQ(fold_against_whole(random_matrix(s.n, 29), layout(s), opt), s.n > opt.dc.leaf)
         << "folds exactly where T reaches a merge";
   }
   for (long n : {1L, 2L, 5L, 33L})
     for (int kind = 0; kind < 3; ++kind) {  // random, zero, identity
       SCOPED_TRACE("n=" + std::to_string(n) + " kind=" + std::to_string(kind));
-      Mat a = random_matrix(n, 31);
-      if (kind > 0)
-        for (long i = 0; i < n * n; ++i) a[i] = (kind == 2 && i % (n + 1) == 0) ? 1.0 : 0.0;
-      EngineOptions opt;
-      opt.b = 2;
-      opt.k = 4;
+      EngineOptions opt = reduction_options(2, 4);
       opt.dc.leaf = 8;
-      const bool folded = fold_against_whole(a, layout(Shape{n, opt.b, opt.k}), opt);
+      const bool folded =
+          fold_against_whole(special_matrix(n, kind, 31), layout(Shape{n, opt.b, opt.k}), opt);
       EXPECT_EQ(folded, kind == 0 && n > 8);
     }
   const long n = 90;
-  std::vector<Mat> spectra;
-  for (test::Spectrum sp : test::kAllSpectra) spectra.push_back(test::eigenvalues_of(sp, n, 3));
-  Mat degenerate(n);
-  for (long i = 0; i < n; ++i) degenerate[i] = static_cast<double>(i % 3) - 1.0;
-  spectra.push_back(degenerate);
-  for (std::size_t s = 0; s < spectra.size(); ++s) {
-    SCOPED_TRACE(s < 6 ? test::to_string(test::kAllSpectra[s]) : "degenerate");
-    EngineOptions opt;
-    opt.b = 8;
-    opt.k = 32;
+  for (const NamedSpectrum& sp : table_and_degenerate_spectra(n)) {
+    SCOPED_TRACE(sp.name);
+    EngineOptions opt = reduction_options(8, 32);
     opt.dc.leaf = 12;
-    fold_against_whole(test::matrix_with_eigenvalues(spectra[s], 5), layout(Shape{n, opt.b, opt.k}),
+    fold_against_whole(test::matrix_with_eigenvalues(sp.lambda, 5), layout(Shape{n, opt.b, opt.k}),
                        opt);
   }
 }
