@@ -90,10 +90,6 @@ void expect_same(const Args& g, const std::string& what, bool bad_call) {
   if (bad_call) EXPECT_LT(theirs.info, 0) << where << ": the case is not a bad call";
 }
 
-std::string grid_name(const BlacsGrid& grid, char order) {
-  return std::to_string(grid.nprow) + "x" + std::to_string(grid.npcol) + order;
-}
-
 TEST(ArgumentChecks, WorkspaceQueryEqualsScalapack) {
   for (const GridCase& gc : grids()) {
     BlacsGrid grid(gc.nprow, gc.npcol, gc.order);
@@ -109,8 +105,7 @@ TEST(ArgumentChecks, WorkspaceQueryEqualsScalapack) {
             g.ia = g.ja = g.iz = g.jz = off * nb + 1;
             g.lwork = -1;
             g.liwork = 1;
-            describe(grid, m, nb, rsrc, csrc, g.desca);
-            describe(grid, m, nb, rsrc, csrc, g.descz);
+            describe_a_and_z(grid, m, nb, rsrc, csrc, g);
             expect_same(g,
                         "query grid=" + grid_name(grid, gc.order) + " n=" + std::to_string(n) +
                             " nb=" + std::to_string(nb) + " src=" + std::to_string(rsrc) + "," +
@@ -132,8 +127,7 @@ TEST(ArgumentChecks, LetterCaseAndLongStrings) {
           g.uplo = uplo;
           g.lwork = lwork;  // a query, or a bad LWORK: never a real call
           g.liwork = 1;
-          describe(grid, g.n, 4, 0, 0, g.desca);
-          describe(grid, g.n, 4, 0, 0, g.descz);
+          describe_a_and_z(grid, g.n, 4, 0, 0, g);
           expect_same(g,
                       "grid=" + grid_name(grid, gc.order) + " jobz='" + jobz + "' uplo='" + uplo +
                           "' lwork=" + std::to_string(lwork),
@@ -257,8 +251,7 @@ TEST(ArgumentChecks, BadInputsGiveScalapacksInfo) {
     BlacsGrid grid(gc.nprow, gc.npcol, gc.order);
     BlacsGrid other(gc.nprow, gc.npcol, gc.order);  // a second context, same processes
     Args base;
-    describe(grid, base.n, 4, 0, 0, base.desca);
-    describe(grid, base.n, 4, 0, 0, base.descz);
+    describe_a_and_z(grid, base.n, 4, 0, 0, base);
     // LWMIN and LIWMIN are local: ask ScaLAPACK for this process's.
     Args q = base;
     q.lwork = -1;
@@ -285,8 +278,7 @@ TEST(ArgumentChecks, NZeroQuickReturn) {
     BlacsGrid grid(gc.nprow, gc.npcol, gc.order);
     Args g;
     g.n = 0;
-    describe(grid, 37, 4, 0, 0, g.desca);
-    describe(grid, 37, 4, 0, 0, g.descz);
+    describe_a_and_z(grid, 37, 4, 0, 0, g);
     for (int lwork : {-1, 0, 100000}) {
       g.lwork = lwork;
       g.liwork = lwork;
@@ -316,8 +308,7 @@ TEST(ArgumentChecks, ProcessOutsideTheGrid) {
       Args g;
       g.lwork = lwork;
       g.liwork = 1;
-      describe(grid, g.n, 4, 0, 0, g.desca);
-      describe(grid, g.n, 4, 0, 0, g.descz);
+      describe_a_and_z(grid, g.n, 4, 0, 0, g);
       expect_same(g,
                   "grid=" + grid_name(grid, gc.order) + (grid.in_grid() ? " inside" : " outside") +
                       " lwork=" + std::to_string(lwork),
@@ -338,8 +329,7 @@ TEST(ArgumentChecks, LldCheckedOnlyWhereColumnsAre) {
     g.n = n;
     g.lwork = 0;
     g.liwork = 40000;
-    describe(grid, n, nb, 0, 0, g.desca);
-    describe(grid, n, nb, 0, 0, g.descz);
+    describe_a_and_z(grid, n, nb, 0, 0, g);
     if (grid.mycol >= 2) g.desca[LLD_] = g.descz[LLD_] = lld;  // LLD = 0 is an error anywhere
     expect_same(g, "LLD_=" + std::to_string(lld) + " where no columns are", true);
   }
@@ -373,8 +363,7 @@ TEST(ArgumentChecks, InconsistentAcrossRanks) {
   for (const GridCase& gc : grids()) {
     BlacsGrid grid(gc.nprow, gc.npcol, gc.order);
     Args base;
-    describe(grid, base.n, 4, 0, 0, base.desca);
-    describe(grid, base.n, 4, 0, 0, base.descz);
+    describe_a_and_z(grid, base.n, 4, 0, 0, base);
     // A valid LWORK/LIWORK everywhere; the odd rank is the last rank, then rank 0 (process (0,0)).
     base.lwork = 400000;
     base.liwork = 40000;

@@ -100,10 +100,6 @@ void expect_same(const Args& g, const std::string& what, bool bad_call) {
   if (bad_call) EXPECT_LT(theirs.info, 0) << where << ": the case is not a bad call";
 }
 
-std::string grid_name(const BlacsGrid& grid, char order) {
-  return std::to_string(grid.nprow) + "x" + std::to_string(grid.npcol) + order;
-}
-
 // Any of the three workspace sizes at -1 is a query, whatever the other two hold (as long as
 // LWORK and LRWORK are not too small).
 TEST(PzheevdArgumentChecks, WorkspaceQueriesEqualScalapack) {
@@ -123,8 +119,7 @@ TEST(PzheevdArgumentChecks, WorkspaceQueriesEqualScalapack) {
               g.lwork = which == 0 ? -1 : 200000;
               g.lrwork = which == 1 ? -1 : 100000;
               g.liwork = which == 2 ? -1 : 1;
-              describe(grid, m, nb, rsrc, csrc, g.desca);
-              describe(grid, m, nb, rsrc, csrc, g.descz);
+              describe_a_and_z(grid, m, nb, rsrc, csrc, g);
               expect_same(g,
                           "query " + std::to_string(which) + " grid=" + grid_name(grid, gc.order) +
                               " n=" + std::to_string(n) + " nb=" + std::to_string(nb) +
@@ -149,8 +144,7 @@ TEST(PzheevdArgumentChecks, LetterCaseAndLongStrings) {
           g.lwork = lwork;  // a query, or a bad LWORK: never a real call
           g.lrwork = 100000;
           g.liwork = 1;
-          describe(grid, g.n, 4, 0, 0, g.desca);
-          describe(grid, g.n, 4, 0, 0, g.descz);
+          describe_a_and_z(grid, g.n, 4, 0, 0, g);
           expect_same(g,
                       "grid=" + grid_name(grid, gc.order) + " jobz='" + jobz + "' uplo='" + uplo +
                           "' lwork=" + std::to_string(lwork),
@@ -259,8 +253,7 @@ TEST(PzheevdArgumentChecks, BadInputsGiveScalapacksInfo) {
     BlacsGrid grid(gc.nprow, gc.npcol, gc.order);
     BlacsGrid other(gc.nprow, gc.npcol, gc.order);  // a second context, same processes
     Args base;
-    describe(grid, base.n, 4, 0, 0, base.desca);
-    describe(grid, base.n, 4, 0, 0, base.descz);
+    describe_a_and_z(grid, base.n, 4, 0, 0, base);
     Args q = base;  // LWMIN and LRWMIN are local: ScaLAPACK's for this process
     q.lwork = q.lrwork = q.liwork = -1;
     const Outcome query = via_scalapack(q);
@@ -296,8 +289,7 @@ TEST(PzheevdArgumentChecks, UncheckedValuesPassAsInScalapack) {
     if (!grid.in_grid()) continue;
     for (const BadCase& bc : cases) {
       Args g;
-      describe(grid, g.n, 4, 0, 0, g.desca);
-      describe(grid, g.n, 4, 0, 0, g.descz);
+      describe_a_and_z(grid, g.n, 4, 0, 0, g);
       g.lwork = 200000;
       g.lrwork = 100000;
       g.liwork = 40000;
@@ -319,8 +311,7 @@ TEST(PzheevdArgumentChecks, NZeroQuickReturn) {
     BlacsGrid grid(gc.nprow, gc.npcol, gc.order);
     Args g;
     g.n = 0;
-    describe(grid, 37, 4, 0, 0, g.desca);
-    describe(grid, 37, 4, 0, 0, g.descz);
+    describe_a_and_z(grid, 37, 4, 0, 0, g);
     for (int lwork : {-1, 0, 100000}) {
       g.lwork = g.lrwork = g.liwork = lwork;
       const Outcome ours = via_pipevd(g);
@@ -344,8 +335,7 @@ TEST(PzheevdArgumentChecks, ProcessOutsideTheGrid) {
       g.lwork = lwork;
       g.lrwork = 100000;
       g.liwork = 1;
-      describe(grid, g.n, 4, 0, 0, g.desca);
-      describe(grid, g.n, 4, 0, 0, g.descz);
+      describe_a_and_z(grid, g.n, 4, 0, 0, g);
       expect_same(g,
                   "grid=" + grid_name(grid, gc.order) + (grid.in_grid() ? " inside" : " outside") +
                       " lwork=" + std::to_string(lwork),
@@ -379,8 +369,7 @@ TEST(PzheevdArgumentChecks, InconsistentAcrossRanks) {
   for (const GridCase& gc : grids()) {
     BlacsGrid grid(gc.nprow, gc.npcol, gc.order);
     Args base;
-    describe(grid, base.n, 4, 0, 0, base.desca);
-    describe(grid, base.n, 4, 0, 0, base.descz);
+    describe_a_and_z(grid, base.n, 4, 0, 0, base);
     base.lwork = 200000;
     base.lrwork = 100000;
     base.liwork = 40000;

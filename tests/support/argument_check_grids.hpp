@@ -1,9 +1,10 @@
-// What the argument-check tests (PDSYEVD's and PZHEEVD's) share: the grids every case runs on, a
-// descriptor that can also describe a process outside the grid, and the stack painting that makes
-// ScaLAPACK's read of an unset UPLO flag defined.
+// What the argument-check tests (PDSYEVD's and PZHEEVD's) share: the grids every case runs on and
+// their names, descriptors that can also describe a process outside the grid, and the stack
+// painting that makes ScaLAPACK's read of an unset UPLO flag defined.
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "bench/peers/scalapack/scalapack_reference.hpp"
@@ -30,6 +31,13 @@ inline void describe(const BlacsGrid& grid, int m, int nb, int rsrc, int csrc, i
   std::copy(v, v + 9, d);
 }
 
+// DESCA and DESCZ of a call's arguments `g` (its desca and descz) alike, as describe() makes one.
+template <class Args>
+void describe_a_and_z(const BlacsGrid& grid, int m, int nb, int rsrc, int csrc, Args& g) {
+  describe(grid, m, nb, rsrc, csrc, g.desca);
+  describe(grid, m, nb, rsrc, csrc, g.descz);
+}
+
 struct GridCase {
   int nprow, npcol;
   char order;
@@ -43,6 +51,11 @@ inline std::vector<GridCase> grids() {
   if (sq.nprow > 1 && sq.npcol > 1) g.push_back({sq.nprow, sq.npcol, 'C'});
   if (p > 1) g.push_back({sq.npcol, sq.nprow, 'C'});
   return g;
+}
+
+// A grid's name in a case's message: its shape and order, "2x3R".
+inline std::string grid_name(const BlacsGrid& grid, char order) {
+  return std::to_string(grid.nprow) + "x" + std::to_string(grid.npcol) + order;
 }
 
 }  // namespace pipevd::test
