@@ -116,24 +116,14 @@ contains
     end do
     z_before = z
 
-    if (through_module) then
-      call pipevd_pdsyevd(jobz, uplo, n, a, ia, ja, desca, w, z, iz, jz, descz, work_query, -1, &
-                          iwork_query, -1, info)
-    else
-      call PDSYEVD(jobz, uplo, n, a, ia, ja, desca, w, z, iz, jz, descz, work_query, -1, &
-                   iwork_query, -1, info)
-    end if
+    call call_pdsyevd(through_module, jobz, uplo, n, a, ia, ja, desca, w, z, iz, jz, descz, &
+                      work_query, -1, iwork_query, -1, info)
     if (info /= 0) call fail(trim(label)//': workspace query INFO /= 0')
     lwork = int(work_query(1))
     liwork = iwork_query(1)
     allocate (work(max(1, lwork)), iwork(max(1, liwork)))
-    if (through_module) then
-      call pipevd_pdsyevd(jobz, uplo, n, a, ia, ja, desca, w, z, iz, jz, descz, work, lwork, &
-                          iwork, liwork, info)
-    else
-      call PDSYEVD(jobz, uplo, n, a, ia, ja, desca, w, z, iz, jz, descz, work, lwork, iwork, &
-                   liwork, info)
-    end if
+    call call_pdsyevd(through_module, jobz, uplo, n, a, ia, ja, desca, w, z, iz, jz, descz, &
+                      work, lwork, iwork, liwork, info)
     solves = solves + 1
     if (info /= 0) then
       call fail(trim(label)//': INFO /= 0')
@@ -193,6 +183,24 @@ contains
     if (iam == 0) write (*, '(a,a,i0,a,i0,a,es9.2,a,es9.2)') trim(label), ' grid=', nprow, 'x', &
       npcol, ' residual=', rnorm / (anorm * n * eps), ' orthogonality=', onorm / (n * eps)
   end subroutine solve_case
+
+  ! PDSYEVD through the module (through_module) or through the plain call.
+  subroutine call_pdsyevd(through_module, jobz, uplo, n, a, ia, ja, desca, w, z, iz, jz, descz, &
+                          work, lwork, iwork, liwork, info)
+    logical, intent(in) :: through_module
+    character(len=*), intent(in) :: jobz, uplo
+    integer, intent(in) :: n, ia, ja, iz, jz, desca(9), descz(9), lwork, liwork
+    double precision, intent(inout) :: a(*), w(*), z(*), work(*)
+    integer, intent(inout) :: iwork(*)
+    integer, intent(out) :: info
+    if (through_module) then
+      call pipevd_pdsyevd(jobz, uplo, n, a, ia, ja, desca, w, z, iz, jz, descz, work, lwork, &
+                          iwork, liwork, info)
+    else
+      call PDSYEVD(jobz, uplo, n, a, ia, ja, desca, w, z, iz, jz, descz, work, lwork, iwork, &
+                   liwork, info)
+    end if
+  end subroutine call_pdsyevd
 
   ! Invalid JOBZ/UPLO: INFO = -1/-2 on both paths ('x' is no JOBZ even though 'vectors' is). The
   ! workspace query answers the same through the module and through the plain call.

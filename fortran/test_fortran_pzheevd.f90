@@ -94,13 +94,8 @@ contains
     lwork = -1
     lrwork = -1
     liwork = -1
-    if (via_module) then
-      call pipevd_pzheevd(jobz, uplo, n, a, offset + 1, offset + 1, desca, w, z, offset + 1, &
-                          offset + 1, desca, wq, lwork, rwq, lrwork, iwq, liwork, info)
-    else
-      call PZHEEVD(jobz, uplo, n, a, offset + 1, offset + 1, desca, w, z, offset + 1, &
-                   offset + 1, desca, wq, lwork, rwq, lrwork, iwq, liwork, info)
-    end if
+    call call_pzheevd(via_module, jobz, uplo, n, a, offset, desca, w, z, wq, lwork, rwq, lrwork, &
+                      iwq, liwork, info)
     if (info /= 0) then
       failures = failures + 1
       return
@@ -112,13 +107,8 @@ contains
     block
       integer, allocatable :: iwork(:)
       allocate (iwork(liwork))
-      if (via_module) then
-        call pipevd_pzheevd(jobz, uplo, n, a, offset + 1, offset + 1, desca, w, z, offset + 1, &
-                            offset + 1, desca, work, lwork, rwork, lrwork, iwork, liwork, info)
-      else
-        call PZHEEVD(jobz, uplo, n, a, offset + 1, offset + 1, desca, w, z, offset + 1, &
-                     offset + 1, desca, work, lwork, rwork, lrwork, iwork, liwork, info)
-      end if
+      call call_pzheevd(via_module, jobz, uplo, n, a, offset, desca, w, z, work, lwork, rwork, &
+                        lrwork, iwork, liwork, info)
     end block
     solves = solves + 1
     if (info /= 0) then
@@ -164,5 +154,25 @@ contains
     if (res > 100 .or. orth > 100) failures = failures + 1
 
   end subroutine solve_case
+
+  ! PZHEEVD on sub(A) and sub(Z) at (offset + 1, offset + 1) of desca, through the module
+  ! (via_module) or through the plain call.
+  subroutine call_pzheevd(via_module, jobz, uplo, n, a, offset, desca, w, z, work, lwork, rwork, &
+                          lrwork, iwork, liwork, info)
+    logical, intent(in) :: via_module
+    character(len=*), intent(in) :: jobz, uplo
+    integer, intent(in) :: n, offset, desca(9), lwork, lrwork, liwork
+    complex(kind(1d0)), intent(inout) :: a(*), z(*), work(*)
+    double precision, intent(inout) :: w(*), rwork(*)
+    integer, intent(inout) :: iwork(*)
+    integer, intent(out) :: info
+    if (via_module) then
+      call pipevd_pzheevd(jobz, uplo, n, a, offset + 1, offset + 1, desca, w, z, offset + 1, &
+                          offset + 1, desca, work, lwork, rwork, lrwork, iwork, liwork, info)
+    else
+      call PZHEEVD(jobz, uplo, n, a, offset + 1, offset + 1, desca, w, z, offset + 1, &
+                   offset + 1, desca, work, lwork, rwork, lrwork, iwork, liwork, info)
+    end if
+  end subroutine call_pzheevd
 
 end program test_fortran_pzheevd
