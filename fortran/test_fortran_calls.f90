@@ -10,24 +10,16 @@
 ! on both paths and the two paths answer the same workspace query.
 ! Prints "solves=K" so that the driver can check that K calls went through pipevd.
 program test_fortran_calls
-  use mpi
   use pipevd
+  use test_support
   implicit none
-  integer :: ierr, nprocs, iam, failures, solves, total_failures
 
-  call MPI_Init(ierr)
-  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
-  call MPI_Comm_rank(MPI_COMM_WORLD, iam, ierr)
-  failures = 0
-  solves = 0
+  call start_run()
   call run_grid(nprocs, 1)
   if (nprocs > 1) call run_grid(1, nprocs)
   call pipevd_release()  ! the kept host memory back, through the module's interface
   call run_grid(nprocs, 1)  ! and calls after it still work
-  call MPI_Allreduce(failures, total_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (iam == 0) write (*, '(a,i0,a,i0)') 'solves=', solves, ' failures=', total_failures
-  call MPI_Finalize(ierr)
-  if (total_failures /= 0) stop 1
+  call finish_run()
 
 contains
 
@@ -52,12 +44,6 @@ contains
     entry = cos(0.61d0 * dble(i) * dble(j) + 0.3d0 * dble(i + j)) / sqrt(dble(n))
     if (i == j) entry = entry + 2.0d0 * dble(i) / dble(n)
   end function entry
-
-  ! Global index of local index l (1-based) in a block-cyclic dimension.
-  pure integer function global_index(l, nb, p, src, np)
-    integer, intent(in) :: l, nb, p, src, np
-    global_index = ((l - 1) / nb) * np * nb + mod(np + p - src, np) * nb + mod(l - 1, nb) + 1
-  end function global_index
 
   subroutine fail(what)
     character(len=*), intent(in) :: what

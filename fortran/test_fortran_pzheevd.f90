@@ -9,20 +9,13 @@
 program test_fortran_pzheevd
   use mpi
   use pipevd
+  use test_support
   implicit none
-  integer :: ierr, nprocs, iam, failures, solves, total_failures
 
-  call MPI_Init(ierr)
-  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
-  call MPI_Comm_rank(MPI_COMM_WORLD, iam, ierr)
-  failures = 0
-  solves = 0
+  call start_run()
   call run_grid(nprocs, 1)
   if (nprocs > 1) call run_grid(1, nprocs)
-  call MPI_Allreduce(failures, total_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (iam == 0) write (*, '(a,i0,a,i0)') 'solves=', solves, ' failures=', total_failures
-  call MPI_Finalize(ierr)
-  if (total_failures /= 0) stop 1
+  call finish_run()
 
 contains
 
@@ -49,16 +42,11 @@ contains
     if (i == j) entry = cmplx(re + 2.0d0 * dble(i) / dble(n), 0d0, kind(1d0))
   end function entry
 
-  pure integer function global_index(l, nb, p, src, np)
-    integer, intent(in) :: l, nb, p, src, np
-    global_index = ((l - 1) / nb) * np * nb + mod(np + p - src, np) * nb + mod(l - 1, nb) + 1
-  end function global_index
-
   subroutine solve_case(ictxt, via_module, jobz, uplo, n, nb, offset)
     integer, intent(in) :: ictxt, n, nb, offset
     logical, intent(in) :: via_module
     character(len=*), intent(in) :: jobz, uplo
-    integer :: nprow, npcol, myrow, mycol, m, mloc, nloc, lld, info, i, j, il, jl, gi, gj
+    integer :: nprow, npcol, myrow, mycol, m, mloc, nloc, lld, info, i, j, il, jl, gi, gj, ierr
     integer :: desca(9), lwork, lrwork, liwork, iwq(1), numroc, lower
     complex(kind(1d0)), allocatable :: a(:, :), z(:, :), work(:), full(:, :), zfull(:, :)
     complex(kind(1d0)), allocatable :: r(:, :), lwork_z(:)
