@@ -6,7 +6,6 @@
 #include <mpi.h>
 
 #include <cstddef>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,13 +16,10 @@
 #include "tests/support/distributed_matrix.hpp"
 #include "tests/support/hermitian.hpp"
 #include "tests/support/spectra.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd::test {
 namespace {
-
-bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), sizeof(double) * x.size()) == 0;
-}
 
 // Wraps a host formation, counting its calls on this rank.
 template <class T>
@@ -48,8 +44,8 @@ TEST(RootFormedMatrix, RealEqualsTheOneFormedOnEveryRank) {
                                             counted<double>(matrix_with_eigenvalues, &calls)))
         << why;
     EXPECT_EQ(calls, world_rank() == 0 ? 1 : 0);
-    EXPECT_TRUE(same_bits(every.local, root.local));
-    EXPECT_TRUE(same_bits(every_w, root_w));
+    EXPECT_TRUE(bitwise_equal(every.local, root.local));
+    EXPECT_TRUE(bitwise_equal(every_w, root_w));
     EXPECT_EQ(static_cast<int>(root_w.size()), n);
   }
 }
@@ -68,8 +64,8 @@ TEST(RootFormedMatrix, ComplexEqualsTheOneFormedOnEveryRank) {
                                             counted<Complex>(hermitian_with_eigenvalues, &calls)))
         << why;
     EXPECT_EQ(calls, world_rank() == 0 ? 1 : 0);
-    EXPECT_TRUE(same_bits(every.real.local, root.real.local));
-    EXPECT_TRUE(same_bits(every_w, root_w));
+    EXPECT_TRUE(bitwise_equal(every.real.local, root.real.local));
+    EXPECT_TRUE(bitwise_equal(every_w, root_w));
   }
 }
 
@@ -89,7 +85,7 @@ TEST(RootFormedMatrix, FormerFailureOnRankZeroIsEveryRanksFailure) {
   EXPECT_FALSE(bench::generate_test_matrix("uniform", 1, g, a, w, &why, refuses));
   EXPECT_EQ(why, "the device lacks the memory");
   EXPECT_TRUE(w.empty());
-  EXPECT_TRUE(same_bits(a.local, before));
+  EXPECT_TRUE(bitwise_equal(a.local, before));
   // A former that returns the wrong size is a failure too, not a short broadcast.
   const bench::SpectrumFormer<double> short_one = [](const std::vector<double>&, unsigned) {
     return std::vector<double>(3, 0.0);
@@ -115,7 +111,7 @@ TEST(Broadcast, DoublesInChunksAndAString) {
     for (std::size_t i = 0; i < want.size(); ++i) want[i] = 0.5 + static_cast<double>(i);
     if (world_rank() == root) x = want;
     bench::broadcast_doubles(x.data(), x.size(), root, MPI_COMM_WORLD, chunk);
-    EXPECT_TRUE(same_bits(x, want));
+    EXPECT_TRUE(bitwise_equal(x, want));
   }
   for (const std::string& sent : {std::string(), std::string("no CUDA device visible")}) {
     std::string s = world_rank() == root ? sent : std::string("stale");

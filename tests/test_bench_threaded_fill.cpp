@@ -5,7 +5,6 @@
 // sizes, source processes and leading dimensions that leave partial blocks and padding.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,15 +13,12 @@
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/distributed_matrix.hpp"
 #include "tests/support/hermitian.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd::test {
 namespace {
 
 const int kThreadCounts[] = {1, 2, 3, 8, 1000};
-
-bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), sizeof(double) * x.size()) == 0;
-}
 
 // m's local array as f defines it, element by element (padding left zero).
 std::vector<double> by_element(const DistributedMatrix& m,
@@ -54,7 +50,7 @@ TEST(ThreadedFill, RealSameBitsForEveryThreadCount) {
       SCOPED_TRACE("m = " + std::to_string(s.m) + ", threads = " + std::to_string(threads));
       DistributedMatrix a(g, layout);
       a.fill(f, threads);
-      EXPECT_TRUE(same_bits(a.local, by_element(a, f)));
+      EXPECT_TRUE(bitwise_equal(a.local, by_element(a, f)));
     }
   }
 }
@@ -74,7 +70,7 @@ TEST(ThreadedFill, ComplexSameBitsForEveryThreadCount) {
       SCOPED_TRACE("m = " + std::to_string(s.m) + ", threads = " + std::to_string(threads));
       ComplexDistributedMatrix a(g, s.m, s.nb, s.rsrc % g.nprow, s.csrc % g.npcol, s.lld_extra);
       a.fill(f, threads);
-      EXPECT_TRUE(same_bits(a.real.local, by_element(a.real, as_doubles)));
+      EXPECT_TRUE(bitwise_equal(a.real.local, by_element(a.real, as_doubles)));
     }
   }
 }
@@ -96,10 +92,10 @@ TEST(ThreadedFill, GeneratedMatricesSameForEveryThreadCount) {
       ComplexDistributedMatrix cplx(g, n, nb);
       ASSERT_TRUE(bench::generate_test_matrix(spectrum, 3, g, real, w, &why, nullptr, threads))
           << why;
-      EXPECT_TRUE(same_bits(real.local, real_one.local));
+      EXPECT_TRUE(bitwise_equal(real.local, real_one.local));
       ASSERT_TRUE(bench::generate_test_matrix(spectrum, 3, g, cplx, w, &why, nullptr, threads))
           << why;
-      EXPECT_TRUE(same_bits(cplx.real.local, complex_one.real.local));
+      EXPECT_TRUE(bitwise_equal(cplx.real.local, complex_one.real.local));
     }
   }
 }

@@ -33,6 +33,8 @@ void dgemm_(const char*, const char*, const int*, const int*, const int*, const 
 namespace pipevd {
 namespace {
 
+using test::bitwise_equal;
+
 constexpr double kEps = DBL_EPSILON;
 
 // A symmetric band matrix in lower band storage, entries uniform in [-1, 1].
@@ -123,10 +125,6 @@ std::string sci(double x) {
   char s[32];
   std::snprintf(s, sizeof s, "%.3e", x);
   return s;
-}
-
-bool bitwise_equal(const std::vector<double>& x, const std::vector<double>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
 }
 
 // ---------------------------------------------------------------- band storage

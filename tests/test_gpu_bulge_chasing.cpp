@@ -33,6 +33,7 @@
 #include "gpu/bulge_chasing.cuh"
 #include "host/bulge_chasing.hpp"
 #include "tests/support/test_size_limit.hpp"
+#include "tests/support/vector_compare.hpp"
 
 extern "C" void dsterf_(const int* n, double* d, double* e, int* info);
 
@@ -107,10 +108,8 @@ gpu::BulgeChasingTunables defaults(long b) {
 }
 
 bool bitwise_equal(const Result& x, const Result& y) {  // d, e, v, tau
-  auto same = [](const std::vector<double>& p, const std::vector<double>& q) {
-    return p.size() == q.size() && std::memcmp(p.data(), q.data(), sizeof(double) * p.size()) == 0;
-  };
-  return same(x.d, y.d) && same(x.e, y.e) && same(x.U.v, y.U.v) && same(x.U.tau, y.U.tau);
+  return test::bitwise_equal(x.d, y.d) && test::bitwise_equal(x.e, y.e) &&
+         test::bitwise_equal(x.U.v, y.U.v) && test::bitwise_equal(x.U.tau, y.U.tau);
 }
 
 std::vector<double> eigenvalues(std::vector<double> d, std::vector<double> e, long n) {

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "tests/support/fresh_seed.hpp"
 #include "tests/support/hermitian.hpp"
 #include "tests/support/spectra.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd::test {
 namespace {
@@ -110,22 +110,16 @@ INSTANTIATE_TEST_SUITE_P(Spectra, GpuSpectrumMatrix,
                                   std::to_string(std::get<1>(info.param));
                          });
 
-// Bitwise comparison of two formations (operator== would call +0 and -0 equal).
-template <class T>
-bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), sizeof(T) * x.size()) == 0;
-}
-
 TEST(GpuSpectrumMatrixSeed, SameSeedSameBitsOtherSeedOtherBits) {
   const unsigned seed = static_cast<unsigned>(fresh_seed());
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::vector<double> lambda = eigenvalues_of(Spectrum::Uniform, 1001, seed);
   const std::vector<double> a = bench::gpu_matrix_with_eigenvalues(lambda, seed);
-  EXPECT_TRUE(same_bits(a, bench::gpu_matrix_with_eigenvalues(lambda, seed)));
-  EXPECT_FALSE(same_bits(a, bench::gpu_matrix_with_eigenvalues(lambda, seed + 1)));
+  EXPECT_TRUE(bitwise_equal(a, bench::gpu_matrix_with_eigenvalues(lambda, seed)));
+  EXPECT_FALSE(bitwise_equal(a, bench::gpu_matrix_with_eigenvalues(lambda, seed + 1)));
   const std::vector<Complex> h = bench::gpu_hermitian_with_eigenvalues(lambda, seed);
-  EXPECT_TRUE(same_bits(h, bench::gpu_hermitian_with_eigenvalues(lambda, seed)));
-  EXPECT_FALSE(same_bits(h, bench::gpu_hermitian_with_eigenvalues(lambda, seed + 1)));
+  EXPECT_TRUE(bitwise_equal(h, bench::gpu_hermitian_with_eigenvalues(lambda, seed)));
+  EXPECT_FALSE(bitwise_equal(h, bench::gpu_hermitian_with_eigenvalues(lambda, seed + 1)));
 }
 
 TEST(GpuSpectrumMatrixSeed, EmptySpectrumGivesEmptyMatrix) {

@@ -10,7 +10,6 @@
 #include <mpi.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -19,6 +18,7 @@
 #include "tests/support/accuracy.hpp"
 #include "tests/support/distributed_matrix.hpp"
 #include "tests/support/interposed_pdsyevd.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd::test {
 namespace {
@@ -37,10 +37,6 @@ struct Case {
 std::string name(const Case& c) {
   return std::string("uplo=") + c.uplo + " (" + std::to_string(c.i) + "," + std::to_string(c.j) +
          ")=" + std::to_string(c.value);
-}
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
 void run_case(const Case& c, int off = kOff) {
@@ -63,8 +59,8 @@ void run_case(const Case& c, int off = kOff) {
   EXPECT_TRUE(same_on_every_rank(info)) << "ranks returned different INFO";
   if (c.referenced) {
     EXPECT_EQ(info, kN + 1);
-    EXPECT_TRUE(same_bits(a.local, a_before)) << "A changed";
-    EXPECT_TRUE(same_bits(z.local, z_before)) << "Z changed";
+    EXPECT_TRUE(bitwise_equal(a.local, a_before)) << "A changed";
+    EXPECT_TRUE(bitwise_equal(z.local, z_before)) << "Z changed";
     for (double v : w) EXPECT_EQ(v, kSentinel) << "W changed";
     EXPECT_STREQ(pipevd_last_path(), "") << "a path computed";
     return;

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <complex>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,7 @@
 #include "tests/redistribute_support.hpp"
 #include "tests/support/blacs_grid.hpp"
 #include "tests/support/redistribution_case.hpp"
+#include "tests/support/vector_compare.hpp"
 
 namespace pipevd::test {
 namespace {
@@ -119,11 +119,6 @@ Operand<T> make_a(const GridInfo& grid, const Case& c) {
           inside && (lower ? si >= sj : si <= sj) ? full<T>(si, sj) : T(nan_value());
     }
   return a;
-}
-
-template <class T>
-bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
 }
 
 // The engine's columns through `opt`; every entry checked against the matrix.
@@ -225,8 +220,8 @@ void check_rounds_equal_messages(int nprow, int npcol, char order) {
             node.node_segment_bytes = limit;
             const std::string how = std::string(way == NodeMemory::push ? "push, " : "pull, ") +
                                     std::to_string(threads) + " threads";
-            EXPECT_TRUE(same_bits(to_engine<T>(grid, c, layout, comm, node), cols_ref)) << how;
-            EXPECT_TRUE(same_bits(from_engine<T>(grid, c, layout, comm, node), z_ref)) << how;
+            EXPECT_TRUE(bitwise_equal(to_engine<T>(grid, c, layout, comm, node), cols_ref)) << how;
+            EXPECT_TRUE(bitwise_equal(from_engine<T>(grid, c, layout, comm, node), z_ref)) << how;
             // Within the limit, or two columns of the largest case where it is below them, in
             // whole pages (what the MPI gives).
             EXPECT_LE(8 * node_window_segment(comm.caller), whole_pages(std::max(limit, floor)))

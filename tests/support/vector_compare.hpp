@@ -1,5 +1,5 @@
-// Host vectors for the GPU-against-host tests: random inputs, and the comparisons they make
-// (largest entry, largest difference to rounding, bitwise equality of a result computed twice).
+// Host vectors for the tests: random inputs, and the comparisons they make (largest entry,
+// largest difference to rounding, bitwise equality of a result computed twice).
 #pragma once
 #include <gtest/gtest.h>
 
@@ -63,6 +63,8 @@ double max_abs_diff(const std::vector<T>& x, const std::vector<T>& y) {
   return d;
 }
 
+// The same bits (operator== would call +0 and -0 equal, and NaN unequal to itself). An empty
+// vector's data() may be null, which memcmp may not be given even for no bytes.
 template <class T>
 bool bitwise_equal(const std::vector<T>& x, const std::vector<T>& y) {
   return x.size() == y.size() &&
