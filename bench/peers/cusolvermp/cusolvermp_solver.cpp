@@ -155,7 +155,11 @@ class CusolverMpSolver final : public Solver {
       PIPEVD_CUDA_CHECK(cudaStreamSynchronize(stream_));
       MPI_Barrier(p.comm);
       lap(out, "h2d", t);
-      char compz[2] = {jobz, 0};
+      // cusolverMpSyevd computes eigenvectors whatever compz says ("N" fails with
+      // CUSOLVER_STATUS_INTERNAL_ERROR), so an eigenvalues-only call is what a user of it gets:
+      // the vectors computed and dropped.
+      char compz[2] = {'V', 0};
+      if (jobz == 'N') out.path = "compz V: no eigenvalues-only mode";
       size_t dev_bytes = 0, host_bytes = 0;
       status_check(
           cusolverMpSyevd_bufferSize(handle_, compz, CUBLAS_FILL_MODE_LOWER, p.n, d_a, 1, 1, desc_a,
