@@ -16,6 +16,9 @@
 #            28's 1-GPU target; runs on any machine), COMPLEX1_S (260)
 #   mp_real, mp_complex  cuSOLVERMp alone at n = 32768 on the 4 GPUs, real and complex (the real
 #            and complex parts run it after pipevd, where their budgets may leave it no time)
+#   mp_nb    cuSOLVERMp alone at n = 32768 on the 4 GPUs at each caller nb of MP_NBS ("128 256 512
+#            1024"), a first and a repeated call each (issues 23, 27 compare with its best NB), one
+#            folder mp_nb<nb> and MP_NB_S (110) each
 #   elpa     n = 32768: ELPA1-GPU on the 4 GPUs, one rank each (issue 27)
 #   elpa2    n = 32768: ELPA2-GPU on the 4 GPUs, one rank each (issue 27), ELPA2_S (330)
 #   big      n = 49152: pipevd on 4 GPUs and cuSOLVERMp (issue 23)
@@ -34,7 +37,7 @@
 #   tests    the gpu tests that need 4 GPUs (every np4 and 4gpus test, own_gpu, pretend_nodes,
 #            concurrent_grids, rank_without_gpu), or those TESTS_REGEX matches
 # Budgets (seconds, each part's scaling.sh BUDGET_S): REAL_S (190), COMPLEX_S (200), ELPA_S (230),
-# BIG_S (240), REAL4_S (80), MP_REAL_S (100), MP_COMPLEX_S (170), WEAK_S (150 each), DC_EARLY_S
+# BIG_S (240), REAL4_S (80), MP_REAL_S (100), MP_COMPLEX_S (170), MP_NB_S (110 each nb), WEAK_S (150 each), DC_EARLY_S
 # (80), SWEEP_S (330, also sweep_n), CLUSTERED_S (330), TESTS_S (150). Writes
 # $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of it), and $OUT/four_gpus_summary.txt (each
 # part's summary table and engine lines).
@@ -76,6 +79,12 @@ for part in ${PARTS:-build real complex tests}; do
     mp_complex)
       run_part mp_complex BENCH_SCALAR=complex STEPS=bench SIZES= PEERS=cusolvermp PEER_SIZES=32768 \
         PEER_GPU_COUNTS=4 PEER_CAP=160 BUDGET_S="${MP_COMPLEX_S:-170}" ;;
+    mp_nb)
+      for nb in ${MP_NBS:-128 256 512 1024}; do
+        run_part "mp_nb$nb" STEPS=bench SIZES= PEERS=cusolvermp PEER_SIZES=32768 PEER_GPU_COUNTS=4 \
+          BENCH_NB="$nb" PEER_CALLS=2 PEER_CAP=$((${MP_NB_S:-110} - 10)) LABEL_SUFFIX="_nb$nb" \
+          BUDGET_S="${MP_NB_S:-110}"
+      done ;;
     elpa)
       run_part elpa STEPS=bench SIZES= PEERS=elpa1-gpu PEER_SIZES=32768 PEER_GPU_COUNTS=4 \
         PEER_CAP=200 BUDGET_S="${ELPA_S:-230}" ;;
