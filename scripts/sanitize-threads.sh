@@ -32,7 +32,7 @@ targets=(test_worker_pool test_threads test_release test_release_memory test_hos
          test_non_finite test_load_balance_report test_info_codes test_memory_plan)
 cmake --build "$build" --target "${targets[@]}" -j "$jobs"
 
-logs="$build/tsan-logs"
+logs=$(realpath -m "$build/tsan-logs")
 rm -rf "$logs" && mkdir -p "$logs"
 suppressions=$PWD/scripts/tsan-suppressions.txt
 export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 suppressions=$suppressions"
@@ -41,19 +41,29 @@ export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 suppressions=$suppr
 # ctest describes them, one after the other: each try's reports go to files of its own
 # ($logs/TEST.tryN.PID, its output in $logs/TEST.tryN.out), so that every report names its test.
 ctest --test-dir "$build" --show-only=json-v1 | python3 -c '
-import glob, json, os, re, subprocess, sys
+import glob, json, os, re, signal, subprocess, sys
 logs, tree, targets = sys.argv[1], sys.argv[2], set(sys.argv[3:])
 
 def selected(t, props):
     return ("gpu" not in props.get("LABELS", []) and props.get("PROCESSORS", 1) <= 2
             and any(os.path.basename(a) in targets for a in t.get("command", [])))
 
-def passed(rc, output, props):  # as ctest judges it
-    if any(re.search(rx, output) for rx in props.get("FAIL_REGULAR_EXPRESSION", [])):
+def passed(rc, output, props):  # as ctest judges it: its "." matches a newline too
+    if any(re.search(rx, output, re.S) for rx in props.get("FAIL_REGULAR_EXPRESSION", [])):
         return False
     if "PASS_REGULAR_EXPRESSION" in props:
-        return any(re.search(rx, output) for rx in props["PASS_REGULAR_EXPRESSION"])
+        return any(re.search(rx, output, re.S) for rx in props["PASS_REGULAR_EXPRESSION"])
     return rc == 0
+
+def run(command, env, cwd, out, timeout):  # on a timeout the launcher and its ranks all go
+    p = subprocess.Popen(command, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    try:
+        return p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        return "timeout"
 
 def crashed_elsewhere(files):  # every process that left a file died in another library
     if not files:
@@ -76,12 +86,8 @@ for t in json.load(sys.stdin)["tests"]:
         prefix = os.path.join(logs, "%s.try%d" % (t["name"], attempt))
         env["TSAN_OPTIONS"] = os.environ["TSAN_OPTIONS"] + " log_path=" + prefix
         with open(prefix + ".out", "w") as out:
-            try:
-                rc = subprocess.call(t["command"], env=env, cwd=props.get("WORKING_DIRECTORY"),
-                                     stdout=out, stderr=subprocess.STDOUT,
-                                     timeout=props.get("TIMEOUT", 1500))
-            except subprocess.TimeoutExpired:
-                rc = "timeout"
+            rc = run(t["command"], env, props.get("WORKING_DIRECTORY"), out,
+                     props.get("TIMEOUT", 1500))
         files = [f for f in glob.glob(prefix + ".*") if re.search(r"\.[0-9]+$", f)]
         reports += [f for f in files if "WARNING: ThreadSanitizer" in open(f).read()]
         if rc == props.get("SKIP_RETURN_CODE"):
@@ -104,5 +110,5 @@ for f in reports:
 print("%d failed, %d files of ThreadSanitizer reports, %d crashed in another library every try"
       " (%s)" % (len(failed), len(reports), len(elsewhere), " ".join(elsewhere)))
 sys.exit(1 if failed or reports else 0)
-' "$PWD/$logs" "$PWD/" "${targets[@]}"
+' "$logs" "$PWD/" "${targets[@]}"
 echo "sanitize-threads: no failed test, no ThreadSanitizer report"
