@@ -37,8 +37,8 @@
 #   tests    the gpu tests that need 4 GPUs (every np4 and 4gpus test, own_gpu, pretend_nodes,
 #            concurrent_grids, rank_without_gpu), or those TESTS_REGEX matches
 # Budgets (seconds, each part's scaling.sh BUDGET_S): REAL_S (190), COMPLEX_S (200), ELPA_S (230),
-# BIG_S (240), REAL4_S (80), MP_REAL_S (100), MP_COMPLEX_S (170), MP_NB_S (110 each nb), WEAK_S (150 each), DC_EARLY_S
-# (80), SWEEP_S (330, also sweep_n), CLUSTERED_S (330), TESTS_S (150). Writes
+# BIG_S (240), REAL4_S (80), MP_REAL_S (100), MP_COMPLEX_S (170), MP_NB_S (110 each nb), WEAK_S
+# (150 each), DC_EARLY_S (80), SWEEP_S (330, also sweep_n), CLUSTERED_S (330), TESTS_S (150). Writes
 # $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of it), and $OUT/four_gpus_summary.txt (each
 # part's summary table and engine lines).
 set -uo pipefail
