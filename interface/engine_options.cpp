@@ -2,14 +2,18 @@
 
 namespace pipevd {
 
-EngineOptions engine_options(const Policy& policy, bool want_vectors) {
+bool dbbr_cyclic_by_default(int gpu_engine_ranks) { return gpu_engine_ranks >= 4; }
+
+EngineOptions engine_options(const Policy& policy, bool want_vectors, int gpu_engine_ranks) {
   EngineOptions opt;
   opt.want_vectors = want_vectors;
   // PIPEVD_BAND / PIPEVD_BLOCK (policy checked block >= band; DBBR rounds k up to a multiple of b).
   if (policy.band > 0) opt.b = policy.band;
   if (policy.block > 0) opt.k = policy.block;
   opt.dbbr_z_on_every_rank = policy.dbbr_z_on_every_rank;
-  opt.dbbr_cyclic_blocks = policy.dbbr_cyclic_blocks;
+  opt.dbbr_cyclic_blocks = policy.dbbr_columns == DbbrColumnsSetting::Auto
+                               ? dbbr_cyclic_by_default(gpu_engine_ranks)
+                               : policy.dbbr_columns == DbbrColumnsSetting::Cyclic;
   if (policy.sbr_back_order == "right") opt.sbr_back_order = SbrBackOrder::Right;
   opt.dc.threads = policy.dc_threads;  // 0: every CPU of the node
   opt.dc.verbose = policy.verbose >= 1;

@@ -193,7 +193,7 @@ void start_route(RouteCall<S>& r) {
     r.ranks = static_cast<int>(r.ec->engine_to_caller.size());
   }
   r.engine = r.ec->engine_rank >= 0;
-  r.opt = engine_options(r.policy, r.vectors);
+  r.opt = engine_options(r.policy, r.vectors, r.on_gpu ? r.ranks : 0);
   // Verbose 2: the stage timeline, from an origin common to all caller ranks.
   r.timed = r.policy.verbose >= 2;
   if (r.timed) {

@@ -145,9 +145,11 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
   std::string dbbr_z = "every_rank";
   if (!choice("PIPEVD_DBBR_Z", "every_rank, owner", dbbr_z)) return r;
   r.policy.dbbr_z_on_every_rank = dbbr_z == "every_rank";
-  std::string dbbr_columns = "blockwise";
-  if (!choice("PIPEVD_DBBR_COLUMNS", "cyclic, blockwise", dbbr_columns)) return r;
-  r.policy.dbbr_cyclic_blocks = dbbr_columns == "cyclic";
+  std::string dbbr_columns = "auto";
+  if (!choice("PIPEVD_DBBR_COLUMNS", "auto, cyclic, blockwise", dbbr_columns)) return r;
+  r.policy.dbbr_columns = dbbr_columns == "cyclic"      ? DbbrColumnsSetting::Cyclic
+                          : dbbr_columns == "blockwise" ? DbbrColumnsSetting::Blockwise
+                                                        : DbbrColumnsSetting::Auto;
   if (!choice("PIPEVD_DC_FOLD", "auto, on, off", r.policy.dc_fold)) return r;
   if (!choice("PIPEVD_SBR_BACK_BESIDE", "auto, on, off, dbbr", r.policy.sbr_back_beside)) return r;
   if (!choice("PIPEVD_SBR_BACK_ORDER", "auto, right", r.policy.sbr_back_order)) return r;

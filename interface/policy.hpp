@@ -11,6 +11,9 @@ namespace pipevd {
 enum class Backend { Auto, Gpu, Host, Scalapack };
 const char* to_string(Backend b);
 
+// PIPEVD_DBBR_COLUMNS's values.
+enum class DbbrColumnsSetting { Auto, Cyclic, Blockwise };
+
 struct Policy {
   Backend backend = Backend::Auto;
   long min_n = 0;        // below it, calls go to ScaLAPACK (PIPEVD_MIN_N)
@@ -22,10 +25,10 @@ struct Policy {
   // its own rows, gathered) or "owner" (the panel's owner, broadcast): core/dbbr.hpp.
   bool dbbr_z_on_every_rank = true;
   // PIPEVD_DBBR_COLUMNS: DBBR's columns over several engine ranks, "cyclic" (outer blocks dealt
-  // out in turn, moved there after the upload, the rank's rows packed a panel) or "blockwise" (the
-  // engine layout's, the default until docs/dbbr_chain.md §6's gate shows cyclic paying for its
-  // column exchange and packing): core/dbbr.hpp.
-  bool dbbr_cyclic_blocks = false;
+  // out in turn, moved there after the upload, the rank's rows packed a panel), "blockwise" (the
+  // engine layout's) or "auto" (interface/engine_options.hpp's dbbr_cyclic_by_default):
+  // core/dbbr.hpp.
+  DbbrColumnsSetting dbbr_columns = DbbrColumnsSetting::Auto;
 
   // PIPEVD_TRIDIAGONAL: the engine's stage-3 solver, "auto" (dc on the GPU, dstedc on the host
   // engine), "dstedc" or "dc" (core/engine.hpp's TridiagonalSolver).

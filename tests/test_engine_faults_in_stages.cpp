@@ -60,7 +60,7 @@ std::vector<Step> steps() {
   const long b = env_or("PIPEVD_BAND", defaults.b), k = env_or("PIPEVD_BLOCK", defaults.k);
   const long bw = effective_bandwidth(kN, b);
   DbbrOptions dbbr{b, k};
-  dbbr.cyclic_blocks = process_policy().policy.dbbr_cyclic_blocks;
+  dbbr.cyclic_blocks = process_policy().policy.dbbr_columns == DbbrColumnsSetting::Cyclic;
   const std::vector<OuterBlock> blocks =
       outer_blocks(plan_engine_layout(kN, world_size(), b), dbbr);
   const long last = static_cast<long>(blocks.size()) - 1, mid = last / 2;

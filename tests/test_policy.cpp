@@ -121,19 +121,35 @@ TEST(Policy, DbbrZ) {
       engine_options(parse({{"PIPEVD_DBBR_Z", "owner"}}).policy, true).dbbr_z_on_every_rank);
 }
 
-// DBBR's columns over the engine ranks (core/dbbr_columns.hpp): blockwise by default,
-// handed to the engine's options.
+// DBBR's columns over the engine ranks (core/dbbr_columns.hpp): auto by default, cyclic from 4
+// GPU engine ranks and blockwise below them and on the host engine; either forced at any count.
 TEST(Policy, DbbrColumns) {
-  EXPECT_FALSE(parse({}).policy.dbbr_cyclic_blocks);
-  EXPECT_TRUE(parse({{"PIPEVD_DBBR_COLUMNS", "cyclic"}}).policy.dbbr_cyclic_blocks);
-  EXPECT_FALSE(parse({{"PIPEVD_DBBR_COLUMNS", "blockwise"}}).policy.dbbr_cyclic_blocks);
+  EXPECT_EQ(parse({}).policy.dbbr_columns, DbbrColumnsSetting::Auto);
+  EXPECT_EQ(parse({{"PIPEVD_DBBR_COLUMNS", "auto"}}).policy.dbbr_columns, DbbrColumnsSetting::Auto);
+  EXPECT_EQ(parse({{"PIPEVD_DBBR_COLUMNS", "cyclic"}}).policy.dbbr_columns,
+            DbbrColumnsSetting::Cyclic);
+  EXPECT_EQ(parse({{"PIPEVD_DBBR_COLUMNS", "blockwise"}}).policy.dbbr_columns,
+            DbbrColumnsSetting::Blockwise);
   EXPECT_EQ(parse({{"PIPEVD_DBBR_COLUMNS", "round_robin"}}).error,
-            "PIPEVD_DBBR_COLUMNS='round_robin' is not one of cyclic, blockwise");
-  EXPECT_FALSE(engine_options(parse({}).policy, true).dbbr_cyclic_blocks);
-  EXPECT_TRUE(
-      engine_options(parse({{"PIPEVD_DBBR_COLUMNS", "cyclic"}}).policy, true).dbbr_cyclic_blocks);
-  EXPECT_FALSE(engine_options(parse({{"PIPEVD_DBBR_COLUMNS", "blockwise"}}).policy, true)
-                   .dbbr_cyclic_blocks);
+            "PIPEVD_DBBR_COLUMNS='round_robin' is not one of auto, cyclic, blockwise");
+  const Policy automatic = parse({}).policy;
+  for (int gpu_ranks : {0, 1, 2, 3}) {
+    EXPECT_FALSE(engine_options(automatic, true, gpu_ranks).dbbr_cyclic_blocks) << gpu_ranks;
+    EXPECT_FALSE(dbbr_cyclic_by_default(gpu_ranks)) << gpu_ranks;
+  }
+  for (int gpu_ranks : {4, 5, 8}) {
+    EXPECT_TRUE(engine_options(automatic, true, gpu_ranks).dbbr_cyclic_blocks) << gpu_ranks;
+    EXPECT_TRUE(engine_options(automatic, false, gpu_ranks).dbbr_cyclic_blocks) << gpu_ranks;
+  }
+  for (int gpu_ranks : {0, 2, 4}) {
+    EXPECT_TRUE(engine_options(parse({{"PIPEVD_DBBR_COLUMNS", "cyclic"}}).policy, true, gpu_ranks)
+                    .dbbr_cyclic_blocks)
+        << gpu_ranks;
+    EXPECT_FALSE(
+        engine_options(parse({{"PIPEVD_DBBR_COLUMNS", "blockwise"}}).policy, true, gpu_ranks)
+            .dbbr_cyclic_blocks)
+        << gpu_ranks;
+  }
 }
 
 // SBR-back's order (core/sbr_back.hpp): auto by default (from the left on a rank with every row),
@@ -264,7 +280,7 @@ TEST(Policy, EmptyIsUnset) {
     EXPECT_EQ(p.policy.bc_blocks, d.bc_blocks) << var;
     EXPECT_EQ(p.policy.nccl_channels, d.nccl_channels) << var;
     EXPECT_EQ(p.policy.timeline_path, d.timeline_path) << var;
-    EXPECT_EQ(p.policy.dbbr_cyclic_blocks, d.dbbr_cyclic_blocks) << var;
+    EXPECT_EQ(p.policy.dbbr_columns, d.dbbr_columns) << var;
     EXPECT_EQ(p.policy.sbr_back_order, d.sbr_back_order) << var;
   }
 }
