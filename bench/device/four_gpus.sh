@@ -7,8 +7,9 @@
 #   .deps/elpa-gpu/install for the elpa part)
 # Parts (PARTS, in the order given):
 #   build    configure and build build-gpu
-#   real     n = 32768: pipevd on 4 and 1 GPUs (first and repeated call) and cuSOLVERMp on the
-#            4 GPUs, one run (issue 23's ratios, issue 27's 4-GPU row)
+#   real     n = 32768: pipevd on 4 and 1 GPUs and cuSOLVERMp on the 4 GPUs, each a first and a
+#            repeated call, one run, the caller's nb 512 (cuSOLVERMp's best: part mp_nb) (issue
+#            23's ratios, repeated against repeated; issue 27's 4-GPU row)
 #   real4    n = 32768: pipevd on the 4 GPUs alone, CALLS (3) calls (its timelines and DBBR's
 #            per-block lines without the 1-GPU run and the peer)
 #   complex  n = 32768 complex Hermitian: pipevd on 4 GPUs and cuSOLVERMp's complex syevd (issue 28)
@@ -36,7 +37,7 @@
 #            the real part's 1-GPU run on the same machine
 #   tests    the gpu tests that need 4 GPUs (every np4 and 4gpus test, own_gpu, pretend_nodes,
 #            concurrent_grids, rank_without_gpu), or those TESTS_REGEX matches
-# Budgets (seconds, each part's scaling.sh BUDGET_S): REAL_S (190), COMPLEX_S (200), ELPA_S (230),
+# Budgets (seconds, each part's scaling.sh BUDGET_S): REAL_S (215), COMPLEX_S (200), ELPA_S (230),
 # BIG_S (240), REAL4_S (80), MP_REAL_S (100), MP_COMPLEX_S (170), MP_NB_S (110 each nb), WEAK_S
 # (150 each), DC_EARLY_S (80), SWEEP_S (330, also sweep_n), CLUSTERED_S (330), TESTS_S (150). Writes
 # $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of it), and $OUT/four_gpus_summary.txt (each
@@ -61,7 +62,8 @@ for part in ${PARTS:-build real complex tests}; do
     build) run_part build STEPS=build ;;
     real)
       run_part real STEPS=bench SIZES=32768 GPU_COUNTS="4 1" CALLS=2 PEERS=cusolvermp \
-        PEER_SIZES=32768 PEER_GPU_COUNTS=4 PEER_CAP=80 BUDGET_S="${REAL_S:-190}" ;;
+        PEER_SIZES=32768 PEER_GPU_COUNTS=4 PEER_CALLS=2 BENCH_NB=512 PEER_CAP=85 \
+        BUDGET_S="${REAL_S:-215}" ;;
     real4)
       run_part real4 STEPS=bench SIZES=32768 GPU_COUNTS=4 CALLS="${CALLS:-3}" PEERS= \
         BUDGET_S="${REAL4_S:-80}" ;;
