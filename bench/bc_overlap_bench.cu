@@ -227,6 +227,14 @@ Sample run_once(Problem& p, Streams& st, const BulgeChasingTunables* chase_tun, 
   return out;
 }
 
+// line += one printf-formatted field.
+template <class... Args>
+void append(std::string& line, const char* format, Args... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, args...);
+  line += buf;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
@@ -323,25 +331,19 @@ bool bench_size(long n, long m0, long b, int reps, Streams& st) {
       const Sample s = run_once(p, st, c.chase, c.back);
       std::string line =
           "bc_overlap " + std::string(head) + " case=" + c.name + " rep=" + std::to_string(r);
-      char buf[256];
       if (c.chase) {
-        std::snprintf(buf, sizeof buf, " chase_s=%.4f", s.chase_s);
-        line += buf;
+        append(line, " chase_s=%.4f", s.chase_s);
       }
       if (c.back) {
-        std::snprintf(buf, sizeof buf, " back_s=%.4f", s.back_s);
-        line += buf;
+        append(line, " back_s=%.4f", s.back_s);
       }
-      std::snprintf(buf, sizeof buf, " wall_s=%.4f", s.wall_s);
-      line += buf;
+      append(line, " wall_s=%.4f", s.wall_s);
       if (c.chase && c.back) {
-        std::snprintf(buf, sizeof buf, " back_start_s=%.4f", s.back_start_s);
-        line += buf;
+        append(line, " back_start_s=%.4f", s.back_start_s);
       }
       if (c.chase) {
-        std::snprintf(buf, sizeof buf, " chase_blocks=%d u_equal=%d de_equal=%d", s.chase_blocks,
-                      s.u_equal ? 1 : 0, s.de_equal ? 1 : 0);
-        line += buf;
+        append(line, " chase_blocks=%d u_equal=%d de_equal=%d", s.chase_blocks, s.u_equal ? 1 : 0,
+               s.de_equal ? 1 : 0);
       }
       if (!s.error.empty()) line += " error: " + s.error;
       std::printf("%s\n", line.c_str());
@@ -361,27 +363,20 @@ bool bench_size(long n, long m0, long b, int reps, Streams& st) {
     if (!c.chase) alone_back = med;
     std::string line = "bc_overlap_summary device=\"" + std::string(prop.name) + "\" " + head +
                        " case=" + c.name + " reps=" + std::to_string(reps - failed);
-    char buf[384];
     if (c.chase) {
-      std::snprintf(buf, sizeof buf, " chase_s=%.4f", med.chase_s);
-      line += buf;
+      append(line, " chase_s=%.4f", med.chase_s);
     }
     if (c.back) {
-      std::snprintf(buf, sizeof buf, " back_s=%.4f", med.back_s);
-      line += buf;
+      append(line, " back_s=%.4f", med.back_s);
     }
-    std::snprintf(buf, sizeof buf, " wall_s=%.4f", median(wall_t));
-    line += buf;
+    append(line, " wall_s=%.4f", median(wall_t));
     if (c.alone) {
       const Medians& ch = c.alone == &chase_default ? alone_default : alone_beside;
       const double serial = ch.chase_s + alone_back.back_s;
-      std::snprintf(buf, sizeof buf,
-                    " serial_s=%.4f wall_over_serial=%.3f chase_slowdown=%.3f "
-                    "back_slowdown=%.3f",
-                    serial, serial > 0 ? median(wall_t) / serial : 0.0,
-                    ch.chase_s > 0 ? med.chase_s / ch.chase_s : 0.0,
-                    alone_back.back_s > 0 ? med.back_s / alone_back.back_s : 0.0);
-      line += buf;
+      append(line, " serial_s=%.4f wall_over_serial=%.3f chase_slowdown=%.3f back_slowdown=%.3f",
+             serial, serial > 0 ? median(wall_t) / serial : 0.0,
+             ch.chase_s > 0 ? med.chase_s / ch.chase_s : 0.0,
+             alone_back.back_s > 0 ? med.back_s / alone_back.back_s : 0.0);
     }
     if (c.chase)
       line +=
