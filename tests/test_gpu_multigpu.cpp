@@ -454,7 +454,7 @@ TEST(MultiGpu, BesideDbbrAndBesideChaseGiveTheSameEigenvalues) {
     }
 }
 
-// The engine with DBBR's columns cyclic (moved after the upload) and blockwise (the default): the
+// The engine with DBBR's columns cyclic (moved after the upload) and blockwise: the
 // same eigenvalues to rounding, each Z under ScaLAPACK's thresholds.
 TEST(MultiGpu, EngineWithCyclicAndBlockwiseDbbrColumns) {
   for (long n : {1999L, 2500L}) {
