@@ -9,6 +9,8 @@
 // (PIPEVD_TEST_EXPECT_PATH: one_stage, two_stage), so the GPU build checks the one-stage path and,
 // forced, the GPU two-stage engine on 1 to 4 GPUs alike.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <complex>
@@ -216,6 +218,55 @@ TEST_P(PzheevdEndToEnd, MatchesScalapack) { run_case(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Cases, PzheevdEndToEnd, testing::ValuesIn(cases()),
                          [](const testing::TestParamInfo<Case>& i) { return i.param.name; });
+
+// An array of complex elements whose last one is followed by at least `reach` unreadable bytes
+// (PROT_NONE pages): a read past its end faults, wherever an allocator would have placed it.
+class GuardedArray {
+ public:
+  GuardedArray(std::size_t count, std::size_t reach) {
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::size_t bytes = (count * sizeof(Complex) + page - 1) / page * page;
+    length_ = bytes + (reach + page - 1) / page * page + page;
+    void* base = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED ||
+        mprotect(static_cast<char*>(base) + bytes, length_ - bytes, PROT_NONE))
+      std::abort();
+    base_ = base;
+    data_ = reinterpret_cast<Complex*>(static_cast<char*>(base) + bytes) - count;
+  }
+  GuardedArray(const GuardedArray&) = delete;
+  GuardedArray& operator=(const GuardedArray&) = delete;
+  ~GuardedArray() { munmap(base_, length_); }
+  Complex* data() const { return data_; }
+
+ private:
+  void* base_ = nullptr;
+  std::size_t length_ = 0;
+  Complex* data_ = nullptr;
+};
+
+// The reference itself (call_scalapack_pzheevd) with A's and Z's local arrays each ending where
+// nothing can be read: with UPLO = 'U', OpenBLAS's ZGEMV reads past the end of the A that PZHEEVD
+// is given (see scalapack_reference.cpp), which must land in the wrapper's padding and not past
+// the caller's array, wherever the caller's allocator put it. The wide case's shape.
+TEST(ScalapackReference, ReadsNothingPastTheCallersArrays) {
+  const GridShape shape = grid_shape('s');
+  BlacsGrid grid(shape.nprow, shape.npcol, shape.order);
+  const int n = 203, nb = 16;
+  std::vector<double> lambda = eigenvalues_of(Spectrum::Normal, n, 11);
+  const std::vector<Complex> h = hermitian_with_eigenvalues(lambda, 5);
+  ComplexDistributedMatrix a(grid, n, nb);
+  a.fill([&](long i, long j) { return h[i + j * static_cast<long>(n)]; });
+  const std::size_t reach = static_cast<std::size_t>(a.desc[8]) * sizeof(Complex);
+  GuardedArray a_guarded(a.local_size(), reach), z_guarded(a.local_size(), reach);
+  std::copy(a.data(), a.data() + a.local_size(), a_guarded.data());
+  std::vector<double> w(n);
+  ASSERT_EQ(call_scalapack_pzheevd('V', 'U', n, a_guarded.data(), 1, 1, a.desc, w.data(),
+                                   z_guarded.data(), 1, 1, a.desc),
+            0);
+  std::sort(lambda.begin(), lambda.end());
+  EXPECT_LE(eigenvalue_difference(w, lambda), 1e-12);
+}
 
 // A NaN or an infinity in the referenced triangle: INFO = N + 1 on every rank, A, W and Z
 // untouched, nothing computed (as for PDSYEVD).

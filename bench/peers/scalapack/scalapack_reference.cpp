@@ -23,6 +23,18 @@ void* scalapack_symbol(const char* name) {
   return sym;
 }
 
+// The number of elements of a matrix's local array that a process owns (LLD_ * (columns - 1) +
+// rows: the last column need not be LLD_ long); zero off the grid.
+long local_elements(const int* desc) {
+  using namespace scalapack;
+  int nprow = 0, npcol = 0, myrow = -1, mycol = -1;
+  blacs_gridinfo_(&desc[CTXT_], &nprow, &npcol, &myrow, &mycol);
+  if (myrow < 0 || mycol < 0) return 0;
+  const long rows = numroc_(&desc[M_], &desc[MB_], &myrow, &desc[RSRC_], &nprow);
+  const long cols = numroc_(&desc[N_], &desc[NB_], &mycol, &desc[CSRC_], &npcol);
+  return rows > 0 && cols > 0 ? static_cast<long>(desc[LLD_]) * (cols - 1) + rows : 0;
+}
+
 }  // namespace
 
 pdsyevd_fn scalapack_pdsyevd() {
@@ -51,8 +63,20 @@ int call_scalapack_pzheevd(char jobz, char uplo, int n, std::complex<double>* a,
   std::vector<std::complex<double>> work(lwork);
   std::vector<double> rwork(lrwork);
   std::vector<int> iwork(liwork);
-  fn(&jobz, &uplo, &n, a, &ia, &ja, desca, w, z, &iz, &jz, descz, work.data(), &lwork, rwork.data(),
-     &lrwork, iwork.data(), &liwork, &info, 1, 1);
+  // PZHEEVD runs on a copy of A's local array followed by one spare column (LLD_ elements), copied
+  // back afterwards. OpenBLAS's x86_64 ZGEMV kernel for TRANS = 'N' (zgemv_n_4.c) as GCC 12 or
+  // later vectorizes it reads X(1 + N*INCX), one stride past the last element of X, when M mod 4 =
+  // 2: OpenMathLib/OpenBLAS#4013, in 0.3.21 (Debian 12's) to 0.3.23, fixed in 0.3.24 by #4014.
+  // With UPLO = 'U', PZLATRD (under PZHETRD; ScaLAPACK 2.2.1's pzlatrd.f, its second PZGEMV of
+  // the upper loop) passes a row of sub(A) that ends in A's last local column as X, so that read
+  // lands up to LLD_ elements past the local array, and where no page is mapped there the reference
+  // dies with SIGSEGV. WORK, RWORK, IWORK and Z are not read past.
+  const long elements = local_elements(desca);
+  std::vector<std::complex<double>> a_padded(elements + std::max(1, desca[scalapack::LLD_]));
+  std::copy(a, a + elements, a_padded.begin());
+  fn(&jobz, &uplo, &n, a_padded.data(), &ia, &ja, desca, w, z, &iz, &jz, descz, work.data(), &lwork,
+     rwork.data(), &lrwork, iwork.data(), &liwork, &info, 1, 1);
+  std::copy(a_padded.begin(), a_padded.begin() + elements, a);
   return info;
 }
 
