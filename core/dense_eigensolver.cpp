@@ -30,13 +30,11 @@ int dense_eigenpairs(bool want_vectors, long n, double* a, long lda, double* w) 
   return info;
 }
 
-int dense_hermitian_eigenpairs(bool want_vectors, char uplo, long n, std::complex<double>* a,
-                               long lda, double* w) {
-  if (n <= 0) return 0;
-  // zheevd's real workspace with vectors is 1 + 5n + 2n^2 doubles, an int.
-  if (n > 32767 || lda > INT_MAX)
-    throw ConfigurationError("pipevd: n = " + std::to_string(n) +
-                             " is too large for LAPACK zheevd's 32-bit workspace");
+namespace {
+
+// zheevd on a in place.
+int zheevd_in_place(bool want_vectors, char uplo, long n, std::complex<double>* a, long lda,
+                    double* w) {
   const int in = static_cast<int>(n), ilda = static_cast<int>(lda);
   const char* jobz = want_vectors ? "V" : "N";
   const char tri[1] = {uplo};
@@ -53,6 +51,27 @@ int dense_hermitian_eigenpairs(bool want_vectors, char uplo, long n, std::comple
   std::vector<int> iwork(static_cast<std::size_t>(liwork));
   zheevd_(jobz, tri, &in, a, &ilda, w, work.data(), &lwork, rwork.data(), &lrwork, iwork.data(),
           &liwork, &info, 1, 1);
+  return info;
+}
+
+}  // namespace
+
+int dense_hermitian_eigenpairs(bool want_vectors, char uplo, long n, std::complex<double>* a,
+                               long lda, double* w) {
+  if (n <= 0) return 0;
+  // zheevd's real workspace with vectors is 1 + 5n + 2n^2 doubles, an int.
+  if (n > 32767 || lda > INT_MAX)
+    throw ConfigurationError("pipevd: n = " + std::to_string(n) +
+                             " is too large for LAPACK zheevd's 32-bit workspace");
+  if (uplo != 'U' && uplo != 'u') return zheevd_in_place(want_vectors, uplo, n, a, lda, w);
+  // From the upper triangle zhetrd's panels (zlatrd) hand ZGEMV rows of A that end in its last
+  // column, and OpenBLAS's x86_64 ZGEMV kernel for TRANS = 'N' reads one stride (lda elements)
+  // past such a row where M mod 4 = 2 (OpenMathLib/OpenBLAS#4013; Debian 12's 0.3.21 has it,
+  // fixed in 0.3.24): past the end of A. So zheevd runs on a copy followed by one spare column.
+  std::vector<std::complex<double>> padded(static_cast<std::size_t>(lda) * (n + 1));
+  std::copy(a, a + lda * n, padded.begin());
+  const int info = zheevd_in_place(want_vectors, uplo, n, padded.data(), lda, w);
+  std::copy(padded.begin(), padded.begin() + lda * n, a);
   return info;
 }
 

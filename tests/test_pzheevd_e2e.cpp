@@ -9,8 +9,6 @@
 // (PIPEVD_TEST_EXPECT_PATH: one_stage, two_stage), so the GPU build checks the one-stage path and,
 // forced, the GPU two-stage engine on 1 to 4 GPUs alike.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <complex>
@@ -24,6 +22,7 @@
 #include "include/pipevd.h"
 #include "tests/support/accuracy.hpp"
 #include "tests/support/blacs_grid.hpp"
+#include "tests/support/guarded_array.hpp"
 #include "tests/support/hermitian.hpp"
 #include "tests/support/spectra.hpp"
 
@@ -219,31 +218,7 @@ TEST_P(PzheevdEndToEnd, MatchesScalapack) { run_case(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Cases, PzheevdEndToEnd, testing::ValuesIn(cases()),
                          [](const testing::TestParamInfo<Case>& i) { return i.param.name; });
 
-// An array of complex elements whose last one is followed by at least `reach` unreadable bytes
-// (PROT_NONE pages): a read past its end faults, wherever an allocator would have placed it.
-class GuardedArray {
- public:
-  GuardedArray(std::size_t count, std::size_t reach) {
-    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    const std::size_t bytes = (count * sizeof(Complex) + page - 1) / page * page;
-    length_ = bytes + (reach + page - 1) / page * page + page;
-    void* base = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED ||
-        mprotect(static_cast<char*>(base) + bytes, length_ - bytes, PROT_NONE))
-      std::abort();
-    base_ = base;
-    data_ = reinterpret_cast<Complex*>(static_cast<char*>(base) + bytes) - count;
-  }
-  GuardedArray(const GuardedArray&) = delete;
-  GuardedArray& operator=(const GuardedArray&) = delete;
-  ~GuardedArray() { munmap(base_, length_); }
-  Complex* data() const { return data_; }
-
- private:
-  void* base_ = nullptr;
-  std::size_t length_ = 0;
-  Complex* data_ = nullptr;
-};
+using GuardedArray = test::GuardedArray<Complex>;
 
 // The reference itself (call_scalapack_pzheevd) with A's and Z's local arrays each ending where
 // nothing can be read: with UPLO = 'U', OpenBLAS's ZGEMV reads past the end of the A that PZHEEVD
