@@ -68,6 +68,16 @@ bool agree_dc_fold(MPI_Comm caller, const CallPlanInput& in, const EngineLayout&
   return fits == 1;
 }
 
+// Collective over `caller`: DBBR's cyclic columns where asked for, forced, or by default where
+// every engine rank's plan with them (and without overlaps, with the fold where it is forced) fits.
+bool agree_dbbr_cyclic(MPI_Comm caller, const CallPlanInput& in, const EngineLayout& layout,
+                       bool forced_fold) {
+  if (!in.dbbr_cyclic || !in.dbbr_cyclic_default) return in.dbbr_cyclic;
+  int fits = in.engine_rank < 0 || plan_fits(in, layout, false, false, forced_fold) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, caller);
+  return fits == 1;
+}
+
 }  // namespace
 
 DcFoldSetting dc_fold_setting(const std::string& name) {
@@ -92,11 +102,14 @@ DcEarlySetting dc_early_setting(const std::string& name) {
   throw std::invalid_argument("D&C early '" + name + "' is not one of auto, on, off");
 }
 
-CallPlan plan_call(MPI_Comm caller, const CallPlanInput& in) {
+CallPlan plan_call(MPI_Comm caller, const CallPlanInput& given) {
   CallPlan p;
-  p.layout = plan_engine_layout(in.n, in.engine_ranks, in.b, in.wave_rows > 0 ? kWaveSlack : 0.0,
-                                in.wave_rows);
-  const bool forced_fold = in.dc_fold == DcFoldSetting::On && in.want_vectors && in.dc_solver;
+  p.layout = plan_engine_layout(given.n, given.engine_ranks, given.b,
+                                given.wave_rows > 0 ? kWaveSlack : 0.0, given.wave_rows);
+  const bool forced_fold =
+      given.dc_fold == DcFoldSetting::On && given.want_vectors && given.dc_solver;
+  CallPlanInput in = given;
+  in.dbbr_cyclic = p.dbbr_cyclic = agree_dbbr_cyclic(caller, given, p.layout, forced_fold);
   check_engine_memory(caller, p.layout, in.engine_rank, in.b, in.k, in.want_vectors, in.on_gpu,
                       in.free_bytes, in.memory_limit, in.symmetric_product, forced_fold, in.words,
                       in.dbbr_cyclic);

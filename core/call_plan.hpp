@@ -52,6 +52,9 @@ struct CallPlanInput {
   DcEarlySetting dc_early = DcEarlySetting::Auto;
   long words = 1;  // doubles per element: 2 for a complex Hermitian matrix (core/memory_plan.hpp)
   bool dbbr_cyclic = false;  // EngineOptions::dbbr_cyclic_blocks (DBBR's columns, in the plan)
+  // dbbr_cyclic is a default (PIPEVD_DBBR_COLUMNS=auto), not forced: blockwise where some engine
+  // rank's plan fits only without the cyclic columns' extra copy.
+  bool dbbr_cyclic_default = false;
 };
 
 struct CallPlan {
@@ -69,6 +72,9 @@ struct CallPlan {
   // auto with several engine ranks where every engine rank's plan with it fits; only with
   // eigenvectors and stage 3 by dc. The overlaps above are chosen with it.
   bool dc_fold = false;
+  // EngineOptions::dbbr_cyclic_blocks, the same on every caller rank: the input's, or blockwise
+  // where it was a default that some engine rank's plan does not fit.
+  bool dbbr_cyclic = false;
   // This engine rank's planned peak of device memory with those overlaps (0: not on a GPU).
   long device_bytes = 0;
 };

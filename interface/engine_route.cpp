@@ -368,7 +368,9 @@ void plan_two_stage(RouteCall<S>& r) {
   in.dc_early = dc_early_setting(r.policy.dc_early);
   in.words = Scalar<S>::words;
   in.dbbr_cyclic = r.opt.dbbr_cyclic_blocks;
+  in.dbbr_cyclic_default = r.policy.dbbr_columns == DbbrColumnsSetting::Auto;
   plan_step(r, "plan_call", [&] { r.plan = plan_call(r.ec->caller, in); });
+  r.opt.dbbr_cyclic_blocks = r.plan.dbbr_cyclic;
   r.opt.overlap_sbr_back = r.plan.overlap_sbr_back;
   r.opt.sbr_back_beside_dbbr = r.plan.sbr_back_beside_dbbr;
   r.opt.dc_at_sbr_back = r.plan.dc_at_sbr_back;

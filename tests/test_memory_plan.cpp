@@ -423,6 +423,38 @@ TEST(CallPlan, SbrBackBesideDbbrIsAgreedAndFallsBack) {
   EXPECT_TRUE(p.overlap_sbr_back) << "beside bulge chasing instead";
 }
 
+// DBBR's cyclic columns through the call plan: forced, kept (or refused, where some engine rank
+// cannot fit them); as the default (PIPEVD_DBBR_COLUMNS=auto), taken where every engine rank's plan
+// with them fits and blockwise on every rank where one rank's does not. The same on every rank.
+TEST(CallPlan, DbbrCyclicDefaultFallsBackToBlockwiseWhereItDoesNotFit) {
+  const int me = world_rank(), ranks = world_size();
+  const auto plan = [](bool cyclic, bool by_default, long free_bytes) {
+    const CallPlan p = gpu_call_plan([&](CallPlanInput& i) {
+      i.dbbr_cyclic = cyclic;
+      i.dbbr_cyclic_default = by_default;
+      i.free_bytes = free_bytes;
+    });
+    EXPECT_TRUE(test::same_on_every_rank(p.dbbr_cyclic ? 1 : 0));
+    return p;
+  };
+  EXPECT_FALSE(plan(false, false, -1).dbbr_cyclic);
+  EXPECT_FALSE(plan(false, true, -1).dbbr_cyclic);
+  EXPECT_TRUE(plan(true, false, -1).dbbr_cyclic);
+  EXPECT_TRUE(plan(true, true, -1).dbbr_cyclic);
+  if (ranks < 2) return;
+  // Rank 0, whose peak the cyclic columns raise at this order, has room for its blockwise plan
+  // without overlaps, not for the cyclic one.
+  const EngineLayout L = plan_engine_layout(1000, ranks, 32);
+  const auto peak = [&](bool cyclic) {
+    return plan_engine_memory(L, 0, 32, 1024, true, true, false, false, false, false, 1, cyclic)
+        .peak_bytes();
+  };
+  const long room = peak(false) + engine_memory_margin(peak(false));
+  ASSERT_FALSE(engine_memory_fits(peak(true), room));
+  EXPECT_FALSE(plan(true, true, me == 0 ? room : -1).dbbr_cyclic) << "agreed over the ranks";
+  EXPECT_THROW(plan(true, false, me == 0 ? room : -1), EngineMemoryShortage) << "forced";
+}
+
 // PIPEVD_DC_EARLY through the call plan: engine rank 0's D&C at SBR-back with several engine ranks
 // (auto) or any number (on) where the plan with it fits, never with off, never on other ranks or
 // without eigenvectors.
