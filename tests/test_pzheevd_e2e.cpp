@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/scalapack_api.hpp"
 #include "bench/peers/scalapack/scalapack_reference.hpp"
 #include "include/pipevd.h"
 #include "tests/support/accuracy.hpp"
@@ -232,7 +233,7 @@ TEST(ScalapackReference, ReadsNothingPastTheCallersArrays) {
   const std::vector<Complex> h = hermitian_with_eigenvalues(lambda, 5);
   ComplexDistributedMatrix a(grid, n, nb);
   a.fill([&](long i, long j) { return h[i + j * static_cast<long>(n)]; });
-  const std::size_t reach = static_cast<std::size_t>(a.desc[8]) * sizeof(Complex);
+  const std::size_t reach = static_cast<std::size_t>(a.desc[scalapack::LLD_]) * sizeof(Complex);
   GuardedArray a_guarded(a.local_size(), reach), z_guarded(a.local_size(), reach);
   std::copy(a.data(), a.data() + a.local_size(), a_guarded.data());
   std::vector<double> w(n);
