@@ -18,6 +18,7 @@
 #include "core/engine.hpp"
 #include "core/engine_plan.hpp"
 #include "core/fault_injection.hpp"
+#include "interface/engine_options.hpp"
 #include "interface/info_codes.hpp"
 #include "interface/policy.hpp"
 #include "tests/support/accuracy.hpp"
@@ -51,6 +52,16 @@ std::string describe(const Step& s, int rank) {
          std::to_string(rank) + " kind " + std::to_string(s.kind);
 }
 
+// DBBR's columns as the route takes them for this test's calls: auto is cyclic on the GPU engine
+// from dbbr_cyclic_by_default's rank count (one engine rank per caller here; n = 150 fits every
+// rank's memory plan either way).
+bool dbbr_cyclic(DbbrColumnsSetting setting) {
+  if (setting != DbbrColumnsSetting::Auto) return setting == DbbrColumnsSetting::Cyclic;
+  const char* backend = std::getenv("PIPEVD_BACKEND");
+  const bool gpu = backend && std::string(backend) != "host";
+  return gpu && dbbr_cyclic_by_default(world_size());
+}
+
 // The steps to fail: the binding (where NCCL's communicator is made or found), DBBR's first,
 // middle and last outer block (as the route's layout and its DBBR columns have them) and the
 // second panel of its middle block (its messages half done), with several engine ranks the move
@@ -60,7 +71,7 @@ std::vector<Step> steps() {
   const long b = env_or("PIPEVD_BAND", defaults.b), k = env_or("PIPEVD_BLOCK", defaults.k);
   const long bw = effective_bandwidth(kN, b);
   DbbrOptions dbbr{b, k};
-  dbbr.cyclic_blocks = process_policy().policy.dbbr_columns == DbbrColumnsSetting::Cyclic;
+  dbbr.cyclic_blocks = dbbr_cyclic(process_policy().policy.dbbr_columns);
   const std::vector<OuterBlock> blocks =
       outer_blocks(plan_engine_layout(kN, world_size(), b), dbbr);
   const long last = static_cast<long>(blocks.size()) - 1, mid = last / 2;
