@@ -687,6 +687,9 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
   const long engine_part = r.n * std::max(r.width, r.vectors ? r.height : 0L);
   KeptBuffer a_cols(
       copies ? static_cast<std::size_t>(std::max(1L, engine_part) * Element<S>::doubles) : 0);
+  // On a GPU the engine copies these columns to the device and Z's rows back: the slot pinned after
+  // the call makes the next call's copies direct DMA (where the slot is kept for a next call).
+  if (copies && r.on_gpu && r.policy.pin_memory && r.policy.keep_memory) a_cols.pin_on_release();
   DestinationPopulation a_population(a_cols, r.threads);
   S* const z_rows = r.vectors ? elements_in<S>(a_cols.data()) : nullptr;
   EngineRun run;

@@ -1,8 +1,13 @@
 #include "redistribute/kept_buffer.hpp"
 
+#include <mpi.h>
+
+#include <condition_variable>
 #include <cstdlib>
 #include <mutex>
 #include <new>
+#include <system_error>
+#include <thread>
 
 #include "base/page_array.hpp"
 
@@ -34,14 +39,89 @@ std::size_t rounded(std::size_t bytes) {
 
 // Kept memory for buffers of 8 MiB or more: a call holds at most four at once (the engine's A and
 // Z, a send and a receive buffer of the message path).
+enum class Pin { None, Running, Done, Refused };
 struct Slot {
   double* data = nullptr;
   std::size_t bytes = 0;
   bool busy = false;
+  Pin pin = Pin::None;
+  std::thread pinner;  // the registration's thread, joined once `pin` has left Running
 };
 constexpr int kSlots = 4;
-Slot slots[kSlots];
-std::mutex slots_mutex;
+
+// Never destroyed: a static destructor could join a pinning thread inside a CUDA runtime already
+// torn down. Pinning threads are waited for at MPI_Finalize instead (finish_pinning_at_finalize).
+struct Kept {
+  Slot slots[kSlots];
+  std::mutex mutex;
+  std::condition_variable pin_left_running;
+  KeptMemoryPinning pinning;
+  bool finish_at_finalize = false;
+};
+Kept& kept() {
+  static auto* const k = new Kept;
+  return *k;
+}
+
+// Waits, with `lock` held on kept().mutex, for the slot's registration to end, and joins its
+// thread.
+void wait_for_pin(Slot& slot, std::unique_lock<std::mutex>& lock) {
+  kept().pin_left_running.wait(lock, [&] { return slot.pin != Pin::Running; });
+  if (slot.pinner.joinable()) slot.pinner.join();  // past its last use of the lock
+}
+
+// The slot's memory back to the kernel, unregistered first where it was pinned.
+void free_slot(Slot& slot, std::unique_lock<std::mutex>& lock) {
+  wait_for_pin(slot, lock);
+  if (slot.pin == Pin::Done && kept().pinning.unpin) kept().pinning.unpin(slot.data);
+  deallocate(slot.data, slot.bytes);
+  slot.data = nullptr;
+  slot.bytes = 0;
+  slot.pin = Pin::None;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first: a registration still running then ends
+// before the application's exit tears the CUDA runtime down.
+void finish_pinning_at_finalize(Kept& k) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (k.finish_at_finalize || !initialized || finalized) return;
+  int keyval = MPI_KEYVAL_INVALID;
+  MPI_Comm_create_keyval(
+      MPI_COMM_NULL_COPY_FN,
+      [](MPI_Comm, int, void*, void*) -> int {
+        wait_for_kept_pinning();
+        return MPI_SUCCESS;
+      },
+      &keyval, nullptr);
+  MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+  k.finish_at_finalize = true;
+}
+
+// Starts the slot's registration in a thread of its own (with the lock held).
+void start_pin(Kept& k, Slot& slot) {
+  const KeptMemoryPinning pinning = k.pinning;
+  double* const data = slot.data;
+  const std::size_t bytes = slot.bytes;
+  slot.pin = Pin::Running;
+  try {
+    slot.pinner = std::thread([&k, &slot, pinning, data, bytes] {
+      bool pinned = false;
+      try {
+        pinned = pinning.pin(data, bytes);
+      } catch (...) {  // a registration that throws is one refused
+      }
+      std::lock_guard<std::mutex> lock(k.mutex);
+      slot.pin = pinned ? Pin::Done : Pin::Refused;
+      k.pin_left_running.notify_all();
+    });
+  } catch (const std::system_error&) {  // no thread to be had: the memory stays pageable
+    slot.pin = Pin::None;
+    return;
+  }
+  finish_pinning_at_finalize(k);
+}
 
 }  // namespace
 
@@ -53,7 +133,9 @@ KeptBuffer::KeptBuffer(std::size_t elements) {
     data_ = allocate(bytes);
     return;
   }
-  std::lock_guard<std::mutex> lock(slots_mutex);
+  Kept& k = kept();
+  Slot* const slots = k.slots;
+  std::unique_lock<std::mutex> lock(k.mutex);
   // The smallest free slot that is large enough; else the largest free one, grown (so that the
   // buffers of a call settle on the same slots from the second call on).
   int fit = -1, largest = -1;
@@ -69,14 +151,18 @@ KeptBuffer::KeptBuffer(std::size_t elements) {
     return;
   }
   Slot& slot = slots[pick];
+  slot.busy = true;  // before free_slot lets the lock go while a registration ends
   if (slot.bytes < bytes) {
-    deallocate(slot.data, slot.bytes);
-    slot = Slot{};
-    slot.data = allocate(bytes);
+    if (slot.data) free_slot(slot, lock);
+    try {
+      slot.data = allocate(bytes);
+    } catch (...) {
+      slot.busy = false;
+      throw;
+    }
     slot.bytes = bytes;
     fresh_ = true;
   }
-  slot.busy = true;
   slot_ = pick;
   data_ = slot.data;
 }
@@ -84,8 +170,11 @@ KeptBuffer::KeptBuffer(std::size_t elements) {
 void KeptBuffer::release() {
   if (!data_) return;
   if (slot_ >= 0) {
-    std::lock_guard<std::mutex> lock(slots_mutex);
-    slots[slot_].busy = false;
+    Kept& k = kept();
+    std::lock_guard<std::mutex> lock(k.mutex);
+    Slot& slot = k.slots[slot_];
+    slot.busy = false;
+    if (pin_on_release_ && slot.pin == Pin::None && k.pinning.pin) start_pin(k, slot);
   } else {
     deallocate(data_, bytes_);
   }
@@ -93,21 +182,46 @@ void KeptBuffer::release() {
   slot_ = -1;
   bytes_ = 0;
   fresh_ = false;
+  pin_on_release_ = false;
 }
 
 void release_kept_buffers() {
-  std::lock_guard<std::mutex> lock(slots_mutex);
-  for (Slot& s : slots)
-    if (!s.busy) {
-      deallocate(s.data, s.bytes);
-      s = Slot{};
+  Kept& k = kept();
+  std::unique_lock<std::mutex> lock(k.mutex);
+  for (Slot& s : k.slots)
+    if (!s.busy && s.data) {
+      s.busy = true;  // while free_slot lets the lock go
+      free_slot(s, lock);
+      s.busy = false;
     }
 }
 
 std::size_t kept_bytes() {
-  std::lock_guard<std::mutex> lock(slots_mutex);
+  Kept& k = kept();
+  std::lock_guard<std::mutex> lock(k.mutex);
   std::size_t total = 0;
-  for (const Slot& s : slots) total += s.bytes;
+  for (const Slot& s : k.slots) total += s.bytes;
+  return total;
+}
+
+void set_kept_memory_pinning(KeptMemoryPinning pinning) {
+  Kept& k = kept();
+  std::lock_guard<std::mutex> lock(k.mutex);
+  k.pinning = pinning;
+}
+
+void wait_for_kept_pinning() {
+  Kept& k = kept();
+  std::unique_lock<std::mutex> lock(k.mutex);
+  for (Slot& s : k.slots) wait_for_pin(s, lock);
+}
+
+std::size_t kept_pinned_bytes() {
+  Kept& k = kept();
+  std::lock_guard<std::mutex> lock(k.mutex);
+  std::size_t total = 0;
+  for (const Slot& s : k.slots)
+    if (s.pin == Pin::Done) total += s.bytes;
   return total;
 }
 

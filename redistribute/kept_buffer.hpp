@@ -5,6 +5,13 @@
 // kernel for fresh zeroed pages each time: for a large matrix the engine's fresh A and Z are
 // gigabytes of page faults, a cost of the same order as the solve's own stages.
 // release_kept_buffers() hands the kept memory back.
+//
+// Kept memory that the engine copies to and from a GPU can also be kept pinned: a buffer asked to
+// (pin_on_release) has its slot registered with the device's driver (the pinning installed by the
+// GPU backend) in a thread of its own once the buffer is released, so that the next call's uploads
+// and downloads run as DMA straight from it, without the staged copies through pinned chunks that
+// pageable memory needs, and no call waits for the registration. A slot's memory is unregistered
+// before it is freed (grown or released).
 #pragma once
 #include <cstddef>
 
@@ -17,11 +24,16 @@ class KeptBuffer {
   KeptBuffer(const KeptBuffer&) = delete;
   KeptBuffer& operator=(const KeptBuffer&) = delete;
   KeptBuffer(KeptBuffer&& other) noexcept
-      : data_(other.data_), bytes_(other.bytes_), slot_(other.slot_), fresh_(other.fresh_) {
+      : data_(other.data_),
+        bytes_(other.bytes_),
+        slot_(other.slot_),
+        fresh_(other.fresh_),
+        pin_on_release_(other.pin_on_release_) {
     other.data_ = nullptr;
     other.bytes_ = 0;
     other.slot_ = -1;
     other.fresh_ = false;
+    other.pin_on_release_ = false;
   }
 
   double* data() { return data_; }
@@ -34,13 +46,31 @@ class KeptBuffer {
   bool fresh() const { return fresh_; }
   // Back to the kept memory (or freed, where it had memory of its own); data() is null after.
   void release();
+  // Its slot pinned after its release, where a pinning is installed and the slot is not pinned
+  // yet (memory of its own, or a small buffer, is not).
+  void pin_on_release() { pin_on_release_ = true; }
 
  private:
   double* data_ = nullptr;
   std::size_t bytes_ = 0;  // of its own memory, for the free
   int slot_ = -1;          // the kept memory it uses, -1 if its own
   bool fresh_ = false;
+  bool pin_on_release_ = false;
 };
+
+// How kept memory is pinned: pin(p, bytes) registers it (false where it could not, which is then
+// not tried again for that memory), unpin(p) undoes it. Both may run in a thread of their own.
+struct KeptMemoryPinning {
+  bool (*pin)(void* p, std::size_t bytes) = nullptr;
+  void (*unpin)(void* p) = nullptr;
+};
+// Installs the pinning (the GPU backend's; the last one installed counts). Buffers released
+// before have their slots pinned at their next release.
+void set_kept_memory_pinning(KeptMemoryPinning pinning);
+// Returns once no slot's pinning is running (the tests' and release's synchronisation).
+void wait_for_kept_pinning();
+// Bytes of kept memory pinned now.
+std::size_t kept_pinned_bytes();
 
 // Frees the memory kept between calls (buffers in use stay).
 void release_kept_buffers();

@@ -3,10 +3,16 @@
 // populated (the unpack's writes would fault it in page by page), a population in its own thread
 // backs every page by the time finish() returns, whichever side took the pieces, and a dropped
 // one joins its thread; a kept buffer comes back, not fresh, with its contents' pages, and
-// release_kept_buffers hands the memory back.
+// release_kept_buffers hands the memory back. A buffer asked to has its slot pinned after its
+// release, once, in a thread of its own (a recording pinning stands in for the GPU's), and the
+// slot is unpinned before its memory goes back, after a registration still running has ended.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "base/page_population.hpp"
@@ -97,6 +103,171 @@ TEST(KeptBufferTest, KeptMemoryComesBackWithItsPages) {
   EXPECT_EQ(resident_share(again.data(), kElements / 2 * sizeof(double)), 1.0);
   again.release();
   release_kept_buffers();
+  EXPECT_EQ(kept_bytes(), 0u);
+}
+
+// What the pinning saw, in order: ("pin" | "unpin", address); pin answers `accept` after `delay`.
+struct PinningRecord {
+  std::mutex mutex;
+  std::vector<std::pair<std::string, const void*>> events;
+  std::size_t pinned_bytes = 0;
+  bool accept = true;
+  std::chrono::milliseconds delay{0};
+};
+PinningRecord& record() {
+  static PinningRecord r;
+  return r;
+}
+
+// Installs the recording pinning for one test, uninstalled (nothing pinned left) at its end.
+class RecordedPinning {
+ public:
+  explicit RecordedPinning(bool accept = true, std::chrono::milliseconds delay = {}) {
+    release_kept_buffers();
+    PinningRecord& r = record();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.events.clear();
+    r.accept = accept;
+    r.delay = delay;
+    set_kept_memory_pinning({pin, unpin});
+  }
+  ~RecordedPinning() {
+    release_kept_buffers();
+    set_kept_memory_pinning({});
+  }
+  static std::vector<std::pair<std::string, const void*>> events() {
+    std::lock_guard<std::mutex> lock(record().mutex);
+    return record().events;
+  }
+
+ private:
+  static bool pin(void* p, std::size_t bytes) {
+    PinningRecord& r = record();
+    std::this_thread::sleep_for(r.delay);
+    // The slot's whole memory is there to register.
+    static_cast<volatile char*>(p)[0] = 1;
+    static_cast<volatile char*>(p)[bytes - 1] = 1;
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.events.emplace_back("pin", p);
+    return r.accept;
+  }
+  static void unpin(void* p) {
+    std::lock_guard<std::mutex> lock(record().mutex);
+    record().events.emplace_back("unpin", p);
+  }
+};
+
+using Events = std::vector<std::pair<std::string, const void*>>;
+
+TEST(KeptBufferPinning, SlotPinnedOnceAfterReleaseAndUnpinnedBeforeItsFree) {
+  RecordedPinning pinning;
+  KeptBuffer a(kElements);
+  const void* p = a.data();
+  const std::size_t bytes = a.bytes();
+  a.pin_on_release();
+  a.release();
+  wait_for_kept_pinning();
+  EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}}));
+  EXPECT_EQ(kept_pinned_bytes(), bytes);
+  KeptBuffer again(kElements);  // the same slot: pinned already, not again
+  EXPECT_EQ(again.data(), p);
+  EXPECT_FALSE(again.fresh());
+  again.pin_on_release();
+  again.release();
+  wait_for_kept_pinning();
+  EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}}));
+  release_kept_buffers();
+  EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}, {"unpin", p}}));
+  EXPECT_EQ(kept_pinned_bytes(), 0u);
+  EXPECT_EQ(kept_bytes(), 0u);
+}
+
+TEST(KeptBufferPinning, UnaskedSmallOrOwnMemoryIsNotPinned) {
+  RecordedPinning pinning;
+  KeptBuffer unasked(kElements);
+  unasked.release();
+  KeptBuffer small(1000);  // malloc's, no slot
+  small.pin_on_release();
+  small.release();
+  wait_for_kept_pinning();
+  EXPECT_TRUE(RecordedPinning::events().empty());
+  EXPECT_EQ(kept_pinned_bytes(), 0u);
+  // Every slot busy: the fifth buffer has memory of its own, freed at its release, never pinned.
+  std::vector<KeptBuffer> held;
+  for (int i = 0; i < 4; ++i) held.emplace_back(kElements);
+  KeptBuffer own(kElements);
+  own.pin_on_release();
+  own.release();
+  wait_for_kept_pinning();
+  EXPECT_TRUE(RecordedPinning::events().empty());
+}
+
+TEST(KeptBufferPinning, NoPinningInstalledPinsNothing) {
+  release_kept_buffers();
+  set_kept_memory_pinning({});
+  KeptBuffer a(kElements);
+  a.pin_on_release();
+  a.release();
+  wait_for_kept_pinning();
+  EXPECT_EQ(kept_pinned_bytes(), 0u);
+  release_kept_buffers();
+}
+
+// A larger buffer grows the pinned slot: its old memory is unpinned, then freed; the new memory
+// is pinned at its own release.
+TEST(KeptBufferPinning, GrownSlotUnpinsItsOldMemoryFirst) {
+  RecordedPinning pinning;
+  KeptBuffer a(kElements);
+  const void* old = a.data();
+  a.pin_on_release();
+  a.release();
+  wait_for_kept_pinning();
+  KeptBuffer larger(2 * kElements);
+  const void* grown = larger.data();
+  EXPECT_TRUE(larger.fresh());
+  EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", old}, {"unpin", old}}));
+  EXPECT_EQ(kept_pinned_bytes(), 0u);
+  larger.pin_on_release();
+  larger.release();
+  wait_for_kept_pinning();
+  EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", old}, {"unpin", old}, {"pin", grown}}));
+  EXPECT_EQ(kept_pinned_bytes(), kept_bytes());
+}
+
+// A refused registration leaves the slot pageable and is not tried again; nothing to unpin.
+TEST(KeptBufferPinning, RefusedPinningIsNotRetried) {
+  RecordedPinning pinning(/*accept=*/false);
+  KeptBuffer a(kElements);
+  const void* p = a.data();
+  a.pin_on_release();
+  a.release();
+  wait_for_kept_pinning();
+  EXPECT_EQ(kept_pinned_bytes(), 0u);
+  KeptBuffer again(kElements);
+  again.pin_on_release();
+  again.release();
+  wait_for_kept_pinning();
+  release_kept_buffers();
+  EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}}));
+}
+
+// The next call does not wait for a registration: it takes the slot while the pinning runs. The
+// slot's memory goes back only after the registration has ended, then unpinned.
+TEST(KeptBufferPinning, RunningRegistrationNeitherBlocksReuseNorRacesTheFree) {
+  RecordedPinning pinning(/*accept=*/true, std::chrono::milliseconds(300));
+  KeptBuffer a(kElements);
+  const void* p = a.data();
+  a.pin_on_release();
+  a.release();
+  const auto t0 = std::chrono::steady_clock::now();
+  KeptBuffer next(kElements);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(200));
+  EXPECT_EQ(next.data(), p);
+  next.data()[5] = 4.5;  // written while it is being registered
+  EXPECT_TRUE(RecordedPinning::events().empty());
+  next.release();
+  release_kept_buffers();  // waits for the registration, then unpins and frees
+  EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}, {"unpin", p}}));
   EXPECT_EQ(kept_bytes(), 0u);
 }
 
