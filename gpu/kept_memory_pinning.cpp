@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <cstddef>
+#include <new>
 
+#include "gpu/gpu_context.hpp"
 #include "redistribute/kept_buffer.hpp"
 
 namespace pipevd::gpu {
@@ -30,9 +32,14 @@ bool pin(void* p, std::size_t bytes) {
   return false;
 }
 
+// Runs in the thread that frees the slot (a call's, pipevd_release's, MPI_Finalize's): the
+// caller's current device is given back, and a pending error of the caller's is left alone.
 void unpin(void* p) {
-  if (on_pinning_device()) cudaHostUnregister(p);
-  cudaGetLastError();  // a runtime already torn down, or a reset device: nothing to undo
+  const int device = pinning_device.load();
+  if (device < 0) return;
+  const ScopedDevice on(device, std::nothrow);
+  // A runtime already torn down, or a reset device: nothing to undo.
+  if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
 }
 
 }  // namespace

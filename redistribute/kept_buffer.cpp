@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <mutex>
 #include <new>
-#include <system_error>
 #include <thread>
 
 #include "base/page_array.hpp"
@@ -116,7 +115,7 @@ void start_pin(Kept& k, Slot& slot) {
       slot.pin = pinned ? Pin::Done : Pin::Refused;
       k.pin_left_running.notify_all();
     });
-  } catch (const std::system_error&) {  // no thread to be had: the memory stays pageable
+  } catch (...) {  // no thread to be had (system_error, or bad_alloc for its state): pageable
     slot.pin = Pin::None;
     return;
   }

@@ -9,8 +9,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <future>
 #include <mutex>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -109,10 +113,12 @@ TEST(KeptBufferTest, KeptMemoryComesBackWithItsPages) {
 // What the pinning saw, in order: ("pin" | "unpin", address); pin answers `accept` after `delay`.
 struct PinningRecord {
   std::mutex mutex;
+  std::condition_variable opened;
   std::vector<std::pair<std::string, const void*>> events;
   std::size_t pinned_bytes = 0;
   bool accept = true;
-  std::chrono::milliseconds delay{0};
+  bool closed = false;  // pin waits (before it records) until the test opens the gate
+  bool throws = false;
 };
 PinningRecord& record() {
   static PinningRecord r;
@@ -122,18 +128,31 @@ PinningRecord& record() {
 // Installs the recording pinning for one test, uninstalled (nothing pinned left) at its end.
 class RecordedPinning {
  public:
-  explicit RecordedPinning(bool accept = true, std::chrono::milliseconds delay = {}) {
+  explicit RecordedPinning(bool accept = true, bool closed = false, bool throws = false) {
     release_kept_buffers();
-    PinningRecord& r = record();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    r.events.clear();
-    r.accept = accept;
-    r.delay = delay;
+    {
+      PinningRecord& r = record();
+      std::lock_guard<std::mutex> lock(r.mutex);
+      r.events.clear();
+      r.accept = accept;
+      r.closed = closed;
+      r.throws = throws;
+    }
+    // Not under the record's lock: unpin takes it under the kept memory's lock.
     set_kept_memory_pinning({pin, unpin});
   }
   ~RecordedPinning() {
+    open();
     release_kept_buffers();
     set_kept_memory_pinning({});
+  }
+  // Lets pins waiting at the gate go on.
+  static void open() {
+    {
+      std::lock_guard<std::mutex> lock(record().mutex);
+      record().closed = false;
+    }
+    record().opened.notify_all();
   }
   static std::vector<std::pair<std::string, const void*>> events() {
     std::lock_guard<std::mutex> lock(record().mutex);
@@ -143,12 +162,13 @@ class RecordedPinning {
  private:
   static bool pin(void* p, std::size_t bytes) {
     PinningRecord& r = record();
-    std::this_thread::sleep_for(r.delay);
-    // The slot's whole memory is there to register.
-    static_cast<volatile char*>(p)[0] = 1;
-    static_cast<volatile char*>(p)[bytes - 1] = 1;
-    std::lock_guard<std::mutex> lock(r.mutex);
+    std::unique_lock<std::mutex> lock(r.mutex);
+    r.opened.wait(lock, [&] { return !r.closed; });
+    // The slot's whole memory is there to register (read only: a buffer may be using it).
+    (void)static_cast<volatile char*>(p)[0];
+    (void)static_cast<volatile char*>(p)[bytes - 1];
     r.events.emplace_back("pin", p);
+    if (r.throws) throw std::runtime_error("pin");
     return r.accept;
   }
   static void unpin(void* p) {
@@ -251,24 +271,83 @@ TEST(KeptBufferPinning, RefusedPinningIsNotRetried) {
   EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}}));
 }
 
-// The next call does not wait for a registration: it takes the slot while the pinning runs. The
-// slot's memory goes back only after the registration has ended, then unpinned.
+// The next call does not wait for a registration: it takes the slot while the pinning runs (held
+// at the gate until the test opens it, so no timing is assumed: a constructor that waited would
+// not be ready within the generous bound). The slot's memory goes back only after the
+// registration has ended, then unpinned.
 TEST(KeptBufferPinning, RunningRegistrationNeitherBlocksReuseNorRacesTheFree) {
-  RecordedPinning pinning(/*accept=*/true, std::chrono::milliseconds(300));
+  RecordedPinning pinning(/*accept=*/true, /*closed=*/true);
   KeptBuffer a(kElements);
   const void* p = a.data();
   a.pin_on_release();
   a.release();
-  const auto t0 = std::chrono::steady_clock::now();
-  KeptBuffer next(kElements);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(200));
+  auto taking = std::async(std::launch::async, [] { return KeptBuffer(kElements); });
+  const bool taken = taking.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+  EXPECT_TRUE(taken) << "the constructor waited for the running registration";
+  if (!taken) RecordedPinning::open();
+  KeptBuffer next = taking.get();
   EXPECT_EQ(next.data(), p);
   next.data()[5] = 4.5;  // written while it is being registered
-  EXPECT_TRUE(RecordedPinning::events().empty());
+  if (taken) {
+    EXPECT_TRUE(RecordedPinning::events().empty());
+  }
+  RecordedPinning::open();
   next.release();
   release_kept_buffers();  // waits for the registration, then unpins and frees
   EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}, {"unpin", p}}));
   EXPECT_EQ(kept_bytes(), 0u);
+}
+
+// A larger buffer that must grow a slot whose registration runs waits for it, then unpins the old
+// memory before its free; meanwhile release_kept_buffers leaves that slot (busy) alone.
+TEST(KeptBufferPinning, GrowingASlotWaitsForItsRunningRegistration) {
+  RecordedPinning pinning(/*accept=*/true, /*closed=*/true);
+  KeptBuffer a(kElements);
+  const void* old = a.data();
+  a.pin_on_release();
+  a.release();
+  auto growing = std::async(std::launch::async, [] { return KeptBuffer(2 * kElements); });
+  // Not ready while the gate is closed (a constructor that did not wait could be, or might not
+  // yet be: this direction cannot fail spuriously).
+  EXPECT_EQ(growing.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  release_kept_buffers();  // the slot is busy: left to the constructor, nothing waited for
+  EXPECT_TRUE(RecordedPinning::events().empty());
+  RecordedPinning::open();
+  KeptBuffer larger = growing.get();
+  EXPECT_TRUE(larger.fresh());
+  EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", old}, {"unpin", old}}));
+  EXPECT_EQ(kept_pinned_bytes(), 0u);
+}
+
+// A failed allocation after the slot's old memory went (unpinned) leaves the slot free and empty.
+TEST(KeptBufferPinning, FailedGrowthLeavesTheSlotFreeAndUnpinned) {
+  RecordedPinning pinning;
+  KeptBuffer a(kElements);
+  const void* p = a.data();
+  a.pin_on_release();
+  a.release();
+  wait_for_kept_pinning();
+  // 4 EiB: past any address space, whatever the overcommit policy.
+  EXPECT_THROW(KeptBuffer huge(std::size_t(1) << 59), std::bad_alloc);
+  EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}, {"unpin", p}}));
+  EXPECT_EQ(kept_bytes(), 0u);
+  EXPECT_EQ(kept_pinned_bytes(), 0u);
+  std::vector<KeptBuffer> all;  // every slot can be taken again
+  for (int i = 0; i < 4; ++i) all.emplace_back(kElements);
+  EXPECT_EQ(kept_bytes(), 4 * all[0].bytes());
+}
+
+// A pinning that throws is a refused one: the slot stays unpinned, nothing to undo.
+TEST(KeptBufferPinning, ThrowingPinningCountsAsRefused) {
+  RecordedPinning pinning(/*accept=*/true, /*closed=*/false, /*throws=*/true);
+  KeptBuffer a(kElements);
+  const void* p = a.data();
+  a.pin_on_release();
+  a.release();
+  wait_for_kept_pinning();
+  EXPECT_EQ(kept_pinned_bytes(), 0u);
+  release_kept_buffers();
+  EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}}));
 }
 
 }  // namespace
