@@ -34,12 +34,13 @@ bool pin(void* p, std::size_t bytes) {
 
 // Runs in the thread that frees the slot (a call's, pipevd_release's, MPI_Finalize's): the
 // caller's current device is given back, and a pending error of the caller's is left alone.
-void unpin(void* p) {
+bool unpin(void* p) {
   const int device = pinning_device.load();
-  if (device < 0) return;
+  if (device < 0) return false;
   const ScopedDevice on(device, std::nothrow);
-  // A runtime already torn down, or a reset device: nothing to undo.
-  if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+  if (cudaHostUnregister(p) == cudaSuccess) return true;
+  cudaGetLastError();  // its own error only: a torn-down runtime or a reset device
+  return false;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -55,7 +56,7 @@ struct Kept {
   std::mutex mutex;
   std::condition_variable pin_left_running;
   KeptMemoryPinning pinning;
-  bool finish_at_finalize = false;
+  std::atomic<bool> finish_at_finalize{false};
 };
 Kept& kept() {
   static auto* const k = new Kept;
@@ -69,23 +70,27 @@ void wait_for_pin(Slot& slot, std::unique_lock<std::mutex>& lock) {
   if (slot.pinner.joinable()) slot.pinner.join();  // past its last use of the lock
 }
 
-// The slot's memory back to the kernel, unregistered first where it was pinned.
+// The slot's memory back to the kernel, unregistered first where it was pinned. Memory still
+// registered (its unpinning failed, or no pinning is installed any more) is left mapped instead:
+// the driver would take new memory at the same address for the old registration.
 void free_slot(Slot& slot, std::unique_lock<std::mutex>& lock) {
   wait_for_pin(slot, lock);
-  if (slot.pin == Pin::Done && kept().pinning.unpin) kept().pinning.unpin(slot.data);
-  deallocate(slot.data, slot.bytes);
+  const KeptMemoryPinning& pinning = kept().pinning;
+  const bool registered = slot.pin == Pin::Done && !(pinning.unpin && pinning.unpin(slot.data));
+  if (!registered) deallocate(slot.data, slot.bytes);
   slot.data = nullptr;
   slot.bytes = 0;
   slot.pin = Pin::None;
 }
 
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first: a registration still running then ends
-// before the application's exit tears the CUDA runtime down.
+// before the application's exit tears the CUDA runtime down. Called without kept().mutex (the
+// attribute's deletion at MPI_Finalize takes it), from a thread that makes the call's MPI calls.
 void finish_pinning_at_finalize(Kept& k) {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (k.finish_at_finalize || !initialized || finalized) return;
+  if (k.finish_at_finalize.load() || !initialized || finalized) return;
   int keyval = MPI_KEYVAL_INVALID;
   MPI_Comm_create_keyval(
       MPI_COMM_NULL_COPY_FN,
@@ -95,11 +100,11 @@ void finish_pinning_at_finalize(Kept& k) {
       },
       &keyval, nullptr);
   MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
-  k.finish_at_finalize = true;
+  k.finish_at_finalize.store(true);
 }
 
-// Starts the slot's registration in a thread of its own (with the lock held).
-void start_pin(Kept& k, Slot& slot) {
+// Starts the slot's registration in a thread of its own (with the lock held); whether it started.
+bool start_pin(Kept& k, Slot& slot) {
   const KeptMemoryPinning pinning = k.pinning;
   double* const data = slot.data;
   const std::size_t bytes = slot.bytes;
@@ -117,14 +122,14 @@ void start_pin(Kept& k, Slot& slot) {
     });
   } catch (...) {  // no thread to be had (system_error, or bad_alloc for its state): pageable
     slot.pin = Pin::None;
-    return;
+    return false;
   }
-  finish_pinning_at_finalize(k);
+  return true;
 }
 
 }  // namespace
 
-KeptBuffer::KeptBuffer(std::size_t elements) {
+KeptBuffer::KeptBuffer(std::size_t elements, KeptFor use) : use_(use) {
   if (elements == 0) return;
   const std::size_t bytes = rounded(elements * sizeof(double));
   bytes_ = bytes;
@@ -135,12 +140,22 @@ KeptBuffer::KeptBuffer(std::size_t elements) {
   Kept& k = kept();
   Slot* const slots = k.slots;
   std::unique_lock<std::mutex> lock(k.mutex);
-  // The smallest free slot that is large enough; else the largest free one, grown (so that the
-  // buffers of a call settle on the same slots from the second call on).
+  // The smallest free slot that is large enough, among those pinned or not as the use wants
+  // first (device copies keep to pinned memory, other buffers leave it to them); else the largest
+  // free one, grown (so that the buffers of a call settle on the same slots from the second call
+  // on).
+  const bool want_pinned = use == KeptFor::DeviceCopies;
+  auto better_fit = [&](int s, int than) {
+    if (than < 0) return true;
+    const bool matches = (slots[s].pin == Pin::Done) == want_pinned;
+    const bool than_matches = (slots[than].pin == Pin::Done) == want_pinned;
+    if (matches != than_matches) return matches;
+    return slots[s].bytes < slots[than].bytes;
+  };
   int fit = -1, largest = -1;
   for (int s = 0; s < kSlots; ++s) {
     if (slots[s].busy) continue;
-    if (slots[s].bytes >= bytes && (fit < 0 || slots[s].bytes < slots[fit].bytes)) fit = s;
+    if (slots[s].bytes >= bytes && better_fit(s, fit)) fit = s;
     if (largest < 0 || slots[s].bytes > slots[largest].bytes) largest = s;
   }
   const int pick = fit >= 0 ? fit : largest;
@@ -170,10 +185,15 @@ void KeptBuffer::release() {
   if (!data_) return;
   if (slot_ >= 0) {
     Kept& k = kept();
-    std::lock_guard<std::mutex> lock(k.mutex);
-    Slot& slot = k.slots[slot_];
-    slot.busy = false;
-    if (pin_on_release_ && slot.pin == Pin::None && k.pinning.pin) start_pin(k, slot);
+    bool started = false;
+    {
+      std::lock_guard<std::mutex> lock(k.mutex);
+      Slot& slot = k.slots[slot_];
+      slot.busy = false;
+      if (use_ == KeptFor::DeviceCopies && slot.pin == Pin::None && k.pinning.pin)
+        started = start_pin(k, slot);
+    }
+    if (started) finish_pinning_at_finalize(k);
   } else {
     deallocate(data_, bytes_);
   }
@@ -181,7 +201,6 @@ void KeptBuffer::release() {
   slot_ = -1;
   bytes_ = 0;
   fresh_ = false;
-  pin_on_release_ = false;
 }
 
 void release_kept_buffers() {

@@ -33,11 +33,10 @@ TEST(GpuKeptPinning, SlotRegisteredAfterReleaseCopiesDirectAndUnregisteredAtItsF
   const bool device0_before = primary_context_active(0);
   std::unique_ptr<EngineBackend> be = make_gpu_backend(device, GpuBackendSettings{});
 
-  KeptBuffer a(kCount);
+  KeptBuffer a(kCount, KeptFor::DeviceCopies);
   double* const p = a.data();
   for (long i = 0; i < kCount; ++i) p[i] = 0.25 * static_cast<double>(i % 1000003);
   EXPECT_TRUE(gpu::is_pageable(p));
-  a.pin_on_release();
   a.release();
   wait_for_kept_pinning();
   ASSERT_GE(kept_pinned_bytes(), kCount * sizeof(double));

@@ -110,7 +110,8 @@ TEST(KeptBufferTest, KeptMemoryComesBackWithItsPages) {
   EXPECT_EQ(kept_bytes(), 0u);
 }
 
-// What the pinning saw, in order: ("pin" | "unpin", address); pin answers `accept` after `delay`.
+// What the pinning saw, in order: ("pin" | "unpin", address); pin answers `accept` (or throws)
+// once the gate is open, unpin answers `unpinned`.
 struct PinningRecord {
   std::mutex mutex;
   std::condition_variable opened;
@@ -119,6 +120,7 @@ struct PinningRecord {
   bool accept = true;
   bool closed = false;  // pin waits (before it records) until the test opens the gate
   bool throws = false;
+  bool unpinned = true;
 };
 PinningRecord& record() {
   static PinningRecord r;
@@ -137,6 +139,7 @@ class RecordedPinning {
       r.accept = accept;
       r.closed = closed;
       r.throws = throws;
+      r.unpinned = true;
     }
     // Not under the record's lock: unpin takes it under the kept memory's lock.
     set_kept_memory_pinning({pin, unpin});
@@ -171,9 +174,10 @@ class RecordedPinning {
     if (r.throws) throw std::runtime_error("pin");
     return r.accept;
   }
-  static void unpin(void* p) {
+  static bool unpin(void* p) {
     std::lock_guard<std::mutex> lock(record().mutex);
     record().events.emplace_back("unpin", p);
+    return record().unpinned;
   }
 };
 
@@ -181,18 +185,16 @@ using Events = std::vector<std::pair<std::string, const void*>>;
 
 TEST(KeptBufferPinning, SlotPinnedOnceAfterReleaseAndUnpinnedBeforeItsFree) {
   RecordedPinning pinning;
-  KeptBuffer a(kElements);
+  KeptBuffer a(kElements, KeptFor::DeviceCopies);
   const void* p = a.data();
   const std::size_t bytes = a.bytes();
-  a.pin_on_release();
   a.release();
   wait_for_kept_pinning();
   EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}}));
   EXPECT_EQ(kept_pinned_bytes(), bytes);
-  KeptBuffer again(kElements);  // the same slot: pinned already, not again
+  KeptBuffer again(kElements, KeptFor::DeviceCopies);  // the same slot: pinned already, not again
   EXPECT_EQ(again.data(), p);
   EXPECT_FALSE(again.fresh());
-  again.pin_on_release();
   again.release();
   wait_for_kept_pinning();
   EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}}));
@@ -206,8 +208,7 @@ TEST(KeptBufferPinning, UnaskedSmallOrOwnMemoryIsNotPinned) {
   RecordedPinning pinning;
   KeptBuffer unasked(kElements);
   unasked.release();
-  KeptBuffer small(1000);  // malloc's, no slot
-  small.pin_on_release();
+  KeptBuffer small(1000, KeptFor::DeviceCopies);  // malloc's, no slot
   small.release();
   wait_for_kept_pinning();
   EXPECT_TRUE(RecordedPinning::events().empty());
@@ -215,8 +216,7 @@ TEST(KeptBufferPinning, UnaskedSmallOrOwnMemoryIsNotPinned) {
   // Every slot busy: the fifth buffer has memory of its own, freed at its release, never pinned.
   std::vector<KeptBuffer> held;
   for (int i = 0; i < 4; ++i) held.emplace_back(kElements);
-  KeptBuffer own(kElements);
-  own.pin_on_release();
+  KeptBuffer own(kElements, KeptFor::DeviceCopies);
   own.release();
   wait_for_kept_pinning();
   EXPECT_TRUE(RecordedPinning::events().empty());
@@ -225,8 +225,7 @@ TEST(KeptBufferPinning, UnaskedSmallOrOwnMemoryIsNotPinned) {
 TEST(KeptBufferPinning, NoPinningInstalledPinsNothing) {
   release_kept_buffers();
   set_kept_memory_pinning({});
-  KeptBuffer a(kElements);
-  a.pin_on_release();
+  KeptBuffer a(kElements, KeptFor::DeviceCopies);
   a.release();
   wait_for_kept_pinning();
   EXPECT_EQ(kept_pinned_bytes(), 0u);
@@ -237,17 +236,15 @@ TEST(KeptBufferPinning, NoPinningInstalledPinsNothing) {
 // is pinned at its own release.
 TEST(KeptBufferPinning, GrownSlotUnpinsItsOldMemoryFirst) {
   RecordedPinning pinning;
-  KeptBuffer a(kElements);
+  KeptBuffer a(kElements, KeptFor::DeviceCopies);
   const void* old = a.data();
-  a.pin_on_release();
   a.release();
   wait_for_kept_pinning();
-  KeptBuffer larger(2 * kElements);
+  KeptBuffer larger(2 * kElements, KeptFor::DeviceCopies);
   const void* grown = larger.data();
   EXPECT_TRUE(larger.fresh());
   EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", old}, {"unpin", old}}));
   EXPECT_EQ(kept_pinned_bytes(), 0u);
-  larger.pin_on_release();
   larger.release();
   wait_for_kept_pinning();
   EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", old}, {"unpin", old}, {"pin", grown}}));
@@ -257,14 +254,12 @@ TEST(KeptBufferPinning, GrownSlotUnpinsItsOldMemoryFirst) {
 // A refused registration leaves the slot pageable and is not tried again; nothing to unpin.
 TEST(KeptBufferPinning, RefusedPinningIsNotRetried) {
   RecordedPinning pinning(/*accept=*/false);
-  KeptBuffer a(kElements);
+  KeptBuffer a(kElements, KeptFor::DeviceCopies);
   const void* p = a.data();
-  a.pin_on_release();
   a.release();
   wait_for_kept_pinning();
   EXPECT_EQ(kept_pinned_bytes(), 0u);
-  KeptBuffer again(kElements);
-  again.pin_on_release();
+  KeptBuffer again(kElements, KeptFor::DeviceCopies);
   again.release();
   wait_for_kept_pinning();
   release_kept_buffers();
@@ -277,9 +272,8 @@ TEST(KeptBufferPinning, RefusedPinningIsNotRetried) {
 // registration has ended, then unpinned.
 TEST(KeptBufferPinning, RunningRegistrationNeitherBlocksReuseNorRacesTheFree) {
   RecordedPinning pinning(/*accept=*/true, /*closed=*/true);
-  KeptBuffer a(kElements);
+  KeptBuffer a(kElements, KeptFor::DeviceCopies);
   const void* p = a.data();
-  a.pin_on_release();
   a.release();
   auto taking = std::async(std::launch::async, [] { return KeptBuffer(kElements); });
   const bool taken = taking.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
@@ -302,9 +296,8 @@ TEST(KeptBufferPinning, RunningRegistrationNeitherBlocksReuseNorRacesTheFree) {
 // memory before its free; meanwhile release_kept_buffers leaves that slot (busy) alone.
 TEST(KeptBufferPinning, GrowingASlotWaitsForItsRunningRegistration) {
   RecordedPinning pinning(/*accept=*/true, /*closed=*/true);
-  KeptBuffer a(kElements);
+  KeptBuffer a(kElements, KeptFor::DeviceCopies);
   const void* old = a.data();
-  a.pin_on_release();
   a.release();
   auto growing = std::async(std::launch::async, [] { return KeptBuffer(2 * kElements); });
   // Not ready while the gate is closed (a constructor that did not wait could be, or might not
@@ -322,9 +315,8 @@ TEST(KeptBufferPinning, GrowingASlotWaitsForItsRunningRegistration) {
 // A failed allocation after the slot's old memory went (unpinned) leaves the slot free and empty.
 TEST(KeptBufferPinning, FailedGrowthLeavesTheSlotFreeAndUnpinned) {
   RecordedPinning pinning;
-  KeptBuffer a(kElements);
+  KeptBuffer a(kElements, KeptFor::DeviceCopies);
   const void* p = a.data();
-  a.pin_on_release();
   a.release();
   wait_for_kept_pinning();
   // 4 EiB: past any address space, whatever the overcommit policy.
@@ -340,14 +332,57 @@ TEST(KeptBufferPinning, FailedGrowthLeavesTheSlotFreeAndUnpinned) {
 // A pinning that throws is a refused one: the slot stays unpinned, nothing to undo.
 TEST(KeptBufferPinning, ThrowingPinningCountsAsRefused) {
   RecordedPinning pinning(/*accept=*/true, /*closed=*/false, /*throws=*/true);
-  KeptBuffer a(kElements);
+  KeptBuffer a(kElements, KeptFor::DeviceCopies);
   const void* p = a.data();
-  a.pin_on_release();
   a.release();
   wait_for_kept_pinning();
   EXPECT_EQ(kept_pinned_bytes(), 0u);
   release_kept_buffers();
   EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}}));
+}
+
+// Memory whose unpinning failed is not handed back: new memory at its address would pass for the
+// old registration. The slot forgets it; it stays mapped, with its contents.
+TEST(KeptBufferPinning, FailedUnpinningLeavesTheMemoryMapped) {
+  RecordedPinning pinning;
+  KeptBuffer a(kElements, KeptFor::DeviceCopies);
+  double* const p = a.data();
+  p[kElements - 1] = 6.5;
+  a.release();
+  wait_for_kept_pinning();
+  {
+    std::lock_guard<std::mutex> lock(record().mutex);
+    record().unpinned = false;
+  }
+  release_kept_buffers();
+  EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}, {"unpin", p}}));
+  EXPECT_EQ(kept_bytes(), 0u);
+  EXPECT_EQ(p[kElements - 1], 6.5);  // still mapped: reading it does not fault
+}
+
+// Buffers for device copies take the pinned slot, the others the pageable one, whichever comes
+// first, so that a call's message buffers do not take the engine's pinned memory.
+TEST(KeptBufferPinning, DeviceCopiesTakePinnedSlotsAndOthersLeaveThem) {
+  RecordedPinning pinning;
+  const void* pinned = nullptr;
+  const void* pageable = nullptr;
+  {
+    KeptBuffer d(kElements, KeptFor::DeviceCopies), h(kElements);
+    pinned = d.data();
+    pageable = h.data();
+  }
+  wait_for_kept_pinning();
+  ASSERT_EQ(RecordedPinning::events(), (Events{{"pin", pinned}}));
+  for (const bool host_first : {true, false}) {
+    SCOPED_TRACE(host_first ? "host buffer first" : "device buffer first");
+    KeptBuffer first(kElements, host_first ? KeptFor::Host : KeptFor::DeviceCopies);
+    KeptBuffer second(kElements, host_first ? KeptFor::DeviceCopies : KeptFor::Host);
+    KeptBuffer& host = host_first ? first : second;
+    KeptBuffer& device = host_first ? second : first;
+    EXPECT_EQ(host.data(), pageable);
+    EXPECT_EQ(device.data(), pinned);
+  }
+  EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", pinned}}));
 }
 
 }  // namespace
