@@ -9,6 +9,7 @@
 #include <new>
 #include <thread>
 
+#include "base/at_mpi_finalize.hpp"
 #include "base/page_array.hpp"
 
 namespace pipevd {
@@ -83,23 +84,15 @@ void free_slot(Slot& slot, std::unique_lock<std::mutex>& lock) {
   slot.pin = Pin::None;
 }
 
-// MPI_Finalize deletes MPI_COMM_SELF's attributes first: a registration still running then ends
-// before the application's exit tears the CUDA runtime down. Called without kept().mutex (the
+// A registration still running at MPI_Finalize ends there, before the application's exit tears the
+// CUDA runtime down. Called without kept().mutex (the
 // attribute's deletion at MPI_Finalize takes it), from a thread that makes the call's MPI calls.
 void finish_pinning_at_finalize(Kept& k) {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   if (k.finish_at_finalize.load() || !initialized || finalized) return;
-  int keyval = MPI_KEYVAL_INVALID;
-  MPI_Comm_create_keyval(
-      MPI_COMM_NULL_COPY_FN,
-      [](MPI_Comm, int, void*, void*) -> int {
-        wait_for_kept_pinning();
-        return MPI_SUCCESS;
-      },
-      &keyval, nullptr);
-  MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+  run_at_mpi_finalize(wait_for_kept_pinning);
   k.finish_at_finalize.store(true);
 }
 
