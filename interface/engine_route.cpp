@@ -685,8 +685,12 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
   // redistribution's scattered writes would fault it in page by page.
   const bool copies = r.engine && !r.direct;
   const long engine_part = r.n * std::max(r.width, r.vectors ? r.height : 0L);
+  // On a GPU the engine copies these columns to the device and Z's rows back: a pinned slot (one
+  // kept from an earlier call) makes the copies direct DMA.
+  const bool pinned = copies && r.on_gpu && r.policy.pin_memory && r.policy.keep_memory;
   KeptBuffer a_cols(
-      copies ? static_cast<std::size_t>(std::max(1L, engine_part) * Element<S>::doubles) : 0);
+      copies ? static_cast<std::size_t>(std::max(1L, engine_part) * Element<S>::doubles) : 0,
+      pinned ? KeptFor::DeviceCopies : KeptFor::Host);
   DestinationPopulation a_population(a_cols, r.threads);
   S* const z_rows = r.vectors ? elements_in<S>(a_cols.data()) : nullptr;
   EngineRun run;
