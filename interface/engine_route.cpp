@@ -663,6 +663,14 @@ void report(RouteCall<S>& r, const EngineRun& run) {
                  e, r.ranks, r.in_phases.plan, r.in_phases.pack, r.in_phases.exchange,
                  r.in_phases.unpack, r.out_phases.plan, r.out_phases.pack, r.out_phases.exchange,
                  r.out_phases.unpack, s.bind);
+  if (r.timed && r.on_gpu && !r.direct) {
+    const KeptPinning last = last_kept_pinning();
+    std::fprintf(stderr,
+                 "pipevd: kept memory rank=%d/%d pinned=%.3f GiB, last registration %.3f GiB in "
+                 "%.4f s%s\n",
+                 e, r.ranks, kept_pinned_bytes() / 1073741824.0, last.bytes / 1073741824.0,
+                 last.seconds, last.pinned || last.bytes == 0 ? "" : " (refused)");
+  }
   if (r.policy.verbose >= 1 && !r.one_stage()) {
     const LoadBalance lb = load_balance_report(r.ec->engine, r.plan.layout, s);
     if (e == 0) std::fputs(lb.text.c_str(), stderr);

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -58,6 +59,7 @@ struct Kept {
   std::condition_variable pin_left_running;
   KeptMemoryPinning pinning;
   std::atomic<bool> finish_at_finalize{false};
+  KeptPinning last;
 };
 Kept& kept() {
   static auto* const k = new Kept;
@@ -105,11 +107,14 @@ bool start_pin(Kept& k, Slot& slot) {
   try {
     slot.pinner = std::thread([&k, &slot, pinning, data, bytes] {
       bool pinned = false;
+      const auto begin = std::chrono::steady_clock::now();
       try {
         pinned = pinning.pin(data, bytes);
       } catch (...) {  // a registration that throws is one refused
       }
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - begin;
       std::lock_guard<std::mutex> lock(k.mutex);
+      k.last = {bytes, took.count(), pinned};
       slot.pin = pinned ? Pin::Done : Pin::Refused;
       k.pin_left_running.notify_all();
     });
@@ -234,6 +239,12 @@ std::size_t kept_pinned_bytes() {
   for (const Slot& s : k.slots)
     if (s.pin == Pin::Done) total += s.bytes;
   return total;
+}
+
+KeptPinning last_kept_pinning() {
+  Kept& k = kept();
+  std::lock_guard<std::mutex> lock(k.mutex);
+  return k.last;
 }
 
 }  // namespace pipevd

@@ -72,6 +72,14 @@ void set_kept_memory_pinning(KeptMemoryPinning pinning);
 void wait_for_kept_pinning();
 // Bytes of kept memory pinned now.
 std::size_t kept_pinned_bytes();
+// The last registration that ended: its bytes, its seconds, and whether it pinned them (verbose
+// reports; zero before any).
+struct KeptPinning {
+  std::size_t bytes = 0;
+  double seconds = 0;
+  bool pinned = false;
+};
+KeptPinning last_kept_pinning();
 
 // Frees the memory kept between calls (buffers in use stay).
 void release_kept_buffers();

@@ -192,6 +192,10 @@ TEST(KeptBufferPinning, SlotPinnedOnceAfterReleaseAndUnpinnedBeforeItsFree) {
   wait_for_kept_pinning();
   EXPECT_EQ(RecordedPinning::events(), (Events{{"pin", p}}));
   EXPECT_EQ(kept_pinned_bytes(), bytes);
+  const KeptPinning last = last_kept_pinning();
+  EXPECT_EQ(last.bytes, bytes);
+  EXPECT_TRUE(last.pinned);
+  EXPECT_GE(last.seconds, 0.0);
   KeptBuffer again(kElements, KeptFor::DeviceCopies);  // the same slot: pinned already, not again
   EXPECT_EQ(again.data(), p);
   EXPECT_FALSE(again.fresh());
@@ -259,6 +263,7 @@ TEST(KeptBufferPinning, RefusedPinningIsNotRetried) {
   a.release();
   wait_for_kept_pinning();
   EXPECT_EQ(kept_pinned_bytes(), 0u);
+  EXPECT_FALSE(last_kept_pinning().pinned);
   KeptBuffer again(kElements, KeptFor::DeviceCopies);
   again.release();
   wait_for_kept_pinning();
