@@ -12,7 +12,8 @@
 #            23's ratios, repeated against repeated; issue 27's 4-GPU row)
 #   real4    n = 32768: pipevd on the 4 GPUs alone, CALLS (3) calls (its timelines and DBBR's
 #            per-block lines without the 1-GPU run and the peer)
-#   complex  n = 32768 complex Hermitian: pipevd on 4 GPUs and cuSOLVERMp's complex syevd (issue 28)
+#   complex  n = 32768 complex Hermitian: pipevd on 4 GPUs and cuSOLVERMp's complex syevd, each a
+#            first and a repeated call, the caller's nb 512 (issue 28)
 #   complex1 n = COMPLEX1_SIZES ("16384 32768") complex Hermitian on one GPU against cuSOLVER (issue
 #            28's 1-GPU target; runs on any machine), COMPLEX1_S (260)
 #   mp_real, mp_complex  cuSOLVERMp alone at n = 32768 on the 4 GPUs, real and complex (the real
@@ -37,7 +38,7 @@
 #            the real part's 1-GPU run on the same machine
 #   tests    the gpu tests that need 4 GPUs (every np4 and 4gpus test, own_gpu, pretend_nodes,
 #            concurrent_grids, rank_without_gpu), or those TESTS_REGEX matches
-# Budgets (seconds, each part's scaling.sh BUDGET_S): REAL_S (215), COMPLEX_S (200), ELPA_S (230),
+# Budgets (seconds, each part's scaling.sh BUDGET_S): REAL_S (215), COMPLEX_S (250), ELPA_S (230),
 # BIG_S (240), REAL4_S (80), MP_REAL_S (100), MP_COMPLEX_S (170), MP_NB_S (110 each nb), WEAK_S
 # (150 each), DC_EARLY_S (80), SWEEP_S (330, also sweep_n), CLUSTERED_S (330), TESTS_S (150). Writes
 # $OUT/four_gpus/<part>/ and $OUT/four_gpus.tgz (all of it), and $OUT/four_gpus_summary.txt (each
@@ -69,7 +70,8 @@ for part in ${PARTS:-build real complex tests}; do
         BUDGET_S="${REAL4_S:-80}" ;;
     complex)
       run_part complex BENCH_SCALAR=complex STEPS=bench SIZES=32768 GPU_COUNTS=4 CALLS=2 \
-        PEERS=cusolvermp PEER_SIZES=32768 PEER_GPU_COUNTS=4 PEER_CAP=100 BUDGET_S="${COMPLEX_S:-200}" ;;
+        PEERS=cusolvermp PEER_SIZES=32768 PEER_GPU_COUNTS=4 PEER_CALLS=2 BENCH_NB=512 \
+        PEER_CAP=130 BUDGET_S="${COMPLEX_S:-250}" ;;
     complex1)  # issue 28's one-GPU target: n = 16384 and 32768 against cusolverDnXsyevd (CUDA_C_64F)
       run_part complex1 BENCH_SCALAR=complex STEPS=bench SIZES="${COMPLEX1_SIZES:-16384 32768}" \
         GPU_COUNTS=1 CALLS=2 PEERS=cusolver PEER_SIZES="${COMPLEX1_SIZES:-16384 32768}" \
