@@ -9,6 +9,7 @@
 #include "gpu/dbbr_event_clock.hpp"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
+#include "gpu/kept_memory_pinning.hpp"
 #include "gpu/kernel_preload.hpp"
 #include "gpu/nccl_communicators.hpp"
 #include "gpu/pinned_staging.hpp"
@@ -59,6 +60,7 @@ long gpu_wave_rows(int device, long m, long b, const std::string& bc_back_kernel
 std::unique_ptr<EngineBackend> make_gpu_backend(int device, const GpuBackendSettings& s) {
   auto be = std::make_unique<gpu::GpuBackend>(device);
   gpu::configure_backend(*be, s);
+  gpu::install_kept_memory_pinning(device);
   return be;
 }
 

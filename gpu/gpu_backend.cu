@@ -364,7 +364,7 @@ GpuBackend::~GpuBackend() {
     if (previous >= 0) cudaSetDevice(previous);
     return;
   }
-  if (!s_->keep_pool) cudaMemPoolTrimTo(s_->pool, 0);
+  if (!s_->keep_pool) trim_pool_after_call(s_->pool);
   if (previous >= 0) cudaSetDevice(previous);
 }
 
@@ -404,7 +404,8 @@ long device_free_bytes(int device) {
   std::size_t free_b = 0, total_b = 0;
   try {
     ScopedDevice guard(device);
-    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) return static_cast<long>(free_b);
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
+      return static_cast<long>(free_b) + pool_free_bytes(device);
   } catch (const std::exception&) {  // no such device: unknown, as a failed query
   }
   cudaGetLastError();

@@ -43,7 +43,8 @@ struct GpuTuning {
   int bc_back_lanes = 0;
 };
 
-// Free bytes on `device` now (cudaMemGetInfo; -1 when it cannot be asked).
+// Free bytes on `device` now for pipevd: the device's (cudaMemGetInfo) and its pool's free ones
+// (gpu_context.hpp pool_free_bytes); -1 when the device cannot be asked.
 long device_free_bytes(int device);
 
 // Whether DBBR's A W can go through gpu/symmetric_product on `device`: a Hopper or newer (its

@@ -160,6 +160,25 @@ void trim_device_pools() {
   for (auto& [device, ctx] : contexts()) cudaMemPoolTrimTo(ctx->pool(), 0);
 }
 
+void trim_pool_after_call(cudaMemPool_t pool) { cudaMemPoolTrimTo(pool, kPoolKeptBetweenCalls); }
+
+long pool_free_bytes(int device) {
+  cudaMemPool_t pool = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(contexts_mutex());
+    const auto it = contexts().find(device);
+    if (it == contexts().end()) return 0;
+    pool = it->second->pool();
+  }
+  std::uint64_t reserved = 0, used = 0;
+  if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return reserved > used ? static_cast<long>(reserved - used) : 0;
+}
+
 cusolverDnHandle_t GpuContext::solver(cudaStream_t stream) {
   PIPEVD_CUSOLVER_CHECK(cusolverDnSetStream(solver_, stream));
   return solver_;

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <new>
 #include <stdexcept>
@@ -121,5 +122,18 @@ cudaError_t pool_malloc(void** p, std::size_t bytes, cudaStream_t stream);
 // Hands the free memory of pipevd's pools on every device used so far back to the driver
 // (pipevd_release(), and the end of a call that keeps no memory). Memory still in use stays.
 void trim_device_pools();
+
+// What the end of a call leaves in its device's pool: up to this much of the memory the call
+// freed, so that a call of a small order (the one-stage path's matrix, workspace and vectors)
+// does not map its memory anew and hand it back each time, a cost of the order of its solve; a
+// large call's memory, mapped in larger pieces, goes back whole. Out of the caller's sight like
+// pipevd's handles and communicators, and handed back by pipevd_release().
+constexpr std::size_t kPoolKeptBetweenCalls = std::size_t(256) << 20;
+// The pool of `device`'s context trimmed to kPoolKeptBetweenCalls (nothing where pipevd has no
+// context there).
+void trim_pool_after_call(cudaMemPool_t pool);
+// Free bytes of pipevd's pool on `device` (reserved, not in use): memory a call can take as well
+// as the device's free memory; 0 where pipevd has no context there.
+long pool_free_bytes(int device);
 
 }  // namespace pipevd::gpu

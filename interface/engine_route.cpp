@@ -159,6 +159,7 @@ struct EngineRun {
   // The backend's release runs in a thread next to W's broadcast and Z's redistribution (mostly
   // the device pool's trim), joined before the call returns.
   std::chrono::steady_clock::time_point release_begin, release_end;
+  bool released_here = false;  // the release ran in the call's thread (the direct path)
   JoiningThread release;
 };
 
@@ -545,6 +546,15 @@ void run_on_engine(RouteCall<S>& r, KeptBuffer& a_cols, S* z_rows, EngineRun& ru
     be.reset();
     run.release_end = std::chrono::steady_clock::now();
   };
+  if (r.direct) {
+    // On the direct path nothing would run beside the thread: the backend goes here, without a
+    // thread's making (its destructor gives the caller's thread its current device back).
+    run.release_begin = std::chrono::steady_clock::now();
+    run.backend.reset();
+    run.release_end = std::chrono::steady_clock::now();
+    run.released_here = true;
+    return;
+  }
   try {
     run.release = JoiningThread(release_all, std::move(run.backend));
   } catch (const std::system_error&) {
@@ -653,6 +663,14 @@ void report(RouteCall<S>& r, const EngineRun& run) {
                  e, r.ranks, r.in_phases.plan, r.in_phases.pack, r.in_phases.exchange,
                  r.in_phases.unpack, r.out_phases.plan, r.out_phases.pack, r.out_phases.exchange,
                  r.out_phases.unpack, s.bind);
+  if (r.timed && r.on_gpu && !r.direct) {
+    const KeptPinning last = last_kept_pinning();
+    std::fprintf(stderr,
+                 "pipevd: kept memory rank=%d/%d pinned=%.3f GiB, last registration %.3f GiB in "
+                 "%.4f s%s\n",
+                 e, r.ranks, kept_pinned_bytes() / 1073741824.0, last.bytes / 1073741824.0,
+                 last.seconds, last.pinned || last.bytes == 0 ? "" : " (refused)");
+  }
   if (r.policy.verbose >= 1 && !r.one_stage()) {
     const LoadBalance lb = load_balance_report(r.ec->engine, r.plan.layout, s);
     if (e == 0) std::fputs(lb.text.c_str(), stderr);
@@ -685,8 +703,12 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
   // redistribution's scattered writes would fault it in page by page.
   const bool copies = r.engine && !r.direct;
   const long engine_part = r.n * std::max(r.width, r.vectors ? r.height : 0L);
+  // On a GPU the engine copies these columns to the device and Z's rows back: a pinned slot (one
+  // kept from an earlier call) makes the copies direct DMA.
+  const bool pinned = copies && r.on_gpu && r.policy.pin_memory && r.policy.keep_memory;
   KeptBuffer a_cols(
-      copies ? static_cast<std::size_t>(std::max(1L, engine_part) * Element<S>::doubles) : 0);
+      copies ? static_cast<std::size_t>(std::max(1L, engine_part) * Element<S>::doubles) : 0,
+      pinned ? KeptFor::DeviceCopies : KeptFor::Host);
   DestinationPopulation a_population(a_cols, r.threads);
   S* const z_rows = r.vectors ? elements_in<S>(a_cols.data()) : nullptr;
   EngineRun run;
@@ -706,15 +728,17 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
   a_cols.release();
   if (!r.policy.keep_memory) release_node_window(r.ec->caller);
 
-  // Joined before the return, though on the direct path nothing is left to overlap it: the
-  // pool's trim hands the call's device memory back, and the caller may allocate on the device,
-  // or exit, as soon as the call returns; a trim still running then would race both. Not trimming
-  // (the next call regrows the same pool) would save the trim and the regrowth, but hold the
-  // call's device memory between calls, out of the caller's sight.
+  // Joined before the return (on the direct path it ran in this thread already): the pool's trim
+  // hands the call's device memory back, and the caller may allocate on the device, or exit, as
+  // soon as the call returns; a trim still running then would race both. Not trimming (the next
+  // call regrows the same pool) would save the trim and the regrowth, but hold the call's device
+  // memory between calls, out of the caller's sight; the trim keeps only a small call's worth
+  // (gpu/gpu_context.hpp, kPoolKeptBetweenCalls).
   const bool released = run.release.joinable();
   run.release.join();
-  if (r.timed && released)
-    r.timeline.add("engine_release", run.release_begin, run.release_end, "release");
+  if (r.timed && (released || run.released_here))
+    r.timeline.add("engine_release", run.release_begin, run.release_end,
+                   run.released_here ? "main" : "release");
   report(r, run);
   *c.info = run.info;
   return run.info;

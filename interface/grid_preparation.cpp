@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/at_mpi_finalize.hpp"
 #include "base/joining_thread.hpp"
 #include "base/scalapack_api.hpp"
 #include "core/backend_factory.hpp"
@@ -46,20 +47,11 @@ Preparations& preparations() {
   return *p;
 }
 
-// MPI_Finalize deletes MPI_COMM_SELF's attributes first, in the reverse order they were set: this
-// one, set after the engine communicators' cache (redistribute/engine_comm.cpp), runs before those
-// communicators are freed.
+// At MPI_Finalize: set after the engine communicators' cache (redistribute/engine_comm.cpp), it
+// runs before those communicators are freed (base/at_mpi_finalize.hpp).
 void finish_at_finalize(Preparations& p) {
   if (p.finish_at_finalize) return;
-  int keyval = MPI_KEYVAL_INVALID;
-  MPI_Comm_create_keyval(
-      MPI_COMM_NULL_COPY_FN,
-      [](MPI_Comm, int, void*, void*) -> int {
-        finish_grid_preparations();
-        return MPI_SUCCESS;
-      },
-      &keyval, nullptr);
-  MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+  run_at_mpi_finalize(finish_grid_preparations);
   p.finish_at_finalize = true;
 }
 

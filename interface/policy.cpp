@@ -203,6 +203,9 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
   if (!flag("PIPEVD_KEEP_MEMORY", "1", "0", release_after_call)) return r;
   r.policy.keep_memory = !release_after_call;
   if (!flag("PIPEVD_KEEP_DEVICE_MEMORY", "0", "1", r.policy.keep_device_memory)) return r;
+  bool no_pinning = false;
+  if (!flag("PIPEVD_PIN_MEMORY", "1", "0", no_pinning)) return r;
+  r.policy.pin_memory = !no_pinning;
   bool no_prepare = false;
   if (!flag("PIPEVD_GPU_PREPARE", "1", "0", no_prepare)) return r;
   r.policy.gpu_prepare = !no_prepare;

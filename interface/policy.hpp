@@ -98,6 +98,10 @@ struct Policy {
   // PIPEVD_KEEP_DEVICE_MEMORY: the device pool keeps a call's memory for the next call (1), or is
   // trimmed at each call's end (0, default: the caller may allocate on the device between calls).
   bool keep_device_memory = false;
+  // PIPEVD_PIN_MEMORY=0: the engine rank's kept copies of A and Z stay pageable, instead of being
+  // registered with the GPU's driver after a call, for the next call's direct copies
+  // (redistribute/kept_buffer.hpp).
+  bool pin_memory = true;
   // PIPEVD_GPU_PREPARE=0: the engine rank's device is not readied (context, handles, pipevd's pool
   // grown to the plan's peak) in a thread beside the redistribution in, but at the engine's start.
   bool gpu_prepare = true;

@@ -3,8 +3,6 @@
 // rank on device r > 0 otherwise made one there on its first call: a context's memory on another
 // rank's GPU, and its making on the call's path); a thread that had a context gets its device back.
 // The tests run in declaration order in a process of their own: the first needs device 0 untouched.
-#include <cuda.h>
-#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -12,30 +10,12 @@
 
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_context.hpp"
+#include "tests/support/primary_context.hpp"
 
 namespace pipevd {
 namespace {
 
-// Whether device `ordinal`'s primary context is active, by the driver API found through the
-// runtime (the test links no driver library, so that it loads where no driver is installed).
-bool primary_context_active(int ordinal) {
-  void* get = nullptr;
-  void* state = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  EXPECT_EQ(cudaGetDriverEntryPointByVersion("cuDeviceGet", &get, 2000, cudaEnableDefault, &found),
-            cudaSuccess);
-  EXPECT_EQ(cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxGetState", &state, 7000,
-                                             cudaEnableDefault, &found),
-            cudaSuccess);
-  if (!get || !state) return true;
-  CUdevice device = 0;
-  unsigned flags = 0;
-  int active = 0;
-  EXPECT_EQ(reinterpret_cast<PFN_cuDeviceGet_v2000>(get)(&device, ordinal), CUDA_SUCCESS);
-  EXPECT_EQ(reinterpret_cast<PFN_cuDevicePrimaryCtxGetState_v7000>(state)(device, &flags, &active),
-            CUDA_SUCCESS);
-  return active != 0;
-}
+using test::primary_context_active;
 
 int device_count() {
   int count = 0;

@@ -314,6 +314,10 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
   EXPECT_FALSE(parse({}).policy.keep_device_memory);
   EXPECT_TRUE(parse({{"PIPEVD_KEEP_DEVICE_MEMORY", "1"}}).policy.keep_device_memory);
   EXPECT_FALSE(parse({{"PIPEVD_KEEP_DEVICE_MEMORY", "0"}}).policy.keep_device_memory);
+  EXPECT_TRUE(d.pin_memory);
+  EXPECT_FALSE(parse({{"PIPEVD_PIN_MEMORY", "0"}}).policy.pin_memory);
+  EXPECT_TRUE(parse({{"PIPEVD_PIN_MEMORY", "1"}}).policy.pin_memory);
+  EXPECT_TRUE(parse({{"PIPEVD_PIN_MEMORY", ""}}).policy.pin_memory);
   EXPECT_TRUE(d.gpu_prepare);
   EXPECT_FALSE(parse({{"PIPEVD_GPU_PREPARE", "0"}}).policy.gpu_prepare);
   EXPECT_TRUE(parse({{"PIPEVD_GPU_PREPARE", "1"}}).policy.gpu_prepare);
@@ -337,6 +341,7 @@ TEST(Policy, GpuTuningSharingAndTimeline) {
                                           {"PIPEVD_GPU_SHARING", "true"},
                                           {"PIPEVD_KEEP_MEMORY", "no"},
                                           {"PIPEVD_KEEP_DEVICE_MEMORY", "yes"},
+                                          {"PIPEVD_PIN_MEMORY", "on"},
                                           {"PIPEVD_GPU_PREPARE", "off"},
                                           {"PIPEVD_PREPARE_AT_GRID", "yes"}}) {
     const PolicyOrError p = parse({{var, bad}});
