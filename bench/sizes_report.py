@@ -66,7 +66,7 @@ from collections import defaultdict
 # stages (core/one_stage.cpp, core/engine.cpp, core/final_product.cpp).
 DEVICE_STAGES = (
     "upload", "solve", "download",
-    "dbbr", "bulge_chasing", "dc", "dc_wait", "sbr_back", "bc_back",
+    "dbbr", "sbr_back_start", "bulge_chasing", "dc", "dc_wait", "sbr_back", "bc_back",
     "qd_broadcast", "qpre_broadcast", "pre_gemm", "m_broadcast", "gemm",
 )
 FORCED_PATHS = ("one_stage", "two_stage")

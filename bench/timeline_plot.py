@@ -32,6 +32,7 @@ STAGE_COLORS = {
     "engine_bind": "#aec7e8",
     "dbbr": "#1f77b4",
     "bulge_chasing": "#ff7f0e",
+    "sbr_back_start": "#98df8a",
     "sbr_back": "#2ca02c",
     "bc_back": "#d62728",
     "dc": "#9467bd",

@@ -148,6 +148,7 @@ class TwoStageCall {
   // synchronised; without the overlap each panel goes as soon as it is merged.
   void start_sbr_back() {
     if (!opt_.want_vectors) return;
+    const double t = MPI_Wtime();
     const bool x_early = sbr_back_x_before_dbbr(opt_, layout_);
     agree_on_allocation(engine_, x_early ? "sbr_back_start" : "x_allocation", [&] {
       if (!x_early) allocate_x();
@@ -160,6 +161,9 @@ class TwoStageCall {
         apply_sbr_back_on(*sbr_be_, /*release_panels=*/false);
       }
     });
+    // Its own interval: X's allocation, the wait for DBBR and the queued merges lie between DBBR
+    // and bulge chasing on every rank.
+    timeline_add(opt_.timeline, "sbr_back_start", t, MPI_Wtime());
   }
 
   // 2 Bulge chasing, replicated on every rank (each needs all of U for its rows of BC-back).

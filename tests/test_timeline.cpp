@@ -111,9 +111,9 @@ TEST(Timeline, VerboseTwoWritesEveryRanksStages) {
   // The failure agreements over the caller ranks (after the set-up, after the engine) and W's
   // broadcast are intervals of their own: time outside the engine's stages.
   std::vector<std::string> main_stages = {
-      "entry",       "plan", "redistribute_in", "engine_setup", "failure_agreement",
-      "engine_bind", "dbbr", "bulge_chasing",   "sbr_back",     "bc_back",
-      "dc_wait"};
+      "entry",       "plan",   "redistribute_in", "engine_setup",  "failure_agreement",
+      "engine_bind", "dbbr",   "sbr_back_start",  "bulge_chasing", "sbr_back",
+      "bc_back",     "dc_wait"};
   for (const char* part :
        folded ? std::vector<const char*>{"qpre_broadcast", "pre_gemm", "m_broadcast", "gemm"}
               : std::vector<const char*>{"qd_broadcast", "gemm"})
