@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Draws a pipevd stage timeline (PIPEVD_VERBOSE=2's JSON) as a PNG like the pipelined paper's
 Figure 8: one row per engine rank (labelled with its GPU), a coloured bar per stage, the
-intervals of other threads (the D&C, the release, the A buffer's population) as thinner bars under
-its rank's row, so the overlap of the stages can be seen.
+intervals of other threads (the D&C, the release, the A buffer's population, SBR-back's queueing)
+as thinner bars under its rank's row, so the overlap of the stages can be seen.
 
   python3 bench/timeline_plot.py pipevd-timeline-123.json -o timeline.png [--title TEXT]
 
@@ -33,6 +33,7 @@ STAGE_COLORS = {
     "dbbr": "#1f77b4",
     "bulge_chasing": "#ff7f0e",
     "sbr_back_start": "#98df8a",
+    "sbr_back_queue": "#c7e9c0",
     "sbr_back": "#2ca02c",
     "bc_back": "#d62728",
     "dc": "#9467bd",
@@ -107,7 +108,7 @@ def main():
     ax.set_ylim(-0.6, len(ranks) - 0.3)
     first = min([0.0] + [i["start"] for i in intervals])  # a call's entry lies before the origin
     ax.set_xlim(first, total * 1.01)
-    ax.set_xlabel("seconds from the common origin (D&C and release threads: thin bar below its rank)")
+    ax.set_xlabel("seconds from the common origin (threads other than main: thin bar below its rank)")
     title = args.title or f"pipevd {doc.get('backend', '')} engine, n = {doc.get('n', '?')}, " \
                           f"{len(ranks)} ranks, {total:.3f} s"
     ax.set_title(title)

@@ -16,6 +16,7 @@
 #include "core/final_product.hpp"
 #include "core/reflector_store.hpp"
 #include "core/sbr_back.hpp"
+#include "core/threaded_step.hpp"
 #include "core/tridiagonal_solver.hpp"
 
 namespace pipevd {
@@ -141,28 +142,26 @@ class TwoStageCall {
 
   // 4a This rank's rows of Q_sb = Q_s Q_b start as the identity's row block (on a rank with every
   // row SBR-back's left order relies on it: it updates only each block's trailing square); with
-  // overlap_sbr_back, SBR-back is queued now on a companion's stream (x filled and DBBR's panels
-  // complete on `be` first: its synchronisation before the companion) and runs next to bulge
-  // chasing; beside DBBR, only the blocks DBBR's last outer block completed are left to queue.
-  // The panels (freed through `be`'s stream) and merged blocks then live until that stream is
-  // synchronised; without the overlap each panel goes as soon as it is merged.
+  // overlap_sbr_back, SBR-back is queued now on a companion's stream, ordered after X's fill and
+  // DBBR's panels on `be` without a host wait, and runs next to bulge chasing; beside DBBR, only
+  // the blocks DBBR's last outer block completed are left to queue. The queueing runs in a thread
+  // (queue_sbr_back), joined and agreed on in finish_sbr_back. The panels and merged blocks then
+  // live until the companion is synchronised; without the overlap each panel goes as soon as it is
+  // merged.
   void start_sbr_back() {
     if (!opt_.want_vectors) return;
     const double t = MPI_Wtime();
     const bool x_early = sbr_back_x_before_dbbr(opt_, layout_);
+    const bool queued = opt_.overlap_sbr_back || x_early;
     agree_on_allocation(engine_, x_early ? "sbr_back_start" : "x_allocation", [&] {
       if (!x_early) allocate_x();
-      if (beside_dbbr_) {
-        sbr_be_->wait_for(be_);
-        beside_dbbr_->finish(panels_);
-      } else if (opt_.overlap_sbr_back || x_early) {
-        be_.synchronize();
-        if (!sbr_be_) sbr_be_ = be_.companion(/*urgent=*/false);
-        apply_sbr_back_on(*sbr_be_, /*release_panels=*/false);
-      }
+      if (!queued) return;
+      if (!sbr_be_) sbr_be_ = be_.companion(/*urgent=*/false);
+      sbr_be_->wait_for(be_);
     });
-    // Its own interval: X's allocation, the wait for DBBR and the queued merges lie between DBBR
-    // and bulge chasing on every rank.
+    if (queued) sbr_back_queue_.start("sbr_back_queue", rank_, [this] { queue_sbr_back(); });
+    // Its own interval: X's allocation and the companion's order after DBBR lie between DBBR and
+    // bulge chasing on every rank.
     timeline_add(opt_.timeline, "sbr_back_start", t, MPI_Wtime());
   }
 
@@ -222,6 +221,7 @@ class TwoStageCall {
   // 4b SBR-back (or, overlapped, what is left of it after bulge chasing).
   void finish_sbr_back() {
     const double t = MPI_Wtime();
+    join_sbr_back_queue();
     finish_stage(engine_, "sbr_back", [&] {
       if (sbr_be_) {
         sbr_be_->synchronize();
@@ -336,6 +336,27 @@ class TwoStageCall {
     };
   }
 
+  // SBR-back's merges and GEMMs queued on the companion, in sbr_back_queue_'s thread: they are
+  // thousands of launches (beside DBBR, behind those still queued from its outer blocks), and a
+  // launch into a stream whose queue is full waits on the host until the device drains it, which
+  // would hold bulge chasing's start as long. Nothing else touches the companion, the panels, X
+  // or the merged blocks until finish_sbr_back has joined it. No MPI here.
+  void queue_sbr_back() {
+    if (beside_dbbr_)
+      beside_dbbr_->finish(panels_);
+    else
+      apply_sbr_back_on(*sbr_be_, /*release_panels=*/false);
+  }
+
+  // The queueing's thread joined and its failure on any rank agreed, on every rank (where none
+  // queued too: the ranks' plans may differ); its interval on a timeline row of its own.
+  void join_sbr_back_queue() {
+    sbr_back_queue_.agree(engine_);
+    if (opt_.timeline && sbr_back_queue_.ran())
+      opt_.timeline->add("sbr_back_queue", sbr_back_queue_.begin(), sbr_back_queue_.end(),
+                         "sbr_back");
+  }
+
   void apply_sbr_back_on(EngineBackend& sb, bool release_panels) {
     blocks_ = merge_reflector_panels(sb, panels_, opt_.k, release_panels);
     if (release_panels) panels_.panels.clear();
@@ -381,6 +402,8 @@ class TwoStageCall {
   std::unique_ptr<EngineBackend> sbr_be_;
   std::vector<BasicMergedReflectorBlock<T>> blocks_;   // after sbr_be_: freed through it
   std::unique_ptr<SbrBackBesideDbbr<T>> beside_dbbr_;  // after sbr_be_: its blocks go through it
+  // After all it uses: a throw in the main thread while it queues joins it before any of those go.
+  ThreadedStep sbr_back_queue_;
   std::vector<double> d_, e_;
   BasicReflectorStore<T> u_;
   int info_ = 0;

@@ -20,10 +20,13 @@ struct FaultInjection {
   // the stages, where a rank allocates what it needs before the next message, agreed on before
   // that message, as if the allocation failed: "upload" (A's device copy), "dbbr_outer_block" (an
   // outer block's buffers, `index` the block's place in core/dbbr's outer_blocks), "gather_band"
-  // (the band's), "x_allocation" (the back transformation's row block), "qd_allocation" (Q_d's
-  // copy for its broadcast); and in a rank's own work between DBBR's messages, as if panel QR or
-  // A W failed: "dbbr_panel" (`index` the panel's first column / b), or between the messages that
-  // move the uploaded columns into DBBR's cyclic outer blocks: "column_exchange".
+  // (the band's), "x_allocation" (the back transformation's row block), "sbr_back_start" (SBR-back
+  // beside DBBR: the companion ordered after DBBR), "qd_allocation" (Q_d's copy for its
+  // broadcast); and in a rank's own work between DBBR's messages, as if panel QR or A W failed:
+  // "dbbr_panel" (`index` the panel's first column / b), or between the messages that move the
+  // uploaded columns into DBBR's cyclic outer blocks: "column_exchange". In a thread of the
+  // engine's (core/threaded_step), agreed on after its join: "sbr_back_queue" (what is left of
+  // SBR-back's merges and GEMMs after DBBR, queued on its companion).
   std::string step;
   int engine_rank = -1;  // -1: none; kEveryEngineRank: all of them
   enum Kind { OutOfMemory, Device, Communication } kind = Device;

@@ -1,12 +1,13 @@
 // A failure inside an engine stage that sends messages, on one engine rank (core/fault_injection's
 // steps inside the stages: A's upload, an outer block's buffers in DBBR (its first, middle and
 // last block), a panel's own work between DBBR's messages, the band's, the row block X's and Q_d's
-// buffers): the call returns on every rank, which the test's timeout (far below any wait for a
-// rank that left) checks, with the same INFO (-1002 out of memory, -1003 otherwise) and A, W and Z
-// untouched; under PIPEVD_BACKEND=auto the call goes to ScaLAPACK instead, whose result passes
-// the residual checks. The next call, fault cleared, is right. Every caller rank is an engine
-// rank (the host engine on one node, the GPU engine with a GPU per rank), and PIPEVD_BAND and
-// PIPEVD_BLOCK (tests/CMakeLists.txt) give DBBR several outer blocks on each rank.
+// buffers, SBR-back's start beside DBBR and its queueing in a thread of its own): the call returns
+// on every rank, which the test's timeout (far below any wait for a rank that left) checks, with
+// the same INFO (-1002 out of memory, -1003 otherwise) and A, W and Z untouched; under
+// PIPEVD_BACKEND=auto the call goes to ScaLAPACK instead, whose result passes the residual checks.
+// The next call, fault cleared, is right. Every caller rank is an engine rank (the host engine on
+// one node, the GPU engine with a GPU per rank), and PIPEVD_BAND and PIPEVD_BLOCK
+// (tests/CMakeLists.txt) give DBBR several outer blocks on each rank.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -52,20 +53,34 @@ std::string describe(const Step& s, int rank) {
          std::to_string(rank) + " kind " + std::to_string(s.kind);
 }
 
+bool on_gpu() {
+  const char* backend = std::getenv("PIPEVD_BACKEND");
+  return backend && std::string(backend) != "host";
+}
+
 // DBBR's columns as the route takes them for this test's calls: auto is cyclic on the GPU engine
 // from dbbr_cyclic_by_default's rank count (one engine rank per caller here; n = 150 fits every
 // rank's memory plan either way).
 bool dbbr_cyclic(DbbrColumnsSetting setting) {
   if (setting != DbbrColumnsSetting::Auto) return setting == DbbrColumnsSetting::Cyclic;
-  const char* backend = std::getenv("PIPEVD_BACKEND");
-  const bool gpu = backend && std::string(backend) != "host";
-  return gpu && dbbr_cyclic_by_default(world_size());
+  return on_gpu() && dbbr_cyclic_by_default(world_size());
+}
+
+// SBR-back beside DBBR as the route takes it for this test's calls (several engine ranks, asked
+// for), and SBR-back queued on a companion (beside DBBR, or beside bulge chasing on the GPU engine
+// unless off; n = 150 fits every rank's memory plan with it).
+bool sbr_back_beside_dbbr(const std::string& setting) {
+  return setting == "dbbr" && world_size() > 1;
+}
+bool sbr_back_queued(const std::string& setting) {
+  return sbr_back_beside_dbbr(setting) || (on_gpu() && setting != "off");
 }
 
 // The steps to fail: the binding (where NCCL's communicator is made or found), DBBR's first,
 // middle and last outer block (as the route's layout and its DBBR columns have them) and the
 // second panel of its middle block (its messages half done), with several engine ranks the move
-// of the columns into DBBR's cyclic outer blocks, beside the single ones.
+// of the columns into DBBR's cyclic outer blocks, beside the single ones; where SBR-back is queued
+// on a companion, its queueing in a thread of its own, and beside DBBR its start after DBBR.
 std::vector<Step> steps() {
   const EngineOptions defaults;
   const long b = env_or("PIPEVD_BAND", defaults.b), k = env_or("PIPEVD_BLOCK", defaults.k);
@@ -90,6 +105,12 @@ std::vector<Step> steps() {
                             {"qd_allocation", -1, oom}};
   if (dbbr.cyclic_blocks && world_size() > 1)
     list.push_back({"column_exchange", -1, FaultInjection::Device});
+  const std::string beside = process_policy().policy.sbr_back_beside;
+  if (sbr_back_beside_dbbr(beside)) list.push_back({"sbr_back_start", -1, oom});
+  if (sbr_back_queued(beside)) {
+    list.push_back({"sbr_back_queue", -1, oom});
+    list.push_back({"sbr_back_queue", -1, FaultInjection::Device});
+  }
   return list;
 }
 
