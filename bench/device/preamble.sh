@@ -147,8 +147,9 @@ ncu_one_launch() {
 # cores / ranks OpenBLAS and OpenMP threads (at least one). Its JSON lines go
 # to $runs with the label, the card and whether the call was the process's first or a repeated
 # one; its log to $out/bench.log. Needs $bench, $runs and $out. Every variable named in the env
-# assignments, and every exported PIPEVD_ELPA_*, ELPA_DEFAULT_* and ELPA_FORCE_* (the ELPA
-# adapter's settings and ELPA's own overrides of its keys' defaults), goes to the ranks by -x.
+# assignments, and every exported PIPEVD_* (pipevd's settings, e.g. an A/B's PIPEVD_POOL_GROWTH, and
+# the ELPA adapter's PIPEVD_ELPA_*), ELPA_DEFAULT_* and ELPA_FORCE_* (ELPA's own overrides of its
+# keys' defaults), goes to the ranks by -x.
 pipevd_bench_run() {
   local label=$1 ranks=$2 gpus=$3 solver=$4 n=$5 calls=$6 warm=${WARM:-0}
   local spectrum=${BENCH_SPECTRUM:-random}
@@ -171,7 +172,7 @@ pipevd_bench_run() {
     case $v in
       CUDA_VISIBLE_DEVICES | OPENBLAS_NUM_THREADS | OMP_NUM_THREADS | LD_LIBRARY_PATH | NCCL_NVLS_ENABLE | \
         NCCL_DEBUG | PIPEVD_BACKEND | PIPEVD_VERBOSE | PIPEVD_TIMELINE | PIPEVD_ENGINE_PATH) ;;
-      *) [[ $v =~ ^(PIPEVD_ELPA_|ELPA_DEFAULT_|ELPA_FORCE_) || " $* " == *" $v="* ]] &&
+      *) [[ $v =~ ^(PIPEVD_|ELPA_DEFAULT_|ELPA_FORCE_) || " $* " == *" $v="* ]] &&
         [[ " ${fwd[*]} " != *" $v "* ]] && fwd+=(-x "$v") ;;
     esac
   done
