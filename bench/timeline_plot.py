@@ -25,6 +25,7 @@ STAGE_COLORS = {
     "device_context": "#9ecae1",
     "nccl_setup": "#fdae6b",
     "device_pool": "#c7e9c0",
+    "device_pool_rest": "#74c476",
     "redistribute_in": "#9e9e9e",
     "a_populate": "#d9d9d9",
     "engine_setup": "#17becf",

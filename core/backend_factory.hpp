@@ -59,6 +59,14 @@ void gpu_prepare_context(int device);
 // loads at its first launch.
 void gpu_preload_kernels(int device);
 void gpu_grow_pool(int device, long pool_bytes);
+// pipevd's pool on `device` grown to hold `peak_bytes` while the engine allocates from it (the
+// staged growth's second step): what it lacks of them, once core/pool_growth.hpp's pool_rest_due
+// says so (`needed` tells it that the engine needs the memory now), on a stream of its own, so
+// that the engine's queued work is not waited for. Best effort, as above.
+void gpu_grow_pool_to(int device, long peak_bytes, const std::function<bool()>& needed);
+// The bytes pipevd's pool on `device` has mapped (0 where pipevd has no context there, or without
+// the GPU engine).
+long gpu_pool_reserved_bytes(int device);
 // Begins the engine's NCCL communicator on `device` for the engine ranks of `engine`, collective
 // over `engine` (an MPI broadcast, in the calling thread); the returned function, which every
 // engine rank must run once (in the preparing thread: no MPI inside), makes it, so that a first

@@ -13,15 +13,19 @@ namespace {
 // load-balance slack (§3.4).
 constexpr double kWaveSlack = 0.05;
 
-// This engine rank's planned peak with these overlaps and the fold (on the host engine, what goes
-// through its backend).
+// This engine rank's memory plan with these overlaps and the fold (on the host engine, what goes
+// through its backend), and its peak.
+EngineMemoryPlan device_plan(const CallPlanInput& in, const EngineLayout& layout,
+                             bool overlap_sbr_back, bool dc_at_sbr_back, bool dc_fold,
+                             bool beside_dbbr = false) {
+  return plan_engine_memory(layout, in.engine_rank, in.b, in.k, in.want_vectors, in.on_gpu,
+                            overlap_sbr_back, dc_at_sbr_back, in.symmetric_product, dc_fold,
+                            in.words, in.dbbr_cyclic, beside_dbbr);
+}
 long device_peak(const CallPlanInput& in, const EngineLayout& layout, bool overlap_sbr_back,
                  bool dc_at_sbr_back, bool dc_fold, bool beside_dbbr = false) {
-  return static_cast<long>(plan_engine_memory(layout, in.engine_rank, in.b, in.k, in.want_vectors,
-                                              in.on_gpu, overlap_sbr_back, dc_at_sbr_back,
-                                              in.symmetric_product, dc_fold, in.words,
-                                              in.dbbr_cyclic, beside_dbbr)
-                               .peak_bytes());
+  return static_cast<long>(
+      device_plan(in, layout, overlap_sbr_back, dc_at_sbr_back, dc_fold, beside_dbbr).peak_bytes());
 }
 
 // Whether this engine rank's plan with these overlaps and the fold fits.
@@ -122,9 +126,13 @@ CallPlan plan_call(MPI_Comm caller, const CallPlanInput& given) {
   if (in.on_gpu && in.want_vectors && dc_early && in.engine_rank == 0)
     p.dc_at_sbr_back =
         plan_fits(in, p.layout, p.overlap_sbr_back, true, p.dc_fold, p.sbr_back_beside_dbbr);
-  if (in.on_gpu && engine)
-    p.device_bytes = device_peak(in, p.layout, p.overlap_sbr_back, p.dc_at_sbr_back, p.dc_fold,
-                                 p.sbr_back_beside_dbbr);
+  if (in.on_gpu && engine) {
+    const EngineMemoryPlan m = device_plan(in, p.layout, p.overlap_sbr_back, p.dc_at_sbr_back,
+                                           p.dc_fold, p.sbr_back_beside_dbbr);
+    p.device_bytes = static_cast<long>(m.peak_bytes());
+    p.device_dbbr_bytes = static_cast<long>(m.dbbr_bytes());
+    p.device_largest_later_bytes = static_cast<long>(sizeof(double)) * m.largest_later_buffer;
+  }
   return p;
 }
 

@@ -77,6 +77,11 @@ struct CallPlan {
   bool dbbr_cyclic = false;
   // This engine rank's planned peak of device memory with those overlaps (0: not on a GPU).
   long device_bytes = 0;
+  // Of that plan (0 where device_bytes is): DBBR's stage (EngineMemoryPlan::dbbr_bytes) and the
+  // largest single buffer of a later stage, in bytes, for the pool's staged growth
+  // (core/pool_growth.hpp).
+  long device_dbbr_bytes = 0;
+  long device_largest_later_bytes = 0;
 };
 
 // Collective over `caller` (every caller rank, engine or not). Throws EngineMemoryShortage on every

@@ -423,6 +423,7 @@ int run_two_stage(EngineBackend& be, MPI_Comm engine, const EngineLayout& layout
   TwoStageCall<T> call(be, engine, layout, opt);
   call.prepare_sbr_back_beside_dbbr();
   call.band_reduction(a_cols);
+  if (opt.after_dbbr) opt.after_dbbr();
   call.start_sbr_back();
   call.bulge_chasing();
   int info = 0;

@@ -11,6 +11,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <functional>
+
 #include "base/engine_layout.hpp"
 #include "core/backend.hpp"
 #include "core/dbbr.hpp"
@@ -81,6 +83,10 @@ struct EngineOptions {
   // uploaded columns moved there on the device (core/column_exchange); false: DBBR on the layout's
   // columns as they come (the default, as the policy's).
   bool dbbr_cyclic_blocks = false;
+  // Called on every engine rank once DBBR's stage has ended, before the next stage's first
+  // allocation (the two-stage engine only): the route joins the pool's second growth there
+  // (interface/device_preparation), so that no later allocation maps memory beside it.
+  std::function<void()> after_dbbr;
 };
 
 // Whether X is allocated before DBBR under opt on the layout (the same on every engine rank).

@@ -92,7 +92,7 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // cuBLAS / cuSOLVER workspaces and the memory pool's rounding, which no formula here counts: a
   // fixed 8 MiB margin, above what tests/test_gpu_memory_plan.cpp sees the GPU backend use beyond
   // the counted buffers.
-  const long libraries = gpu_buffers ? (8L << 20) / 8 : 0;
+  const long libraries = p.libraries = gpu_buffers ? (8L << 20) / 8 : 0;
   const auto [panels, blocks, widest] = panel_sizes(n, b, k_in, want_vectors);
   const long band = n * (b + 1);
   // Outer block, allocated at its start (core/dbbr.cpp): Yb, Zb (n x kb), the saved block columns
@@ -135,6 +135,7 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   p.bulge_chasing = words * (band + panels + bc_work + u_dev);
 
   if (!want_vectors) {
+    p.largest_later_buffer = words * bc_work;
     p.tridiagonal = gpu_buffers ? 3 * n : 0;  // d, e^2 and w of the bisection
     p.peak = std::max({p.dbbr, p.bulge_chasing, p.tridiagonal}) + libraries;
     return p;
@@ -165,6 +166,10 @@ EngineMemoryPlan plan_engine_memory(const EngineLayout& L, int rank, long b_in, 
   // (packed, at most n^2) and Y, then Y, M and Z; rank 0 holds its D&C's two buffers through the
   // first.
   p.final_gemm = words * 2 * ldx * n + (dc_fold && rank == 0 ? 2 : 1) * n * n;
+  // Q_d (or M) is real and n x n on every rank in the final product, where X and a merged block
+  // (W and Y, at most n rows of the widest block each) count their scalar's words.
+  p.largest_later_buffer =
+      std::max({words * ldx * n, words * u_dev, words * bc_work, words * 2 * n * widest, n * n});
   p.peak = std::max({p.dbbr, p.bulge_chasing, p.back_transformation, p.final_gemm}) + libraries;
   return p;
 }

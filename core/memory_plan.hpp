@@ -65,7 +65,17 @@ struct EngineMemoryPlan {
   // DBBR's device workspaces in its stage, never live together: A W's one-triangle kernel (per
   // panel) and the trailing update's syr2k (per outer block); the larger one counts.
   long symmetric_product_workspace = 0, syr2k_workspace = 0;
+  // The libraries' workspaces and the pool's rounding, counted in the peak beside each stage.
+  long libraries = 0;
+  // The largest single buffer a stage after DBBR allocates (X, U's device copy, a merged block,
+  // the D&C's or the final product's n x n matrices, bulge chasing's working band): what a pool
+  // grown in two pieces may have to map anew (core/pool_growth.hpp).
+  long largest_later_buffer = 0;
   std::size_t peak_bytes() const { return sizeof(double) * static_cast<std::size_t>(peak); }
+  // DBBR's stage with the libraries' margin: the buffers allocated before DBBR and those it holds.
+  std::size_t dbbr_bytes() const {
+    return sizeof(double) * static_cast<std::size_t>(dbbr + libraries);
+  }
 };
 
 // Engine rank `rank` of `layout` with DBBR bandwidth b (as given to the engine, clamped inside)

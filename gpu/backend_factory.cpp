@@ -4,6 +4,10 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
+#include <thread>
+
+#include "core/pool_growth.hpp"
 #include "gpu/backend_settings.hpp"
 #include "gpu/bc_back.cuh"
 #include "gpu/dbbr_event_clock.hpp"
@@ -100,6 +104,31 @@ void gpu_grow_pool(int device, long pool_bytes) {
   }
   cudaGetLastError();  // an out-of-memory answer here is not the engine's error
 }
+
+void gpu_grow_pool_to(int device, long peak_bytes, const std::function<bool()>& needed) {
+  if (device < 0 || peak_bytes <= 0 || cudaSetDevice(device) != cudaSuccess) return;
+  try {
+    gpu::GpuContext& ctx = gpu::GpuContext::for_device(device);
+    long rest = -1;
+    while ((rest = pool_rest_due(peak_bytes, gpu::pool_reserved_bytes(device),
+                                 gpu::pool_free_bytes(device), needed())) < 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // Lane 0 carries the engine's work by now: synchronising it would wait for DBBR.
+    cudaStream_t stream = nullptr;
+    if (rest > 0 && cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess) {
+      void* p = nullptr;
+      if (cudaMallocFromPoolAsync(&p, static_cast<std::size_t>(rest), ctx.pool(), stream) ==
+          cudaSuccess)
+        cudaFreeAsync(p, stream);
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(stream);
+    }
+  } catch (const std::exception&) {  // the engine maps what is missing at its allocations
+  }
+  cudaGetLastError();
+}
+
+long gpu_pool_reserved_bytes(int device) { return gpu::pool_reserved_bytes(device); }
 
 std::function<void()> gpu_begin_nccl(MPI_Comm engine, int device, int channels) {
   return gpu::begin_nccl_communicator(engine, device, channels);

@@ -19,6 +19,8 @@ std::unique_ptr<DbbrPartClock> make_gpu_dbbr_clock(EngineBackend&) { return null
 void gpu_prepare_context(int) {}
 void gpu_preload_kernels(int) {}
 void gpu_grow_pool(int, long) {}
+void gpu_grow_pool_to(int, long, const std::function<bool()>&) {}
+long gpu_pool_reserved_bytes(int) { return 0; }
 std::function<void()> gpu_begin_nccl(MPI_Comm, int, int) { return {}; }
 bool gpu_nccl_held(MPI_Comm, int) { return false; }
 long gpu_nccl_communicators_made() { return 0; }

@@ -162,14 +162,18 @@ void trim_device_pools() {
 
 void trim_pool_after_call(cudaMemPool_t pool) { cudaMemPoolTrimTo(pool, kPoolKeptBetweenCalls); }
 
+namespace {
+// The pool of `device`'s context, nullptr where pipevd has none there (no context is made).
+cudaMemPool_t existing_pool(int device) {
+  std::lock_guard<std::mutex> lock(contexts_mutex());
+  const auto it = contexts().find(device);
+  return it == contexts().end() ? nullptr : it->second->pool();
+}
+}  // namespace
+
 long pool_free_bytes(int device) {
-  cudaMemPool_t pool = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(contexts_mutex());
-    const auto it = contexts().find(device);
-    if (it == contexts().end()) return 0;
-    pool = it->second->pool();
-  }
+  const cudaMemPool_t pool = existing_pool(device);
+  if (!pool) return 0;
   std::uint64_t reserved = 0, used = 0;
   if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
       cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
@@ -177,6 +181,17 @@ long pool_free_bytes(int device) {
     return 0;
   }
   return reserved > used ? static_cast<long>(reserved - used) : 0;
+}
+
+long pool_reserved_bytes(int device) {
+  const cudaMemPool_t pool = existing_pool(device);
+  std::uint64_t reserved = 0;
+  if (!pool) return 0;
+  if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return static_cast<long>(reserved);
 }
 
 cusolverDnHandle_t GpuContext::solver(cudaStream_t stream) {

@@ -135,5 +135,7 @@ void trim_pool_after_call(cudaMemPool_t pool);
 // Free bytes of pipevd's pool on `device` (reserved, not in use): memory a call can take as well
 // as the device's free memory; 0 where pipevd has no context there.
 long pool_free_bytes(int device);
+// Bytes pipevd's pool on `device` has mapped, in use or not; 0 where pipevd has no context there.
+long pool_reserved_bytes(int device);
 
 }  // namespace pipevd::gpu

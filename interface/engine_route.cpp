@@ -30,6 +30,7 @@
 #include "core/memory_check.hpp"
 #include "core/memory_plan.hpp"
 #include "core/one_stage.hpp"
+#include "core/pool_growth.hpp"
 #include "core/sbr_back.hpp"
 #include "core/scalar.hpp"
 #include "core/timeline.hpp"
@@ -135,9 +136,11 @@ struct RouteCall {
   int device = -1;      // its GPU
   EngineOptions opt;
   CallPlan plan;
-  long width = 0, height = 0;  // this engine rank's columns of A and rows of Z
-  int threads = 1;             // host threads of the redistribution and of A's norm
-  bool direct = false;         // the engine works on the caller's arrays (no redistribution)
+  long device_free = -1;         // the free device memory the two-stage plan saw (-1: none)
+  PoolGrowthRecord pool_record;  // what the device's preparation did to the pool
+  long width = 0, height = 0;    // this engine rank's columns of A and rows of Z
+  int threads = 1;               // host threads of the redistribution and of A's norm
+  bool direct = false;           // the engine works on the caller's arrays (no redistribution)
   ExchangeOptions in_options, out_options;
   PhaseTimes in_phases, out_phases;  // verbose 2: where the redistribution's time goes
   bool timed = false;
@@ -356,6 +359,7 @@ void plan_two_stage(RouteCall<S>& r) {
             [&] { in.free_bytes = r.engine && r.on_gpu ? gpu_free_bytes(r.device) : -1; });
   // Engine ranks that share a GPU (PIPEVD_GPU_SHARING) share its free memory too.
   if (in.free_bytes > 0) in.free_bytes /= r.ec->device_sharers;
+  r.device_free = in.free_bytes;
   in.memory_limit = r.policy.gpu_memory_limit;
   // The one-triangle A W kernel is real only (complex A W takes ZGEMMs).
   plan_step(r, "plan_device_kernels", [&] {
@@ -410,9 +414,29 @@ void prepare_device(const RouteCall<S>& r, DevicePreparation& p) {
       !r.one_stage() && engine_uses_nccl(*r.ec, r.policy) && !take_nccl_begun_at_grid(*r.ec);
   p.start(r.device, nccl, r.ec->engine, r.policy.nccl_channels, r.policy.preload_kernels == "on");
 }
+// The pool's growth for this engine rank's plan (core/pool_growth.hpp): PIPEVD_POOL_GROWTH's
+// staged growth where the plan has a DBBR stage below its peak and the device's memory leaves
+// room for it, else whole.
+template <class S>
+PoolGrowth pool_growth_of(const RouteCall<S>& r) {
+  return plan_pool_growth(r.policy.pool_growth == PoolGrowthSetting::Staged, r.plan.device_bytes,
+                          r.plan.device_dbbr_bytes, r.plan.device_largest_later_bytes,
+                          usable_engine_bytes(r.device_free, r.policy.gpu_memory_limit));
+}
 template <class S>
 void finish_preparation(RouteCall<S>& r, DevicePreparation& p) {
-  p.finish(r.timed ? &r.timeline : nullptr);
+  Timeline* const timeline = r.timed ? &r.timeline : nullptr;
+  p.finish(timeline);
+  // DBBR's own allocations fit the first step; a later stage's could find the second step's
+  // growth still running and map memory beside it, past the peak: joined once DBBR has ended.
+  if (p.growth().staged) r.opt.after_dbbr = [&p, timeline] { p.finish_rest(timeline); };
+}
+// The preparation's thread joined (where the engine has not joined it, or did not run) and what it
+// did to the pool kept for the report.
+template <class S>
+void finish_preparation_rest(RouteCall<S>& r, DevicePreparation& p) {
+  p.finish_rest(r.timed ? &r.timeline : nullptr);
+  r.pool_record = p.pool_growth_record();
 }
 
 // Redistribute in: the caller's block-cyclic A to the engine ranks' columns (both triangles), the
@@ -663,6 +687,17 @@ void report(RouteCall<S>& r, const EngineRun& run) {
                  e, r.ranks, r.in_phases.plan, r.in_phases.pack, r.in_phases.exchange,
                  r.in_phases.unpack, r.out_phases.plan, r.out_phases.pack, r.out_phases.exchange,
                  r.out_phases.unpack, s.bind);
+  if (r.timed && r.pool_record.made) {
+    const PoolGrowthRecord& g = r.pool_record;
+    const char* why = g.growth.whole_because;
+    std::fprintf(stderr,
+                 "pipevd: pool growth rank=%d/%d %s first=%.3f peak=%.3f GiB, reserved %.3f -> "
+                 "%.3f GiB%s%s%s\n",
+                 e, r.ranks, g.growth.staged ? "staged" : "whole",
+                 g.growth.first_bytes / 1073741824.0, g.growth.peak_bytes / 1073741824.0,
+                 g.reserved_before / 1073741824.0, g.reserved_after / 1073741824.0,
+                 *why ? " (staged asked: " : "", why, *why ? ")" : "");
+  }
   if (r.timed && r.on_gpu && !r.direct) {
     const KeptPinning last = last_kept_pinning();
     std::fprintf(stderr,
@@ -692,7 +727,7 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
   prepare_device(r, prepare);
   const double plan_begin = MPI_Wtime();
   plan_route(r);
-  prepare.give_pool_bytes(r.plan.device_bytes);
+  prepare.give_pool_growth(pool_growth_of(r));
   if (r.timed) r.timeline.add("plan", plan_begin, MPI_Wtime());
 
   // Not zero-filled: the redistribution and the engine write every entry. A's columns and, once
@@ -717,6 +752,7 @@ int run_route(const EigenCall<S>& c, const Policy& policy, bool on_gpu, int gpu_
   set_up_engine(r, a_cols, run);
   agree_on_failure(r, run);
   run_on_engine(r, a_cols, z_rows, run);
+  finish_preparation_rest(r, prepare);
   agree_on_failure(r, run);
   if (upload_scan && upload_scan->stopped) {
     // One caller rank, nothing to agree: back to dispatch with W, Z and INFO untouched.

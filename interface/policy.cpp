@@ -150,6 +150,10 @@ PolicyOrError parse_policy(const std::function<const char*(const char*)>& lookup
   r.policy.dbbr_columns = dbbr_columns == "cyclic"      ? DbbrColumnsSetting::Cyclic
                           : dbbr_columns == "blockwise" ? DbbrColumnsSetting::Blockwise
                                                         : DbbrColumnsSetting::Auto;
+  std::string pool_growth = "whole";
+  if (!choice("PIPEVD_POOL_GROWTH", "whole, staged", pool_growth)) return r;
+  r.policy.pool_growth =
+      pool_growth == "staged" ? PoolGrowthSetting::Staged : PoolGrowthSetting::Whole;
   if (!choice("PIPEVD_DC_FOLD", "auto, on, off", r.policy.dc_fold)) return r;
   if (!choice("PIPEVD_SBR_BACK_BESIDE", "auto, on, off, dbbr", r.policy.sbr_back_beside)) return r;
   if (!choice("PIPEVD_SBR_BACK_ORDER", "auto, right", r.policy.sbr_back_order)) return r;

@@ -13,6 +13,8 @@ const char* to_string(Backend b);
 
 // PIPEVD_DBBR_COLUMNS's values.
 enum class DbbrColumnsSetting { Auto, Cyclic, Blockwise };
+// PIPEVD_POOL_GROWTH's values.
+enum class PoolGrowthSetting { Whole, Staged };
 
 struct Policy {
   Backend backend = Backend::Auto;
@@ -105,6 +107,10 @@ struct Policy {
   // PIPEVD_GPU_PREPARE=0: the engine rank's device is not readied (context, handles, pipevd's pool
   // grown to the plan's peak) in a thread beside the redistribution in, but at the engine's start.
   bool gpu_prepare = true;
+  // PIPEVD_POOL_GROWTH: how the readied device's pool grows, "whole" (to the plan's peak before the
+  // engine starts) or "staged" (to DBBR's stage first, the rest beside DBBR, where the device's
+  // free memory leaves room for it: core/pool_growth.hpp).
+  PoolGrowthSetting pool_growth = PoolGrowthSetting::Whole;
   // PIPEVD_PRELOAD_KERNELS: pipevd's kernels loaded while the device is readied (gpu/kernel_preload
   // .hpp), "on", or "off"/"auto" (each loads at its first launch, CUDA's lazy loading): the loads
   // beside NCCL's set-up lengthen it by about what they save the engine, so a whole first call

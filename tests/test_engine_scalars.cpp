@@ -22,6 +22,7 @@
 #include "core/engine_plan.hpp"
 #include "core/lapack_prototypes.hpp"
 #include "core/sbr_back.hpp"
+#include "core/timeline.hpp"
 #include "host/host_backend.hpp"
 #include "tests/support/accuracy.hpp"
 #include "tests/support/blacs_grid.hpp"
@@ -334,6 +335,40 @@ TYPED_TEST(EngineScalars, SbrBackBesideDbbrEqualsBesideChase) {
       EXPECT_LT(residual(in, a, zf, dbbr.w), test::kScalapackThreshold);
       EXPECT_LT(orthogonality(in, zf), test::kScalapackThreshold);
     }
+}
+
+// EngineOptions::after_dbbr (the route joins the pool's staged growth there): called once on every
+// rank, after DBBR's stage and before any later stage, with eigenvectors and without.
+TYPED_TEST(EngineScalars, AfterDbbrRunsOnceBetweenDbbrAndTheNextStage) {
+  using T = TypeParam;
+  const Shape s{101, 8, 32};
+  const std::vector<T> a =
+      TestFixture::matrix(test::eigenvalues_of(test::Spectrum::Uniform, s.n, 5), 41);
+  const EngineLayout L = plan_engine_layout(s.n, world_size(), s.b);
+  for (const bool vectors : {true, false}) {
+    SCOPED_TRACE(vectors ? "eigenvectors" : "eigenvalues only");
+    Timeline timeline;
+    timeline.start(MPI_COMM_WORLD);
+    EngineOptions opt;
+    opt.b = s.b;
+    opt.k = s.k;
+    opt.want_vectors = vectors;
+    opt.timeline = &timeline;
+    std::vector<std::string> stages_then;
+    int calls = 0;
+    opt.after_dbbr = [&] {
+      ++calls;
+      for (const TimelineInterval& i : timeline.intervals())
+        if (i.thread == "main") stages_then.push_back(i.stage);
+    };
+    engine_rows(a, L, opt);
+    EXPECT_EQ(calls, 1);
+    ASSERT_FALSE(stages_then.empty());
+    EXPECT_EQ(stages_then.back(), "dbbr");
+    for (const TimelineInterval& i : timeline.intervals())
+      if (i.thread == "main" && i.stage != "engine_bind" && i.stage != "dbbr")
+        EXPECT_EQ(std::count(stages_then.begin(), stages_then.end(), i.stage), 0) << i.stage;
+  }
 }
 
 // One engine rank with one triangle given (the route's direct path: opt.symmetrize), the other

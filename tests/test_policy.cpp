@@ -152,6 +152,19 @@ TEST(Policy, DbbrColumns) {
   }
 }
 
+// How the readied device's pool grows (core/pool_growth.hpp): whole by default, staged where asked,
+// anything else an error naming the variable.
+TEST(Policy, PoolGrowth) {
+  EXPECT_EQ(parse({}).policy.pool_growth, PoolGrowthSetting::Whole);
+  EXPECT_EQ(parse({{"PIPEVD_POOL_GROWTH", "whole"}}).policy.pool_growth, PoolGrowthSetting::Whole);
+  EXPECT_EQ(parse({{"PIPEVD_POOL_GROWTH", "staged"}}).policy.pool_growth,
+            PoolGrowthSetting::Staged);
+  EXPECT_EQ(parse({{"PIPEVD_POOL_GROWTH", "stages"}}).error,
+            "PIPEVD_POOL_GROWTH='stages' is not one of whole, staged");
+  EXPECT_EQ(parse({{"PIPEVD_POOL_GROWTH", "Staged"}}).error,
+            "PIPEVD_POOL_GROWTH='Staged' is not one of whole, staged");
+}
+
 // SBR-back's order (core/sbr_back.hpp): auto by default (from the left on a rank with every row),
 // right on every rank where asked, handed to the engine's options.
 TEST(Policy, SbrBackOrder) {
@@ -264,6 +277,7 @@ TEST(Policy, EmptyIsUnset) {
                           "PIPEVD_GPU_AW",
                           "PIPEVD_GPU_SHARING",
                           "PIPEVD_GPU_PREPARE",
+                          "PIPEVD_POOL_GROWTH",
                           "PIPEVD_PREPARE_AT_GRID",
                           "PIPEVD_GPU_PANEL_QR_BLOCKS",
                           "PIPEVD_GPU_PANEL_QR_THREADS",
@@ -282,6 +296,7 @@ TEST(Policy, EmptyIsUnset) {
     EXPECT_EQ(p.policy.timeline_path, d.timeline_path) << var;
     EXPECT_EQ(p.policy.dbbr_columns, d.dbbr_columns) << var;
     EXPECT_EQ(p.policy.sbr_back_order, d.sbr_back_order) << var;
+    EXPECT_EQ(p.policy.pool_growth, d.pool_growth) << var;
   }
 }
 

@@ -11,7 +11,9 @@
 #            repeated call, one run, the caller's nb 512 (cuSOLVERMp's best: part mp_nb) (issue
 #            23's ratios, repeated against repeated; issue 27's 4-GPU row)
 #   real4    n = 32768: pipevd on the 4 GPUs alone, CALLS (3) calls (its timelines and DBBR's
-#            per-block lines without the 1-GPU run and the peer)
+#            per-block lines without the 1-GPU run and the peer); an exported PIPEVD_* setting
+#            reaches its ranks (preamble.sh's pipevd_bench_run), LABEL_SUFFIX tells an A/B's runs
+#            apart
 #   complex  n = 32768 complex Hermitian: pipevd on 4 GPUs and cuSOLVERMp's complex syevd, each a
 #            first and a repeated call, the caller's nb 512 (issue 28)
 #   complex1 n = COMPLEX1_SIZES ("16384 32768") complex Hermitian on one GPU against cuSOLVER (issue
