@@ -31,11 +31,6 @@ namespace {
 constexpr int kN = 150, kNb = 8;
 constexpr double kSentinel = -1.5;
 
-long env_or(const char* name, long fallback) {
-  const char* s = std::getenv(name);
-  return s && *s ? std::atol(s) : fallback;
-}
-
 bool forwards() {
   const char* s = std::getenv("PIPEVD_BACKEND");
   return s && std::string(s) == "auto";
@@ -52,14 +47,13 @@ std::string describe(const Step& s, int rank) {
          std::to_string(rank) + " kind " + std::to_string(s.kind);
 }
 
-// DBBR's columns as the route takes them for this test's calls: auto is cyclic on the GPU engine
-// from dbbr_cyclic_by_default's rank count (one engine rank per caller here; n = 150 fits every
-// rank's memory plan either way).
-bool dbbr_cyclic(DbbrColumnsSetting setting) {
-  if (setting != DbbrColumnsSetting::Auto) return setting == DbbrColumnsSetting::Cyclic;
+// The engine's options as the route makes them for this test's calls: on the GPU engine one
+// engine rank per caller (n = 150 fits every rank's memory plan, so DBBR's columns stay as
+// engine_options chooses them).
+EngineOptions route_options() {
   const char* backend = std::getenv("PIPEVD_BACKEND");
   const bool gpu = backend && std::string(backend) != "host";
-  return gpu && dbbr_cyclic_by_default(world_size());
+  return engine_options(process_policy().policy, true, gpu ? world_size() : 0);
 }
 
 // The steps to fail: the binding (where NCCL's communicator is made or found), DBBR's first,
@@ -67,11 +61,11 @@ bool dbbr_cyclic(DbbrColumnsSetting setting) {
 // second panel of its middle block (its messages half done), with several engine ranks the move
 // of the columns into DBBR's cyclic outer blocks, beside the single ones.
 std::vector<Step> steps() {
-  const EngineOptions defaults;
-  const long b = env_or("PIPEVD_BAND", defaults.b), k = env_or("PIPEVD_BLOCK", defaults.k);
+  const EngineOptions opt = route_options();
+  const long b = opt.b;
   const long bw = effective_bandwidth(kN, b);
-  DbbrOptions dbbr{b, k};
-  dbbr.cyclic_blocks = dbbr_cyclic(process_policy().policy.dbbr_columns);
+  DbbrOptions dbbr{b, opt.k};
+  dbbr.cyclic_blocks = opt.dbbr_cyclic_blocks;
   const std::vector<OuterBlock> blocks =
       outer_blocks(plan_engine_layout(kN, world_size(), b), dbbr);
   const long last = static_cast<long>(blocks.size()) - 1, mid = last / 2;
