@@ -32,11 +32,6 @@ namespace {
 constexpr int kN = 150, kNb = 8;
 constexpr double kSentinel = -1.5;
 
-long env_or(const char* name, long fallback) {
-  const char* s = std::getenv(name);
-  return s && *s ? std::atol(s) : fallback;
-}
-
 bool forwards() {
   const char* s = std::getenv("PIPEVD_BACKEND");
   return s && std::string(s) == "auto";
@@ -58,12 +53,11 @@ bool on_gpu() {
   return backend && std::string(backend) != "host";
 }
 
-// DBBR's columns as the route takes them for this test's calls: auto is cyclic on the GPU engine
-// from dbbr_cyclic_by_default's rank count (one engine rank per caller here; n = 150 fits every
-// rank's memory plan either way).
-bool dbbr_cyclic(DbbrColumnsSetting setting) {
-  if (setting != DbbrColumnsSetting::Auto) return setting == DbbrColumnsSetting::Cyclic;
-  return on_gpu() && dbbr_cyclic_by_default(world_size());
+// The engine's options as the route makes them for this test's calls: on the GPU engine one
+// engine rank per caller (n = 150 fits every rank's memory plan, so DBBR's columns stay as
+// engine_options chooses them).
+EngineOptions route_options() {
+  return engine_options(process_policy().policy, true, on_gpu() ? world_size() : 0);
 }
 
 // SBR-back beside DBBR as the route takes it for this test's calls (several engine ranks, asked
@@ -82,11 +76,11 @@ bool sbr_back_queued(const std::string& setting) {
 // of the columns into DBBR's cyclic outer blocks, beside the single ones; where SBR-back is queued
 // on a companion, its queueing in a thread of its own, and beside DBBR its start after DBBR.
 std::vector<Step> steps() {
-  const EngineOptions defaults;
-  const long b = env_or("PIPEVD_BAND", defaults.b), k = env_or("PIPEVD_BLOCK", defaults.k);
+  const EngineOptions opt = route_options();
+  const long b = opt.b;
   const long bw = effective_bandwidth(kN, b);
-  DbbrOptions dbbr{b, k};
-  dbbr.cyclic_blocks = dbbr_cyclic(process_policy().policy.dbbr_columns);
+  DbbrOptions dbbr{b, opt.k};
+  dbbr.cyclic_blocks = opt.dbbr_cyclic_blocks;
   const std::vector<OuterBlock> blocks =
       outer_blocks(plan_engine_layout(kN, world_size(), b), dbbr);
   const long last = static_cast<long>(blocks.size()) - 1, mid = last / 2;
