@@ -163,15 +163,21 @@ TEST(DevicePreparation, StagedGrowthLetsTheEngineStartAfterTheFirstStep) {
   EXPECT_EQ(stages_on(timeline, "prepare").size(), 3u);
 }
 
+// A preparation started with a staged growth (128 MiB first, 512 MiB peak) and finished, so that
+// only its second step is left.
+void start_staged(DevicePreparation& p) {
+  p.start(0, false, MPI_COMM_NULL, 0, false);
+  p.give_pool_growth(plan_pool_growth(true, 512 * MiB, 128 * MiB, 64 * MiB, 8192 * MiB));
+  p.finish(nullptr);
+}
+
 // The second step may wait for DBBR's draws on the pool (gpu_grow_pool_to): finish_rest, where the
 // engine needs the memory, tells it so before joining it.
 TEST(DevicePreparation, FinishRestTellsTheSecondStepTheEngineNeedsIt) {
   StandInDevice device;
   device.wait_until_needed = true;
   DevicePreparation p(device.steps_for_test());
-  p.start(0, false, MPI_COMM_NULL, 0, false);
-  p.give_pool_growth(plan_pool_growth(true, 512 * MiB, 128 * MiB, 64 * MiB, 8192 * MiB));
-  p.finish(nullptr);
+  start_staged(p);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_FALSE(device.rest_done) << "the second step did not wait";
   p.finish_rest(nullptr);
@@ -187,9 +193,7 @@ TEST(DevicePreparation, EndsWhereFinishRestIsNotReached) {
   device.wait_until_needed = true;
   {
     DevicePreparation p(device.steps_for_test());
-    p.start(0, false, MPI_COMM_NULL, 0, false);
-    p.give_pool_growth(plan_pool_growth(true, 512 * MiB, 128 * MiB, 64 * MiB, 8192 * MiB));
-    p.finish(nullptr);
+    start_staged(p);
   }
   EXPECT_TRUE(device.rest_done);
   EXPECT_FALSE(device.rest_waited_too_long);
