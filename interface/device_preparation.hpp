@@ -40,7 +40,8 @@ struct PoolGrowthRecord {
   PoolGrowth growth;
   long reserved_before = 0, reserved_after = 0;
 };
-// The last record of this process's calls (for tests and PIPEVD_VERBOSE=2's line).
+// The last record of this process's calls, for tests that call through the route (the call's own
+// report, PIPEVD_VERBOSE=2's `pool growth` line, reads DevicePreparation::pool_growth_record()).
 PoolGrowthRecord last_pool_growth();
 
 class DevicePreparation {
